@@ -1,0 +1,49 @@
+# skillpm: build, test, bench, demo, lint.
+SHELL := /bin/bash
+GO ?= go
+export GOTOOLCHAIN := local
+export GOFLAGS := -buildvcs=false
+BIN := bin/skillpm
+STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(shell $(GO) env GOPATH)/bin/staticcheck)
+FUZZTIME ?= 4s
+
+.PHONY: build test unit fuzz lint fmt-check vet staticcheck bench demo clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/skillpm
+
+## test: everything CI runs.
+test: lint unit fuzz
+
+lint: fmt-check vet staticcheck
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(STATICCHECK) ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+## fuzz: run every Fuzz target briefly; the seed corpora live in each package's testdata/fuzz.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null; \
+	  done; \
+	done
+
+bench:
+	@bash scripts/bench.sh
+
+demo: build
+	@bash scripts/demo.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, documented in the root command's help.
+const (
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 2
+	exitValidation = 3
+	exitResolution = 4
+	exitTrust      = 5
+	exitRegistry   = 6
+)
+
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  failure
+  2  usage error
+  3  validation failed
+  4  no resolution
+  5  refused by trust (verification, tier, ceiling, grants)
+  6  registry or network failure after retries`
+
+// exitError carries an exit code through cobra's error return.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so that the process exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// silent is an error whose message was already printed.
+var errSilent = errors.New("")
+
+// globals holds the flags every command shares.
+type globals struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+
+	output  string
+	quiet   bool
+	verbose bool
+}
+
+func (g *globals) json() bool { return g.output == "json" }
+
+// run executes the CLI and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	code := exitFailure
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	} else if isUsageError(err) {
+		code = exitUsage
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "skillpm: %s\n", msg)
+	}
+	return code
+}
+
+// usageError marks flag and argument errors.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func isUsageError(err error) bool {
+	var u *usageError
+	return errors.As(err, &u)
+}
+
+func newRootCmd(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "skillpm",
+		Short: "Package manager and signing registry client for agent skills",
+		Long: `skillpm validates, packs, publishes, signs, resolves and installs agent
+skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
+
+` + exitCodesHelp,
+		Example: `  skillpm init my-skill
+  skillpm validate ./my-skill
+  skillpm pack ./my-skill --oci-layout ./out`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.output, "output", "text", "output format: text or json")
+	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only what was asked for")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "print more detail")
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if g.output != "text" && g.output != "json" {
+			return &usageError{fmt.Errorf("--output must be text or json, not %q", g.output)}
+		}
+		return nil
+	}
+
+	root.AddCommand(
+		newVersionCmd(g),
+	)
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(c, args); err != nil {
+			return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+		}
+		return nil
+	}
+}
+
+// rangeArgs is cobra.RangeArgs with a usage error.
+func rangeArgs(lo, hi int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := cobra.RangeArgs(lo, hi)(c, args); err != nil {
+			return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with a usage error.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(c, args); err != nil {
+			return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+		}
+		return nil
+	}
+}
