@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// scriptParams sets up the environment every CLI script sees: an isolated
+// HOME and XDG directories inside the script's work dir, and $TESTDATA
+// pointing at the repository's shared fixtures.
+func scriptParams(t *testing.T, dir string) testscript.Params {
+	testdata, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := os.Getenv("SKILLPM_CORPUS")
+	if corpus == "" {
+		corpus, _ = filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
+	}
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			work := env.WorkDir
+			env.Setenv("HOME", filepath.Join(work, ".home"))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(work, ".config"))
+			env.Setenv("XDG_DATA_HOME", filepath.Join(work, ".data"))
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(work, ".cache"))
+			env.Setenv("TESTDATA", testdata)
+			env.Setenv("CORPUS", corpus)
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+	}
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/spf13/cobra"
+)
+
+type validateFlags struct {
+	lenient   bool
+	summary   bool
+	recursive bool
+	catalogs  []string
+}
+
+func newValidateCmd(g *globals) *cobra.Command {
+	var f validateFlags
+	c := &cobra.Command{
+		Use:   "validate [DIR...]",
+		Short: "Check skills against the skill format",
+		Long: `Validate checks each skill directory (default: the current directory)
+against the skill format and prints compiler-style diagnostics on stderr.
+Strict by default, as for publishing; --lenient reports only what makes a
+skill unusable as an error. Exit status 3 when any skill has errors.`,
+		Example: `  skillpm validate ./web-search
+  skillpm validate --lenient --recursive --summary ./skills
+  skillpm validate --output json ./web-search`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runValidate(c, g, f, args)
+		},
+	}
+	c.Flags().BoolVar(&f.lenient, "lenient", false, "only errors that make a skill unusable; the rest are warnings")
+	c.Flags().BoolVar(&f.summary, "summary", false, "print counts of diagnostics by code instead of each diagnostic")
+	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "validate every skill found below each DIR")
+	c.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an extra tool catalog `FILE` for tools_required (repeatable)")
+	return c
+}
+
+func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) error {
+	ctx := c.Context()
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	opts := skill.Options{Mode: skill.Strict}
+	if f.lenient {
+		opts.Mode = skill.Lenient
+	}
+	cat, err := loadCatalogs(f.catalogs)
+	if err != nil {
+		return err
+	}
+	opts.Catalog = cat
+	var dirs []string
+	for _, a := range args {
+		if !f.recursive {
+			dirs = append(dirs, a)
+			continue
+		}
+		found, err := skill.FindSkills(ctx, a)
+		if err != nil {
+			return fmt.Errorf("searching %s for skills: %w", a, err)
+		}
+		dirs = append(dirs, found...)
+	}
+	results := skill.LoadSet(ctx, dirs, opts)
+	sum := summarize(results)
+	switch {
+	case g.json():
+		if err := writeJSON(g.stdout, validateJSON{Mode: opts.Mode.String(), Skills: jsonResults(results), Summary: sum}); err != nil {
+			return err
+		}
+	case f.summary:
+		printSummary(g.stdout, sum)
+	default:
+		for _, r := range results {
+			printDiagnostics(g.stderr, r.Diagnostics)
+		}
+		if !g.quiet {
+			fmt.Fprintf(g.stdout, "%d skills: %d valid, %d invalid (%d errors, %d warnings)\n",
+				sum.Skills, sum.Valid, sum.Skills-sum.Valid, sum.Errors, sum.Warnings)
+		}
+	}
+	if sum.Valid < sum.Skills {
+		return withCode(exitValidation, fmt.Errorf("%d of %d skills failed %s validation", sum.Skills-sum.Valid, sum.Skills, opts.Mode))
+	}
+	return nil
+}
+
+func loadCatalogs(files []string) (*skill.Catalog, error) {
+	cat := skill.DefaultCatalog()
+	for _, f := range files {
+		var err error
+		if cat, err = cat.LoadCatalog(f); err != nil {
+			return nil, withCode(exitUsage, err)
+		}
+	}
+	return cat, nil
+}
+
+type validateSummary struct {
+	Skills   int            `json:"skills"`
+	Valid    int            `json:"valid"`
+	Errors   int            `json:"errors"`
+	Warnings int            `json:"warnings"`
+	Codes    map[string]int `json:"codes"`
+}
+
+type validateJSON struct {
+	Mode    string          `json:"mode"`
+	Skills  []resultJSON    `json:"skills"`
+	Summary validateSummary `json:"summary"`
+}
+
+type resultJSON struct {
+	Dir         string             `json:"dir"`
+	Name        string             `json:"name,omitempty"`
+	Valid       bool               `json:"valid"`
+	Diagnostics []skill.Diagnostic `json:"diagnostics"`
+}
+
+func jsonResults(rs []skill.Result) []resultJSON {
+	out := make([]resultJSON, 0, len(rs))
+	for _, r := range rs {
+		j := resultJSON{Dir: r.Dir, Valid: !r.Diagnostics.HasErrors(), Diagnostics: r.Diagnostics}
+		if j.Diagnostics == nil {
+			j.Diagnostics = []skill.Diagnostic{}
+		}
+		if r.Skill != nil {
+			j.Name = r.Skill.Name
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func summarize(rs []skill.Result) validateSummary {
+	s := validateSummary{Skills: len(rs), Codes: map[string]int{}}
+	for _, r := range rs {
+		if !r.Diagnostics.HasErrors() {
+			s.Valid++
+		}
+		for _, d := range r.Diagnostics {
+			s.Codes[d.Code]++
+			if d.Severity == skill.Error {
+				s.Errors++
+			} else {
+				s.Warnings++
+			}
+		}
+	}
+	return s
+}
+
+func printSummary(w io.Writer, s validateSummary) {
+	codes := make([]string, 0, len(s.Codes))
+	for c := range s.Codes {
+		codes = append(codes, c)
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		if s.Codes[codes[i]] != s.Codes[codes[j]] {
+			return s.Codes[codes[i]] > s.Codes[codes[j]]
+		}
+		return codes[i] < codes[j]
+	})
+	fmt.Fprintf(w, "%-28s %s\n", "CODE", "COUNT")
+	for _, c := range codes {
+		fmt.Fprintf(w, "%-28s %d\n", c, s.Codes[c])
+	}
+	fmt.Fprintf(w, "%d skills: %d valid, %d invalid (%d errors, %d warnings)\n",
+		s.Skills, s.Valid, s.Skills-s.Valid, s.Errors, s.Warnings)
+}
+
+func printDiagnostics(w io.Writer, ds skill.Diagnostics) {
+	for _, d := range ds {
+		fmt.Fprintln(w, d.String())
+		if d.Hint != "" {
+			fmt.Fprintf(w, "\thint: %s\n", d.Hint)
+		}
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,88 @@
+package skill
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// corpusDir finds the real-world corpus beside the repository.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("SKILLPM_CORPUS"); d != "" {
+		return d
+	}
+	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(d); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus not found at %s (set SKILLPM_CORPUS)", d)
+		}
+		t.Skipf("corpus not found at %s; set SKILLPM_CORPUS to run", d)
+	}
+	return d
+}
+
+// corpusSkills lists every directory of the corpus holding a SKILL.md (any case).
+func corpusSkills(t testing.TB) []string {
+	root := corpusDir(t)
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.EqualFold(d.Name(), SkillFile) {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+func TestCorpusLenient(t *testing.T) {
+	dirs := corpusSkills(t)
+	if len(dirs) < 800 {
+		t.Fatalf("found only %d corpus skills", len(dirs))
+	}
+	counts := map[string]int{}
+	failed := 0
+	for _, dir := range dirs {
+		s, ds := Load(context.Background(), dir, Options{Mode: Lenient})
+		for _, d := range ds {
+			counts[d.Code]++
+		}
+		parses := s != nil
+		if parses && s.Description != "" && ds.HasErrors() {
+			// Lenient load must succeed for every skill whose frontmatter parses
+			// and has a description, unless its execution or permissions are unusable.
+			for _, d := range ds.Errors() {
+				switch d.Code {
+				case CodeExecutionInvalid, CodeCallInvalid, CodeStepPathInvalid, CodeStepMissing, CodePermissionInvalid:
+				default:
+					t.Errorf("%s: lenient error %s", dir, d)
+				}
+			}
+		}
+		if !parses || ds.HasErrors() {
+			failed++
+		}
+	}
+	var codes []string
+	for c := range counts {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	for _, c := range codes {
+		t.Logf("%-28s %d", c, counts[c])
+	}
+	t.Logf("%d skills, %d unusable in lenient mode", len(dirs), failed)
+}

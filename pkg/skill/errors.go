@@ -1,0 +1,37 @@
+package skill
+
+import "errors"
+
+// Sentinel errors. Diagnostics carry the detail; these classify failures that
+// stop loading before any diagnostic can be attached to a file position.
+var (
+	// ErrNoSkillFile means the directory holds neither SKILL.md nor skill.md.
+	ErrNoSkillFile = errors.New("no SKILL.md in skill directory")
+	// ErrInvalid is wrapped by *ValidationError.
+	ErrInvalid = errors.New("skill is invalid")
+	// ErrPermission is returned by ParsePermission for malformed permissions.
+	ErrPermission = errors.New("invalid permission")
+	// ErrCatalog is returned when a tool catalog cannot be read.
+	ErrCatalog = errors.New("invalid tool catalog")
+)
+
+// ValidationError is returned when a skill has error diagnostics. It keeps
+// the full list so callers can print every problem, not only the first.
+type ValidationError struct {
+	Diagnostics Diagnostics
+}
+
+func (e *ValidationError) Error() string {
+	errs := e.Diagnostics.Errors()
+	switch len(errs) {
+	case 0:
+		return "skill is invalid"
+	case 1:
+		return errs[0].String()
+	default:
+		return errs[0].String() + " (and " + itoa(len(errs)-1) + " more errors)"
+	}
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *ValidationError) Unwrap() error { return ErrInvalid }

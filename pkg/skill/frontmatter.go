@@ -1,0 +1,209 @@
+package skill
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxFrontmatterBytes bounds the YAML between the --- lines. Real skills use
+// a few KiB; the bound keeps hostile files from costing much.
+const MaxFrontmatterBytes = 64 << 10
+
+// document is SKILL.md split into frontmatter and body.
+type document struct {
+	front     []byte // YAML text, LF line endings
+	frontLine int    // line in the file where the YAML text starts (1-based)
+	body      string
+	bodyLine  int // line in the file where the body starts
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// splitFrontmatter separates the YAML frontmatter from the Markdown body.
+// It accepts a UTF-8 BOM and CRLF line endings, as many real skills have.
+func splitFrontmatter(data []byte) (document, *Diagnostic) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	isFence := func(l string) bool { return strings.TrimRight(l, " \t\n") == "---" }
+
+	open := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if isFence(l) {
+			open = i
+		}
+		break
+	}
+	if open < 0 {
+		// Is there a frontmatter further down, after some content?
+		for i, l := range lines {
+			if isFence(l) {
+				for j := i + 1; j < len(lines); j++ {
+					if isFence(lines[j]) && looksLikeYAML(lines[i+1:j]) {
+						return document{}, &Diagnostic{Code: CodeContentBeforeFront, Line: 1, Column: 1,
+							Message: fmt.Sprintf("content before the opening --- of the frontmatter (the frontmatter starts at line %d)", i+1),
+							Hint:    "move the --- block to the very first line of SKILL.md"}
+					}
+				}
+				break
+			}
+		}
+		return document{}, &Diagnostic{Code: CodeFrontmatterMissing, Line: 1, Column: 1,
+			Message: "SKILL.md has no YAML frontmatter",
+			Hint:    "start the file with a line ---, then name: and description:, then a closing ---"}
+	}
+	closeAt := -1
+	for i := open + 1; i < len(lines); i++ {
+		if isFence(lines[i]) {
+			closeAt = i
+			break
+		}
+	}
+	if closeAt < 0 {
+		return document{}, &Diagnostic{Code: CodeFrontmatterUnclosed, Line: open + 1, Column: 1,
+			Message: "the frontmatter opened here is never closed",
+			Hint:    "add a line --- after the last YAML field"}
+	}
+	front := strings.Join(lines[open+1:closeAt], "")
+	if len(front) > MaxFrontmatterBytes {
+		return document{}, &Diagnostic{Code: CodeFrontmatterTooLarge, Line: open + 2, Column: 1,
+			Message: fmt.Sprintf("frontmatter is %d bytes, more than the %d allowed", len(front), MaxFrontmatterBytes),
+			Hint:    "move long text into the Markdown body or a reference file"}
+	}
+	return document{
+		front:     []byte(front),
+		frontLine: open + 2,
+		body:      strings.Join(lines[closeAt+1:], ""),
+		bodyLine:  closeAt + 2,
+	}, nil
+}
+
+var yamlKeyLine = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:`)
+
+// looksLikeYAML is a cheap test used only to word a diagnostic: does a block
+// between two --- lines start with a YAML key?
+func looksLikeYAML(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		return yamlKeyLine.MatchString(l)
+	}
+	return false
+}
+
+var yamlErrLine = regexp.MustCompile(`line (\d+):? ?`)
+
+// parseYAML parses the frontmatter into a node tree, refusing anchors,
+// aliases, merge keys and duplicate keys. Positions are made file-relative.
+func parseYAML(doc document) (*yaml.Node, Diagnostics) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(doc.front, &root); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := doc.frontLine
+		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+			if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+				line = doc.frontLine + n - 1
+			}
+			msg = strings.Replace(msg, m[0], "", 1)
+		}
+		return nil, Diagnostics{{Code: CodeYAMLSyntax, Line: line, Column: 1,
+			Message: "frontmatter is not valid YAML: " + msg,
+			Hint:    yamlHint(msg)}}
+	}
+	shiftLines(&root, doc.frontLine-1)
+	if root.Kind == 0 { // empty frontmatter
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: doc.frontLine, Column: 1}, nil
+	}
+	var ds Diagnostics
+	checkNodes(&root, &ds)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, Diagnostics{{Code: CodeFrontmatterNotMap, Line: top.Line, Column: top.Column,
+			Message: "frontmatter must be a YAML mapping of fields, found " + kindName(top),
+			Hint:    "write one field per line: name: …, description: …"}}
+	}
+	return top, nil
+}
+
+func yamlHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "mapping values are not allowed"):
+		return `a value contains ": "; quote the whole value, e.g. description: "Use when: …"`
+	case strings.Contains(msg, "did not find expected"):
+		return "check the indentation and the brackets or quotes on this line and the one before"
+	case strings.Contains(msg, "found character that cannot start any token"):
+		return "YAML does not allow tabs for indentation, or a value starts with a reserved character (@, `); quote it"
+	}
+	return "fix the YAML syntax; quoting values that contain : or # usually helps"
+}
+
+func shiftLines(n *yaml.Node, by int) {
+	if n.Line > 0 {
+		n.Line += by
+	}
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
+}
+
+// checkNodes rejects YAML features that let a small file expand hugely
+// (anchors and aliases, merge keys) and duplicate keys, which YAML forbids
+// but parsers resolve differently.
+func checkNodes(n *yaml.Node, ds *Diagnostics) {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		*ds = append(*ds, Diagnostic{Code: CodeYAMLAlias, Line: n.Line, Column: n.Column,
+			Message: "YAML anchors and aliases are not allowed in frontmatter",
+			Hint:    "write the repeated value out in full"})
+		return
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Tag == "!!merge" || (k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style == 0) {
+				*ds = append(*ds, Diagnostic{Code: CodeYAMLMergeKey, Line: k.Line, Column: k.Column,
+					Message: "YAML merge keys (<<) are not allowed in frontmatter",
+					Hint:    "write the merged fields out in full"})
+				continue
+			}
+			if seen[k.Value] {
+				*ds = append(*ds, Diagnostic{Code: CodeDuplicateKey, Line: k.Line, Column: k.Column,
+					Message: fmt.Sprintf("key %q appears twice in the same mapping", k.Value),
+					Hint:    "keep one of the two entries"})
+			}
+			seen[k.Value] = true
+		}
+	}
+	for _, c := range n.Content {
+		checkNodes(c, ds)
+	}
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return "a " + strings.TrimPrefix(n.ShortTag(), "!!") + " value"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return "an unexpected value"
+}

@@ -1,0 +1,77 @@
+package skill
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Result is one skill of a validated set.
+type Result struct {
+	Dir         string      `json:"dir"`
+	Skill       *Skill      `json:"-"`
+	Diagnostics Diagnostics `json:"diagnostics"`
+}
+
+// LoadSet loads and validates several skills together: the tools each one
+// provides count as known to the tools_required of the others, as they do
+// when the skills are installed side by side.
+func LoadSet(ctx context.Context, dirs []string, opts Options) []Result {
+	out := make([]Result, len(dirs))
+	var provided []string
+	for i, dir := range dirs {
+		s, ds := Load(ctx, dir, opts)
+		out[i] = Result{Dir: dir, Skill: s, Diagnostics: ds}
+		if s != nil {
+			provided = append(provided, s.ToolNames()...)
+			for _, t := range s.Gaia.Tools {
+				provided = append(provided, t.Name)
+			}
+		}
+	}
+	if len(provided) == 0 {
+		return out
+	}
+	base := opts.Catalog
+	if base == nil {
+		base = DefaultCatalog()
+	}
+	withSet := opts
+	withSet.Catalog = base.WithTools("the other skills being validated", provided)
+	for i := range out {
+		if out[i].Diagnostics.Has(CodeToolUnknown) {
+			out[i].Skill, out[i].Diagnostics = Load(ctx, out[i].Dir, withSet)
+		}
+	}
+	return out
+}
+
+// FindSkills walks root and returns every directory holding a SKILL.md (in
+// any letter case), sorted. VCS folders are skipped. A skill nested inside
+// another skill is returned too.
+func FindSkills(ctx context.Context, root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".hg", ".svn", "node_modules":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.EqualFold(d.Name(), SkillFile) {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	sort.Strings(dirs)
+	return dirs, err
+}
