@@ -46,9 +46,6 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
-// silent is an error whose message was already printed.
-var errSilent = errors.New("")
-
 // globals holds the flags every command shares.
 type globals struct {
 	stdin  io.Reader
@@ -113,7 +110,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+		return usageErrorf(c, err)
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.output, "output", "text", "output format: text or json")
@@ -137,17 +134,22 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(c, args); err != nil {
-			return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+			return usageErrorf(c, err)
 		}
 		return nil
 	}
+}
+
+// usageErrorf wraps err as a usage error that points at the command's help.
+func usageErrorf(c *cobra.Command, err error) error {
+	return &usageError{fmt.Errorf("%w (run '%s --help' for usage)", err, c.CommandPath())}
 }
 
 // rangeArgs is cobra.RangeArgs with a usage error.
 func rangeArgs(lo, hi int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if err := cobra.RangeArgs(lo, hi)(c, args); err != nil {
-			return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+			return usageErrorf(c, err)
 		}
 		return nil
 	}
@@ -157,7 +159,7 @@ func rangeArgs(lo, hi int) cobra.PositionalArgs {
 func minArgs(n int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if err := cobra.MinimumNArgs(n)(c, args); err != nil {
-			return &usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+			return usageErrorf(c, err)
 		}
 		return nil
 	}

@@ -24,21 +24,6 @@ var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // ValidName reports whether s follows the skill naming rule.
 func ValidName(s string) bool { return len(s) <= MaxNameLen && nameRE.MatchString(s) }
 
-// knownTop are the top-level fields of the format; others are kept but warned about.
-var knownTop = map[string]bool{
-	"name": true, "description": true, "license": true, "version": true,
-	"compatibility": true, "allowed-tools": true, "metadata": true, "execution": true,
-}
-
-var knownGaia = map[string]bool{
-	"security_tier": true, "permissions": true, "requirements": true, "tools": true, "tools_required": true,
-}
-
-var knownRequirements = map[string]bool{
-	"model": true, "context": true, "python": true, "dependencies": true, "node_dependencies": true,
-	"env_vars": true, "hardware": true, "skills": true,
-}
-
 // checker collects diagnostics; severities are assigned later by mode.
 type checker struct {
 	file string

@@ -199,6 +199,16 @@ func kindName(n *yaml.Node) string {
 		if n.Tag == "!!null" {
 			return "nothing"
 		}
+		switch n.ShortTag() {
+		case "!!str":
+			return "a string"
+		case "!!int", "!!float":
+			return "a number"
+		case "!!bool":
+			return "a true/false value"
+		case "!!timestamp":
+			return "a date"
+		}
 		return "a " + strings.TrimPrefix(n.ShortTag(), "!!") + " value"
 	case yaml.SequenceNode:
 		return "a list"

@@ -144,7 +144,7 @@ func findSkillFile(dir string) (string, *Diagnostic, error) {
 				Hint:    "rename it to SKILL.md; some hosts only look for that name"}, nil
 		}
 	}
-	return "", nil, fmt.Errorf("%w %s", ErrNoSkillFile, dir)
+	return "", nil, ErrNoSkillFile
 }
 
 func readBounded(file string, max int64) ([]byte, error) {

@@ -80,10 +80,8 @@ func (c *checker) compareSignature(t Tool, f PyFunc, file string) {
 		byName[p.Name] = p
 		pyNames = append(pyNames, p.Name)
 	}
-	var declNames []string
 	declared := map[string]bool{}
 	for _, d := range t.Parameters {
-		declNames = append(declNames, d.Name)
 		declared[d.Name] = true
 		p, ok := byName[d.Name]
 		if !ok {
