@@ -126,6 +126,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	root.AddCommand(
 		newVersionCmd(g),
 		newValidateCmd(g),
+		newInitCmd(g),
 	)
 	return root
 }

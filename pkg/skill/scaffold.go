@@ -1,0 +1,67 @@
+package skill
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrExists is returned by Scaffold when the target directory is not empty.
+var ErrExists = errors.New("directory already exists and is not empty")
+
+// Scaffold creates dir holding a new skill named after the directory's base
+// name: a SKILL.md that validates strictly, at version 0.1.0. It refuses a
+// directory that already has content and writes nothing on failure.
+func Scaffold(ctx context.Context, dir string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name := filepath.Base(filepath.Clean(dir))
+	if !ValidName(name) {
+		return fmt.Errorf("%q is not a valid skill name: use lower-case words joined by hyphens, e.g. %q", name, SuggestName(name))
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s: %w", dir, ErrExists)
+	}
+	title := strings.ReplaceAll(name, "-", " ")
+	content := fmt.Sprintf(`---
+name: %s
+description: Describe what %s does and when to use it. Use when the user asks to …
+version: 0.1.0
+metadata:
+  gaia:
+    security_tier: experimental
+    permissions: []
+---
+# %s
+
+Write the instructions the agent follows when this skill is active:
+the steps, the tools to use, and what to produce.
+`, name, title, strings.ToUpper(title[:1])+title[1:])
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+name+".init-")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, SkillFile), []byte(content), 0o644); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	// An empty directory that exists already is replaced by the rename.
+	_ = os.Remove(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	return nil
+}
