@@ -80,12 +80,11 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 			printDiagnostics(g.stderr, r.Diagnostics)
 		}
 		if !g.quiet {
-			fmt.Fprintf(g.stdout, "%d skills: %d valid, %d invalid (%d errors, %d warnings)\n",
-				sum.Skills, sum.Valid, sum.Skills-sum.Valid, sum.Errors, sum.Warnings)
+			fmt.Fprintln(g.stdout, sum)
 		}
 	}
 	if sum.Valid < sum.Skills {
-		return withCode(exitValidation, fmt.Errorf("%d of %d skills failed %s validation", sum.Skills-sum.Valid, sum.Skills, opts.Mode))
+		return withCode(exitValidation, fmt.Errorf("%d of %s failed %s validation", sum.Skills-sum.Valid, plural(sum.Skills, "skill"), opts.Mode))
 	}
 	return nil
 }
@@ -170,8 +169,21 @@ func printSummary(w io.Writer, s validateSummary) {
 	for _, c := range codes {
 		fmt.Fprintf(w, "%-28s %d\n", c, s.Codes[c])
 	}
-	fmt.Fprintf(w, "%d skills: %d valid, %d invalid (%d errors, %d warnings)\n",
-		s.Skills, s.Valid, s.Skills-s.Valid, s.Errors, s.Warnings)
+	fmt.Fprintln(w, s)
+}
+
+// String is the one-line verdict: "3 skills: 2 valid, 1 invalid (…)".
+func (s validateSummary) String() string {
+	return fmt.Sprintf("%s: %d valid, %d invalid (%s, %s)", plural(s.Skills, "skill"), s.Valid, s.Skills-s.Valid,
+		plural(s.Errors, "error"), plural(s.Warnings, "warning"))
+}
+
+// plural renders "1 skill" or "2 skills".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func printDiagnostics(w io.Writer, ds skill.Diagnostics) {

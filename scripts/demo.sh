@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make demo: skillpm's main job end to end on the embedded registry, in a
+# throw-away home so nothing of the user's is touched.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SKILLPM="$PWD/bin/skillpm"
+export SKILLPM
+DEMO="$(mktemp -d "${TMPDIR:-/tmp}/skillpm-demo.XXXXXX")"
+trap 'rm -rf "$DEMO"' EXIT
+export HOME="$DEMO/home" XDG_CONFIG_HOME="$DEMO/config" XDG_DATA_HOME="$DEMO/data" XDG_CACHE_HOME="$DEMO/cache"
+mkdir -p "$HOME"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+show() { printf '$ %s\n' "$*"; "$@"; }
+
+step "Author a skill: scaffold and validate it"
+show "$SKILLPM" init "$DEMO/work/hello-world"
+show "$SKILLPM" validate "$DEMO/work/hello-world"
+
+step "Validate the worked examples (strict)"
+show "$SKILLPM" validate testdata/skills/* testdata/asf/*
+
+step "Compiler-style diagnostics for a broken skill (exit 3)"
+"$SKILLPM" validate testdata/invalid/tool-param-type/fixture || echo "(exit $?)"
+
+for part in scripts/demo-*.sh; do
+	[ -f "$part" ] || continue
+	# shellcheck source=/dev/null
+	source "$part"
+done
+
+step "Done"
