@@ -1,0 +1,36 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors.
+var (
+	// ErrLocked means another skillpm holds the root's lock past the wait.
+	ErrLocked = errors.New("install root is locked by another skillpm")
+	// ErrEdited means an installed skill's files differ from its receipt.
+	ErrEdited = errors.New("installed skill was edited by hand")
+	// ErrNotInstalled names a skill the root has no receipt for.
+	ErrNotInstalled = errors.New("skill is not installed")
+	// ErrDependedUpon means other installed skills need the one to remove.
+	ErrDependedUpon = errors.New("skill is needed by other installed skills")
+	// ErrReceipt means the receipts file cannot be read.
+	ErrReceipt = errors.New("install receipts are unreadable")
+)
+
+// LockedError says which process holds the root.
+type LockedError struct {
+	Root string
+	PID  int
+}
+
+func (e *LockedError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("%s is locked by another skillpm (pid %d); wait for it to finish, or stop it", e.Root, e.PID)
+	}
+	return fmt.Sprintf("%s is locked by another skillpm; wait for it to finish", e.Root)
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) true.
+func (e *LockedError) Unwrap() error { return ErrLocked }

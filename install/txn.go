@@ -1,0 +1,239 @@
+package install
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// journalFile records a commit in progress so that a crash at any point is
+// finished by the next skillpm run on the root.
+const journalFile = "journal.json"
+
+// txPrefix names the per-transaction work directories under .skillpm.
+const txPrefix = "tx-"
+
+// journal is the on-disk record of a commit.
+type journal struct {
+	ID  string  `json:"id"`
+	Ops []txnOp `json:"ops"`
+	// Receipts is the full receipts file to write once every rename is done.
+	Receipts []byte `json:"receipts"`
+	// Files are other files to write atomically as part of the commit
+	// (the project's skills.lock).
+	Files []txnFile `json:"files,omitempty"`
+}
+
+type txnOp struct {
+	Name string `json:"name"`
+	// Remove is true when the skill is removed rather than replaced.
+	Remove bool `json:"remove,omitempty"`
+}
+
+type txnFile struct {
+	Path string `json:"path"`
+	Data []byte `json:"data"`
+}
+
+// Txn stages skills inside a root and commits them with renames. Create it
+// with Begin while holding the root's lock.
+type Txn struct {
+	root  string
+	id    string
+	ops   []txnOp
+	files []txnFile
+	// Hook, when set, is called at each step of Commit with the step's name;
+	// returning an error stops Commit right there, as a crash would, leaving
+	// the root for Recover. It exists for crash-safety tests.
+	Hook func(step string) error
+}
+
+// Begin starts a transaction in root. Call Recover first.
+func Begin(root string) (*Txn, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	t := &Txn{root: root, id: hex.EncodeToString(b[:])}
+	for _, d := range []string{t.dir("new"), t.dir("old")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func (t *Txn) dir(kind string) string {
+	return filepath.Join(t.root, stateDir, txPrefix+t.id, kind)
+}
+
+// StageDir returns where the new copy of skill name is to be unpacked. The
+// directory does not exist yet; it is on the root's filesystem, so the
+// final rename is atomic.
+func (t *Txn) StageDir(name string) string {
+	t.ops = append(t.ops, txnOp{Name: name})
+	return filepath.Join(t.dir("new"), name)
+}
+
+// Remove schedules removal of the installed skill name.
+func (t *Txn) Remove(name string) {
+	t.ops = append(t.ops, txnOp{Name: name, Remove: true})
+}
+
+// WriteFile schedules an atomic write of an outside file (the lockfile)
+// as part of the commit.
+func (t *Txn) WriteFile(path string, data []byte) {
+	t.files = append(t.files, txnFile{Path: path, Data: data})
+}
+
+// Abort discards everything staged. The root is untouched.
+func (t *Txn) Abort() error {
+	return os.RemoveAll(filepath.Join(t.root, stateDir, txPrefix+t.id))
+}
+
+func (t *Txn) step(name string) error {
+	if t.Hook == nil {
+		return nil
+	}
+	return t.Hook(name)
+}
+
+// Commit makes the staged changes and the new receipts visible. Once the
+// journal is written the commit is decided: a crash after that point is
+// rolled forward by Recover; a crash before it leaves the root as it was.
+func (t *Txn) Commit(ctx context.Context, receipts *Receipts) error {
+	if err := ctx.Err(); err != nil {
+		t.Abort()
+		return err
+	}
+	rb, err := receipts.Marshal()
+	if err != nil {
+		t.Abort()
+		return err
+	}
+	if err := t.step("staged"); err != nil {
+		return err
+	}
+	j := journal{ID: t.id, Ops: t.ops, Receipts: rb, Files: t.files}
+	jb, err := json.Marshal(j)
+	if err != nil {
+		t.Abort()
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(t.root, stateDir, journalFile), jb, 0o644); err != nil {
+		t.Abort()
+		return fmt.Errorf("writing the install journal: %w", err)
+	}
+	return rollForward(t.root, j, t.step)
+}
+
+// rollForward performs (or finishes) a journaled commit. Every step is
+// idempotent, so it is safe to run again after a crash at any point.
+func rollForward(root string, j journal, step func(string) error) error {
+	tx := filepath.Join(root, stateDir, txPrefix+j.ID)
+	if err := step("journal"); err != nil {
+		return err
+	}
+	for _, op := range j.Ops {
+		target := filepath.Join(root, op.Name)
+		staged := filepath.Join(tx, "new", op.Name)
+		backup := filepath.Join(tx, "old", op.Name)
+		_, stagedErr := os.Lstat(staged)
+		pending := op.Remove || stagedErr == nil
+		if !pending {
+			continue // already moved into place
+		}
+		if exists(target) && !exists(backup) {
+			if err := os.MkdirAll(filepath.Dir(backup), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(target, backup); err != nil {
+				return fmt.Errorf("moving aside %s: %w", target, err)
+			}
+		}
+		if err := step("old:" + op.Name); err != nil {
+			return err
+		}
+		if !op.Remove {
+			if err := os.Rename(staged, target); err != nil {
+				return fmt.Errorf("moving %s into place: %w", op.Name, err)
+			}
+		}
+		if err := step("new:" + op.Name); err != nil {
+			return err
+		}
+	}
+	if err := syncDir(root); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(root, stateDir, receiptsFile), j.Receipts, 0o644); err != nil {
+		return fmt.Errorf("writing receipts: %w", err)
+	}
+	if err := step("receipts"); err != nil {
+		return err
+	}
+	for _, f := range j.Files {
+		if err := WriteFileAtomic(f.Path, f.Data, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+	}
+	if err := step("files"); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(root, stateDir, journalFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := step("journal-removed"); err != nil {
+		return err
+	}
+	return os.RemoveAll(tx)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// Recover finishes a commit that a crash interrupted after its journal was
+// written, and discards the staging of one interrupted before. Call it with
+// the root's lock held, before reading receipts.
+func Recover(ctx context.Context, root string) (recovered bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	jb, err := os.ReadFile(filepath.Join(root, stateDir, journalFile))
+	switch {
+	case err == nil:
+		var j journal
+		if err := json.Unmarshal(jb, &j); err != nil {
+			return false, fmt.Errorf("the install journal %s is corrupt (%v); inspect %s and remove the journal to continue",
+				filepath.Join(root, stateDir, journalFile), err, filepath.Join(root, stateDir))
+		}
+		if err := rollForward(root, j, func(string) error { return nil }); err != nil {
+			return false, fmt.Errorf("finishing an interrupted install in %s: %w", root, err)
+		}
+		recovered = true
+	case !errors.Is(err, os.ErrNotExist):
+		return false, err
+	}
+	// Staging left by a transaction that never reached its journal.
+	entries, err := os.ReadDir(filepath.Join(root, stateDir))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return recovered, err
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), txPrefix) {
+			if err := os.RemoveAll(filepath.Join(root, stateDir, e.Name())); err != nil {
+				return recovered, err
+			}
+			recovered = true
+		}
+	}
+	return recovered, nil
+}
