@@ -1,0 +1,80 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error returned by this package for a problem with
+// an entry is an *EntryError wrapping one of these, so callers match with
+// errors.Is and read the entry name with errors.As.
+var (
+	// ErrUnsafePath reports an entry name that could escape the destination
+	// or would be read differently by some operating system: absolute paths,
+	// ".." or "." components, empty components, backslashes, drive letters
+	// and other characters Windows refuses, control characters (NUL
+	// included), invalid UTF-8, and Windows device names such as "aux".
+	ErrUnsafePath = errors.New("unsafe path")
+
+	// ErrLinkEntry reports a symbolic or hard link. A skill holds regular
+	// files and directories only.
+	ErrLinkEntry = errors.New("links are not allowed")
+
+	// ErrSpecialFile reports a device, FIFO, socket, sparse or otherwise
+	// unsupported entry type.
+	ErrSpecialFile = errors.New("only regular files and directories are allowed")
+
+	// ErrDuplicateEntry reports a second entry with exactly the same path.
+	ErrDuplicateEntry = errors.New("duplicate entry")
+
+	// ErrCaseCollision reports two paths that differ only in letter case or
+	// Unicode normalisation, which would overwrite each other on macOS and
+	// Windows.
+	ErrCaseCollision = errors.New("paths differ only in case or Unicode normalisation")
+
+	// ErrPathConflict reports an entry below a path that is a file, or a file
+	// where a directory already is.
+	ErrPathConflict = errors.New("path conflicts with an earlier entry")
+
+	// ErrLimit reports an archive or tree that exceeds a bound of [Limits]:
+	// entry count, file or total size, path length, depth, stream size or
+	// compression ratio.
+	ErrLimit = errors.New("limit exceeded")
+
+	// ErrCorrupt reports a stream that is not a well-formed gzip'd tar.
+	ErrCorrupt = errors.New("corrupt archive")
+
+	// ErrDestExists reports that the destination of [Unpack] already exists;
+	// Unpack never merges into or replaces an existing path.
+	ErrDestExists = errors.New("destination already exists")
+
+	// ErrChanged reports a file that changed while it was being packed.
+	ErrChanged = errors.New("file changed while packing")
+
+	// ErrInvalidOptions reports options that fail their own validation.
+	ErrInvalidOptions = errors.New("invalid options")
+)
+
+// EntryError ties an error to the archive entry or tree path that caused it.
+type EntryError struct {
+	// Entry is the entry name as found in the archive, or the slash-separated
+	// path relative to the skill directory when packing or hashing.
+	Entry string
+	// Err is the cause; it wraps one of the sentinel errors above.
+	Err error
+}
+
+// Error implements error.
+func (e *EntryError) Error() string {
+	return fmt.Sprintf("archive: %q: %v", e.Entry, e.Err)
+}
+
+// Unwrap returns the cause so errors.Is sees the sentinel.
+func (e *EntryError) Unwrap() error { return e.Err }
+
+func entryErr(entry string, sentinel error, format string, args ...any) error {
+	if format == "" {
+		return &EntryError{Entry: entry, Err: sentinel}
+	}
+	return &EntryError{Entry: entry, Err: fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)}
+}
