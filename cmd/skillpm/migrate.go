@@ -1,0 +1,179 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/skillpm/skillpm/pkg/migrate"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/spf13/cobra"
+)
+
+type migrateFlags struct {
+	from     string
+	outDir   string
+	dryRun   bool
+	force    bool
+	catalogs []string
+}
+
+func newMigrateCmd(g *globals) *cobra.Command {
+	var f migrateFlags
+	c := &cobra.Command{
+		Use:   "migrate DIR",
+		Short: "Convert a Hermes or OpenClaw skill into a GAIA skill",
+		Long: `Migrate reads the Hermes or OpenClaw skill in DIR and writes a GAIA skill
+to OUT/<name> (default ./migrated/<name>; the input is never modified).
+The foreign block's meaning is mapped onto metadata.gaia (commands become
+shell:execute permissions, environment variables requirements.env_vars, tools
+tools_required), the foreign block itself is kept, and the skill is marked
+security_tier: experimental. A name, version or description that breaks the
+rules is fixed. The report lists every field mapped, changed and left alone,
+and why.
+
+Exit status 3 when the skill cannot be migrated, or when the migrated skill
+(which is still written) does not pass strict validation.`,
+		Example: `  skillpm migrate ./pdf-extract --from hermes
+  skillpm migrate ./git-status -o ./skills
+  skillpm migrate ./some-skill --dry-run --output json`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runMigrate(c, g, f, args[0])
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.from, "from", string(migrate.Auto), "source format: hermes, openclaw or auto")
+	fl.StringVarP(&f.outDir, "out-dir", "o", migrate.DefaultOutDir, "write the skill to `OUT`/<name>")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the report; write nothing")
+	fl.BoolVar(&f.force, "force", false, "replace OUT/<name> if it exists")
+	fl.StringArrayVar(&f.catalogs, "catalog", nil, "an extra tool catalog `FILE` for tools_required (repeatable)")
+	return c
+}
+
+// migrateJSON is the --output json shape.
+type migrateJSON struct {
+	Migrated bool                        `json:"migrated"`
+	DryRun   bool                        `json:"dry_run"`
+	Report   *migrate.Report             `json:"report,omitempty"`
+	Error    *migrate.NotMigratableError `json:"error,omitempty"`
+}
+
+func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error {
+	from, err := migrate.ParseFormat(f.from)
+	if err != nil {
+		return usageErrorf(c, err)
+	}
+	cat, err := loadCatalogs(f.catalogs)
+	if err != nil {
+		return err
+	}
+	opts := migrate.Options{From: from, Catalog: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
+	if err := opts.Validate(); err != nil {
+		return usageErrorf(c, err)
+	}
+	r, err := migrate.Run(c.Context(), dir, opts)
+	var nm *migrate.NotMigratableError
+	switch {
+	case errors.As(err, &nm):
+		if g.json() {
+			if werr := writeJSON(g.stdout, migrateJSON{DryRun: f.dryRun, Error: nm}); werr != nil {
+				return werr
+			}
+		}
+		msg := err.Error()
+		if nm.Hint != "" {
+			msg += "\n\thint: " + nm.Hint
+		}
+		return withCode(exitValidation, errors.New(msg))
+	case err != nil:
+		return err
+	}
+	if g.json() {
+		if err := writeJSON(g.stdout, migrateJSON{Migrated: true, DryRun: f.dryRun, Report: &r.Report}); err != nil {
+			return err
+		}
+	} else {
+		printMigrateReport(g.stdout, &r.Report, g.quiet)
+		printDiagnostics(g.stderr, r.Report.Diagnostics.Errors())
+	}
+	if !r.Report.Valid {
+		where := "the migrated skill"
+		if r.Report.Output != "" {
+			where = r.Report.Output
+		}
+		return withCode(exitValidation, fmt.Errorf("%s does not pass strict validation (%s); fix it, then run skillpm validate", where, plural(len(r.Report.Diagnostics.Errors()), "error")))
+	}
+	return nil
+}
+
+func printMigrateReport(w io.Writer, r *migrate.Report, quiet bool) {
+	kind := "standard"
+	if len(r.Migrated) > 0 {
+		names := make([]string, len(r.Migrated))
+		for i, f := range r.Migrated {
+			names[i] = string(f)
+		}
+		kind = strings.Join(names, "+")
+	}
+	if r.Output != "" {
+		fmt.Fprintf(w, "migrated %s skill %s: %s -> %s\n", kind, r.Name, r.Source, r.Output)
+	} else {
+		fmt.Fprintf(w, "migrated %s skill %s: %s (dry run, nothing written)\n", kind, r.Name, r.Source)
+	}
+	if quiet {
+		return
+	}
+	if len(r.Mapped) > 0 {
+		fmt.Fprintln(w, "mapped:")
+		for _, m := range r.Mapped {
+			fmt.Fprintf(w, "  %s -> %s", m.From, m.To)
+			if len(m.Values) > 0 {
+				fmt.Fprintf(w, ": %s", strings.Join(m.Values, ", "))
+			}
+			if m.Note != "" {
+				fmt.Fprintf(w, " (%s)", m.Note)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.Changes) > 0 {
+		fmt.Fprintln(w, "changed:")
+		for _, c := range r.Changes {
+			fmt.Fprintf(w, "  %s: %s -> %s (%s)\n", c.Field, c.From, c.To, c.Reason)
+		}
+	}
+	if len(r.Unmapped) > 0 {
+		fmt.Fprintln(w, "not mapped (kept as written):")
+		for _, u := range r.Unmapped {
+			if u.Value != "" {
+				fmt.Fprintf(w, "  %s = %s: %s\n", u.Field, u.Value, u.Reason)
+			} else {
+				fmt.Fprintf(w, "  %s: %s\n", u.Field, u.Reason)
+			}
+		}
+	}
+	if len(r.Suggestions) > 0 {
+		fmt.Fprintln(w, "suggestions:")
+		for _, s := range r.Suggestions {
+			fmt.Fprintf(w, "  %s %s (%s): %s\n", s.Kind, s.Skill, s.From, s.Message)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	errs, warns := 0, 0
+	for _, d := range r.Diagnostics {
+		if d.Severity == skill.Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	if errs == 0 {
+		fmt.Fprintf(w, "result: valid (strict), %s\n", plural(warns, "warning"))
+	} else {
+		fmt.Fprintf(w, "result: invalid (strict), %s, %s\n", plural(errs, "error"), plural(warns, "warning"))
+	}
+}
