@@ -128,6 +128,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newValidateCmd(g),
 		newInitCmd(g),
 		newMigrateCmd(g),
+		newPolicyCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/skillpm/skillpm/tiers"
+	"golang.org/x/term"
+)
+
+// termPrompter asks for consent to dangerous permissions: the question on
+// stderr, the answer read from stdin. It is the tiers.Prompter the install
+// commands pass when both are terminals.
+type termPrompter struct {
+	in  *bufio.Reader
+	out io.Writer
+}
+
+// newTermPrompter returns a prompter when stdin and stderr are terminals,
+// and nil otherwise, so that tiers refuses with the flag to use instead of
+// waiting for an answer nobody can give.
+func newTermPrompter(g *globals) tiers.Prompter {
+	if !isTerminal(g.stdin) || !isTerminal(g.stderr) {
+		return nil
+	}
+	return &termPrompter{in: bufio.NewReader(g.stdin), out: g.stderr}
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Confirm asks until it gets yes or no (an empty answer is no). Reading
+// happens in a goroutine so that Ctrl-C, which cancels ctx, is not stuck
+// behind a blocked read.
+func (p *termPrompter) Confirm(ctx context.Context, c tiers.Consent) (bool, error) {
+	for range 3 {
+		fmt.Fprintf(p.out, "%s [y/N] ", c.Question)
+		type answer struct {
+			line string
+			err  error
+		}
+		ch := make(chan answer, 1)
+		go func() {
+			line, err := p.in.ReadString('\n')
+			ch <- answer{line, err}
+		}()
+		var a answer
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(p.out)
+			return false, ctx.Err()
+		case a = <-ch:
+		}
+		switch strings.ToLower(strings.TrimSpace(a.line)) {
+		case "y", "yes":
+			return true, nil
+		case "n", "no":
+			return false, nil
+		case "":
+			if a.err != nil {
+				if errors.Is(a.err, io.EOF) {
+					return false, fmt.Errorf("no answer (end of input); use --grant %s or --yes instead", c.Permission.Key())
+				}
+				return false, a.err
+			}
+			return false, nil
+		}
+		if a.err != nil {
+			return false, a.err
+		}
+		fmt.Fprintln(p.out, "please answer y or n")
+	}
+	return false, nil
+}

@@ -1,0 +1,213 @@
+package tiers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/skillpm/skillpm/pkg/skill"
+)
+
+// GrantedBy says what granted a permission; receipts store it.
+type GrantedBy string
+
+// What can grant a permission.
+const (
+	// GrantedByTier: the skill's tier allows it without asking.
+	GrantedByTier GrantedBy = "tier"
+	// GrantedByFlag: named on the command line with --grant (or in an API
+	// request's grants).
+	GrantedByFlag GrantedBy = "grant"
+	// GrantedByYes: consented to with --yes.
+	GrantedByYes GrantedBy = "yes"
+	// GrantedByPrompt: the user answered yes at a prompt.
+	GrantedByPrompt GrantedBy = "prompt"
+)
+
+// Prompter asks the user to consent to one dangerous permission. The CLI
+// implements it on a terminal; a nil Prompter means there is no terminal,
+// so consent must come from --grant or --yes.
+type Prompter interface {
+	// Confirm returns true when the user consents. An error (such as a
+	// cancelled ctx or a closed input) aborts the whole check.
+	Confirm(ctx context.Context, c Consent) (bool, error)
+}
+
+// Consent is the question put to the user.
+type Consent struct {
+	// Skill is "name@version", "" when the caller named none.
+	Skill string `json:"skill,omitempty"`
+	// Tier is the skill's effective tier.
+	Tier string `json:"tier"`
+	// Permission is the dangerous permission asked for.
+	Permission skill.Permission `json:"permission"`
+	// Question is a sentence to show, without the answer choices.
+	Question string `json:"question"`
+}
+
+// GrantOptions are the user's answers given up front.
+type GrantOptions struct {
+	// Grants are the permissions named with --grant. A grant without a
+	// scope covers every scope of its domain and level.
+	Grants []skill.Permission
+	// Yes consents to every dangerous permission within the ceiling
+	// (--yes); it never reaches beyond the experimental ceiling.
+	Yes bool
+	// AllowExperimental permits installing experimental skills.
+	AllowExperimental bool
+	// Prompter asks on a terminal; nil when there is none.
+	Prompter Prompter
+}
+
+// Request is one skill to check: its name@version, effective tier and
+// declared permissions.
+type Request struct {
+	// Skill is "name@version", used in messages and plans.
+	Skill string
+	// Tier is the effective tier from [Evaluate].
+	Tier string
+	// Permissions are the skill's declared permissions.
+	Permissions []skill.Permission
+}
+
+// Plan is what a skill is granted and by what.
+type Plan struct {
+	// Skill and Tier echo the request.
+	Skill string `json:"skill,omitempty"`
+	Tier  string `json:"tier"`
+	// Grants has one entry per declared permission, in declared order.
+	Grants []Grant `json:"grants"`
+}
+
+// Grant is one granted permission and what granted it.
+type Grant struct {
+	// Permission is the declared permission granted.
+	Permission skill.Permission `json:"-"`
+	// By is what granted it.
+	By GrantedBy `json:"by"`
+}
+
+// MarshalJSON renders the permission as its string.
+func (g Grant) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Permission string    `json:"permission"`
+		By         GrantedBy `json:"by"`
+	}{g.Permission.String(), g.By})
+}
+
+// Check decides one skill's permissions at tier. It is CheckSet for a set
+// of one.
+func (p *Policy) Check(ctx context.Context, tier string, permissions []skill.Permission, opts GrantOptions) (Plan, error) {
+	plans, err := p.CheckSet(ctx, []Request{{Tier: tier, Permissions: permissions}}, opts)
+	if err != nil {
+		return Plan{}, err
+	}
+	return plans[0], nil
+}
+
+// pending is a permission waiting for a prompt.
+type pending struct {
+	req, grant int
+	consent    Consent
+}
+
+// CheckSet decides the permissions of a whole set of skills before anything
+// is written. It returns one plan per request, in order, or no plans and a
+// *RefusedError listing every refusal in the set. Prompts are put only when
+// nothing is refused outright, one per dangerous permission that --grant
+// and --yes did not cover; after the first "no" it stops asking, since the
+// set is refused anyway.
+func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions) ([]Plan, error) {
+	p = p.orDefault()
+	for _, r := range reqs {
+		if err := checkTier(r.Tier); err != nil {
+			return nil, fmt.Errorf("%s: %w", skillName(r.Skill), err)
+		}
+	}
+	plans := make([]Plan, len(reqs))
+	var refusals []Refusal
+	var asks []pending
+	for i, r := range reqs {
+		plan := Plan{Skill: r.Skill, Tier: r.Tier, Grants: make([]Grant, 0, len(r.Permissions))}
+		refuse := func(perm, reason, fix string, kind error) {
+			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Reason: reason, Fix: fix, Kind: kind})
+		}
+		name := skillName(r.Skill)
+		if r.Tier == skill.TierExperimental && !opts.AllowExperimental {
+			refuse("", fmt.Sprintf("%s is experimental: no signature the trust policy trusts", name),
+				"review it, then install it on purpose with --allow-experimental", ErrExperimental)
+		}
+		ceiling := p.Ceilings.For(r.Tier)
+		for _, perm := range r.Permissions {
+			granted := func(by GrantedBy) { plan.Grants = append(plan.Grants, Grant{Permission: perm, By: by}) }
+			flag := "--grant " + perm.Key()
+			byFlag := GrantOptions{Grants: opts.Grants}.granted(perm)
+			switch {
+			case perm.Level == "none":
+				granted(GrantedByTier)
+			case !ceiling.Allows(perm) && r.Tier == skill.TierExperimental:
+				if byFlag {
+					granted(GrantedByFlag)
+					continue
+				}
+				refuse(perm.String(), fmt.Sprintf("%s (experimental) declares %s, beyond the experimental ceiling (%s)", name, perm, ceiling),
+					"grant it explicitly with "+flag+" (--yes does not cover it)", ErrNeedsGrant)
+			case !ceiling.Allows(perm):
+				refuse(perm.String(), fmt.Sprintf("%s (%s) declares %s, above the %s ceiling (%s)", name, r.Tier, perm, r.Tier, ceiling),
+					"no flag grants it: the skill needs a higher tier (a countersignature the policy trusts) or a policy whose "+r.Tier+" ceiling includes it", ErrAboveCeiling)
+			case r.Tier == skill.TierVerified || !p.Dangerous.Covers(perm):
+				granted(GrantedByTier)
+			case byFlag:
+				granted(GrantedByFlag)
+			case opts.Yes:
+				granted(GrantedByYes)
+			case opts.Prompter != nil:
+				asks = append(asks, pending{req: i, grant: len(plan.Grants), consent: Consent{
+					Skill: r.Skill, Tier: r.Tier, Permission: perm,
+					Question: fmt.Sprintf("%s (%s) asks for %s, a dangerous permission. Allow it?", name, r.Tier, perm),
+				}})
+				granted(GrantedByPrompt)
+			default:
+				refuse(perm.String(), fmt.Sprintf("%s (%s) declares the dangerous permission %s, which needs consent, and there is no terminal to ask", name, r.Tier, perm),
+					"rerun with "+flag+" or --yes", ErrNeedsConsent)
+			}
+		}
+		plans[i] = plan
+	}
+	if len(refusals) > 0 {
+		return nil, &RefusedError{Refusals: refusals}
+	}
+	for _, a := range asks {
+		ok, err := opts.Prompter.Confirm(ctx, a.consent)
+		if err != nil {
+			return nil, fmt.Errorf("asking consent for %s of %s: %w", a.consent.Permission, skillName(a.consent.Skill), err)
+		}
+		if !ok {
+			r := reqs[a.req]
+			return nil, &RefusedError{Refusals: []Refusal{{
+				Skill: r.Skill, Tier: r.Tier, Permission: a.consent.Permission.String(),
+				Reason: fmt.Sprintf("you declined %s for %s", a.consent.Permission, skillName(r.Skill)),
+				Fix:    "install without that skill, or answer yes",
+				Kind:   ErrDeclined,
+			}}}
+		}
+	}
+	return plans, nil
+}
+
+// granted reports whether --grant covers perm.
+func (o GrantOptions) granted(perm skill.Permission) bool {
+	for _, g := range o.Grants {
+		if perm.Within(g) {
+			return true
+		}
+	}
+	return false
+}
+
+func skillName(s string) string {
+	if s == "" {
+		return "the skill"
+	}
+	return s
+}
