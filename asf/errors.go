@@ -1,0 +1,70 @@
+package asf
+
+import (
+	"errors"
+	"strings"
+)
+
+// Sentinel errors. Callers test them with errors.Is; the messages that wrap
+// them say which skill, step or file is concerned.
+var (
+	// ErrSkillNotFound means no search root holds <root>/<name>/SKILL.md.
+	ErrSkillNotFound = errors.New("skill not found")
+	// ErrInvalidSkillName means a skill name is empty or contains a path.
+	ErrInvalidSkillName = errors.New("invalid skill name")
+	// ErrNotWorkflow means the skill declares no execution.calls.
+	ErrNotWorkflow = errors.New("not an ASF workflow")
+	// ErrStepFileNotFound means a step call names a file the skill lacks.
+	ErrStepFileNotFound = errors.New("step file not found")
+	// ErrCycle means a skill calls itself, directly or through others.
+	ErrCycle = errors.New("call cycle")
+	// ErrTooDeep means skill calls nest deeper than Options.MaxDepth.
+	ErrTooDeep = errors.New("skill calls nested too deeply")
+	// ErrInvalidSkill means a SKILL.md in the workflow does not load.
+	ErrInvalidSkill = errors.New("invalid skill")
+
+	// ErrNoWorkflow means the state location holds no workflow.
+	ErrNoWorkflow = errors.New("no ASF workflow")
+	// ErrWorkflowRunning means init found an unfinished workflow.
+	ErrWorkflowRunning = errors.New("a workflow is already running")
+	// ErrWorkflowDone means the workflow has completed all its steps.
+	ErrWorkflowDone = errors.New("workflow already completed")
+	// ErrUnknownStep means a step key is not in the workflow.
+	ErrUnknownStep = errors.New("step not found")
+	// ErrNotCurrentStep means complete named a step other than the current one.
+	ErrNotCurrentStep = errors.New("not the current step")
+	// ErrStepDone means complete named a step that is already completed.
+	ErrStepDone = errors.New("step already completed")
+	// ErrNeedsConfirmation means a user_confirmation step was completed
+	// without the user's confirmation.
+	ErrNeedsConfirmation = errors.New("step needs the user's confirmation")
+	// ErrInvalidState means the state file does not hold a workflow state.
+	ErrInvalidState = errors.New("invalid ASF state file")
+	// ErrLocked means another process held the state lock too long.
+	ErrLocked = errors.New("ASF state is locked")
+	// ErrInvalidSession means a session id could escape the state root.
+	ErrInvalidSession = errors.New("invalid session id")
+	// ErrUnknownHost means a host name is not in the hosts table.
+	ErrUnknownHost = errors.New("unknown host")
+
+	// ErrHookPayload means a hook payload is not the host's JSON.
+	ErrHookPayload = errors.New("invalid hook payload")
+	// ErrSettings means a host settings file cannot be merged safely.
+	ErrSettings = errors.New("invalid host settings file")
+)
+
+// PlanError is a failure while expanding execution.calls. Path is the call
+// path to the failing call, root skill first.
+type PlanError struct {
+	Path []string
+	Err  error
+}
+
+// Error renders "fix > diagnosis > 009-missing.md: step file not found: …".
+func (e *PlanError) Error() string {
+	return strings.Join(e.Path, " > ") + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause, one of the sentinel errors or a
+// *skill.ValidationError.
+func (e *PlanError) Unwrap() error { return e.Err }
