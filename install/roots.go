@@ -53,6 +53,9 @@ func ParseHost(s string) (Host, error) {
 	return "", fmt.Errorf("unknown host %q: use one of %s, or --root DIR for another directory", s, strings.Join(names, ", "))
 }
 
+// String returns the scope name.
+func (s Scope) String() string { return string(s) }
+
 // ParseScope validates a scope name.
 func ParseScope(s string) (Scope, error) {
 	switch Scope(s) {

@@ -127,6 +127,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newVersionCmd(g),
 		newValidateCmd(g),
 		newInitCmd(g),
+		newListCmd(g), newRemoveCmd(g),
 		newAsfCmd(g), newRunCmd(g),
 		newMigrateCmd(g),
 		newPolicyCmd(g),

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/spf13/cobra"
+)
+
+func newListCmd(g *globals) *cobra.Command {
+	var rf rootFlags
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List installed skills per host and root",
+		Long: `List shows every skill in the discovery roots of each host, project roots
+before user roots (the order hosts read them), with version, tier and
+source. A copy hidden by an earlier one of the same name is marked shadowed;
+skills skillpm did not install are marked unmanaged, and installed skills
+whose files were edited by hand are marked edited.`,
+		Example: `  skillpm list
+  skillpm list --host claude --scope project
+  skillpm list --root ./image/skills --output json`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			roots, err := rf.searched()
+			if err != nil {
+				return err
+			}
+			items, err := install.List(c.Context(), roots)
+			if err != nil {
+				return err
+			}
+			if g.json() {
+				if items == nil {
+					items = []install.Listed{}
+				}
+				return writeJSON(g.stdout, map[string]any{"skills": items})
+			}
+			if len(items) == 0 {
+				fmt.Fprintln(g.stdout, "no skills installed in the searched roots")
+				return nil
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "HOST\tSCOPE\tNAME\tVERSION\tTIER\tSOURCE\tSTATUS")
+			for _, l := range items {
+				status := "ok"
+				switch {
+				case l.Invalid:
+					status = "invalid"
+				case l.ShadowedBy != "":
+					status = "shadowed by " + l.ShadowedBy
+				case l.Edited:
+					status = "edited"
+				case !l.Managed:
+					status = "unmanaged"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(l.Tier), dash(l.Source), status)
+			}
+			return tw.Flush()
+		},
+	}
+	rf.register(c)
+	return c
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

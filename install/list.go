@@ -1,0 +1,93 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/skill"
+)
+
+// Listed is one skill found in a discovery root.
+type Listed struct {
+	Root    Root   `json:"root"`
+	Name    string `json:"name"`
+	Dir     string `json:"dir"`
+	Version string `json:"version,omitempty"`
+	// Tier is the effective tier recorded at install; for a skill skillpm
+	// did not install it is the tier the skill claims, marked unmanaged.
+	Tier    string `json:"tier"`
+	Source  string `json:"source,omitempty"`
+	Managed bool   `json:"managed"`
+	// ShadowedBy is the directory of the copy that wins, when another root
+	// of the same host has a skill of the same name before this one.
+	ShadowedBy string `json:"shadowedBy,omitempty"`
+	// Edited is true when a managed skill's files differ from its receipt.
+	Edited bool `json:"edited,omitempty"`
+	// Invalid is true when the skill does not load even leniently.
+	Invalid bool `json:"invalid,omitempty"`
+}
+
+// List returns the skills in roots, in the order given (which is
+// precedence order within a host), marking shadowed copies. Roots that do
+// not exist are skipped.
+func List(ctx context.Context, roots []Root) ([]Listed, error) {
+	var out []Listed
+	winner := map[string]string{} // host/name -> dir of the winning copy
+	for _, r := range roots {
+		entries, err := os.ReadDir(r.Dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec, err := ReadReceipts(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		for _, e := range entries {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if !e.IsDir() || e.Name() == stateDir {
+				continue
+			}
+			dir := filepath.Join(r.Dir, e.Name())
+			l := Listed{Root: r, Name: e.Name(), Dir: dir}
+			s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
+			if s == nil {
+				if ds.Has(skill.CodeNoSkillFile) {
+					continue // not a skill: some other folder in the root
+				}
+				l.Invalid = true
+			} else {
+				l.Version = s.Version
+				l.Tier = s.Tier()
+				l.Invalid = ds.HasErrors()
+			}
+			if rr, ok := rec.Get(e.Name()); ok {
+				l.Managed = true
+				l.Version, l.Tier, l.Source = rr.Version, rr.Tier, rr.Source
+				if rr.Source == "" {
+					l.Source = rr.LocalPath
+				}
+				if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && rr.Tree != "" && sum.TreeHash != rr.Tree {
+					l.Edited = true
+				}
+			}
+			key := string(r.Host) + "/" + l.Name
+			if w, ok := winner[key]; ok {
+				l.ShadowedBy = w
+			} else {
+				winner[key] = dir
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,138 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// RemoveOptions controls Remove.
+type RemoveOptions struct {
+	// Prune also removes dependencies that no remaining skill needs and
+	// that were not asked for by name.
+	Prune bool
+	// Force removes a skill even though other installed skills need it.
+	Force bool
+	// DryRun computes the plan and changes nothing.
+	DryRun bool
+	// LockWait bounds the wait for another skillpm; 0 means DefaultLockWait.
+	LockWait time.Duration
+}
+
+// RemoveResult says what was (or would be) removed.
+type RemoveResult struct {
+	Removed []string `json:"removed"`
+	// Broken lists skills left with a missing dependency by --force.
+	Broken []string `json:"broken,omitempty"`
+}
+
+// DependedUponError lists who still needs a skill.
+type DependedUponError struct {
+	Name       string
+	Dependents []string
+}
+
+func (e *DependedUponError) Error() string {
+	return fmt.Sprintf("cannot remove %s: needed by %s; remove those first, or use --force",
+		e.Name, strings.Join(e.Dependents, ", "))
+}
+
+// Unwrap makes errors.Is(err, ErrDependedUpon) true.
+func (e *DependedUponError) Unwrap() error { return ErrDependedUpon }
+
+// Remove uninstalls skills from root as one transaction: all of them, or
+// none when any is refused.
+func Remove(ctx context.Context, root string, names []string, opts RemoveOptions) (*RemoveResult, error) {
+	wait := opts.LockWait
+	if wait == 0 {
+		wait = DefaultLockWait
+	}
+	lock, err := Lock(ctx, root, wait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if _, err := Recover(ctx, root); err != nil {
+		return nil, err
+	}
+	rec, err := ReadReceipts(root)
+	if err != nil {
+		return nil, err
+	}
+	gone := map[string]bool{}
+	for _, n := range names {
+		if _, ok := rec.Get(n); !ok {
+			if _, err := os.Stat(filepath.Join(root, n)); err == nil {
+				return nil, fmt.Errorf("%s in %s was not installed by skillpm (no receipt); delete the directory by hand if you mean it: %w", n, root, ErrNotInstalled)
+			}
+			return nil, fmt.Errorf("%s is not installed in %s: %w", n, root, ErrNotInstalled)
+		}
+		gone[n] = true
+	}
+	if opts.Prune {
+		// Remove dependencies transitively once nobody left needs them.
+		for changed := true; changed; {
+			changed = false
+			for _, r := range rec.Skills {
+				if gone[r.Name] || r.Explicit() {
+					continue
+				}
+				needed := false
+				for _, o := range rec.Skills {
+					if _, dep := o.Dependencies[r.Name]; dep && !gone[o.Name] {
+						needed = true
+						break
+					}
+				}
+				if !needed {
+					gone[r.Name], changed = true, true
+				}
+			}
+		}
+	}
+	res := &RemoveResult{}
+	for _, n := range sortedKeys(gone) {
+		var left []string
+		for _, d := range rec.Dependents(n) {
+			if !gone[d] {
+				left = append(left, d)
+			}
+		}
+		if len(left) > 0 {
+			if !opts.Force {
+				return nil, &DependedUponError{Name: n, Dependents: left}
+			}
+			res.Broken = append(res.Broken, left...)
+		}
+		res.Removed = append(res.Removed, n)
+	}
+	sort.Strings(res.Broken)
+	if opts.DryRun {
+		return res, nil
+	}
+	tx, err := Begin(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range res.Removed {
+		tx.Remove(n)
+		rec.Delete(n)
+	}
+	if err := tx.Commit(ctx, rec); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
