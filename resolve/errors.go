@@ -1,6 +1,10 @@
 package resolve
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Sentinel errors. Callers match them with errors.Is; every one comes
 // wrapped with the skill, version or range it concerns.
@@ -55,3 +59,77 @@ func (e *NoSolutionError) Error() string { return e.Explanation }
 
 // Unwrap returns ErrNoSolution.
 func (e *NoSolutionError) Unwrap() error { return ErrNoSolution }
+
+// Sentinels of the project files and the lock.
+var (
+	// ErrInvalidManifest reports a skills.yaml or gaia-agent.yaml that does
+	// not parse or breaks its schema; see [*FileError] for the position.
+	ErrInvalidManifest = errors.New("invalid project manifest")
+
+	// ErrInvalidLock reports a skills.lock that does not parse or breaks
+	// its schema; see [*FileError] for the position.
+	ErrInvalidLock = errors.New("invalid lockfile")
+
+	// ErrLockStale reports a lock that does not satisfy the manifest, or
+	// that resolving again would change, when it must not (--frozen). See
+	// [*StaleError].
+	ErrLockStale = errors.New("the lock is out of date")
+
+	// ErrNameConflict reports a solution holding two skills with the same
+	// name from different repositories: an install root holds one skill per
+	// name.
+	ErrNameConflict = errors.New("two skills with the same name")
+)
+
+// FileError is a problem at a position in a project file. Error renders it
+// compiler-style: "skills.yaml:4:3: message (hint)".
+type FileError struct {
+	// File is the path as given to the parser.
+	File string
+	// Line and Column are 1-based; 0 when the problem is the whole file.
+	Line, Column int
+	// Message says what is wrong.
+	Message string
+	// Hint says what to write instead; "" when there is nothing to add.
+	Hint string
+	// Err is ErrInvalidManifest or ErrInvalidLock.
+	Err error
+}
+
+// Error implements error.
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": " + e.Message)
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// StaleError lists how a lock differs from what the manifest needs or
+// from what resolving again gives, one difference per line, sorted by
+// skill name.
+type StaleError struct {
+	// Lock is the lockfile's path.
+	Lock string
+	// Differences are the differences, in words.
+	Differences []string
+}
+
+// Error implements error.
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("%s is out of date (run skillpm lock to update it):\n  %s", e.Lock, strings.Join(e.Differences, "\n  "))
+}
+
+// Unwrap returns ErrLockStale.
+func (e *StaleError) Unwrap() error { return ErrLockStale }

@@ -127,10 +127,13 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newVersionCmd(g),
 		newValidateCmd(g),
 		newInitCmd(g),
-		newListCmd(g), newRemoveCmd(g),
+		newInstallCmd(g), newListCmd(g), newRemoveCmd(g),
 		newAsfCmd(g), newRunCmd(g),
 		newMigrateCmd(g),
 		newPolicyCmd(g),
+		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
+		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
+		newLockCmd(g),
 	)
 	return root
 }
@@ -148,16 +151,6 @@ func exactArgs(n int) cobra.PositionalArgs {
 // usageErrorf wraps err as a usage error that points at the command's help.
 func usageErrorf(c *cobra.Command, err error) error {
 	return &usageError{fmt.Errorf("%w (run '%s --help' for usage)", err, c.CommandPath())}
-}
-
-// rangeArgs is cobra.RangeArgs with a usage error.
-func rangeArgs(lo, hi int) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if err := cobra.RangeArgs(lo, hi)(c, args); err != nil {
-			return usageErrorf(c, err)
-		}
-		return nil
-	}
 }
 
 // minArgs is cobra.MinimumNArgs with a usage error.

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/spf13/cobra"
+)
+
+type infoFlags struct {
+	regFlags
+	manifest bool
+}
+
+func newInfoCmd(g *globals) *cobra.Command {
+	var f infoFlags
+	c := &cobra.Command{
+		Use:   "info REF|DIR",
+		Short: "Describe a published skill or a skill directory",
+		Long: `Info describes a skill. For a reference (web-research, web-research@^1,
+ghcr.io/acme/skills/web-research@1.2.0, oci-layout:DIR/web-research) it reads
+the published manifest: version, digest, tier, permissions, dependencies,
+tree hash, annotations, and the versions available; nothing but the manifest
+(and, for artifacts pushed by other tools, the config) is downloaded. Bare
+names are looked up in --registry, else the embedded registry.
+
+For an existing directory it reads the SKILL.md there: name, version, tier,
+permissions, dependencies and tools.
+
+--manifest prints the manifest exactly as stored.`,
+		Example: `  skillpm info web-research
+  skillpm info web-research@^1 --output json
+  skillpm info localhost:5000/skills/web-research@1.0.0 --plain-http
+  skillpm info ./web-research`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
+				return infoDir(c, g, args[0])
+			}
+			return runInfo(c, g, &f, args[0])
+		},
+	}
+	c.Flags().BoolVar(&f.manifest, "manifest", false, "print the manifest JSON exactly as stored")
+	f.addRegistry(c)
+	f.addPlainHTTP(c)
+	return c
+}
+
+type infoJSON struct {
+	Name        string            `json:"name"`
+	Version     string            `json:"version"`
+	Description string            `json:"description"`
+	License     string            `json:"license,omitempty"`
+	Tier        string            `json:"tier"`
+	Permissions []string          `json:"permissions"`
+	Requires    map[string]string `json:"requires"`
+	Tree        string            `json:"tree,omitempty"`
+	Source      string            `json:"source,omitempty"`
+	Revision    string            `json:"revision,omitempty"`
+	Created     string            `json:"created,omitempty"`
+	FromConfig  []string          `json:"fromConfig,omitempty"`
+	Repository  string            `json:"repository"`
+	Digest      string            `json:"digest"`
+	Size        int64             `json:"size"`
+	Layer       infoLayerJSON     `json:"layer"`
+	Versions    []string          `json:"versions"`
+	Annotations map[string]string `json:"annotations"`
+	Manifest    json.RawMessage   `json:"manifest"`
+}
+
+type infoLayerJSON struct {
+	Title  string `json:"title"`
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
+	ref, err := registry.ParseRef(arg)
+	if err != nil {
+		return regExit(err)
+	}
+	if ref.Kind == registry.KindDir {
+		return withCode(exitUsage, fmt.Errorf("%s: no such directory", arg))
+	}
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	def, err := regDefaultSource(client, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	repo, err := client.OpenRef(ref, def)
+	if err != nil {
+		return regExit(err)
+	}
+	ctx := c.Context()
+	m, err := repo.Get(ctx, ref.Selector, f.pre)
+	if err != nil {
+		return regExit(err)
+	}
+	if f.manifest {
+		_, err := fmt.Fprintf(g.stdout, "%s\n", m.Raw)
+		return err
+	}
+	vs, err := repo.Versions(ctx)
+	if err != nil {
+		return regExit(err)
+	}
+	versions := make([]string, len(vs))
+	for i, v := range vs {
+		versions[i] = v.String()
+	}
+	md, layer := m.Metadata, m.Layer()
+	if g.json() {
+		j := infoJSON{Name: md.Name, Version: md.Version, Description: md.Description, License: md.License, Tier: md.Tier,
+			Permissions: md.Permissions, Requires: md.Requires, Tree: md.Tree, Source: md.Source, Revision: md.Revision,
+			Created: md.Created, FromConfig: md.FromConfig, Repository: repo.Location().String(),
+			Digest: m.Descriptor.Digest.String(), Size: m.Descriptor.Size,
+			Layer:    infoLayerJSON{Title: layer.Annotations["org.opencontainers.image.title"], Digest: layer.Digest.String(), Size: layer.Size},
+			Versions: versions, Annotations: m.OCI.Annotations, Manifest: m.Raw}
+		if j.Permissions == nil {
+			j.Permissions = []string{}
+		}
+		if j.Annotations == nil {
+			j.Annotations = map[string]string{}
+		}
+		return writeJSON(g.stdout, j)
+	}
+	w := g.stdout
+	fmt.Fprintf(w, "%s %s\n", md.Name, md.Version)
+	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
+	row("description", md.Description)
+	row("repository", repo.Location().String())
+	row("digest", m.Descriptor.Digest.String())
+	row("tier", md.Tier+" (claimed)")
+	if md.License != "" {
+		row("license", md.License)
+	}
+	row("permissions", listOrNone(md.Permissions))
+	row("requires", requiresText(md.Requires))
+	if md.Tree != "" {
+		row("tree", md.Tree)
+	} else {
+		row("tree", "(none: the unpacked files cannot be checked)")
+	}
+	row("layer", fmt.Sprintf("%s, %s, %s", layer.Annotations["org.opencontainers.image.title"], regBytes(layer.Size), layer.Digest))
+	if md.Source != "" {
+		row("source", md.Source)
+	}
+	if md.Revision != "" {
+		row("revision", md.Revision)
+	}
+	if md.Created != "" {
+		row("created", md.Created)
+	}
+	if len(md.FromConfig) > 0 {
+		row("from config", strings.Join(md.FromConfig, ", ")+" (no skillpm annotations: pushed by another tool)")
+	}
+	row("versions", strings.Join(versions, ", "))
+	if len(m.OCI.Annotations) > 0 {
+		fmt.Fprintln(w, "  annotations:")
+		keys := make([]string, 0, len(m.OCI.Annotations))
+		for k := range m.OCI.Annotations {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "    %s=%s\n", k, m.OCI.Annotations[k])
+		}
+	}
+	return nil
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func requiresText(req map[string]string) string {
+	if len(req) == 0 {
+		return "(none)"
+	}
+	names := make([]string, 0, len(req))
+	for n := range req {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + req[n]
+	}
+	return strings.Join(parts, ", ")
+}
+
+type infoDirJSON struct {
+	Dir          string             `json:"dir"`
+	Name         string             `json:"name"`
+	Version      string             `json:"version"`
+	Description  string             `json:"description"`
+	License      string             `json:"license,omitempty"`
+	Tier         string             `json:"tier"`
+	Permissions  []string           `json:"permissions"`
+	Dependencies []skill.Dependency `json:"dependencies"`
+	Tools        []string           `json:"tools"`
+	Valid        bool               `json:"valid"`
+}
+
+// infoDir describes the skill in an existing directory from its SKILL.md,
+// read leniently: name, version, tier, permissions, dependencies, tools.
+func infoDir(c *cobra.Command, g *globals, dir string) error {
+	s, ds := skill.Load(c.Context(), dir, skill.Options{Mode: skill.Lenient})
+	if s == nil {
+		printDiagnostics(g.stderr, ds)
+		return withCode(exitValidation, fmt.Errorf("%s: not a readable skill", dir))
+	}
+	deps := s.Dependencies()
+	if g.json() {
+		j := infoDirJSON{Dir: dir, Name: s.Name, Version: s.Version, Description: s.Description, License: s.License,
+			Tier: s.Tier(), Permissions: s.PermissionStrings(), Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}
+		if j.Dependencies == nil {
+			j.Dependencies = []skill.Dependency{}
+		}
+		return writeJSON(g.stdout, j)
+	}
+	printInfoDir(g.stdout, s, deps)
+	if ds.HasErrors() {
+		printDiagnostics(g.stderr, ds.Errors())
+		return withCode(exitValidation, errors.New(dir+": the skill has errors (shown above)"))
+	}
+	return nil
+}
+
+func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
+	version := s.Version
+	if version == "" {
+		version = "(no version)"
+	}
+	fmt.Fprintf(w, "%s %s\n", s.Name, version)
+	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
+	row("description", s.Description)
+	row("directory", s.Dir)
+	row("tier", s.Tier()+" (claimed)")
+	if s.License != "" {
+		row("license", s.License)
+	}
+	row("permissions", listOrNone(s.PermissionStrings()))
+	var ds []string
+	for _, d := range deps {
+		t := d.Name + " " + d.Range
+		if d.Implicit {
+			t += " (implicit: an ASF call)"
+		}
+		ds = append(ds, t)
+	}
+	row("requires", listOrNone(ds))
+	row("tools", listOrNone(s.ToolNames()))
+}

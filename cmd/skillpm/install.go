@@ -1,0 +1,233 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/tiers"
+	"github.com/spf13/cobra"
+)
+
+type installFlags struct {
+	regFlags
+	trustFlags
+	rootFlags
+	grants            []string
+	yes               bool
+	allowExperimental bool
+	frozen            bool
+	dryRun            bool
+	minTier           string
+	from              string
+	force             bool
+	manifest          string
+	lock              string
+}
+
+func newInstallCmd(g *globals) *cobra.Command {
+	var f installFlags
+	c := &cobra.Command{
+		Use:   "install [REF...]",
+		Short: "Resolve, verify and install skills into agent hosts' discovery roots",
+		Long: `Install resolves the skills named (with their dependencies), fetches and
+verifies every one, computes its tier from its signers under the trust
+policy, checks its permissions against the tier's ceiling, and only then
+installs the whole set into each chosen root in one atomic transaction.
+Nothing is written when anything is refused.
+
+With no REF, install reads the project manifest (skills.yaml, else
+gaia-agent.yaml) and installs exactly skills.lock when it satisfies the
+manifest (--frozen: fail instead of changing the lock).
+
+Consent: dangerous permissions of community skills need --grant PERM or
+--yes (or an answer on a terminal); experimental skills need
+--allow-experimental, and permissions beyond the experimental ceiling an
+explicit --grant. An experimental skill is never installed as a dependency.`,
+		Example: `  skillpm install web-research@^1
+  skillpm install fix --host claude --host codex
+  skillpm install code --grant shell:execute
+  skillpm install --root ./image/skills --from oci-layout:./bundle --min-tier verified --frozen`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runInstall(c, g, &f, args)
+		},
+	}
+	f.regFlags.addPlainHTTP(c)
+	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges match pre-releases")
+	f.trustFlags.register(c)
+	f.rootFlags.register(c)
+	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` (repeatable)")
+	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
+	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
+	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
+	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
+	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
+	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
+	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
+	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	return c
+}
+
+func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) error {
+	ctx := c.Context()
+	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
+		return &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
+	}
+	roots, err := f.rootFlags.targets()
+	if err != nil {
+		return err
+	}
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	policy, vopts, err := f.trustFlags.load(ctx, g)
+	if err != nil {
+		return err
+	}
+	var m *resolve.Manifest
+	var prev *resolve.Lockfile
+	lockFile := ""
+	if len(args) == 0 {
+		mpath, lpath := lockPaths(&lockFlags{manifest: f.manifest, lock: f.lock})
+		if m, err = resolve.ReadManifest(ctx, mpath); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return &usageError{fmt.Errorf("nothing to install: name skills (skillpm install web-research@^1) or write %s", resolve.ManifestFile)}
+			}
+			return lockExit(&resolve.Manifest{File: mpath}, lpath, err)
+		}
+		if prev, err = resolve.ReadLockfile(ctx, lpath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return withCode(exitUsage, err)
+		}
+		lockFile = lpath
+		if m.Host != "" && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
+			f.rootFlags.hosts = []string{m.Host}
+			if roots, err = f.rootFlags.targets(); err != nil {
+				return err
+			}
+		}
+	} else {
+		if m, prev, err = manifestFromRefs(args, roots); err != nil {
+			return err
+		}
+	}
+	ns, err := m.Namespace(f.from)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	graph, err := registry.NewGraph(client, ns)
+	if err != nil {
+		return regExit(err)
+	}
+	opts := install.Options{
+		Roots: roots, Policy: policy, Trust: vopts.Trust,
+		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
+		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
+		LockFile: lockFile,
+		Warn:     func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+	}
+	if f.dryRun {
+		opts.LockFile = ""
+	}
+	res, err := install.Install(ctx, client, graph, m, prev, opts)
+	if err != nil {
+		return installExit(m, lockFile, err)
+	}
+	if g.json() {
+		return writeJSON(g.stdout, map[string]any{"roots": res.Roots, "skills": res.Lock.Skills, "dryRun": f.dryRun})
+	}
+	for _, r := range res.Roots {
+		verb := "installed"
+		if f.dryRun {
+			verb = "would install"
+		}
+		switch {
+		case len(r.Installed) == 0:
+			fmt.Fprintf(g.stdout, "%s: up to date (%s)\n", r.Root.Dir, strings.Join(r.Unchanged, ", "))
+		default:
+			fmt.Fprintf(g.stdout, "%s: %s %s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "))
+		}
+	}
+	if !g.quiet {
+		for _, p := range res.Plan {
+			grants := make([]string, 0, len(p.Grants))
+			for _, gr := range p.Grants {
+				grants = append(grants, gr.Permission+" ("+gr.By+")")
+			}
+			fmt.Fprintf(g.stdout, "  %s %s  %s  %s\n", p.Lock.Name, p.Lock.Version, p.Lock.Tier, strings.Join(grants, ", "))
+		}
+	}
+	return nil
+}
+
+// manifestFromRefs turns command-line references into a manifest, adding
+// the skills already asked for in the first root so the solve keeps them,
+// and a lock of what is installed there so their versions are preferred.
+func manifestFromRefs(args []string, roots []install.Root) (*resolve.Manifest, *resolve.Lockfile, error) {
+	m := &resolve.Manifest{File: "the command line"}
+	asked := map[string]bool{}
+	for _, a := range args {
+		ref, err := registry.ParseRef(a)
+		if err != nil {
+			return nil, nil, withCode(exitUsage, err)
+		}
+		if ref.Kind == registry.KindDir {
+			return nil, nil, &usageError{fmt.Errorf("%s: installing a local directory is not supported yet; publish it (skillpm publish %s) and install it by name", a, a)}
+		}
+		name := ref.Name
+		if ref.Source != "" {
+			name = strings.TrimSuffix(ref.Source, "/") + "/" + ref.Name
+			if ref.Kind == registry.KindLayout && !strings.HasPrefix(name, registry.LayoutPrefix) {
+				name = registry.LayoutPrefix + name
+			}
+		}
+		rng := resolve.AnyRange
+		switch ref.Selector.Kind {
+		case registry.SelectVersion, registry.SelectRange:
+			rng = ref.Selector.Raw
+		case registry.SelectDigest:
+			return nil, nil, &usageError{fmt.Errorf("%s: install by digest is not supported; name a version", a)}
+		}
+		m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: rng})
+		asked[ref.Name] = true
+	}
+	prev := &resolve.Lockfile{Version: resolve.LockVersion}
+	if len(roots) > 0 {
+		rec, err := install.ReadReceipts(roots[0].Dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range rec.Skills {
+			if r.Source == "" {
+				continue
+			}
+			prev.Skills = append(prev.Skills, resolve.LockedSkill{Name: r.Name, Version: r.Version, Source: r.Source, Digest: r.Digest, Tree: r.Tree, Requested: r.Requested, Dependencies: r.Dependencies})
+			if r.Explicit() && !asked[r.Name] {
+				name := r.Name
+				if !strings.HasPrefix(r.Source, resolve.EmbeddedSource+"/") {
+					name = r.Source
+				}
+				m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: r.Requested})
+			}
+		}
+	}
+	return m, prev, nil
+}
+
+func installExit(m *resolve.Manifest, lockFile string, err error) error {
+	var le *install.LockedError
+	switch {
+	case errors.Is(err, tiers.ErrRefused):
+		return withCode(exitTrust, err)
+	case errors.As(err, &le):
+		return withCode(exitFailure, err)
+	case errors.Is(err, install.ErrEdited):
+		return withCode(exitFailure, err)
+	}
+	return lockExit(m, lockFile, err)
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/spf13/cobra"
+)
+
+type lockFlags struct {
+	regFlags
+	manifest string
+	lock     string
+	from     string
+	frozen   bool
+}
+
+type lockJSON struct {
+	Lock    string          `json:"lock"`
+	Changed bool            `json:"changed"`
+	Written bool            `json:"written"`
+	Skills  []lockSkillJSON `json:"skills"`
+}
+
+type lockSkillJSON struct {
+	Name         string            `json:"name"`
+	Version      string            `json:"version"`
+	Source       string            `json:"source"`
+	Digest       string            `json:"digest"`
+	Tree         string            `json:"tree,omitempty"`
+	Dependencies map[string]string `json:"dependencies,omitempty"`
+	Requested    string            `json:"requested,omitempty"`
+}
+
+func newLockCmd(g *globals) *cobra.Command {
+	var f lockFlags
+	c := &cobra.Command{
+		Use:   "lock",
+		Short: "Resolve skills.yaml and write skills.lock without installing",
+		Long: `Lock resolves what the project manifest asks for and writes the lockfile,
+installing nothing. The manifest is skills.yaml (or, when there is none, a
+GAIA agent's gaia-agent.yaml):
+
+  registry: ghcr.io/acme/skills   # default source of bare names (optional)
+  host: claude                    # where install puts skills (optional)
+  skills:
+    fix: ^1
+    ghcr.io/other/skills/lint: ~1.4
+
+Bare names are looked up in --from, else the manifest's registry, else the
+embedded registry. A dependency written without a registry lives in the
+namespace of the skill that needs it, never in another registry. Only
+manifests are read (their annotations), never layers, and what was read is
+cached by digest.
+
+Versions already in skills.lock are kept while they still satisfy every
+requirement; otherwise the newest allowed version is chosen. The lock lists
+every skill with its version, repository, manifest digest, tree hash and
+the versions of its dependencies; it is rewritten only when it changes.
+
+--frozen changes nothing: it fails when the lock does not satisfy the
+manifest or resolving again would change it, naming each difference (for
+CI and reproducible installs).
+
+Exit status: 2 when the manifest, the lock or a flag is malformed; 4 when no
+set of versions satisfies the manifest (the explanation says why) or, with
+--frozen, when the lock is out of date; 6 when a registry fails after
+retries.`,
+		Example: `  skillpm lock
+  skillpm lock --frozen
+  skillpm lock --from localhost:5000/skills --plain-http
+  skillpm lock --manifest agents/gaia-agent.yaml --lock agents/skills.lock`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runLock(c, g, &f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
+	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)")
+	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
+	f.addPlainHTTP(c)
+	return c
+}
+
+// lockPaths picks the manifest and lock files.
+func lockPaths(f *lockFlags) (manifest, lock string) {
+	manifest = f.manifest
+	if manifest == "" {
+		manifest = resolve.ManifestFile
+		if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(resolve.AgentManifestFile); err == nil {
+				manifest = resolve.AgentManifestFile
+			}
+		}
+	}
+	lock = f.lock
+	if lock == "" {
+		lock = filepath.Join(filepath.Dir(manifest), resolve.LockFile)
+	}
+	return manifest, lock
+}
+
+func runLock(c *cobra.Command, g *globals, f *lockFlags) error {
+	ctx := c.Context()
+	mpath, lpath := lockPaths(f)
+	m, err := resolve.ReadManifest(ctx, mpath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return withCode(exitUsage, fmt.Errorf("no %s here: write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
+	}
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	ns, err := m.Namespace(f.from)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	prev, err := resolve.ReadLockfile(ctx, lpath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		prev = nil
+	case err != nil:
+		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
+	}
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	graph, err := registry.NewGraph(client, ns)
+	if err != nil {
+		return regExit(err)
+	}
+	next, err := resolve.Lock(ctx, graph, m, prev, resolve.LockOptions{
+		Frozen: f.frozen,
+		Warn: func(msg string) {
+			fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", msg)
+		},
+	})
+	if err != nil {
+		return lockExit(m, lpath, err)
+	}
+	data, err := next.Marshal()
+	if err != nil {
+		return err
+	}
+	var old []byte
+	if prev != nil {
+		old, _ = os.ReadFile(lpath)
+	}
+	changed := !bytes.Equal(old, data)
+	written := false
+	if changed && !f.frozen {
+		if err := resolve.WriteLockfile(ctx, lpath, next); err != nil {
+			return err
+		}
+		written = true
+	}
+	if g.json() {
+		j := lockJSON{Lock: lpath, Changed: changed, Written: written, Skills: []lockSkillJSON{}}
+		for _, s := range next.Skills {
+			j.Skills = append(j.Skills, lockSkillJSON{Name: s.Name, Version: s.Version, Source: s.Source, Digest: s.Digest,
+				Tree: s.Tree, Dependencies: s.Dependencies, Requested: s.Requested})
+		}
+		return writeJSON(g.stdout, j)
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	for _, s := range next.Skills {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Version, shortDigest(s.Digest))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !g.quiet {
+		n := plural(len(next.Skills), "skill")
+		switch {
+		case written:
+			fmt.Fprintf(g.stderr, "wrote %s: %s\n", lpath, n)
+		default:
+			fmt.Fprintf(g.stderr, "%s is up to date: %s\n", lpath, n)
+		}
+	}
+	return nil
+}
+
+// lockExit maps resolution failures to exit codes.
+func lockExit(m *resolve.Manifest, lpath string, err error) error {
+	var nse *resolve.NoSolutionError
+	var stale *resolve.StaleError
+	switch {
+	case errors.As(err, &nse):
+		return withCode(exitResolution, fmt.Errorf("no set of versions satisfies %s:\n\n%s", m.File, nse.Explanation))
+	case errors.As(err, &stale):
+		stale.Lock = lpath
+		return withCode(exitResolution, err)
+	case errors.Is(err, resolve.ErrNameConflict):
+		return withCode(exitResolution, err)
+	case errors.Is(err, resolve.ErrInvalidManifest), errors.Is(err, resolve.ErrInvalidName):
+		return withCode(exitUsage, err)
+	}
+	return regExit(err)
+}
+
+// shortDigest returns "sha256:" and the first 12 hex digits.
+func shortDigest(d string) string {
+	if len(d) > len("sha256:")+12 {
+		return d[:len("sha256:")+12]
+	}
+	return d
+}

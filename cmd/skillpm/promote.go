@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/skillpm/skillpm/tiers"
+	"github.com/spf13/cobra"
+)
+
+type promoteFlags struct {
+	regFlags
+	signFlags
+	trust trustFlags
+}
+
+type promoteJSON struct {
+	*signedJSON
+	Policy   string         `json:"policy"`
+	Tier     string         `json:"tier"`
+	Decision tiers.Decision `json:"decision"`
+}
+
+func newPromoteCmd(g *globals) *cobra.Command {
+	var f promoteFlags
+	c := &cobra.Command{
+		Use:   "promote REF --key K",
+		Short: "Countersign a published skill version (the marketplace promotion)",
+		Long: `Promote is the marketplace's promotion step: an auditor countersigns the
+manifest digest of a published version with their own key (or keyless
+identity). It is skillpm sign with other words: the countersignature is one
+more signature attached to the same digest, and the skill's tier rises
+wherever the trust policy trusts the auditor (a policy with tier verified
+naming the auditor's key, say). Promote then shows the tier the effective
+policy (--policy FILE, else the search path) now gives.
+
+A promotion is for one digest: a new version is not promoted until it is
+countersigned again.`,
+		Example: `  skillpm promote web-research@1.0.0 --key auditor.key
+  skillpm promote ghcr.io/acme/skills/web-research@1.2.0 --key auditor.key --policy marketplace.yaml`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			// The policy first: an invalid one stops the promotion before
+			// anything is signed.
+			p, vopts, err := f.trust.load(ctx, g)
+			if err != nil {
+				return err
+			}
+			opts, err := f.options(ctx, g)
+			if err != nil {
+				return err
+			}
+			repo, m, err := resolveRef(ctx, g, &f.regFlags, args[0])
+			if err != nil {
+				return err
+			}
+			out, err := signAttach(ctx, repo, m.Descriptor, m.Metadata.Version, opts)
+			if err != nil {
+				return err
+			}
+			v, err := repo.VerifySkill(ctx, m, vopts)
+			if err != nil {
+				return regExit(err)
+			}
+			d := v.Decision
+			if g.json() {
+				return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: d.Effective, Decision: d})
+			}
+			printSigned(g.stdout, out, "countersigned")
+			fmt.Fprintf(g.stdout, "tier under %s: %s (attested %s, claimed %s)\n", policyName(p), d.Effective, d.Attested, d.Claimed)
+			for _, warn := range d.Warnings {
+				fmt.Fprintf(g.stderr, "warning: %s@%s: %s\n", out.Name, out.Version, warn)
+			}
+			if !trusts(p, out) {
+				fmt.Fprintf(g.stderr, "warning: the trust policy (%s) trusts no identity %s: this countersignature raises no tier until a policy names it\n", policyName(p), out.Signer)
+			}
+			return nil
+		},
+	}
+	f.signFlags.register(c, false)
+	// promote's --key is the signing key; the verification flags other
+	// than --key are shared with verify.
+	c.Flags().StringVar(&f.trust.policy, "policy", "", "show the tier under the trust policy in `FILE` instead of the search path's")
+	f.addRegistry(c)
+	f.addPlainHTTP(c)
+	return c
+}
+
+// trusts reports whether any identity of any rule of p matches the signer.
+func trusts(p *tiers.Policy, s *signedJSON) bool {
+	if p == nil {
+		return false
+	}
+	for _, r := range p.Rules {
+		for _, id := range r.Identities {
+			if id.Matches(s.Signer) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// regFlags are the flags the registry commands (publish, info, pull,
+// login, pack) share.
+type regFlags struct {
+	plainHTTP bool
+	registry  string
+	pre       bool
+}
+
+// addPlainHTTP registers --plain-http.
+func (f *regFlags) addPlainHTTP(c *cobra.Command) {
+	c.Flags().BoolVar(&f.plainHTTP, "plain-http", false, "talk plain HTTP to a loopback registry (localhost, 127.0.0.1, ::1)")
+}
+
+// addRegistry registers --registry (the source of bare names) and --pre.
+func (f *regFlags) addRegistry(c *cobra.Command) {
+	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` for bare names: a registry namespace (ghcr.io/acme/skills) or oci-layout:DIR; default the embedded registry")
+	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges and the newest-version pick match pre-releases")
+}
+
+// regClient returns a registry client with progress on a terminal.
+func regClient(g *globals, f *regFlags) (*registry.Client, error) {
+	c, err := registry.New(registry.Options{PlainHTTP: f.plainHTTP, Progress: regProgress(g), UserAgent: "skillpm/" + skillpmVersion()})
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	return c, nil
+}
+
+// regDefaultSource returns the source of bare names: --registry, else the
+// embedded registry.
+func regDefaultSource(c *registry.Client, f *regFlags) (registry.Source, error) {
+	spec, err := registry.ParseSource(f.registry)
+	if err != nil {
+		return nil, withCode(exitUsage, fmt.Errorf("--registry: %w", err))
+	}
+	src, err := c.OpenSource(spec)
+	return src, regExit(err)
+}
+
+// regExit maps registry errors to exit codes: 2 for references and
+// options, 3 for invalid skills, 4 for what does not exist, 6 for registry
+// and network failures (after retries) and content that fails
+// verification, 1 otherwise.
+func regExit(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, registry.ErrInvalidRef), errors.Is(err, registry.ErrPlainHTTP), errors.Is(err, registry.ErrInvalidOptions):
+		return withCode(exitUsage, err)
+	case errors.Is(err, skill.ErrInvalid):
+		return withCode(exitValidation, err)
+	case errors.Is(err, registry.ErrNotFound):
+		return withCode(exitResolution, err)
+	case errors.Is(err, registry.ErrRegistry), errors.Is(err, registry.ErrDigestMismatch), errors.Is(err, registry.ErrTreeMismatch):
+		return withCode(exitRegistry, err)
+	}
+	return err
+}
+
+// regProgress shows bytes per blob on stderr when it is a terminal and
+// --quiet is off; otherwise it returns nil and nothing is printed.
+func regProgress(g *globals) registry.ProgressFunc {
+	f, ok := g.stderr.(*os.File)
+	if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(p registry.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		short := p.Descriptor.Digest.Encoded()
+		if len(short) > 12 {
+			short = short[:12]
+		}
+		line := fmt.Sprintf("%s %-32s %s %s", p.Op, p.Title, short, regBytes(p.Bytes)+" / "+regBytes(p.Descriptor.Size))
+		switch p.State {
+		case registry.ProgressStarted, registry.ProgressRunning:
+			fmt.Fprintf(f, "\r\033[K%s", line)
+		case registry.ProgressDone:
+			fmt.Fprintf(f, "\r\033[K%s done\n", line)
+		case registry.ProgressSkipped:
+			fmt.Fprintf(f, "\r\033[K%s %-32s %s already there\n", p.Op, p.Title, short)
+		}
+	}
+}
+
+// regBytes formats a byte count for people.
+func regBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// regBuild builds the artifact of dir, printing validation diagnostics
+// (warnings included) on stderr. An invalid skill exits 3.
+func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.Artifact, error) {
+	created, err := registry.SourceDateEpoch(os.Getenv)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	a, err := registry.Build(c.Context(), dir, registry.BuildOptions{Created: created, NoVCS: noVCS})
+	if err != nil {
+		var ve *skill.ValidationError
+		if errors.As(err, &ve) {
+			printDiagnostics(g.stderr, ve.Diagnostics)
+			return nil, withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
+		}
+		return nil, regExit(err)
+	}
+	if !g.quiet {
+		printDiagnostics(g.stderr, a.Diagnostics)
+	}
+	return a, nil
+}
+
+type publishFlags struct {
+	regFlags
+	to    string
+	force bool
+	noVCS bool
+	sign  signFlags
+}
+
+type publishJSON struct {
+	Name       string      `json:"name"`
+	Version    string      `json:"version"`
+	Repository string      `json:"repository"`
+	Tag        string      `json:"tag"`
+	Digest     string      `json:"digest"`
+	Tree       string      `json:"tree"`
+	Unchanged  bool        `json:"unchanged"`
+	Replaced   string      `json:"replaced,omitempty"`
+	Signature  *signedJSON `json:"signature,omitempty"`
+}
+
+func newPublishCmd(g *globals) *cobra.Command {
+	var f publishFlags
+	c := &cobra.Command{
+		Use:   "publish DIR",
+		Short: "Validate, pack and push a skill",
+		Long: `Publish validates the skill in DIR strictly (a version is required; 0.0.0
+never publishes), packs it reproducibly and pushes it as an OCI artifact,
+tagged with its version, to SOURCE: a registry namespace
+(ghcr.io/acme/skills, localhost:5000/skills) or oci-layout:DIR. Without --to
+it goes to the embedded registry ($XDG_DATA_HOME/skillpm/registry).
+
+Published versions are immutable: the same version with other content is
+refused (--force overwrites, for private registries, and says what it
+replaced); the same content again changes nothing. Credentials come from
+Docker's config and credential helpers (skillpm login). When DIR is in a git
+checkout, the origin URL and commit are recorded; SOURCE_DATE_EPOCH sets the
+created time. --sign with --key K or --keyless signs the published version
+(see skillpm sign); a wrong passphrase stops the publish before any push.
+
+Exit status: 3 when the skill is invalid, 6 when the registry fails after
+retries.`,
+		Example: `  skillpm publish ./web-research
+  skillpm publish ./web-research --to ghcr.io/acme/skills
+  skillpm publish ./web-research --to localhost:5000/skills --plain-http
+  skillpm publish ./web-research --to oci-layout:./bundle
+  skillpm publish ./web-research --sign --key skillpm.key`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runPublish(c, g, &f, args[0])
+		},
+	}
+	c.Flags().StringVar(&f.to, "to", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the embedded registry)")
+	c.Flags().BoolVar(&f.force, "force", false, "overwrite a version already published with other content")
+	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
+	f.addPlainHTTP(c)
+	f.sign.register(c, true)
+	return c
+}
+
+func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
+	spec, err := registry.ParseSource(f.to)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("--to: %w", err))
+	}
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	src, err := client.OpenSource(spec)
+	if err != nil {
+		return regExit(err)
+	}
+	signOpts, err := f.sign.publishOptions(c.Context(), g)
+	if err != nil {
+		return err
+	}
+	a, err := regBuild(c, g, dir, f.noVCS)
+	if err != nil {
+		return err
+	}
+	res, err := client.Publish(c.Context(), src, a, registry.PublishOptions{Force: f.force})
+	if err != nil {
+		return regExit(err)
+	}
+	sig, err := publishSign(c.Context(), client, src, a, res, signOpts)
+	if err != nil {
+		return err
+	}
+	name, version := a.Skill.Name, a.Skill.Version
+	if g.json() {
+		j := publishJSON{Name: name, Version: version, Repository: res.Location.String(), Tag: res.Tag,
+			Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged, Signature: sig}
+		if res.Replaced != nil {
+			j.Replaced = res.Replaced.Digest.String()
+		}
+		return writeJSON(g.stdout, j)
+	}
+	switch {
+	case res.Unchanged:
+		fmt.Fprintf(g.stdout, "%s@%s is already published to %s as %s; nothing to do\n", name, version, res.Location, res.Descriptor.Digest)
+	case res.Replaced != nil:
+		fmt.Fprintf(g.stdout, "published %s@%s to %s as %s, replacing %s (--force)\n", name, version, res.Location, res.Descriptor.Digest, res.Replaced.Digest)
+	default:
+		fmt.Fprintf(g.stdout, "published %s@%s to %s as %s\n", name, version, res.Location, res.Descriptor.Digest)
+	}
+	if sig != nil {
+		printSigned(g.stdout, sig, "signed")
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"crypto"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
+	"github.com/spf13/cobra"
+)
+
+// trustFlags are the flags that choose the trust policy and material:
+// verify and promote.
+type trustFlags struct {
+	policy         string
+	keys           []string
+	publicGoodRoot string
+}
+
+func (f *trustFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.policy, "policy", "", "use the trust policy in `FILE` instead of the search path")
+	c.Flags().StringArrayVar(&f.keys, "key", nil, "also trust the public key in `FILE` (repeatable); the policy still decides the tier its signatures earn")
+	c.Flags().StringVar(&f.publicGoodRoot, "public-good-root", "", "a newer public-good Sigstore trusted_root.json `FILE` to use instead of the embedded one")
+}
+
+// load returns the effective policy and the trust material it names, plus
+// --key and the public-good root.
+func (f *trustFlags) load(ctx context.Context, g *globals) (*tiers.Policy, registry.VerifyOptions, error) {
+	p, err := tiers.LoadEffective(ctx, f.policy, os.Getenv)
+	if err != nil {
+		return nil, registry.VerifyOptions{}, policyLoadError(g, err)
+	}
+	var keys []crypto.PublicKey
+	for _, path := range f.keys {
+		data, err := readBounded(path)
+		if err != nil {
+			return nil, registry.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key: %w", err))
+		}
+		k, err := sign.LoadPublicKey(data)
+		if err != nil {
+			return nil, registry.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
+		}
+		keys = append(keys, k)
+	}
+	trust, err := registry.PolicyTrust(ctx, p, registry.TrustOptions{PublicGoodRoot: f.publicGoodRoot, Keys: keys})
+	if err != nil {
+		return nil, registry.VerifyOptions{}, err
+	}
+	return p, registry.VerifyOptions{Trust: trust, Policy: p}, nil
+}
+
+type verifyFlags struct {
+	regFlags
+	trustFlags
+	minTier string
+}
+
+type verifySigJSON struct {
+	Referrer string         `json:"referrer"`
+	Created  string         `json:"created,omitempty"`
+	Verified bool           `json:"verified"`
+	Signer   *sign.Identity `json:"signer,omitempty"`
+	Error    string         `json:"error,omitempty"`
+}
+
+type verifyJSON struct {
+	Name       string          `json:"name"`
+	Version    string          `json:"version"`
+	Repository string          `json:"repository"`
+	Digest     string          `json:"digest"`
+	Policy     string          `json:"policy"`
+	Signatures []verifySigJSON `json:"signatures"`
+	Signers    []sign.Identity `json:"signers"`
+	Verified   int             `json:"verified"`
+	Failed     int             `json:"failed"`
+	Tier       string          `json:"tier"`
+	MinTier    string          `json:"minTier,omitempty"`
+	Decision   tiers.Decision  `json:"decision"`
+}
+
+func newVerifyCmd(g *globals) *cobra.Command {
+	var f verifyFlags
+	c := &cobra.Command{
+		Use:   "verify REF",
+		Short: "Verify a skill's signatures and show the tier the trust policy gives",
+		Long: `Verify reads every signature attached to a published skill version (OCI
+referrers in cosign's format: skillpm's and cosign's alike), verifies each
+against the manifest digest with the trust material: the public keys the
+trust policy names, its trusted roots, the public-good Sigstore root embedded
+in skillpm, and --key. It prints the verified signers, every signature that
+failed and why (a failed signature never counts), which policy matched, and
+the tier: the lower of what the policy attests and what the skill claims.
+
+The policy is --policy FILE, else $XDG_CONFIG_HOME/skillpm/policy.yaml, else
+/etc/skillpm/policy.yaml, else the built-in default (everything
+experimental). A policy identity given only as keyFingerprint needs its key
+with --key: a key signature does not carry its public key.
+
+--output json prints one document: name, version, repository, digest, policy
+(the file, or "built-in default"), signatures (each: referrer, created,
+verified, signer or error), signers, verified, failed, tier, minTier, and the
+decision (repository as policies match it, claimed, attested, effective,
+policy, scope, signer, identity, warnings, why).
+
+Exit status: 0 when at least one signature verifies (whatever the tier);
+5 when none does, or when the tier is below --min-tier.`,
+		Example: `  skillpm verify web-research@1.0.0
+  skillpm verify web-research@1.0.0 --min-tier verified
+  skillpm verify ghcr.io/acme/skills/web-research@^1 --output json
+  skillpm verify localhost:5000/skills/web-research@1.0.0 --plain-http --key cosign.pub`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runVerify(c, g, &f, args[0])
+		},
+	}
+	c.Flags().StringVar(&f.minTier, "min-tier", "", "exit 5 unless the skill's effective tier is at least `TIER` (experimental, community, verified)")
+	f.trustFlags.register(c)
+	f.addRegistry(c)
+	f.addPlainHTTP(c)
+	return c
+}
+
+func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
+	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
+		return withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
+	}
+	ctx := c.Context()
+	p, opts, err := f.trustFlags.load(ctx, g)
+	if err != nil {
+		return err
+	}
+	repo, m, err := resolveRef(ctx, g, &f.regFlags, arg)
+	if err != nil {
+		return err
+	}
+	v, err := repo.VerifySkill(ctx, m, opts)
+	if err != nil {
+		return regExit(err)
+	}
+	at := m.Metadata.Name + "@" + m.Metadata.Version
+	var refusal error
+	d := v.Decision
+	switch {
+	case len(v.Checks) == 0:
+		refusal = fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg)
+	case len(v.Signers) == 0:
+		refusal = fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(v.Checks), "signature"))
+	case f.minTier != "" && tiers.Rank(d.Effective) < tiers.Rank(f.minTier):
+		refusal = fmt.Errorf("%s is %s, below --min-tier %s", at, d.Effective, f.minTier)
+	}
+	for _, warn := range d.Warnings {
+		fmt.Fprintf(g.stderr, "warning: %s: %s\n", at, warn)
+	}
+	if g.json() {
+		if err := writeJSON(g.stdout, verifyDoc(p, repo, m, v, f.minTier)); err != nil {
+			return err
+		}
+	} else {
+		printVerification(g.stdout, p, repo, m, v)
+	}
+	if refusal != nil {
+		return withCode(exitTrust, refusal)
+	}
+	return nil
+}
+
+func policyName(p *tiers.Policy) string {
+	if p.IsDefault() {
+		return "built-in default"
+	}
+	return p.Source
+}
+
+func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *registry.Verification, minTier string) verifyJSON {
+	j := verifyJSON{Name: m.Metadata.Name, Version: m.Metadata.Version, Repository: repo.Location().String(),
+		Digest: m.Descriptor.Digest.String(), Policy: policyName(p), Signatures: []verifySigJSON{}, Signers: v.Signers,
+		Verified: v.Verified(), Failed: len(v.Failures()), Tier: v.Decision.Effective, MinTier: minTier, Decision: v.Decision}
+	if j.Signers == nil {
+		j.Signers = []sign.Identity{}
+	}
+	for _, ch := range v.Checks {
+		s := verifySigJSON{Referrer: ch.Referrer.Digest.String(), Created: ch.Created, Verified: ch.Err == nil, Signer: ch.Signer}
+		if ch.Err != nil {
+			s.Error = ch.Err.Error()
+		}
+		j.Signatures = append(j.Signatures, s)
+	}
+	return j
+}
+
+func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *registry.Verification) {
+	d := v.Decision
+	fmt.Fprintf(w, "%s %s\n", m.Metadata.Name, m.Metadata.Version)
+	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", val) }
+	if loc := repo.Location().String(); loc != v.Repository {
+		row("repository", loc+" (policies match it as "+v.Repository+")")
+	} else {
+		row("repository", loc)
+	}
+	row("digest", m.Descriptor.Digest.String())
+	row("signatures", fmt.Sprintf("%d verified, %d failed", v.Verified(), len(v.Failures())))
+	for _, ch := range v.Checks {
+		when := ""
+		if ch.Created != "" {
+			when = ", created " + ch.Created
+		}
+		if ch.Err == nil {
+			fmt.Fprintf(w, "    verified  %s (signature %s%s)\n", ch.Signer, ch.Referrer.Digest, when)
+		} else {
+			fmt.Fprintf(w, "    FAILED    signature %s%s: %v\n", ch.Referrer.Digest, when, ch.Err)
+		}
+	}
+	row("trust policy", policyName(p))
+	if d.Policy != "" {
+		row("matched", fmt.Sprintf("policy %s (scope %s), signer %s", d.Policy, d.Scope, d.Signer))
+	} else {
+		row("matched", "no policy")
+	}
+	row("tier", fmt.Sprintf("%s (attested %s, claimed %s)", d.Effective, d.Attested, d.Claimed))
+	fmt.Fprintln(w, "  why:")
+	for _, why := range d.Why {
+		fmt.Fprintf(w, "    - %s\n", strings.TrimSpace(why))
+	}
+}

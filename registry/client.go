@@ -1,0 +1,313 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/retry"
+)
+
+// Timeouts bound remote requests. There is no total timeout per request:
+// a large blob on a slow link is fine as long as bytes keep moving.
+type Timeouts struct {
+	// Dial bounds opening a TCP connection.
+	Dial time.Duration
+	// TLSHandshake bounds the TLS handshake.
+	TLSHandshake time.Duration
+	// Stall abandons a request when no byte moves for this long, waiting
+	// for response headers included.
+	Stall time.Duration
+}
+
+// DefaultTimeouts returns 30s to dial, 15s for TLS, and 60s of stall.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{Dial: 30 * time.Second, TLSHandshake: 15 * time.Second, Stall: 60 * time.Second}
+}
+
+// Limits bound what is fetched, checked against a descriptor's size before
+// any byte is downloaded.
+type Limits struct {
+	// MaxManifestBytes bounds a manifest.
+	MaxManifestBytes int64
+	// MaxConfigBytes bounds a config blob.
+	MaxConfigBytes int64
+	// MaxLayerBytes bounds a layer (compressed).
+	MaxLayerBytes int64
+}
+
+// DefaultLimits returns 4 MiB for manifests and configs and 1 GiB for a
+// layer, the archive's own bound on a skill's files.
+func DefaultLimits() Limits {
+	return Limits{MaxManifestBytes: 4 << 20, MaxConfigBytes: 4 << 20, MaxLayerBytes: 1 << 30}
+}
+
+// Options configures a [Client]. The zero value is ready to use: Docker's
+// credentials, the default cache and embedded registry directories,
+// default retries, timeouts and limits, HTTPS everywhere.
+type Options struct {
+	// CacheDir is the content cache; "" means [DefaultCacheDir].
+	CacheDir string
+	// EmbeddedDir is the embedded registry; "" means [DefaultEmbeddedDir].
+	EmbeddedDir string
+	// PlainHTTP talks plain HTTP to loopback registries (localhost,
+	// 127.0.0.0/8, ::1). Asking for another host is ErrPlainHTTP.
+	PlainHTTP bool
+	// PlainHTTPHosts are hosts ("host:port") to reach over plain HTTP
+	// whatever PlainHTTP says: the config's explicit list.
+	PlainHTTPHosts []string
+	// Credentials is where registry credentials are read and stored; nil
+	// means Docker's config ($DOCKER_CONFIG/config.json, else
+	// ~/.docker/config.json) and its credential helpers.
+	Credentials credentials.Store
+	// Retry bounds retries; the zero value means DefaultRetryPolicy.
+	Retry RetryPolicy
+	// Timeouts bound requests; zero fields take DefaultTimeouts' values.
+	Timeouts Timeouts
+	// Limits bound fetched content; zero fields take DefaultLimits' values.
+	Limits Limits
+	// Transport is the HTTP transport under retries and stall detection;
+	// nil means a new http.Transport honouring the proxy environment.
+	Transport http.RoundTripper
+	// UserAgent is sent with every request; "" means "skillpm".
+	UserAgent string
+	// Progress, when set, receives transfer progress: every blob of a push,
+	// the layer of a pull. It is called from the goroutines doing the
+	// transfers, possibly concurrently.
+	Progress ProgressFunc
+}
+
+// Validate reports options New would refuse.
+func (o Options) Validate() error {
+	if o.Retry != (RetryPolicy{}) {
+		if err := o.Retry.validate(); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidOptions, err)
+		}
+	}
+	t := o.Timeouts
+	if t.Dial < 0 || t.TLSHandshake < 0 || t.Stall < 0 {
+		return fmt.Errorf("%w: Timeouts must not be negative", ErrInvalidOptions)
+	}
+	l := o.Limits
+	if l.MaxManifestBytes < 0 || l.MaxConfigBytes < 0 || l.MaxLayerBytes < 0 {
+		return fmt.Errorf("%w: Limits must not be negative", ErrInvalidOptions)
+	}
+	return nil
+}
+
+func (o Options) resolved() Options {
+	if o.Retry == (RetryPolicy{}) {
+		o.Retry = DefaultRetryPolicy()
+	}
+	dt, dl := DefaultTimeouts(), DefaultLimits()
+	def := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&o.Timeouts.Dial, dt.Dial)
+	def(&o.Timeouts.TLSHandshake, dt.TLSHandshake)
+	def(&o.Timeouts.Stall, dt.Stall)
+	defn := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defn(&o.Limits.MaxManifestBytes, dl.MaxManifestBytes)
+	defn(&o.Limits.MaxConfigBytes, dl.MaxConfigBytes)
+	defn(&o.Limits.MaxLayerBytes, dl.MaxLayerBytes)
+	if o.UserAgent == "" {
+		o.UserAgent = "skillpm"
+	}
+	return o
+}
+
+// DefaultCacheDir returns $SKILLPM_CACHE, else $XDG_CACHE_HOME/skillpm,
+// else the platform's user cache directory plus /skillpm.
+func DefaultCacheDir() (string, error) {
+	if d := os.Getenv("SKILLPM_CACHE"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "skillpm"), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory: set SKILLPM_CACHE or XDG_CACHE_HOME: %w", err)
+	}
+	return filepath.Join(d, "skillpm"), nil
+}
+
+// DefaultEmbeddedDir returns $XDG_DATA_HOME/skillpm/registry, else
+// ~/.local/share/skillpm/registry.
+func DefaultEmbeddedDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "skillpm", "registry"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no data directory: set XDG_DATA_HOME: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "skillpm", "registry"), nil
+}
+
+// Client publishes, lists, resolves and pulls skills. It is safe for
+// concurrent use; share one per process so that its connection pool, auth
+// tokens and in-memory metadata cache are shared.
+type Client struct {
+	opts  Options
+	cache *cache
+	http  *auth.Client
+
+	credOnce sync.Once
+	cred     credentials.Store
+	credErr  error
+
+	mu        sync.Mutex
+	tags      map[string][]string           // repository -> tags
+	resolved  map[string]ocispec.Descriptor // repository:tag -> manifest
+	manifests map[digest.Digest]*Manifest   // parsed, by digest
+	layouts   map[string]ReadStorage        // open layout stores, by path
+}
+
+// New returns a Client. It creates nothing on disk until content is
+// fetched or published.
+func New(opts Options) (*Client, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.resolved()
+	if opts.CacheDir == "" {
+		d, err := DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		opts.CacheDir = d
+	}
+	if opts.EmbeddedDir == "" {
+		d, err := DefaultEmbeddedDir()
+		if err != nil {
+			return nil, err
+		}
+		opts.EmbeddedDir = d
+	}
+	c := &Client{
+		opts:      opts,
+		cache:     &cache{dir: opts.CacheDir},
+		tags:      map[string][]string{},
+		resolved:  map[string]ocispec.Descriptor{},
+		manifests: map[digest.Digest]*Manifest{},
+		layouts:   map[string]ReadStorage{},
+	}
+	base := opts.Transport
+	if base == nil {
+		base = &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: opts.Timeouts.Dial, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   opts.Timeouts.TLSHandshake,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          100,
+			MaxIdleConnsPerHost:   32,
+			IdleConnTimeout:       90 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		}
+	}
+	policy := opts.Retry.orasPolicy()
+	hc := &http.Client{Transport: &retry.Transport{
+		Base:   &stallTransport{base: base, timeout: opts.Timeouts.Stall},
+		Policy: func() retry.Policy { return policy },
+	}}
+	c.http = &auth.Client{
+		Client:     hc,
+		Header:     http.Header{"User-Agent": {opts.UserAgent}},
+		Credential: c.credential,
+		Cache:      auth.NewCache(),
+	}
+	return c, nil
+}
+
+// credentialStore returns the configured store, opening Docker's on first
+// use so that anonymous work never fails over a broken Docker config.
+func (c *Client) credentialStore() (credentials.Store, error) {
+	c.credOnce.Do(func() {
+		if c.opts.Credentials != nil {
+			c.cred = c.opts.Credentials
+			return
+		}
+		s, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true})
+		if err != nil {
+			c.credErr = fmt.Errorf("reading Docker credentials config: %w", err)
+			return
+		}
+		c.cred = s
+	})
+	return c.cred, c.credErr
+}
+
+func (c *Client) credential(ctx context.Context, hostport string) (auth.Credential, error) {
+	s, err := c.credentialStore()
+	if err != nil {
+		return auth.EmptyCredential, err
+	}
+	return credentials.Credential(s)(ctx, hostport)
+}
+
+// plainHTTP decides the scheme for host, refusing plain HTTP for a host
+// that is neither loopback nor explicitly listed.
+func (c *Client) plainHTTP(host string) (bool, error) {
+	for _, h := range c.opts.PlainHTTPHosts {
+		if strings.EqualFold(h, host) {
+			return true, nil
+		}
+	}
+	if !c.opts.PlainHTTP {
+		return false, nil
+	}
+	if !IsLoopback(host) {
+		return false, fmt.Errorf("%w: %s is not loopback (localhost, 127.0.0.0/8, ::1); list it in the config's plain-HTTP hosts if you really mean it", ErrPlainHTTP, host)
+	}
+	return true, nil
+}
+
+// IsLoopback reports whether a registry host ("host" or "host:port")
+// names this machine: localhost or a loopback address.
+func IsLoopback(host string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
+}
+
+// forget drops what the client remembers about a repository's tags, after
+// a publish changed them.
+func (c *Client) forget(repo string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.tags, repo)
+	for k := range c.resolved {
+		if strings.HasPrefix(k, repo+":") {
+			delete(c.resolved, k)
+		}
+	}
+}
+
+// lockRetry is how often a layout lock is retried while another
+// skillpm holds it.
+const lockRetry = 50 * time.Millisecond

@@ -1,0 +1,26 @@
+// Package registry maps skills to OCI artifacts and moves them between
+// directories, OCI image layouts and OCI registries.
+//
+// The artifact is exactly what artifact.md specifies: an OCI image manifest
+// with artifactType [ArtifactType], the frontmatter's canonical JSON as its
+// config, one reproducible tar+gzip layer, and annotations that carry what a
+// resolver needs (dependencies, tier, permissions) so that resolution never
+// downloads a layer. [Build] makes it; [Client.Publish] pushes it.
+//
+// References ([ParseRef]) name a skill in the default source, in a remote
+// registry, in a directory of OCI layouts, or a local directory. Sources
+// ([Source]) are remote registry namespaces ([Client.Remote]) and
+// directories holding one OCI layout per skill ([Client.Layout]), of which
+// the embedded default registry under $XDG_DATA_HOME/skillpm/registry is
+// one.
+//
+// Everything fetched goes through a content-addressed cache
+// ($XDG_CACHE_HOME/skillpm, SKILLPM_CACHE overrides): every byte is checked
+// against its digest and no read goes past the descriptor's size. Remote
+// requests are retried with backoff on 5xx, 429 and dropped connections,
+// and a transfer that stalls is abandoned; a blob that does not match its
+// digest is a [*DigestMismatchError], never retried.
+//
+// Nothing here prints or keeps package-level state; progress is reported
+// through [Options.Progress].
+package registry

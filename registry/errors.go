@@ -1,0 +1,127 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Errors returned by this package wrap one of these, so
+// callers classify them with errors.Is; the typed errors below carry the
+// fields a message needs.
+var (
+	// ErrInvalidRef reports a reference or source that does not parse.
+	ErrInvalidRef = errors.New("invalid reference")
+
+	// ErrNotFound reports a repository, version, tag or blob that does not
+	// exist, or a range that no published version satisfies.
+	ErrNotFound = errors.New("not found")
+
+	// ErrImmutable reports an attempt to publish a version that is already
+	// published with another digest. See [*ImmutableError].
+	ErrImmutable = errors.New("published versions are immutable")
+
+	// ErrDigestMismatch reports content whose bytes do not match the digest
+	// (or size) that named it. See [*DigestMismatchError].
+	ErrDigestMismatch = errors.New("content does not match its digest")
+
+	// ErrTreeMismatch reports an unpacked layer whose tree hash differs from
+	// the manifest's dev.skillpm.skill.tree annotation.
+	ErrTreeMismatch = errors.New("unpacked files do not match the manifest's tree hash")
+
+	// ErrNotSkill reports a manifest that is not a skill artifact (another
+	// artifactType and config media type).
+	ErrNotSkill = errors.New("not a skill artifact")
+
+	// ErrInvalidArtifact reports a skill manifest that breaks the artifact
+	// contract: not one tar+gzip layer, malformed annotations, bad JSON.
+	ErrInvalidArtifact = errors.New("invalid skill artifact")
+
+	// ErrTooLarge reports a descriptor whose size exceeds the configured
+	// bound, refused before anything is downloaded.
+	ErrTooLarge = errors.New("content exceeds the size limit")
+
+	// ErrRegistry reports a registry or network failure that persisted
+	// after the retries. See [*RequestError].
+	ErrRegistry = errors.New("registry request failed")
+
+	// ErrUnauthorized reports a registry that refused the request for lack
+	// of (valid) credentials.
+	ErrUnauthorized = errors.New("registry refused the credentials")
+
+	// ErrPlainHTTP reports plain HTTP asked for a registry that is neither
+	// loopback nor listed in Options.PlainHTTPHosts.
+	ErrPlainHTTP = errors.New("plain HTTP is only for loopback registries")
+
+	// ErrInvalidOptions reports options that fail their own validation.
+	ErrInvalidOptions = errors.New("invalid options")
+)
+
+// DigestMismatchError names where content failed verification: which
+// registry and repository served it, and which digest it claimed.
+type DigestMismatchError struct {
+	// Registry is the registry host, or "oci-layout:DIR" for a layout.
+	Registry string
+	// Repository is the repository path within the registry.
+	Repository string
+	// Digest is the digest the content was fetched by.
+	Digest string
+	// Err is the verification failure (mismatched digest, trailing data,
+	// short content).
+	Err error
+}
+
+// Error implements error.
+func (e *DigestMismatchError) Error() string {
+	return fmt.Sprintf("registry %s, repository %s: blob %s does not match its digest (%v): the content was tampered with or corrupted; nothing was kept",
+		e.Registry, e.Repository, e.Digest, e.Err)
+}
+
+// Unwrap makes errors.Is(err, ErrDigestMismatch) true.
+func (e *DigestMismatchError) Unwrap() []error { return []error{ErrDigestMismatch, e.Err} }
+
+// ImmutableError reports that a version is already published with another
+// manifest digest.
+type ImmutableError struct {
+	// Repository is the repository reference.
+	Repository string
+	// Version is the version being published.
+	Version string
+	// Existing is the digest already published under the version's tag.
+	Existing string
+	// New is the digest that was refused.
+	New string
+}
+
+// Error implements error.
+func (e *ImmutableError) Error() string {
+	return fmt.Sprintf("%s@%s is already published as %s, and this build is %s: bump the version (published versions are immutable; --force overwrites on private registries)",
+		e.Repository, e.Version, e.Existing, e.New)
+}
+
+// Unwrap makes errors.Is(err, ErrImmutable) true.
+func (e *ImmutableError) Unwrap() error { return ErrImmutable }
+
+// RequestError is a registry or network failure of one operation, after
+// retries.
+type RequestError struct {
+	// Op is what was being done: "push", "pull", "list tags", "resolve".
+	Op string
+	// Registry is the registry host or "oci-layout:DIR".
+	Registry string
+	// Repository is the repository path, "" for registry-wide requests.
+	Repository string
+	// Err is the cause.
+	Err error
+}
+
+// Error implements error.
+func (e *RequestError) Error() string {
+	where := e.Registry
+	if e.Repository != "" {
+		where += ", repository " + e.Repository
+	}
+	return fmt.Sprintf("%s: registry %s: %v", e.Op, where, e.Err)
+}
+
+// Unwrap returns the cause and ErrRegistry, so errors.Is sees both.
+func (e *RequestError) Unwrap() []error { return []error{ErrRegistry, e.Err} }

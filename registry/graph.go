@@ -1,0 +1,121 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// Graph is what `skillpm lock` and install resolve against: every source
+// a project's skills reach, seen through [ResolverSource] (so it shares
+// the Client's caches: tags, tag to digest, and manifests by digest in
+// memory and on disk) under the solver names of a [resolve.Namespace].
+//
+// A bare name is a skill in the namespace's default source; a name with a
+// registry or layout in it is looked up there, and "embedded/NAME" in the
+// embedded registry. The dependencies of a version come back qualified:
+// a bare dependency lives in the namespace of the skill that needs it, so
+// a skill from ghcr.io/acme/skills needing "code" gets
+// ghcr.io/acme/skills/code and never a "code" from another registry.
+//
+// A repository that does not exist, or a name that cannot name one, is an
+// error wrapping both resolve.ErrNotFound (the solver then explains that
+// nothing provides it) and this package's error. Graph implements
+// resolve.Catalog; it is safe for concurrent use.
+type Graph struct {
+	ns       resolve.Namespace
+	def      ResolverSource
+	embedded ResolverSource
+}
+
+var _ resolve.Catalog = (*Graph)(nil)
+
+// NewGraph returns the Graph of namespace ns over c. Nothing is contacted
+// until a name is looked up.
+func NewGraph(c *Client, ns resolve.Namespace) (*Graph, error) {
+	var def Source
+	if ns.Default != "" && ns.Default != resolve.EmbeddedSource {
+		spec, err := ParseSource(ns.Default)
+		if err != nil {
+			return nil, err
+		}
+		if def, err = c.OpenSource(spec); err != nil {
+			return nil, err
+		}
+	}
+	return &Graph{ns: ns, def: ResolverSource{Client: c, Default: def}, embedded: ResolverSource{Client: c}}, nil
+}
+
+// Namespace returns the namespace of the Graph's names.
+func (g *Graph) Namespace() resolve.Namespace { return g.ns }
+
+// route returns the adapter and the name it understands for a solver name.
+func (g *Graph) route(key string) (ResolverSource, string) {
+	if rest, ok := strings.CutPrefix(key, resolve.EmbeddedSource+"/"); ok && !strings.Contains(rest, "/") {
+		return g.embedded, rest
+	}
+	return g.def, key
+}
+
+// notFound makes a missing repository or a name that cannot be one the
+// solver's "no versions" rather than a failed solve.
+func notFound(err error) error {
+	if err != nil && (errors.Is(err, ErrNotFound) || errors.Is(err, ErrInvalidRef)) && !errors.Is(err, resolve.ErrNotFound) {
+		return fmt.Errorf("%w: %w", resolve.ErrNotFound, err)
+	}
+	return err
+}
+
+// Versions returns every published version of the skill key names.
+func (g *Graph) Versions(ctx context.Context, key string) ([]*semver.Version, error) {
+	rs, name := g.route(key)
+	vs, err := rs.Versions(ctx, name)
+	return vs, notFound(err)
+}
+
+// Dependencies returns the requirements of version v of key, by solver
+// name. A dependency named twice (a bare name and its full reference)
+// gets both ranges.
+func (g *Graph) Dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
+	rs, name := g.route(key)
+	raw, err := rs.Dependencies(ctx, name, v)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(raw))
+	for dep, rng := range raw {
+		q, err := g.ns.Qualify(key, dep)
+		if err != nil {
+			// Left as written: looking it up fails, which rules this
+			// version out with the name in the explanation.
+			q = dep
+		}
+		if prev, ok := out[q]; ok && prev != rng {
+			if strings.Contains(prev, "||") || strings.Contains(rng, "||") {
+				return nil, fmt.Errorf("%s@%s: %w: dependency %s is required twice, as %q and %q", key, v, ErrInvalidArtifact, q, prev, rng)
+			}
+			rng = prev + ", " + rng
+		}
+		out[q] = rng
+	}
+	return out, nil
+}
+
+// Describe returns the manifest digest and tree hash of version v of key,
+// from the manifest alone.
+func (g *Graph) Describe(ctx context.Context, key string, v *semver.Version) (resolve.Artifact, error) {
+	rs, name := g.route(key)
+	r, err := rs.repo(name)
+	if err != nil {
+		return resolve.Artifact{}, err
+	}
+	m, err := r.Metadata(ctx, v)
+	if err != nil {
+		return resolve.Artifact{}, err
+	}
+	return resolve.Artifact{Digest: m.Descriptor.Digest.String(), Tree: m.Metadata.Tree}, nil
+}

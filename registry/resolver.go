@@ -1,0 +1,60 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// ResolverSource adapts a Client to the resolver's view of a source:
+// versions per name and dependencies per version, read from manifests
+// alone (never a layer) and cached by digest in the Client and the content
+// cache, so a repeated resolve makes no request for what it has seen.
+//
+// A name with a registry in it ("ghcr.io/acme/skills/web-research",
+// "oci-layout:DIR/x") is looked up there; a bare name in Default. Missing
+// skills and versions are errors wrapping ErrNotFound.
+type ResolverSource struct {
+	// Client does the work.
+	Client *Client
+	// Default is the source of bare names; nil means the embedded registry.
+	Default Source
+}
+
+func (s ResolverSource) repo(name string) (*Repository, error) {
+	ref, err := ParseRef(name)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Kind == KindDir || ref.Selector.Kind != SelectLatest {
+		return nil, fmt.Errorf("%w: %q: a dependency name is NAME or REGISTRY/NAMESPACE/NAME, without a version", ErrInvalidRef, name)
+	}
+	return s.Client.OpenRef(ref, s.Default)
+}
+
+// Versions returns every published version of name, oldest first,
+// pre-releases included (the resolver decides whether it wants them).
+func (s ResolverSource) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
+	r, err := s.repo(name)
+	if err != nil {
+		return nil, err
+	}
+	return r.Versions(ctx)
+}
+
+// Dependencies returns the ranges version v of name requires, by
+// dependency name, from its manifest's dev.skillpm.skill.requires
+// annotation. The map is the caller's to keep.
+func (s ResolverSource) Dependencies(ctx context.Context, name string, v *semver.Version) (map[string]string, error) {
+	r, err := s.repo(name)
+	if err != nil {
+		return nil, err
+	}
+	m, err := r.Metadata(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return maps.Clone(m.Metadata.Requires), nil
+}

@@ -1,0 +1,435 @@
+package resolve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Default file names of a project.
+const (
+	// ManifestFile is the project manifest: what the project wants.
+	ManifestFile = "skills.yaml"
+	// LockFile is the lockfile: what it got.
+	LockFile = "skills.lock"
+	// AgentManifestFile is a GAIA agent's manifest, whose skills: block
+	// is read as a project manifest.
+	AgentManifestFile = "gaia-agent.yaml"
+)
+
+// AnyRange is the range of a requirement written without one: any
+// release, the newest preferred.
+const AnyRange = "*"
+
+// Manifest is what a project wants: skills.yaml, or the skills: block of
+// a GAIA agent's gaia-agent.yaml (resolve-install.md, "Project manifest
+// and lockfile").
+type Manifest struct {
+	// File is the path the manifest was read from, for messages.
+	File string
+	// Dir is the directory relative oci-layout: paths are read against:
+	// the manifest's own; "" means the working directory.
+	Dir string
+	// Registry is the default source of bare names as written (a registry
+	// namespace or oci-layout:DIR); "" means none was written.
+	Registry string
+	// Host is where to install, as written; "" means none was written.
+	Host string
+	// Skills are the requirements, sorted by name.
+	Skills []Requirement
+}
+
+// Requirement is one skill a project asks for.
+type Requirement struct {
+	// Name is the skill as written: a bare name (in the default source) or
+	// a reference with its source ("ghcr.io/acme/skills/fix").
+	Name string
+	// Range is the Masterminds range as written; AnyRange when none was.
+	Range string
+	// Optional requirements (gaia-agent.yaml's required: false) are
+	// skipped, with a warning, when nothing can satisfy them.
+	Optional bool
+	// Line and Column locate the requirement in File.
+	Line, Column int
+}
+
+// Namespace returns the namespace this manifest's names are read in: the
+// default source is from when it is not "" (--from, read against the
+// working directory), else the manifest's registry (read against its
+// directory), else the embedded registry.
+func (m *Manifest) Namespace(from string) (Namespace, error) {
+	if from != "" {
+		d, err := CanonicalSource(from, "")
+		if err != nil {
+			return Namespace{}, fmt.Errorf("--from: %w", err)
+		}
+		return Namespace{Default: d, Dir: m.Dir}, nil
+	}
+	d, err := CanonicalSource(m.Registry, m.Dir)
+	if err != nil {
+		return Namespace{}, fmt.Errorf("%s: registry: %w", m.File, err)
+	}
+	return Namespace{Default: d, Dir: m.Dir}, nil
+}
+
+// ReadManifest reads a project manifest: a gaia-agent.yaml (by its file
+// name, .yml too) with [ParseAgentManifest], anything else with
+// [ParseManifest]. Its Dir is the file's directory.
+func ReadManifest(ctx context.Context, path string) (*Manifest, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	parse := ParseManifest
+	if b := filepath.Base(path); b == AgentManifestFile || b == "gaia-agent.yml" {
+		parse = ParseAgentManifest
+	}
+	m, err := parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		m.Dir = filepath.Dir(abs)
+	}
+	return m, nil
+}
+
+// ParseManifest parses skills.yaml:
+//
+//	registry: ghcr.io/acme/skills   # default source of bare names (optional)
+//	host: claude                    # where to install (optional)
+//	skills:
+//	  fix: ^1
+//	  ghcr.io/other/skills/lint: ~1.4
+//	  web-research:                 # no range: the newest release
+//
+// Every problem is a *[FileError] wrapping ErrInvalidManifest, at the line
+// and column of the offending text. file names the manifest in messages.
+func ParseManifest(file string, data []byte) (*Manifest, error) {
+	p := &fileParser{file: file, sentinel: ErrInvalidManifest}
+	root, err := p.document(data)
+	if err != nil || root == nil {
+		return &Manifest{File: file}, err
+	}
+	m := &Manifest{File: file}
+	err = p.fields(root, []string{"registry", "host", "skills"}, "skills.yaml has registry:, host: and skills:", func(k, v *yaml.Node) error {
+		switch k.Value {
+		case "registry":
+			s, err := p.str(v, "registry")
+			if err != nil {
+				return err
+			}
+			if _, err := CanonicalSource(s, ""); err != nil {
+				return p.errAt(v, fmt.Sprintf("registry %q is not a source", s), "write a registry namespace such as ghcr.io/acme/skills, or oci-layout:DIR")
+			}
+			m.Registry = s
+		case "host":
+			s, err := p.str(v, "host")
+			if err != nil {
+				return err
+			}
+			m.Host = s
+		case "skills":
+			reqs, err := p.rangeMap(v)
+			if err != nil {
+				return err
+			}
+			m.Skills = reqs
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, p.sortRequirements(m.Skills)
+}
+
+// ParseAgentManifest reads the skills: block of a GAIA agent manifest
+// (gaia-agent.yaml) as a project manifest. Each entry is a skill name or
+// a mapping:
+//
+//	skills:
+//	  - web-research                  # any release, required
+//	  - name: code
+//	    version: ^1.2                 # a Masterminds range
+//	    required: false               # skipped, with a warning, when unavailable
+//
+// A mapping of name to range, as in skills.yaml, is read too. The rest of
+// the file is GAIA's and is not looked at.
+func ParseAgentManifest(file string, data []byte) (*Manifest, error) {
+	p := &fileParser{file: file, sentinel: ErrInvalidManifest}
+	root, err := p.document(data)
+	if err != nil || root == nil {
+		return &Manifest{File: file}, err
+	}
+	m := &Manifest{File: file}
+	v := p.lookup(root, "skills")
+	switch {
+	case v == nil || isNull(v):
+	case v.Kind == yaml.MappingNode:
+		if m.Skills, err = p.rangeMap(v); err != nil {
+			return nil, err
+		}
+	case v.Kind == yaml.SequenceNode:
+		for _, e := range v.Content {
+			r, err := p.agentEntry(e)
+			if err != nil {
+				return nil, err
+			}
+			m.Skills = append(m.Skills, r)
+		}
+	default:
+		return nil, p.errAt(v, "skills must be a list, found "+kindName(v), "write each skill as - NAME or - {name: NAME, version: RANGE, required: false}")
+	}
+	return m, p.sortRequirements(m.Skills)
+}
+
+func (p *fileParser) agentEntry(e *yaml.Node) (Requirement, error) {
+	e = deref(e)
+	const hint = "write - NAME or - {name: NAME, version: RANGE, required: false}"
+	switch e.Kind {
+	case yaml.ScalarNode:
+		if isNull(e) {
+			return Requirement{}, p.errAt(e, "empty skill entry", hint)
+		}
+		if err := p.checkName(e); err != nil {
+			return Requirement{}, err
+		}
+		return Requirement{Name: e.Value, Range: AnyRange, Line: e.Line, Column: e.Column}, nil
+	case yaml.MappingNode:
+	default:
+		return Requirement{}, p.errAt(e, "a skill entry must be a name or a mapping, found "+kindName(e), hint)
+	}
+	r := Requirement{Range: AnyRange, Line: e.Line, Column: e.Column}
+	var name *yaml.Node
+	err := p.fields(e, []string{"name", "version", "required"}, "a skill entry has name:, version: and required:", func(k, v *yaml.Node) error {
+		switch k.Value {
+		case "name":
+			if _, err := p.str(v, "name"); err != nil {
+				return err
+			}
+			name = v
+		case "version":
+			rng, err := p.rangeOf(v, "")
+			if err != nil {
+				return err
+			}
+			r.Range = rng
+		case "required":
+			var b bool
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || v.Decode(&b) != nil {
+				return p.errAt(v, "required must be true or false, found "+kindName(v), "")
+			}
+			r.Optional = !b
+		}
+		return nil
+	})
+	if err != nil {
+		return Requirement{}, err
+	}
+	if name == nil {
+		return Requirement{}, p.errAt(e, "a skill entry needs a name", hint)
+	}
+	if err := p.checkName(name); err != nil {
+		return Requirement{}, err
+	}
+	r.Name = name.Value
+	return r, nil
+}
+
+// fileParser reads a YAML project file into positioned errors.
+type fileParser struct {
+	file     string
+	sentinel error
+}
+
+func (p *fileParser) errAt(n *yaml.Node, msg, hint string) error {
+	e := &FileError{File: p.file, Message: msg, Hint: hint, Err: p.sentinel}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	return e
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// document parses data and returns its top-level mapping, nil for an
+// empty file.
+func (p *fileParser) document(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg, line := err.Error(), 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		hint := ""
+		if strings.Contains(msg, "did not find expected") || strings.Contains(msg, "alias") || strings.Contains(msg, "block") {
+			hint = `quote ranges that start with *, > or |: "*", ">=1.0, <2.0"`
+		}
+		return nil, &FileError{File: p.file, Line: line, Message: "not YAML: " + msg, Hint: hint, Err: p.sentinel}
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	root := deref(doc.Content[0])
+	if isNull(root) {
+		return nil, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, p.errAt(root, "the file must be a mapping, found "+kindName(root), "")
+	}
+	return root, nil
+}
+
+// fields calls fn for each key of mapping n, refusing unknown and
+// repeated keys.
+func (p *fileParser) fields(n *yaml.Node, known []string, hint string, fn func(k, v *yaml.Node) error) error {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		if first, ok := seen[k.Value]; ok {
+			return p.errAt(k, fmt.Sprintf("%s: is written twice (first at line %d)", k.Value, first), "keep one")
+		}
+		seen[k.Value] = k.Line
+		ok := false
+		for _, f := range known {
+			ok = ok || f == k.Value
+		}
+		if !ok {
+			return p.errAt(k, fmt.Sprintf("unknown field %q", k.Value), hint)
+		}
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *fileParser) lookup(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return deref(n.Content[i+1])
+		}
+	}
+	return nil
+}
+
+func (p *fileParser) str(v *yaml.Node, field string) (string, error) {
+	if v.Kind != yaml.ScalarNode || isNull(v) || v.Value == "" {
+		return "", p.errAt(v, fmt.Sprintf("%s must be a non-empty string, found %s", field, kindName(v)), "")
+	}
+	return v.Value, nil
+}
+
+// rangeMap reads a mapping of skill name to range.
+func (p *fileParser) rangeMap(v *yaml.Node) ([]Requirement, error) {
+	if isNull(v) {
+		return nil, nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, p.errAt(v, "skills must be a mapping of skill name to version range, found "+kindName(v), "write skills: then one NAME: RANGE per line, indented")
+	}
+	var out []Requirement
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, r := v.Content[i], deref(v.Content[i+1])
+		if err := p.checkName(k); err != nil {
+			return nil, err
+		}
+		rng, err := p.rangeOf(r, k.Value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Requirement{Name: k.Value, Range: rng, Line: k.Line, Column: k.Column})
+	}
+	return out, nil
+}
+
+// rangeOf reads a range: null or "" is AnyRange.
+func (p *fileParser) rangeOf(r *yaml.Node, name string) (string, error) {
+	if isNull(r) {
+		return AnyRange, nil
+	}
+	what := "the version range"
+	if name != "" {
+		what = "the version range of " + name
+	}
+	if r.Kind != yaml.ScalarNode {
+		return "", p.errAt(r, fmt.Sprintf("%s must be a string, found %s", what, kindName(r)), `write a range such as ^1.2, or "*" for any version`)
+	}
+	rng := strings.TrimSpace(r.Value)
+	if rng == "" {
+		return AnyRange, nil
+	}
+	if _, err := ParseRange(rng, true); err != nil {
+		return "", p.errAt(r, fmt.Sprintf("%s, %q, does not parse", what, rng), `use ^1.2, ~1.4, ">=1.0, <2.0", 1.x or "*"`)
+	}
+	return rng, nil
+}
+
+func (p *fileParser) checkName(k *yaml.Node) error {
+	if k.Kind != yaml.ScalarNode || k.Value == "" {
+		return p.errAt(k, "a skill name must be a string, found "+kindName(k), "")
+	}
+	if _, _, err := splitRef(k.Value); err != nil {
+		msg := strings.TrimPrefix(err.Error(), ErrInvalidName.Error()+": ")
+		return p.errAt(k, "bad skill name "+msg, "")
+	}
+	return nil
+}
+
+// sortRequirements sorts by name and refuses a name written twice.
+func (p *fileParser) sortRequirements(rs []Requirement) error {
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Name < rs[j].Name })
+	for i := 1; i < len(rs); i++ {
+		if rs[i].Name == rs[i-1].Name {
+			a, b := rs[i-1], rs[i]
+			if b.Line < a.Line {
+				a, b = b, a
+			}
+			return &FileError{File: p.file, Line: b.Line, Column: b.Column, Err: p.sentinel,
+				Message: fmt.Sprintf("skill %s is listed twice (first at line %d)", b.Name, a.Line), Hint: "keep one"}
+		}
+	}
+	return nil
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+func kindName(n *yaml.Node) string {
+	switch {
+	case isNull(n):
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Tag == "!!str":
+		return fmt.Sprintf("the string %q", n.Value)
+	case n.Tag == "!!bool":
+		return "a boolean"
+	case n.Tag == "!!int", n.Tag == "!!float":
+		return "the number " + n.Value
+	}
+	return n.Value
+}
