@@ -18,15 +18,18 @@ show "$SKILLPM" init "$DEMO/work/hello-world"
 show "$SKILLPM" validate "$DEMO/work/hello-world"
 
 step "Validate the worked examples (strict)"
-show "$SKILLPM" validate testdata/skills/* testdata/asf/*
+show "$SKILLPM" validate testdata/skills/* testdata/asf/fix testdata/asf/diagnosis testdata/asf/code
 
 step "Compiler-style diagnostics for a broken skill (exit 3)"
 "$SKILLPM" validate testdata/invalid/tool-param-type/fixture || echo "(exit $?)"
 
-for part in scripts/demo-*.sh; do
-	[ -f "$part" ] || continue
+# The parts share this demo's home; each runs in a subshell so its own
+# variables and traps stay its own.
+export SKILLPM_DEMO_KEEP_XDG=1
+for part in registry sign install; do
+	step "demo-$part"
 	# shellcheck source=/dev/null
-	source "$part"
+	(source "scripts/demo-$part.sh")
 done
 
 step "Done"
