@@ -57,6 +57,10 @@ type LockOptions struct {
 // whose version and digest are unchanged since prev are kept, since only
 // install can know them.
 //
+// The manifest's names are read in cat's namespace, which the caller
+// builds from the manifest ([Manifest.Namespace]) so that --from and the
+// manifest's registry are honoured.
+//
 // Failures: a requirement m cannot name is a *FileError; when nothing
 // satisfies the requirements the error is the solver's *NoSolutionError;
 // two skills of the same name from different repositories wrap
@@ -67,7 +71,7 @@ func Lock(ctx context.Context, cat Catalog, m *Manifest, prev *Lockfile, opts Lo
 		if prev == nil {
 			return nil, &StaleError{Lock: LockFile, Differences: []string{"there is no lock to keep (--frozen)"}}
 		}
-		if err := prev.Satisfies(m, ns); err != nil {
+		if err := prev.satisfies(m, ns, opts.Prerelease); err != nil {
 			return nil, err
 		}
 	}

@@ -341,6 +341,12 @@ func (l *Lockfile) Preferences(ns Namespace) map[string]*semver.Version {
 // optional requirement may be absent (it was unavailable). The error is a
 // *[StaleError] naming each difference.
 func (l *Lockfile) Satisfies(m *Manifest, ns Namespace) error {
+	return l.satisfies(m, ns, false)
+}
+
+// satisfies is Satisfies with pre-releases in every range when pre is
+// true (a lock made with --pre).
+func (l *Lockfile) satisfies(m *Manifest, ns Namespace, pre bool) error {
 	var diffs []string
 	byName := map[string]*LockedSkill{}
 	for i := range l.Skills {
@@ -365,7 +371,7 @@ func (l *Lockfile) Satisfies(m *Manifest, ns Namespace) error {
 			diffs = append(diffs, fmt.Sprintf("%s: locked from %s, the manifest asks for %s", name, e.Source, repo))
 			continue
 		}
-		set, err := ParseRange(r.Range, false)
+		set, err := ParseRange(r.Range, pre)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", m.File, r.Line, err)
 		}
