@@ -48,15 +48,22 @@ func snapshot(t *testing.T, root string) string {
 
 func writeTree(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
+	if err := writeFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFiles(dir string, files map[string]string) error {
 	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
 }
 
 // setupRoot installs a@1 and b@1 through a transaction.
@@ -77,15 +84,22 @@ func setupRoot(t *testing.T) string {
 
 // change replaces a with v2, adds c and removes b.
 func change(t *testing.T, root string, hook func(string) error) error {
+	return applyChange(root, filepath.Join(t.TempDir(), "skills.lock"), hook)
+}
+
+func applyChange(root, lock string, hook func(string) error) error {
 	tx, err := Begin(root)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	tx.Hook = hook
-	writeTree(t, tx.StageDir("a"), map[string]string{"SKILL.md": "a v2", "new.md": "n"})
-	writeTree(t, tx.StageDir("c"), map[string]string{"SKILL.md": "c v1"})
+	if err := writeFiles(tx.StageDir("a"), map[string]string{"SKILL.md": "a v2", "new.md": "n"}); err != nil {
+		return err
+	}
+	if err := writeFiles(tx.StageDir("c"), map[string]string{"SKILL.md": "c v1"}); err != nil {
+		return err
+	}
 	tx.Remove("b")
-	lock := filepath.Join(t.TempDir(), "skills.lock")
 	tx.WriteFile(lock, []byte("lock v2"))
 	r := &Receipts{Skills: []Record{{Name: "c", Version: "1.0.0"}, {Name: "a", Version: "2.0.0"}}}
 	return tx.Commit(context.Background(), r)

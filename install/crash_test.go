@@ -1,0 +1,85 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestKilledProcess runs the commit in a child process that SIGKILLs itself
+// at one step of the transaction — no deferred cleanup, the kernel drops
+// its lock — for every step in turn. The next run's Recover must leave the
+// root exactly as before or exactly as after, receipts included.
+func TestKilledProcess(t *testing.T) {
+	ctx := context.Background()
+	before := snapshot(t, setupRoot(t))
+	afterRoot := setupRoot(t)
+	var steps []string
+	if err := change(t, afterRoot, func(s string) error { steps = append(steps, s); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, afterRoot)
+	for i, step := range steps {
+		t.Run(strings.ReplaceAll(step, ":", "_"), func(t *testing.T) {
+			root := setupRoot(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "SKILLPM_CRASH_CHILD="+root, "SKILLPM_CRASH_AT="+step)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("child was not killed at %s: %v\n%s", step, err, out)
+			}
+			// The next run takes the lock (the dead child's is gone) and recovers.
+			l, err := Lock(ctx, root, DefaultLockWait)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Unlock()
+			if _, err := Recover(ctx, root); err != nil {
+				t.Fatal(err)
+			}
+			want := after
+			if i == 0 {
+				want = before
+			}
+			if got := snapshot(t, root); got != want {
+				t.Fatalf("killed at %s: root is neither before nor after:\n%s", step, got)
+			}
+			if _, err := os.Stat(filepath.Join(root, stateDir, journalFile)); !os.IsNotExist(err) {
+				t.Errorf("journal left after recovery")
+			}
+		})
+	}
+}
+
+// TestMain runs the child half of TestKilledProcess when asked to: a
+// commit that SIGKILLs its own process at step SKILLPM_CRASH_AT.
+func TestMain(m *testing.M) {
+	if root := os.Getenv("SKILLPM_CRASH_CHILD"); root != "" {
+		crashChild(root, os.Getenv("SKILLPM_CRASH_AT"))
+		os.Exit(3) // the step never came
+	}
+	os.Exit(m.Run())
+}
+
+func crashChild(root, at string) {
+	l, err := Lock(context.Background(), root, DefaultLockWait)
+	if err != nil {
+		os.Exit(2)
+	}
+	defer l.Unlock()
+	// Beside the root, inside the parent test's temporary directory.
+	lock := filepath.Join(filepath.Dir(root), "skills.lock")
+	_ = applyChange(root, lock, func(s string) error {
+		if s == at {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {} // the signal ends the process
+		}
+		return nil
+	})
+}
