@@ -134,6 +134,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
 		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
 		newLockCmd(g),
+		newAuditCmd(g),
 	)
 	return root
 }

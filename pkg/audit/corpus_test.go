@@ -1,0 +1,127 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// corpusDir finds the real-world corpus beside the repository.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("SKILLPM_CORPUS"); d != "" {
+		return d
+	}
+	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(d); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus not found at %s (set SKILLPM_CORPUS)", d)
+		}
+		t.Skipf("corpus not found at %s; set SKILLPM_CORPUS to run", d)
+	}
+	return d
+}
+
+// corpusSkills lists every directory of the corpus holding a SKILL.md.
+func corpusSkills(t testing.TB) []string {
+	root := corpusDir(t)
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.EqualFold(d.Name(), "SKILL.md") {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+// TestCorpus audits every corpus skill: none may fail or crash, and the
+// counts by rule are logged (go test -run Corpus -v).
+func TestCorpus(t *testing.T) {
+	dirs := corpusSkills(t)
+	if len(dirs) < 800 {
+		t.Fatalf("found only %d corpus skills", len(dirs))
+	}
+	s, err := New(Options{Tool: "skillpm-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings := map[string]int{}
+	skills := map[string]int{}
+	decisions := map[Decision]int{}
+	dump := os.Getenv("SKILLPM_AUDIT_DUMP") // a rule id fragment, or "all"
+	start := time.Now()
+	for _, dir := range dirs {
+		rep, err := s.Scan(context.Background(), dir)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		for id := range rep.Counts() {
+			skills[id]++
+		}
+		for _, f := range rep.Findings {
+			findings[f.Rule]++
+			if dump != "" && (dump == "all" || strings.Contains(f.Rule, dump)) {
+				rel, _ := filepath.Rel(corpusDir(t), dir)
+				t.Logf("%s/%s %s: %s | %s", rel, f.Position(), f.Severity, f.Message, f.Evidence)
+			}
+		}
+		v, err := rep.Verdict("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		decisions[v.Decision]++
+		if v.Decision == Block && dump != "" {
+			t.Logf("blocked at %s: %s", v.Tier, dir)
+		}
+	}
+	elapsed := time.Since(start)
+	var ids []string
+	for id := range findings {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	total := 0
+	for _, id := range ids {
+		total += findings[id]
+		t.Logf("%-32s %5d findings in %4d skills", id, findings[id], skills[id])
+	}
+	t.Logf("%d skills, %d findings in %v; verdicts at the claimed tier: pass %d, review %d, block %d",
+		len(dirs), total, elapsed.Round(time.Millisecond), decisions[Pass], decisions[Review], decisions[Block])
+}
+
+// BenchmarkAuditCorpus audits the whole corpus once per iteration with one
+// Scanner. Target: under 10 s for the corpus.
+func BenchmarkAuditCorpus(b *testing.B) {
+	dirs := corpusSkills(b)
+	s, err := New(Options{Tool: "skillpm-bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, dir := range dirs {
+			if _, err := s.Scan(ctx, dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(dirs)), "skills")
+}

@@ -1,0 +1,674 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/skillpm/skillpm/pkg/skill"
+)
+
+// Limits bound the work an audit does on a directory, so a hostile skill
+// cannot make it slow or exhaust memory. What lies beyond a limit is not
+// read and is reported as unreadable (review at every tier).
+type Limits struct {
+	// MaxFiles is the number of files read.
+	MaxFiles int
+	// MaxFileBytes is the size of the largest file read.
+	MaxFileBytes int64
+	// MaxTotalBytes is the sum of the sizes of the files read.
+	MaxTotalBytes int64
+}
+
+// DefaultLimits are far above what real skills hold (the largest corpus
+// skill has a few hundred files and no file over 256 KiB).
+func DefaultLimits() Limits {
+	return Limits{MaxFiles: 10000, MaxFileBytes: 4 << 20, MaxTotalBytes: 256 << 20}
+}
+
+// Options configure a Scanner.
+type Options struct {
+	// Tool names the auditing program and its version ("skillpm 0.4.0"). It
+	// is recorded in the report; the library does not know its own version.
+	Tool string
+	// Limits bound the audit; the zero value means DefaultLimits().
+	Limits Limits
+}
+
+// Scanner audits skill directories. It holds the compiled rule tables and
+// is safe for concurrent use; build one and reuse it.
+type Scanner struct {
+	opts  Options
+	rules map[string]Rule
+	instr []instrRule
+	kw    *acMatcher
+	langs treeLanguages
+}
+
+// treeLanguages are the tree-sitter grammars; they are immutable.
+type treeLanguages struct {
+	python, javascript, typescript, tsx *sitter.Language
+}
+
+// New builds a Scanner.
+func New(opts Options) (*Scanner, error) {
+	if opts.Limits == (Limits{}) {
+		opts.Limits = DefaultLimits()
+	}
+	l := opts.Limits
+	if l.MaxFiles <= 0 || l.MaxFileBytes <= 0 || l.MaxTotalBytes <= 0 {
+		return nil, fmt.Errorf("%w: every limit must be positive (got %+v)", ErrOptions, l)
+	}
+	s := &Scanner{opts: opts, rules: make(map[string]Rule)}
+	for _, r := range Rules() {
+		s.rules[r.ID] = r
+	}
+	s.instr, s.kw = compileInstrRules()
+	s.langs = newTreeLanguages()
+	return s, nil
+}
+
+// Scan audits the skill in dir with a Scanner built from opts. Callers that
+// audit many skills should build one Scanner and call its Scan method.
+func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
+	s, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.Scan(ctx, dir)
+}
+
+// Scan audits the skill in dir without executing anything: SKILL.md and
+// every other file below dir (VCS folders excepted, .skillignore not
+// honoured: an installed skill holds what it holds). An error means no
+// report could be made (dir is not a directory, ctx was cancelled); every
+// problem with the skill's content is a finding.
+func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("audit %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("audit %s: %w", dir, ErrNotDir)
+	}
+	r := newRun(ctx, s, dir)
+	defer r.close()
+	r.loadSkill()
+	if err := r.walk(); err != nil {
+		return nil, err
+	}
+	r.checkRequirements()
+	r.checkImports()
+	r.diffPermissions()
+	return r.report(), nil
+}
+
+// run is the state of one audit.
+type run struct {
+	ctx context.Context
+	s   *Scanner
+	dir string
+
+	sk         *skill.Skill
+	skillFile  string // path of SKILL.md relative to dir, "" when none
+	permsKnown bool
+	declared   []skill.Permission
+	envVars    map[string]bool
+
+	files    []FileEntry
+	findings []Finding
+	seen     map[string]int
+	uses     []use
+	imports  []importRef
+	// manifests are the dependency files found: requirements*.txt and
+	// package.json, with the names they declare.
+	pyDeclared map[string]bool
+	jsDeclared map[string]bool
+	localPy    map[string]bool
+	// paths holds every file path of the skill, to find lock files.
+	paths map[string]bool
+
+	parser *sitter.Parser
+}
+
+func newRun(ctx context.Context, s *Scanner, dir string) *run {
+	return &run{
+		ctx: ctx, s: s, dir: dir,
+		envVars:    map[string]bool{},
+		seen:       map[string]int{},
+		pyDeclared: map[string]bool{},
+		jsDeclared: map[string]bool{},
+		localPy:    map[string]bool{},
+		paths:      map[string]bool{},
+	}
+}
+
+func (r *run) close() {
+	if r.parser != nil {
+		r.parser.Close()
+	}
+}
+
+// treeParser returns the run's tree-sitter parser, made on first use.
+func (r *run) treeParser() *sitter.Parser {
+	if r.parser == nil {
+		r.parser = sitter.NewParser()
+	}
+	return r.parser
+}
+
+// add records a finding, filling severity, hint and the unreadable mark
+// from the rule table, and dropping exact repeats.
+func (r *run) add(f Finding) {
+	rule, ok := r.s.rules[f.Rule]
+	if !ok {
+		panic("audit: unknown rule " + f.Rule) // a programming error, caught by tests
+	}
+	if f.Severity == 0 {
+		f.Severity = rule.Severity
+	}
+	if f.Hint == "" {
+		f.Hint = rule.Hint
+	}
+	f.Unreadable = rule.Unreadable
+	f.Evidence = clip(escapeText(f.Evidence), maxEvidence)
+	f.Message = escapeText(f.Message)
+	// One finding per rule and line: a line that breaks a rule twice is
+	// one thing to fix. Findings without a line keep their message apart.
+	key := f.Rule + "\x00" + f.File + "\x00" + strconv.Itoa(f.Line)
+	if f.Line == 0 {
+		key += "\x00" + f.Message
+	}
+	if i, ok := r.seen[key]; ok {
+		if f.Severity > r.findings[i].Severity {
+			r.findings[i] = f
+		}
+		return
+	}
+	r.seen[key] = len(r.findings)
+	r.findings = append(r.findings, f)
+}
+
+// loadSkill reads SKILL.md leniently for what the audit compares against:
+// declared permissions, requirements and the claimed tier.
+func (r *run) loadSkill() {
+	for _, name := range []string{skill.SkillFile, "skill.md"} {
+		if st, err := os.Lstat(filepath.Join(r.dir, name)); err == nil && st.Mode().IsRegular() {
+			r.skillFile = name
+			break
+		}
+	}
+	sk, ds := skill.Load(r.ctx, r.dir, skill.Options{Mode: skill.Lenient})
+	if sk == nil {
+		msg := "SKILL.md could not be read"
+		line := 0
+		for _, d := range ds.Errors() {
+			msg = "SKILL.md could not be read: " + d.Message
+			line = d.Line
+			break
+		}
+		file := r.skillFile
+		if file == "" {
+			file = skill.SkillFile
+		}
+		r.add(Finding{Rule: RuleSkillUnreadable, File: file, Line: line,
+			Message: msg + "; declared permissions are unknown, so every use the code makes is reported"})
+		return
+	}
+	r.sk = sk
+	r.permsKnown = true
+	r.declared = sk.Gaia.Permissions
+	for _, d := range ds {
+		if d.Code == skill.CodePermissionInvalid {
+			r.permsKnown = false
+			r.add(Finding{Rule: RuleSkillUnreadable, File: r.skillFile, Line: d.Line, Column: d.Column,
+				Message: "a declared permission is unreadable: " + d.Message})
+		}
+	}
+	for _, v := range sk.Gaia.Requirements.EnvVars {
+		r.envVars[strings.ToUpper(v)] = true
+	}
+	for _, dep := range sk.Gaia.Requirements.Dependencies {
+		if n := pyRequirementName(dep); n != "" {
+			r.pyDeclared[normalizePkg(n)] = true
+		}
+	}
+	for _, dep := range sk.Gaia.Requirements.NodeDependencies {
+		if n, _ := splitNodeDep(dep); n != "" {
+			r.jsDeclared[n] = true
+		}
+	}
+}
+
+// fileKind is how a file is audited.
+type fileKind int
+
+const (
+	kindData fileKind = iota
+	kindSkill
+	kindMarkdown
+	kindText
+	kindPython
+	kindShell
+	kindJS
+	kindTS
+	kindTSX
+	kindPackageJSON
+	kindRequirements
+	kindUnsupported
+	kindBinary
+	kindLicense
+)
+
+// String names the kind as the report's file list does.
+func (k fileKind) String() string {
+	switch k {
+	case kindSkill, kindMarkdown, kindText:
+		return "instructions"
+	case kindPython:
+		return "python"
+	case kindShell:
+		return "shell"
+	case kindJS:
+		return "javascript"
+	case kindTS, kindTSX:
+		return "typescript"
+	case kindPackageJSON, kindRequirements:
+		return "manifest"
+	case kindUnsupported:
+		return "unsupported"
+	case kindBinary:
+		return "binary"
+	}
+	return "data"
+}
+
+// unsupportedLang names script languages skills ship that the audit does
+// not parse: they cannot pass unseen, so they are unreadable (review).
+func unsupportedLang(ext string) string {
+	switch ext {
+	case ".rb":
+		return "Ruby"
+	case ".pl", ".pm":
+		return "Perl"
+	case ".php":
+		return "PHP"
+	case ".lua":
+		return "Lua"
+	case ".ps1", ".psm1":
+		return "PowerShell"
+	case ".bat", ".cmd":
+		return "batch"
+	case ".vbs":
+		return "VBScript"
+	case ".applescript", ".scpt":
+		return "AppleScript"
+	case ".fish":
+		return "fish"
+	case ".tcl":
+		return "Tcl"
+	case ".r":
+		return "R"
+	case ".jl":
+		return "Julia"
+	case ".go":
+		return "Go"
+	case ".swift":
+		return "Swift"
+	case ".awk":
+		return "awk"
+	case ".groovy":
+		return "Groovy"
+	case ".kts":
+		return "Kotlin script"
+	}
+	return ""
+}
+
+// binaryExt reports compiled code formats.
+func binaryExt(ext string) bool {
+	switch ext {
+	case ".exe", ".dll", ".so", ".dylib", ".pyc", ".pyo", ".class", ".jar", ".wasm", ".node", ".bin", ".elf":
+		return true
+	}
+	return false
+}
+
+// classify decides how to read a file from its name and first bytes.
+func classify(rel string, head []byte) (fileKind, string) {
+	base := path.Base(rel)
+	lower := strings.ToLower(base)
+	ext := path.Ext(lower)
+	if isExecutableMagic(head) || binaryExt(ext) {
+		return kindBinary, ""
+	}
+	if !strings.Contains(rel, "/") && lower == "skill.md" {
+		return kindSkill, ""
+	}
+	switch {
+	case lower == "package.json":
+		return kindPackageJSON, ""
+	case strings.HasPrefix(lower, "requirements") && ext == ".txt":
+		return kindRequirements, ""
+	case strings.HasPrefix(lower, "license") || strings.HasPrefix(lower, "licence") ||
+		strings.HasPrefix(lower, "copying") || strings.HasPrefix(lower, "notice"):
+		return kindLicense, ""
+	}
+	switch ext {
+	case ".md", ".markdown", ".mdx", ".mdown", ".mkd":
+		return kindMarkdown, ""
+	case ".txt", ".rst", ".text", ".prompt":
+		return kindText, ""
+	case ".py", ".pyw", ".pyi":
+		return kindPython, ""
+	case ".sh", ".bash", ".zsh", ".ksh", ".bats", ".command":
+		return kindShell, ext
+	case ".js", ".mjs", ".cjs", ".jsx":
+		return kindJS, ""
+	case ".ts", ".mts", ".cts":
+		return kindTS, ""
+	case ".tsx":
+		return kindTSX, ""
+	}
+	if lang := unsupportedLang(ext); lang != "" {
+		return kindUnsupported, lang
+	}
+	if bytes.HasPrefix(head, []byte("#!")) {
+		return classifyShebang(head)
+	}
+	return kindData, ""
+}
+
+// classifyShebang reads "#!/usr/bin/env python3" and the like.
+func classifyShebang(head []byte) (fileKind, string) {
+	line := string(head)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) == 0 {
+		return kindUnsupported, "unknown interpreter"
+	}
+	interp := path.Base(fields[0])
+	for i := 1; interp == "env" && i < len(fields); i++ {
+		if !strings.HasPrefix(fields[i], "-") {
+			interp = path.Base(fields[i])
+		}
+	}
+	switch {
+	case strings.HasPrefix(interp, "python"), interp == "pypy", interp == "pypy3", interp == "uv":
+		return kindPython, ""
+	case interp == "sh" || interp == "bash" || interp == "dash" || interp == "ksh" || interp == "mksh":
+		return kindShell, interp
+	case interp == "zsh":
+		return kindShell, "zsh"
+	case interp == "node" || interp == "nodejs" || interp == "bun":
+		return kindJS, ""
+	case interp == "deno" || interp == "ts-node" || interp == "tsx":
+		return kindTS, ""
+	}
+	return kindUnsupported, interp
+}
+
+// isExecutableMagic recognizes ELF, Mach-O, PE and WebAssembly binaries.
+func isExecutableMagic(b []byte) bool {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x7fELF")),
+		bytes.HasPrefix(b, []byte{0xfe, 0xed, 0xfa, 0xce}), bytes.HasPrefix(b, []byte{0xfe, 0xed, 0xfa, 0xcf}),
+		bytes.HasPrefix(b, []byte{0xce, 0xfa, 0xed, 0xfe}), bytes.HasPrefix(b, []byte{0xcf, 0xfa, 0xed, 0xfe}),
+		bytes.HasPrefix(b, []byte{0xca, 0xfe, 0xba, 0xbe}),
+		bytes.HasPrefix(b, []byte("\x00asm")):
+		return true
+	case len(b) > 0x40 && b[0] == 'M' && b[1] == 'Z':
+		return true
+	}
+	return false
+}
+
+// isText reports whether content looks like text: no NUL in its first 8 KiB.
+func isText(b []byte) bool {
+	if len(b) > 8192 {
+		b = b[:8192]
+	}
+	return bytes.IndexByte(b, 0) < 0
+}
+
+// walk reads every file below the skill directory and audits it.
+func (r *run) walk() error {
+	lim := r.s.opts.Limits
+	var total int64
+	nfiles := 0
+	var entries []string
+	err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+		if cerr := r.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		rel, _ := filepath.Rel(r.dir, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if rel != "." {
+				r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "could not be read: " + errText(err)})
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".hg", ".svn":
+				if rel != "." {
+					return fs.SkipDir
+				}
+			}
+			return nil
+		}
+		if d.Name() == ".git" {
+			return nil // a worktree or submodule pointer
+		}
+		entries = append(entries, rel)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("audit %s: %w", r.dir, err)
+	}
+	sort.Strings(entries)
+	// Local module names first: an import of a module the skill ships is
+	// not an undeclared dependency.
+	for _, rel := range entries {
+		r.paths[rel] = true
+		r.noteLocalModule(rel)
+	}
+	for _, rel := range entries {
+		if err := r.ctx.Err(); err != nil {
+			return fmt.Errorf("audit %s: %w", r.dir, err)
+		}
+		p := filepath.Join(r.dir, filepath.FromSlash(rel))
+		st, err := os.Lstat(p)
+		if err != nil {
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "could not be read: " + errText(err)})
+			continue
+		}
+		if !st.Mode().IsRegular() {
+			what := "a special file"
+			if st.Mode()&fs.ModeSymlink != 0 {
+				what = "a symbolic link"
+			}
+			r.files = append(r.files, FileEntry{Path: rel, Kind: "skipped"})
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "is " + what + ", which the audit does not follow"})
+			continue
+		}
+		nfiles++
+		if nfiles > lim.MaxFiles {
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel,
+				Message: fmt.Sprintf("the skill has more than %d files; this one and the rest were not audited", lim.MaxFiles)})
+			break
+		}
+		if st.Size() > lim.MaxFileBytes || total+st.Size() > lim.MaxTotalBytes {
+			r.files = append(r.files, FileEntry{Path: rel, Kind: "skipped"})
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel,
+				Message: fmt.Sprintf("is %d bytes, over the audit's limit; it was not audited", st.Size())})
+			continue
+		}
+		data, err := readBounded(p, lim.MaxFileBytes)
+		if err != nil {
+			r.files = append(r.files, FileEntry{Path: rel, Kind: "skipped"})
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "could not be read: " + errText(err)})
+			continue
+		}
+		total += int64(len(data))
+		r.auditFile(rel, data)
+	}
+	return nil
+}
+
+// noteLocalModule records module names a skill ships, for import checks.
+func (r *run) noteLocalModule(rel string) {
+	base := path.Base(rel)
+	dir := path.Dir(rel)
+	switch path.Ext(base) {
+	case ".py":
+		r.localPy[strings.TrimSuffix(base, ".py")] = true
+		if base == "__init__.py" && dir != "." {
+			r.localPy[path.Base(dir)] = true
+		}
+	}
+	// Every directory on the way is a possible Python package or namespace.
+	for d := dir; d != "." && d != "/"; d = path.Dir(d) {
+		r.localPy[path.Base(d)] = true
+	}
+}
+
+// readBounded reads at most limit bytes of a file.
+func readBounded(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("grew past %d bytes while being read", limit)
+	}
+	return data, nil
+}
+
+// errText is an error without the absolute path the OS put in it, so the
+// report does not depend on where the skill was unpacked.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// auditFile dispatches one file to the checks for its kind.
+func (r *run) auditFile(rel string, data []byte) {
+	kind, detail := classify(rel, data)
+	sum := sha256.Sum256(data)
+	r.files = append(r.files, FileEntry{Path: rel, SHA256: hex.EncodeToString(sum[:]), Kind: kind.String()})
+	if kind == kindBinary {
+		r.add(Finding{Rule: RuleCodeBinary, File: rel,
+			Message: "is a compiled executable or bytecode; its behaviour cannot be audited"})
+		return
+	}
+	if !isText(data) {
+		if kind != kindData {
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "holds NUL bytes where text was expected"})
+		}
+		return
+	}
+	instructions := kind == kindSkill || kind == kindMarkdown || kind == kindText
+	code := kind == kindPython || kind == kindShell || kind == kindJS || kind == kindTS || kind == kindTSX
+	if (instructions || code) && !utf8.Valid(data) {
+		r.add(Finding{Rule: RuleFileUnreadable, File: rel, Line: firstInvalidUTF8Line(data),
+			Message: "is not valid UTF-8; tools may show it differently than a model reads it"})
+	}
+	r.scanUnicode(rel, data, instructions)
+	switch kind {
+	case kindSkill:
+		r.scanSkillFile(rel, data)
+	case kindMarkdown:
+		r.scanMarkdown(rel, data, 1)
+	case kindText:
+		r.scanPlainText(rel, data, 1)
+	case kindPython:
+		r.analyzePython(rel, data)
+	case kindShell:
+		r.analyzeShellFile(rel, data, detail)
+	case kindJS, kindTS, kindTSX:
+		r.analyzeJS(rel, data, kind)
+	case kindPackageJSON:
+		r.checkPackageJSON(rel, data)
+	case kindRequirements:
+		r.checkRequirementsFile(rel, data)
+	case kindUnsupported:
+		r.add(Finding{Rule: RuleCodeUnsupported, File: rel,
+			Message: detail + " code is not read by the audit; it needs a review by hand"})
+	}
+}
+
+// firstInvalidUTF8Line is the line of the first byte that is not UTF-8.
+func firstInvalidUTF8Line(b []byte) int {
+	line := 1
+	for i := 0; i < len(b); {
+		c, size := utf8.DecodeRune(b[i:])
+		if c == utf8.RuneError && size == 1 {
+			return line
+		}
+		if c == '\n' {
+			line++
+		}
+		i += size
+	}
+	return line
+}
+
+// report assembles the sorted report.
+func (r *run) report() *Report {
+	rep := &Report{
+		Schema:      PredicateType,
+		Tool:        r.s.opts.Tool,
+		Tier:        skill.TierExperimental,
+		Permissions: []string{},
+		Files:       r.files,
+		Findings:    r.findings,
+	}
+	if r.sk != nil {
+		rep.Skill = r.sk.Name
+		rep.Version = r.sk.Version
+		rep.Tier = r.sk.Tier()
+		rep.Permissions = append(rep.Permissions, r.sk.PermissionStrings()...)
+	}
+	if rep.Files == nil {
+		rep.Files = []FileEntry{}
+	}
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	sort.Slice(rep.Files, func(i, j int) bool { return rep.Files[i].Path < rep.Files[j].Path })
+	sortFindings(rep.Findings)
+	return rep
+}

@@ -1,0 +1,4 @@
+#!/bin/sh
+if [ -f x ]; then
+  echo (
+fi

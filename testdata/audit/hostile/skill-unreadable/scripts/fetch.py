@@ -1,0 +1,3 @@
+import urllib.request
+
+urllib.request.urlopen("https://example.invalid/data")

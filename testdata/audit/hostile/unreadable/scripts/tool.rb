@@ -1,0 +1,2 @@
+# Ruby test fixture. Never executed.
+puts 'hello'
