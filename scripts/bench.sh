@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# make bench: run every benchmark with its peer where there is one (the oras
+# CLI, GNU tar) in the same run, and print one table: figure, peer, ratio
+# and target. Raw `go test -bench` output is kept in bin/bench.out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+export PATH="$(go env GOPATH)/bin:$PATH"
+mkdir -p bin
+out=bin/bench.out
+: >"$out"
+
+bench() { # package, regexp, benchtime, extra flags...
+	local pkg=$1 re=$2 bt=$3
+	shift 3
+	echo "running $pkg $re" >&2
+	go test -run '^$' -bench "$re" -benchtime "$bt" "$@" "$pkg" | grep '^Benchmark' | tee -a "$out" >&2
+}
+
+bench ./pkg/skill 'ValidateCorpus' 5x
+bench ./pkg/archive 'Pack100MB|Unpack100MB' 2x
+bench ./resolve 'Solve|Lock50Cached' 3x
+bench ./sign 'Verify100' 20x -cpu 1
+bench ./registry 'PublishPull100' 1x
+bench ./install 'InstallCold100|InstallLargeAsset' 1x
+if [ -d pkg/audit ]; then bench ./pkg/audit 'AuditCorpus' 3x; fi
+if grep -q 'func BenchmarkMirror200' registry/*_test.go 2>/dev/null; then bench ./registry 'Mirror200' 1x; fi
+
+# Peer for packing: GNU tar + gzip over the same kind of 100 MB tree.
+peer=$(mktemp -d)
+trap 'rm -rf "$peer"' EXIT
+mkdir -p "$peer/skill/big-skill"
+printf -- '---\nname: big-skill\ndescription: Peer benchmark. Use in benchmarks.\nversion: 1.0.0\n---\n' >"$peer/skill/big-skill/SKILL.md"
+head -c 100000000 /dev/urandom >"$peer/skill/big-skill/asset.bin"
+t0=$(date +%s.%N)
+tar --sort=name --mtime=@0 --owner=0 --group=0 -C "$peer/skill" -cf - big-skill | gzip -6 -n >"$peer/peer.tar.gz"
+t1=$(date +%s.%N)
+mkdir -p "$peer/x" && tar -C "$peer/x" -xzf "$peer/peer.tar.gz"
+t2=$(date +%s.%N)
+tar_pack=$(echo "$t1 - $t0" | bc)
+tar_unpack=$(echo "$t2 - $t1" | bc)
+
+awk -v tar_pack="$tar_pack" -v tar_unpack="$tar_unpack" '
+function metric(name,   i) { for (i = 3; i < NF; i++) if ($(i+1) == name) return $i; return "" }
+function secs(ns) { return sprintf("%.3f s", ns / 1e9) }
+BEGIN {
+	printf "| benchmark | skillpm | peer | ratio | target |\n|---|---|---|---|---|\n"
+}
+{
+	name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
+	ns = metric("ns/op")
+	if (name == "ValidateCorpus") printf "| validate %s corpus skills | %s | - | - | < 2 s |\n", metric("skills"), secs(ns)
+	else if (name == "Pack100MB") printf "| pack 100 MB | %s (%s MB/s, peak heap %s MB) | tar+gzip %.3f s | %.2f | streams |\n", secs(ns), metric("MB/s"), metric("peak-heap-MB"), tar_pack, (ns/1e9)/tar_pack
+	else if (name == "Unpack100MB") printf "| unpack 100 MB | %s (%s MB/s, peak heap %s MB) | tar -xz %.3f s | %.2f | streams |\n", secs(ns), metric("MB/s"), metric("peak-heap-MB"), tar_unpack, (ns/1e9)/tar_unpack
+	else if (name ~ /^Solve|^Lock50/) printf "| %s | %.2f ms | - | - | %s |\n", name, ns/1e6, (name == "Solve10000" ? "< 1 s" : (name == "Solve50" || name == "Lock50Cached" ? "< 10 ms" : "-"))
+	else if (name == "Verify100" || name == "VerifySkill100") printf "| %s (one core) | %.3f ms/signature | - | - | < 2 ms |\n", name, metric("ns/sig")/1e6
+	else if (metric("oras-ms") != "") printf "| %s | %s ms | oras loop %s ms | %.2f | <= 0.25 |\n", name, metric("skillpm-ms"), metric("oras-ms"), metric("skillpm/oras")
+	else if (name == "InstallLargeAsset") printf "| install a 500 MB asset | %s, peak heap %s MB | - | - | < 100 MB |\n", secs(ns), metric("peak-heap-MB")
+	else if (name == "AuditCorpus") printf "| audit %s corpus skills | %s | - | - | < 10 s |\n", metric("skills"), secs(ns)
+	else printf "| %s | %s | - | - | - |\n", name, secs(ns)
+}' "$out"
