@@ -1,6 +1,8 @@
 package asf
 
 import (
+	"github.com/skillpm/skillpm/internal/atomicfile"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -333,40 +335,9 @@ func marshalState(st *State) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeFileAtomic replaces path with data: a temp file in the same
-// directory, fsynced, renamed over path, then the directory fsynced, so a
-// reader sees the old file or the new one and a crash loses neither.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err == nil {
-		if err = f.Chmod(mode); err == nil {
-			err = f.Sync()
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+// writeFileAtomic replaces path with data atomically.
+func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	return atomicfile.Write(path, data, mode)
 }
 
 // stateLockRetry is how often a waiting process retries the state lock.

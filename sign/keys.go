@@ -1,6 +1,8 @@
 package sign
 
 import (
+	"github.com/skillpm/skillpm/internal/atomicfile"
+
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -16,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
@@ -195,33 +196,7 @@ func WriteKeyPair(ctx context.Context, prefix string, kp *KeyPair, overwrite boo
 }
 
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	// CreateTemp makes the file 0600 already; Chmod sets the final mode
-	// before any byte of a private key is written.
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, data, mode)
 }
 
 // LoadPrivateKey decodes a private key file: cosign's encrypted format
