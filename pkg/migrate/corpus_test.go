@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skillpm/skillpm/internal/corpustest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,23 +16,7 @@ import (
 )
 
 // corpusDir finds the real-world corpus beside the repository.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("SKILLPM_CORPUS"); d != "" {
-		return d
-	}
-	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus not found at %s (set SKILLPM_CORPUS)", d)
-		}
-		t.Skipf("corpus not found at %s; set SKILLPM_CORPUS to run", d)
-	}
-	return d
-}
+func corpusDir(t testing.TB) string { return corpustest.Dir(t) }
 
 // corpusSets are the corpus folders holding Hermes and OpenClaw skills.
 var corpusSets = []string{"NousResearch__hermes-agent", "openclaw__skills", "openclaw__clawhub"}

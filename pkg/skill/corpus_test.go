@@ -2,6 +2,7 @@ package skill
 
 import (
 	"context"
+	"github.com/skillpm/skillpm/internal/corpustest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,23 +11,7 @@ import (
 )
 
 // corpusDir finds the real-world corpus beside the repository.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("SKILLPM_CORPUS"); d != "" {
-		return d
-	}
-	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("corpus not found at %s (set SKILLPM_CORPUS)", d)
-		}
-		t.Skipf("corpus not found at %s; set SKILLPM_CORPUS to run", d)
-	}
-	return d
-}
+func corpusDir(t testing.TB) string { return corpustest.Dir(t) }
 
 // corpusSkills lists every directory of the corpus holding a SKILL.md (any case).
 func corpusSkills(t testing.TB) []string {
