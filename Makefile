@@ -4,8 +4,9 @@ GO ?= go
 export GOTOOLCHAIN := local
 export GOFLAGS := -buildvcs=false
 BIN := bin/skillpm
-STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(shell $(GO) env GOPATH)/bin/staticcheck)
-FUZZTIME ?= 4s
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+FUZZTIME ?= 3s
 
 .PHONY: build test unit fuzz lint fmt-check vet staticcheck bench demo clean
 
@@ -25,6 +26,7 @@ vet:
 	$(GO) vet ./...
 
 staticcheck:
+	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) ./...
 
 unit:
