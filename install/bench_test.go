@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -186,4 +187,56 @@ func BenchmarkInstallLargeAsset(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 	b.SetBytes(500 << 20)
+}
+
+// BenchmarkInstallWarmNoop installs a project's lock of a 100-skill graph
+// into a root that already holds it: no resolution, no registry request
+// (counted at a proxy in front of the real registry). Target: under 50 ms.
+func BenchmarkInstallWarmNoop(b *testing.B) {
+	reg := registrytest.Start(b, registrytest.Options{})
+	proxy := registrytest.NewProxy(b, reg, func(*http.Request, int) registrytest.Fault { return registrytest.Pass })
+	ctx := context.Background()
+	work := b.TempDir()
+	c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(work, "cache"), EmbeddedDir: filepath.Join(work, "embedded")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns := proxy.Host + "/bench"
+	src, err := c.Remote(ns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := publishGraph(b, c, src, work)
+	m := &resolve.Manifest{File: "skills.yaml", Registry: ns}
+	for _, n := range names {
+		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: "^1"})
+	}
+	g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lockFile := filepath.Join(work, "skills.lock")
+	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true, LockFile: lockFile}
+	res, err := Install(ctx, c, g, m, nil, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lock := res.Lock
+	before := proxy.Count("", "")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Install(ctx, c, g, m, lock, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Roots[0].Installed) != 0 || len(res.Roots[0].Unchanged) != benchGraph {
+			b.Fatalf("not a no-op: %+v", res.Roots[0])
+		}
+	}
+	b.StopTimer()
+	requests := proxy.Count("", "") - before
+	if requests != 0 {
+		b.Fatalf("a no-op install made %d registry requests", requests)
+	}
+	b.ReportMetric(float64(requests), "requests")
 }

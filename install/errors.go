@@ -17,6 +17,10 @@ var (
 	ErrDependedUpon = errors.New("skill is needed by other installed skills")
 	// ErrReceipt means the receipts file cannot be read.
 	ErrReceipt = errors.New("install receipts are unreadable")
+	// ErrDowngrade means an update would lower an installed version.
+	ErrDowngrade = errors.New("update would downgrade a skill")
+	// ErrUnsupportedRef names a reference that cannot be installed by name.
+	ErrUnsupportedRef = errors.New("reference cannot be installed")
 )
 
 // LockedError says which process holds the root.

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -24,6 +26,11 @@ import (
 type Options struct {
 	// Roots are the discovery roots to install into (one transaction each).
 	Roots []Root
+	// AllowAuditFindings installs skills whose static audit verdict blocks
+	// at their tier (--allow-audit-findings); AuditTool names skillpm's
+	// version in the audit reports.
+	AllowAuditFindings bool
+	AuditTool          string
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
 	// Trust is the signature trust material (registry.PolicyTrust).
@@ -56,6 +63,27 @@ type Options struct {
 	Warn func(string)
 	// Hook is passed to each root's transaction (crash-safety tests).
 	Hook func(step string) error
+	// Progress, when set, receives each stage as it starts; it may be
+	// called from several goroutines at once.
+	Progress func(Event)
+	// AllowSignerChange accepts a skill signed by none of the identities
+	// its receipt (or the previous lock) pins (--allow-signer-change).
+	AllowSignerChange bool
+	// AllowDowngrade lets Update choose a lower version than the one
+	// installed (--allow-downgrade). Install never refuses a downgrade:
+	// naming a version is asking for it.
+	AllowDowngrade bool
+	// Local are skills to install from local directories, each built with
+	// registry.Build. Install adds each to the manifest at its exact
+	// version; their dependencies resolve normally.
+	Local []Local
+	// InstalledAt, when not zero (SOURCE_DATE_EPOCH), is written into the
+	// receipts; zero keeps two installs from one lock byte-identical.
+	InstalledAt time.Time
+	// OnPlan, when set, is shown the changes every root will get once each
+	// skill is fetched and verified, before consent is asked and before
+	// anything is written. An error stops the install.
+	OnPlan func(ctx context.Context, changes []Change) error
 }
 
 // Planned is one skill of an install plan.
@@ -67,6 +95,8 @@ type Planned struct {
 	Verification *registry.Verification
 	manifest     *registry.Manifest
 	repo         *registry.Repository
+	// local is set for a skill installed from a local directory.
+	local *Local
 }
 
 // RootResult says what happened in one root.
@@ -82,42 +112,115 @@ type Result struct {
 	Lock  *resolve.Lockfile `json:"-"`
 	Plan  []*Planned        `json:"-"`
 	Roots []RootResult      `json:"roots"`
+	// Changes are what the plan changes in each root (see Options.OnPlan).
+	Changes []Change `json:"changes"`
 }
 
 // Install resolves what m asks for (with prev's versions preferred), then
 // fetches, verifies and checks every skill of the solution before any
 // root is touched, then commits each root atomically. Nothing is written
-// when anything is refused.
+// when anything is refused. A skill whose receipt (or prev's entry) pins
+// signers must be signed by one of them unless opts.AllowSignerChange.
 func Install(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options) (*Result, error) {
+	// Installing a project's lock that satisfies its manifest into roots
+	// that already hold it is a no-op that asks no registry anything.
+	if opts.LockFile != "" && prev != nil && len(opts.Local) == 0 && !opts.DryRun && prev.Satisfies(m, cat.Namespace()) == nil {
+		if rrs, ok := upToDate(ctx, opts.Roots, prev); ok && !lockChanged(opts.LockFile, prev) {
+			return &Result{Lock: prev, Roots: rrs, Changes: []Change{}}, nil
+		}
+	}
+	j, err := newJob(ctx, c, cat, m, prev, opts.Roots, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.OnPlan != nil {
+		if err := opts.OnPlan(ctx, j.changes); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.checkPins(opts, false); err != nil {
+		return nil, err
+	}
+	if err := j.consent(ctx, opts); err != nil {
+		return nil, err
+	}
+	res := &Result{Lock: j.lock, Plan: j.plan, Changes: j.changes}
+	rrs, err := j.commit(ctx, opts)
+	res.Roots = rrs
+	return res, err
+}
+
+// job is one resolution and its verified plan, for the roots it is to be
+// committed into. Install makes one for all its roots; Update one per root.
+type job struct {
+	lock  *resolve.Lockfile
+	prev  *resolve.Lockfile
+	plan  []*Planned
+	roots []Root
+	// receipts are each root's receipts as read for planning; commitRoot
+	// reads them again under the root's lock.
+	receipts []*Receipts
+	changes  []Change
+}
+
+// newJob resolves, fetches and verifies, and works out what changes in
+// each root. It writes nothing.
+func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, roots []Root, opts Options) (*job, error) {
 	warn := opts.Warn
 	if warn == nil {
 		warn = func(string) {}
 	}
+	if len(opts.Local) > 0 {
+		var err error
+		if cat, m, err = withLocal(cat, m, opts.Local); err != nil {
+			return nil, err
+		}
+	}
+	opts.progress(Event{Stage: StageResolving})
 	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
 	if err != nil {
 		return nil, err
 	}
-	plan, err := prepare(ctx, c, lock, opts)
+	plan, err := prepare(ctx, c, cat.Namespace(), lock, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTrust(ctx, lock, plan, opts); err != nil {
-		return nil, err
-	}
-	res := &Result{Lock: lock, Plan: plan}
-	for _, r := range opts.Roots {
-		rr, err := commitRoot(ctx, r, lock, plan, opts)
+	j := &job{lock: lock, prev: prev, plan: plan, roots: roots}
+	for _, r := range roots {
+		rec, err := ReadReceipts(r.Dir)
 		if err != nil {
-			return res, fmt.Errorf("%s: %w", r.Dir, err)
+			return nil, fmt.Errorf("%s: %w", r.Dir, err)
 		}
-		res.Roots = append(res.Roots, rr)
+		j.receipts = append(j.receipts, rec)
 	}
-	return res, nil
+	j.changes = j.diff()
+	return j, nil
+}
+
+// consent applies the tier rules to the job's whole set (checkTrust),
+// carrying forward the consent each root's receipts record.
+func (j *job) consent(ctx context.Context, opts Options) error {
+	opts.progress(Event{Stage: StageChecking})
+	return checkTrust(ctx, j.lock, j.plan, j.carried(), j.kept(), opts)
+}
+
+// commit installs the plan into each of the job's roots in turn.
+func (j *job) commit(ctx context.Context, opts Options) ([]RootResult, error) {
+	var out []RootResult
+	for _, r := range j.roots {
+		opts.progress(Event{Stage: StageCommitting, Root: r.Dir})
+		rr, err := commitRoot(ctx, r, j.lock, j.plan, opts)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		out = append(out, rr)
+	}
+	return out, nil
 }
 
 // prepare opens each locked skill's repository, fetches its manifest by
 // digest and verifies its signatures, concurrently.
-func prepare(ctx context.Context, c *registry.Client, lock *resolve.Lockfile, opts Options) ([]*Planned, error) {
+func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock *resolve.Lockfile, opts Options) ([]*Planned, error) {
 	plan := make([]*Planned, len(lock.Skills))
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -127,6 +230,12 @@ func prepare(ctx context.Context, c *registry.Client, lock *resolve.Lockfile, op
 	g.SetLimit(jobs)
 	for i, ls := range lock.Skills {
 		g.Go(func() error {
+			opts.progress(Event{Stage: StageFetching, Skill: ls.Name + "@" + ls.Version})
+			if loc := localNamed(opts.Local, ns, ls); loc != nil {
+				p, err := prepareLocal(gctx, c, ls, loc, opts)
+				plan[i] = p
+				return err
+			}
 			repo, err := OpenLocked(c, ls)
 			if err != nil {
 				return err
@@ -142,7 +251,13 @@ func prepare(ctx context.Context, c *registry.Client, lock *resolve.Lockfile, op
 			if m.Metadata.Name != ls.Name || m.Metadata.Version != ls.Version {
 				return fmt.Errorf("%s@%s: the lock's digest %s is %s@%s", ls.Name, ls.Version, ls.Digest, m.Metadata.Name, m.Metadata.Version)
 			}
-			v, err := repo.VerifySkill(gctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
+			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
+			// Passing audit attestations count for policies with requireAudit.
+			av, err := repo.VerifyAudits(gctx, m, opts.Trust)
+			if err != nil {
+				return fmt.Errorf("%s@%s: verifying audit attestations: %w", ls.Name, ls.Version, err)
+			}
+			v, err := repo.VerifySkill(gctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy, AuditSigners: av.Signers()})
 			if err != nil {
 				return fmt.Errorf("%s@%s: verifying signatures: %w", ls.Name, ls.Version, err)
 			}
@@ -194,20 +309,33 @@ func OpenLocked(c *registry.Client, ls resolve.LockedSkill) (*registry.Repositor
 
 // checkTrust applies the tier rules to the whole set before anything is
 // written: the minimum tier, no experimental skill as a dependency, and
-// the ceilings and grants of every skill at once.
-func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, opts Options) error {
-	byName := map[string]*Planned{}
-	for _, p := range plan {
-		byName[p.Lock.Name] = p
-	}
+// the ceilings and grants of every skill at once. carried holds, per
+// skill, the permissions consented to at an earlier install (and what
+// consented), which are not asked for again.
+func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, carried map[string]map[string]string, kept map[string][]Grant, opts Options) error {
 	for _, p := range plan {
 		if opts.MinTier != "" && tiers.Rank(p.Lock.Tier) < tiers.Rank(opts.MinTier) {
 			return fmt.Errorf("%w: %s@%s is %s, below the minimum tier %s (--min-tier)", tiers.ErrRefused, p.Lock.Name, p.Lock.Version, p.Lock.Tier, opts.MinTier)
+		}
+		if _, ok := kept[p.Lock.Name]; ok {
+			continue
 		}
 		if p.Lock.Tier == skill.TierExperimental && p.Lock.Requested == "" {
 			return tiers.ExperimentalDependency(dependencyPath(lock, p.Lock.Name))
 		}
 	}
+	// Skills every root already holds at the same digest and tier keep the
+	// consent they were installed with: installing another skill beside an
+	// experimental one does not ask for --allow-experimental again.
+	var checked []*Planned
+	for _, p := range plan {
+		if g, ok := kept[p.Lock.Name]; ok {
+			p.Grants = g
+			continue
+		}
+		checked = append(checked, p)
+	}
+	plan = checked
 	reqs := make([]tiers.Request, 0, len(plan))
 	for _, p := range plan {
 		var perms []skill.Permission
@@ -216,7 +344,9 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, op
 			if err != nil {
 				return fmt.Errorf("%s@%s declares %w", p.Lock.Name, p.Lock.Version, err)
 			}
-			perms = append(perms, perm)
+			if _, ok := carried[p.Lock.Name][s]; !ok {
+				perms = append(perms, perm)
+			}
 		}
 		reqs = append(reqs, tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms})
 	}
@@ -233,8 +363,19 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, op
 		return err
 	}
 	for i, pl := range plans {
-		for _, gr := range pl.Grants {
-			plan[i].Grants = append(plan[i].Grants, Grant{Permission: gr.Permission.String(), By: string(gr.By)})
+		// Declared order, with the carried consents in their places.
+		p, next := plan[i], 0
+		p.Grants = nil
+		for _, s := range p.Permissions {
+			if by, ok := carried[p.Lock.Name][s]; ok {
+				p.Grants = append(p.Grants, Grant{Permission: s, By: by})
+				continue
+			}
+			if next < len(pl.Grants) {
+				gr := pl.Grants[next]
+				p.Grants = append(p.Grants, Grant{Permission: gr.Permission.String(), By: string(gr.By)})
+				next++
+			}
 		}
 	}
 	return nil
@@ -314,13 +455,22 @@ func commitRoot(ctx context.Context, r Root, lock *resolve.Lockfile, plan []*Pla
 		return res, err
 	}
 	var todo []*Planned
+	recChanged := false
 	for _, p := range plan {
 		old, ok := rec.Get(p.Lock.Name)
 		dir := filepath.Join(r.Dir, p.Lock.Name)
 		if ok && old.Digest == p.Lock.Digest {
 			if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && sum.TreeHash == old.Tree {
 				res.Unchanged = append(res.Unchanged, p.Lock.Name)
-				rec.Put(record(p, old.Requested))
+				requested := p.Lock.Requested
+				if requested == "" {
+					requested = old.Requested
+				}
+				nr := record(p, requested, old.InstalledAt)
+				// A new requested range, tier or grant is worth a commit
+				// even when no file changes.
+				recChanged = recChanged || !sameRecord(nr, old)
+				rec.Put(nr)
 				continue
 			}
 		}
@@ -334,7 +484,7 @@ func commitRoot(ctx context.Context, r Root, lock *resolve.Lockfile, plan []*Pla
 		}
 		todo = append(todo, p)
 	}
-	if len(todo) == 0 && !lockChanged(opts.LockFile, lock) {
+	if len(todo) == 0 && !recChanged && !lockChanged(opts.LockFile, lock) {
 		return res, nil
 	}
 	tx, err := Begin(r.Dir)
@@ -352,7 +502,11 @@ func commitRoot(ctx context.Context, r Root, lock *resolve.Lockfile, plan []*Pla
 		if requested == "" {
 			requested = old.Requested
 		}
-		rec.Put(record(p, requested))
+		at := ""
+		if !opts.InstalledAt.IsZero() {
+			at = opts.InstalledAt.UTC().Format(time.RFC3339)
+		}
+		rec.Put(record(p, requested, at))
 		res.Installed = append(res.Installed, p.Lock.Name)
 	}
 	if opts.LockFile != "" {
@@ -367,6 +521,13 @@ func commitRoot(ctx context.Context, r Root, lock *resolve.Lockfile, plan []*Pla
 		return res, err
 	}
 	return res, nil
+}
+
+// sameRecord compares receipts as they are stored.
+func sameRecord(a, b Record) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
 func lockChanged(path string, lock *resolve.Lockfile) bool {
@@ -396,7 +557,13 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
 	for _, p := range todo {
 		dest := tx.StageDir(p.Lock.Name)
 		g.Go(func() error {
-			pr, err := p.repo.Pull(gctx, p.manifest, dest, registry.PullOptions{})
+			var pr *registry.PullResult
+			var err error
+			if p.local != nil {
+				pr, err = p.local.unpack(gctx, dest)
+			} else {
+				pr, err = p.repo.Pull(gctx, p.manifest, dest, registry.PullOptions{})
+			}
 			if err != nil {
 				return fmt.Errorf("%s@%s: %w", p.Lock.Name, p.Lock.Version, err)
 			}
@@ -427,13 +594,38 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
 			}
 		}
 	}
+	// The static audit of what is about to be installed, judged at each
+	// skill's effective tier; a block stops the whole set.
+	effective := make(map[string]string, len(todo))
+	for _, p := range todo {
+		effective[p.Lock.Name] = p.Lock.Tier
+	}
+	outs, err := AuditStaged(ctx, dirs, effective, AuditOptions{AllowFindings: opts.AllowAuditFindings, Tool: opts.AuditTool})
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if opts.Warn != nil && o.Verdict.Decision != audit.Pass {
+			opts.Warn(fmt.Sprintf("%s: audit verdict %s at %s (%d findings; see skillpm audit)", o.Name, o.Verdict.Decision, o.Verdict.Tier, len(o.Report.Findings)))
+		}
+	}
 	return nil
 }
 
-func record(p *Planned, requested string) Record {
+// record makes the receipt of p. A skill from a local directory records
+// its path, and its source only when a signed published copy with the
+// same digest vouched for it.
+func record(p *Planned, requested, installedAt string) Record {
 	signers := make([]sign.Identity, 0, len(p.Verification.Signers))
 	signers = append(signers, p.Verification.Signers...)
-	return Record{Name: p.Lock.Name, Version: p.Lock.Version, Source: p.Lock.Source, Digest: p.Lock.Digest,
+	r := Record{Name: p.Lock.Name, Version: p.Lock.Version, Source: p.Lock.Source, Digest: p.Lock.Digest,
 		Tree: p.Lock.Tree, Tier: p.Lock.Tier, Claimed: p.Claimed, Signers: signers, Grants: p.Grants,
-		Requested: requested, Dependencies: p.Lock.Dependencies}
+		Requested: requested, Dependencies: p.Lock.Dependencies, InstalledAt: installedAt}
+	if p.local != nil {
+		r.LocalPath = p.local.Dir
+		if p.repo == nil {
+			r.Source = ""
+		}
+	}
+	return r
 }

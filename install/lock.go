@@ -54,7 +54,10 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*RootLock, erro
 	return &RootLock{fl: fl, pid: pid}, nil
 }
 
-// Unlock releases the lock.
+// Unlock releases the lock. The PID file goes first, while the lock is
+// still held, so that an idle root holds nothing that differs from one
+// run to the next (OEM images are compared byte for byte).
 func (l *RootLock) Unlock() error {
+	_ = os.Remove(filepath.Join(filepath.Dir(l.fl.Path()), "lock.pid"))
 	return l.fl.Unlock()
 }

@@ -54,6 +54,17 @@ var (
 
 	// ErrInvalidOptions reports options that fail their own validation.
 	ErrInvalidOptions = errors.New("invalid options")
+
+	// ErrNoCatalog reports a source that cannot list its skills (a
+	// registry without _catalog): name them instead.
+	ErrNoCatalog = errors.New("the source cannot list its skills")
+
+	// ErrNoIndex reports a source that holds no search index.
+	ErrNoIndex = errors.New("the source has no search index")
+
+	// ErrUnverified reports a skill a mirror refused: no signature
+	// verifies, or its tier is below the floor.
+	ErrUnverified = errors.New("refused by verification")
 )
 
 // DigestMismatchError names where content failed verification: which

@@ -26,7 +26,7 @@ step "Compiler-style diagnostics for a broken skill (exit 3)"
 # The parts share this demo's home; each runs in a subshell so its own
 # variables and traps stay its own.
 export SKILLPM_DEMO_KEEP_XDG=1
-for part in registry sign install; do
+for part in registry sign install serve; do
 	step "demo-$part"
 	# shellcheck source=/dev/null
 	(source "scripts/demo-$part.sh")

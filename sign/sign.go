@@ -1,7 +1,6 @@
 package sign
 
 import (
-	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -9,7 +8,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -20,7 +18,6 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // DefaultServiceTimeout bounds each request to Fulcio, Rekor or a
@@ -104,74 +101,7 @@ func Sign(ctx context.Context, manifest ocispec.Descriptor, opts SignOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	content := &sgsign.DSSEData{Data: payload, PayloadType: InTotoPayloadType}
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = DefaultServiceTimeout
-	}
-	now := time.Now()
-	bo := sgsign.BundleOptions{Context: ctx}
-
-	var kp sgsign.Keypair
-	if opts.Key != nil {
-		kp = fileKeypair{opts.Key}
-		if opts.TransparencyLog {
-			if bo.TransparencyLogs, err = rekors(opts.SigningConfig, now, timeout); err != nil {
-				return nil, err
-			}
-			if len(bo.TransparencyLogs) == 0 {
-				return nil, fmt.Errorf("%w: no Rekor log to record the key signature in", ErrNoService)
-			}
-		}
-	} else {
-		ephemeral, err := sgsign.NewEphemeralKeypair(nil)
-		if err != nil {
-			return nil, fmt.Errorf("generating ephemeral key: %w", err)
-		}
-		kp = ephemeral
-		fulcio, err := root.SelectService(opts.SigningConfig.FulcioCertificateAuthorityURLs(), sgsign.FulcioAPIVersions, now)
-		if err != nil {
-			return nil, fmt.Errorf("%w: Fulcio: %v", ErrNoService, err)
-		}
-		bo.CertificateProvider = sgsign.NewFulcio(&sgsign.FulcioOptions{
-			BaseURL: fulcio.URL, Timeout: timeout, Retries: 1, Transport: opts.Transport,
-		})
-		bo.CertificateProviderOptions = &sgsign.CertificateProviderOptions{IDToken: opts.IdentityToken}
-		if bo.TimestampAuthorities, err = timestampAuthorities(opts.SigningConfig, now, timeout, opts.Transport); err != nil {
-			return nil, err
-		}
-		var v2Only bool
-		if bo.TransparencyLogs, v2Only, err = rekorsWithVersion(opts.SigningConfig, now, timeout); err != nil {
-			return nil, err
-		}
-		// A short-lived certificate verifies only with a trusted time of
-		// signing: a Rekor v1 entry's integrated time or a signed timestamp.
-		// Rekor v2 gives no time.
-		if len(bo.TimestampAuthorities) == 0 && (len(bo.TransparencyLogs) == 0 || v2Only) {
-			return nil, fmt.Errorf("%w: keyless signing needs a timestamp authority or a Rekor v1 log", ErrNoService)
-		}
-	}
-
-	pb, err := sgsign.Bundle(content, kp, bo)
-	if err != nil {
-		return nil, fmt.Errorf("signing %s: %w", manifest.Digest, err)
-	}
-	raw, err := protojson.Marshal(pb)
-	if err != nil {
-		return nil, fmt.Errorf("encoding bundle: %w", err)
-	}
-	// protojson varies its whitespace on purpose; compact it so the same
-	// bundle always has the same bytes (and the same referrer digest).
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, raw); err != nil {
-		return nil, fmt.Errorf("encoding bundle: %w", err)
-	}
-
-	id, err := signerIdentity(opts.Key, pb)
-	if err != nil {
-		return nil, err
-	}
-	return &Signature{Bundle: compact.Bytes(), Manifest: manifest, Identity: id}, nil
+	return signPayload(ctx, manifest, payload, opts)
 }
 
 // signerIdentity is who a freshly made bundle claims to be signed by.

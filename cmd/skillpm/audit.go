@@ -12,15 +12,22 @@ import (
 )
 
 type auditFlags struct {
+	regFlags
+	sign signFlags
 	tier string
 }
 
 func newAuditCmd(g *globals) *cobra.Command {
 	var f auditFlags
 	c := &cobra.Command{
-		Use:   "audit DIR",
+		Use:   "audit DIR|REF",
 		Short: "Statically scan a skill's instructions and code",
-		Long: `Audit scans a skill directory without executing anything: its instructions
+		Long: `Audit scans a skill without executing anything: a directory, or a
+published version (REF: NAME[@VERSION], REGISTRY/NAMESPACE/NAME[@VERSION],
+oci-layout:DIR/NAME[@VERSION]) pulled with the safe unpacker into a
+temporary directory: exactly the files install would write. An argument
+that is an existing directory is audited as one (write NAME@VERSION for a
+published skill of the same name). It reads its instructions
 (SKILL.md, step files, references) for hidden Unicode and hostile directives,
 its Python, shell, JavaScript and TypeScript code for dynamic execution,
 downloaded or obfuscated code, credential reads and the permissions it uses
@@ -32,19 +39,37 @@ Findings are printed compiler-style on stderr, then the verdict for the tier
 community blocks critical and reviews high; verified blocks high and reviews
 medium; anything unreadable is at least review.
 
---output json prints {"report", "digest", "verdict"}; the digest is the
-sha256 of the report's canonical JSON, the subject of an audit attestation.
+--output json prints {"report", "digest", "verdict"} (plus "manifest" and
+"attestation" for a REF); the digest is the sha256 of the report's canonical
+JSON, which an audit attestation records.
 
-Exit status: 0 pass or review, 5 block, 1 the directory could not be audited.`,
+--sign with --key K or --keyless (REF only) signs an audit attestation and
+attaches it to the skill version as an OCI referrer, like a signature: an
+in-toto statement about the manifest digest, predicate type
+https://skillpm.dev/attestations/audit/v1, recording the report digest and
+finding counts, the verdict and its tier, and the auditor tool. A trust
+policy rule with requireAudit grants its tier only when an identity it names
+signed a pass or review verdict at the tier the skill claims or above;
+skillpm verify lists the attestations. A block verdict is attested too (a
+signed record of the refusal) but never satisfies requireAudit.
+
+Exit status: 0 pass or review, 5 block, 1 the skill could not be audited,
+2 usage (--sign on a directory), 4 no such skill, 6 registry failure.`,
 		Example: `  skillpm audit ./web-search
   skillpm audit --tier verified ./web-search
-  skillpm audit --output json ./web-search`,
+  skillpm audit --output json ./web-search
+  skillpm audit web-search@1.0.0
+  skillpm audit ghcr.io/acme/skills/web-search@1.0.0 --sign --key auditor.key`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runAudit(c, g, f, args[0])
+			return runAudit(c, g, &f, args[0])
 		},
 	}
 	c.Flags().StringVar(&f.tier, "tier", "", "judge at this tier: experimental, community or verified (default: the tier the skill claims)")
+	f.sign.register(c, true)
+	c.Flags().Lookup("sign").Usage = "sign an audit attestation of the verdict and attach it to the published version REF (with --key or --keyless)"
+	f.addRegistry(c)
+	f.addPlainHTTP(c)
 	return c
 }
 
@@ -53,15 +78,34 @@ type auditJSON struct {
 	Report  *audit.Report `json:"report"`
 	Digest  string        `json:"digest"`
 	Verdict audit.Verdict `json:"verdict"`
+	// Manifest is the audited version's manifest digest, for a REF.
+	Manifest string `json:"manifest,omitempty"`
+	// Attestation is the attestation --sign attached.
+	Attestation *attestedJSON `json:"attestation,omitempty"`
 }
 
-func runAudit(c *cobra.Command, g *globals, f auditFlags, dir string) error {
+func runAudit(c *cobra.Command, g *globals, f *auditFlags, arg string) error {
 	switch f.tier {
 	case "", skill.TierExperimental, skill.TierCommunity, skill.TierVerified:
 	default:
 		return usageErrorf(c, fmt.Errorf("--tier must be experimental, community or verified, not %q", f.tier))
 	}
-	rep, err := audit.Scan(c.Context(), dir, audit.Options{Tool: "skillpm " + skillpmVersion()})
+	ctx := c.Context()
+	dir := arg
+	var src *auditSource
+	if isAuditRef(arg) {
+		var cleanup func()
+		var err error
+		src, cleanup, err = pullForAudit(c, g, f, arg)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		dir = src.dir
+	} else if f.sign.wanted() {
+		return withCode(exitUsage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", arg))
+	}
+	rep, err := audit.Scan(ctx, dir, audit.Options{Tool: "skillpm " + skillpmVersion()})
 	if err != nil {
 		return withCode(exitFailure, err)
 	}
@@ -73,18 +117,35 @@ func runAudit(c *cobra.Command, g *globals, f auditFlags, dir string) error {
 	if err != nil {
 		return err
 	}
+	shown := arg
+	var att *attestedJSON
+	if src != nil {
+		shown = src.shown
+		if src.opts != nil {
+			if att, err = attestAudit(ctx, src, rep, v); err != nil {
+				return err
+			}
+		}
+	}
 	if g.json() {
-		if err := writeJSON(g.stdout, auditJSON{Report: rep, Digest: digest, Verdict: v}); err != nil {
+		j := auditJSON{Report: rep, Digest: digest, Verdict: v, Attestation: att}
+		if src != nil {
+			j.Manifest = src.m.Descriptor.Digest.String()
+		}
+		if err := writeJSON(g.stdout, j); err != nil {
 			return err
 		}
 	} else {
-		printFindings(g.stderr, dir, rep.Findings, g.quiet)
-		printVerdict(g.stdout, dir, rep, v, digest, g.quiet)
+		printFindings(g.stderr, shown, rep.Findings, g.quiet)
+		printVerdict(g.stdout, shown, rep, v, digest, g.quiet)
+		if att != nil {
+			printAttested(g.stdout, att)
+		}
 	}
 	if v.Decision == audit.Block {
 		name := rep.Skill
 		if name == "" {
-			name = dir
+			name = shown
 		}
 		return withCode(exitTrust, fmt.Errorf("audit blocks %s at tier %s (%s)", name, v.Tier, countText(rep)))
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
@@ -16,14 +17,15 @@ import (
 
 type infoFlags struct {
 	regFlags
+	rootFlags
 	manifest bool
 }
 
 func newInfoCmd(g *globals) *cobra.Command {
 	var f infoFlags
 	c := &cobra.Command{
-		Use:   "info REF|DIR",
-		Short: "Describe a published skill or a skill directory",
+		Use:   "info REF|DIR|NAME",
+		Short: "Describe a published, installed or local skill",
 		Long: `Info describes a skill. For a reference (web-research, web-research@^1,
 ghcr.io/acme/skills/web-research@1.2.0, oci-layout:DIR/web-research) it reads
 the published manifest: version, digest, tier, permissions, dependencies,
@@ -34,15 +36,29 @@ names are looked up in --registry, else the embedded registry.
 For an existing directory it reads the SKILL.md there: name, version, tier,
 permissions, dependencies and tools.
 
+For the NAME of a skill skillpm installed in the searched roots (every
+host's project and user roots; --host, --scope, --root narrow them) it
+reads the receipts: version, tier and claimed tier, source, digest, tree
+(and whether the files were edited), grants and what granted them,
+signers, dependencies and dependents, for each root that has it.
+
+Precedence: an existing directory, else an installed skill, else a
+published reference. To describe the published skill of an installed
+name, give a version or range (NAME@^1) or --registry.
+
 --manifest prints the manifest exactly as stored.`,
 		Example: `  skillpm info web-research
   skillpm info web-research@^1 --output json
   skillpm info localhost:5000/skills/web-research@1.0.0 --plain-http
-  skillpm info ./web-research`,
+  skillpm info ./web-research
+  skillpm info fix --host claude --output json`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
 				return infoDir(c, g, args[0])
+			}
+			if ok, err := infoInstalled(c, g, &f, args[0]); ok || err != nil {
+				return err
 			}
 			return runInfo(c, g, &f, args[0])
 		},
@@ -50,6 +66,7 @@ permissions, dependencies and tools.
 	c.Flags().BoolVar(&f.manifest, "manifest", false, "print the manifest JSON exactly as stored")
 	f.addRegistry(c)
 	f.addPlainHTTP(c)
+	f.rootFlags.register(c)
 	return c
 }
 
@@ -264,4 +281,81 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 	}
 	row("requires", listOrNone(ds))
 	row("tools", listOrNone(s.ToolNames()))
+}
+
+// infoInstalled describes an installed skill when arg is a bare name that
+// skillpm installed in the searched roots; ok is false when it is not
+// (then arg is read as a published reference).
+func infoInstalled(c *cobra.Command, g *globals, f *infoFlags, arg string) (ok bool, err error) {
+	if f.manifest || f.registry != "" || strings.ContainsAny(arg, "@/:") {
+		return false, nil
+	}
+	roots, err := f.rootFlags.searched()
+	if err != nil {
+		return true, err
+	}
+	found, err := install.Describe(c.Context(), roots, arg)
+	if err != nil || len(found) == 0 {
+		return err != nil, err
+	}
+	if g.json() {
+		return true, writeJSON(g.stdout, map[string]any{"name": arg, "installed": found})
+	}
+	w := g.stdout
+	for i, in := range found {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s %s (installed)\n", in.Name, in.Version)
+		row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
+		row("root", fmt.Sprintf("%s (%s %s)", in.Root.Dir, in.Root.Host, in.Root.Scope))
+		tier := in.Tier
+		if in.Claimed != "" {
+			tier += " (claims " + in.Claimed + ")"
+		}
+		row("tier", tier)
+		switch {
+		case in.Source != "" && in.LocalPath != "":
+			row("source", in.Source+" (built from "+in.LocalPath+")")
+		case in.Source != "":
+			row("source", in.Source)
+		default:
+			row("source", in.LocalPath+" (local directory)")
+		}
+		if in.Requested != "" {
+			row("requested", in.Requested)
+		} else {
+			row("requested", "(installed as a dependency)")
+		}
+		row("digest", dash(in.Digest))
+		tree := in.Tree
+		switch {
+		case in.Missing:
+			tree += " (MISSING: the directory is gone)"
+		case in.Edited:
+			tree += " (EDITED: the files differ; install --force restores them)"
+		default:
+			tree += " (files match)"
+		}
+		row("tree", tree)
+		grants := make([]string, 0, len(in.Grants))
+		for _, gr := range in.Grants {
+			grants = append(grants, gr.Permission+" (by "+gr.By+")")
+		}
+		row("grants", listOrNone(grants))
+		signers := make([]string, 0, len(in.Signers))
+		for _, id := range in.Signers {
+			signers = append(signers, id.String())
+		}
+		row("signers", listOrNone(signers))
+		row("dependencies", requiresText(in.Dependencies))
+		row("dependents", listOrNone(in.Dependents))
+		if in.InstalledAt != "" {
+			row("installed at", in.InstalledAt)
+		}
+		if in.ShadowedBy != "" {
+			row("shadowed by", in.ShadowedBy)
+		}
+	}
+	return true, nil
 }

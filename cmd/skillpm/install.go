@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -20,6 +23,7 @@ type installFlags struct {
 	grants            []string
 	yes               bool
 	allowExperimental bool
+	allowAudit        bool
 	frozen            bool
 	dryRun            bool
 	minTier           string
@@ -27,6 +31,8 @@ type installFlags struct {
 	force             bool
 	manifest          string
 	lock              string
+	allowSignerChange bool
+	noVCS             bool
 }
 
 func newInstallCmd(g *globals) *cobra.Command {
@@ -41,8 +47,18 @@ installs the whole set into each chosen root in one atomic transaction.
 Nothing is written when anything is refused.
 
 With no REF, install reads the project manifest (skills.yaml, else
-gaia-agent.yaml) and installs exactly skills.lock when it satisfies the
-manifest (--frozen: fail instead of changing the lock).
+gaia-agent.yaml, whose optional skills are skipped with a message when
+nothing satisfies them) and installs exactly skills.lock when it satisfies
+the manifest (--frozen: fail instead of changing the lock).
+
+A REF that is a local directory (./my-skill, /abs/my-skill) is built as
+publish would build it (--no-vcs as there) and installed from that build:
+it is experimental (so needs --allow-experimental) unless the default
+source publishes the same version with the same digest, signed. Its
+dependencies resolve normally; the receipt records the directory.
+
+Signer pinning: a skill whose receipt (or lock entry) records signers must
+be signed by one of them; --allow-signer-change accepts another signer.
 
 Consent: dangerous permissions of community skills need --grant PERM or
 --yes (or an answer on a terminal); experimental skills need
@@ -51,6 +67,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 		Example: `  skillpm install web-research@^1
   skillpm install fix --host claude --host codex
   skillpm install code --grant shell:execute
+  skillpm install ./my-skill --allow-experimental
   skillpm install --root ./image/skills --from oci-layout:./bundle --min-tier verified --frozen`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runInstall(c, g, &f, args)
@@ -62,6 +79,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	f.rootFlags.register(c)
 	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` (repeatable)")
 	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
+	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "install skills whose static audit blocks at their tier")
 	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
@@ -70,6 +88,8 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")
+	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
 	return c
 }
 
@@ -92,6 +112,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	}
 	var m *resolve.Manifest
 	var prev *resolve.Lockfile
+	var local []install.Local
 	lockFile := ""
 	if len(args) == 0 {
 		mpath, lpath := lockPaths(&lockFlags{manifest: f.manifest, lock: f.lock})
@@ -112,7 +133,19 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			}
 		}
 	} else {
-		if m, prev, err = manifestFromRefs(args, roots); err != nil {
+		var refs []string
+		for _, a := range args {
+			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
+				l, err := buildLocal(c, g, a, f.noVCS)
+				if err != nil {
+					return err
+				}
+				local = append(local, l)
+				continue
+			}
+			refs = append(refs, a)
+		}
+		if m, prev, err = manifestFromRefs(refs, roots); err != nil {
 			return err
 		}
 	}
@@ -127,9 +160,13 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	opts := install.Options{
 		Roots: roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
+		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
 		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
-		LockFile: lockFile,
-		Warn:     func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
+		Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+	}
+	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
 	}
 	if f.dryRun {
 		opts.LockFile = ""
@@ -165,58 +202,30 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	return nil
 }
 
-// manifestFromRefs turns command-line references into a manifest, adding
-// the skills already asked for in the first root so the solve keeps them,
-// and a lock of what is installed there so their versions are preferred.
-func manifestFromRefs(args []string, roots []install.Root) (*resolve.Manifest, *resolve.Lockfile, error) {
-	m := &resolve.Manifest{File: "the command line"}
-	asked := map[string]bool{}
-	for _, a := range args {
-		ref, err := registry.ParseRef(a)
-		if err != nil {
-			return nil, nil, withCode(exitUsage, err)
-		}
-		if ref.Kind == registry.KindDir {
-			return nil, nil, &usageError{fmt.Errorf("%s: installing a local directory is not supported yet; publish it (skillpm publish %s) and install it by name", a, a)}
-		}
-		name := ref.Name
-		if ref.Source != "" {
-			name = strings.TrimSuffix(ref.Source, "/") + "/" + ref.Name
-			if ref.Kind == registry.KindLayout && !strings.HasPrefix(name, registry.LayoutPrefix) {
-				name = registry.LayoutPrefix + name
-			}
-		}
-		rng := resolve.AnyRange
-		switch ref.Selector.Kind {
-		case registry.SelectVersion, registry.SelectRange:
-			rng = ref.Selector.Raw
-		case registry.SelectDigest:
-			return nil, nil, &usageError{fmt.Errorf("%s: install by digest is not supported; name a version", a)}
-		}
-		m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: rng})
-		asked[ref.Name] = true
+// buildLocal builds the skill in dir as publish would, for installing it
+// from source.
+func buildLocal(c *cobra.Command, g *globals, dir string, noVCS bool) (install.Local, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return install.Local{}, err
 	}
-	prev := &resolve.Lockfile{Version: resolve.LockVersion}
-	if len(roots) > 0 {
-		rec, err := install.ReadReceipts(roots[0].Dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, r := range rec.Skills {
-			if r.Source == "" {
-				continue
-			}
-			prev.Skills = append(prev.Skills, resolve.LockedSkill{Name: r.Name, Version: r.Version, Source: r.Source, Digest: r.Digest, Tree: r.Tree, Requested: r.Requested, Dependencies: r.Dependencies})
-			if r.Explicit() && !asked[r.Name] {
-				name := r.Name
-				if !strings.HasPrefix(r.Source, resolve.EmbeddedSource+"/") {
-					name = r.Source
-				}
-				m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: r.Requested})
-			}
-		}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return install.Local{}, withCode(exitUsage, fmt.Errorf("%s: no such skill directory", dir))
 	}
-	return m, prev, nil
+	created, err := registry.SourceDateEpoch(os.Getenv)
+	if err != nil {
+		return install.Local{}, withCode(exitUsage, err)
+	}
+	a, err := registry.Build(c.Context(), abs, registry.BuildOptions{Created: created, NoVCS: noVCS})
+	if err != nil {
+		var ve *skill.ValidationError
+		if errors.As(err, &ve) {
+			printDiagnostics(g.stderr, ve.Diagnostics)
+			return install.Local{}, withCode(exitValidation, fmt.Errorf("%s: %s, not installed; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
+		}
+		return install.Local{}, withCode(exitValidation, err)
+	}
+	return install.Local{Dir: abs, Artifact: a}, nil
 }
 
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
@@ -226,8 +235,20 @@ func installExit(m *resolve.Manifest, lockFile string, err error) error {
 		return withCode(exitTrust, err)
 	case errors.As(err, &le):
 		return withCode(exitFailure, err)
-	case errors.Is(err, install.ErrEdited):
+	case errors.Is(err, install.ErrEdited), errors.Is(err, install.ErrDowngrade):
 		return withCode(exitFailure, err)
+	case errors.Is(err, install.ErrNotInstalled):
+		return withCode(exitUsage, err)
 	}
 	return lockExit(m, lockFile, err)
+}
+
+// manifestFromRefs turns command-line references into a manifest and a
+// lock of what the first root has (install.FromRefs), with CLI exit codes.
+func manifestFromRefs(args []string, roots []install.Root) (*resolve.Manifest, *resolve.Lockfile, error) {
+	m, prev, err := install.FromRefs("the command line", args, roots)
+	if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
+		return nil, nil, withCode(exitUsage, err)
+	}
+	return m, prev, err
 }

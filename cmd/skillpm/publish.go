@@ -140,6 +140,8 @@ type publishFlags struct {
 	force bool
 	noVCS bool
 	sign  signFlags
+	// allowAudit publishes despite a block audit verdict.
+	allowAudit bool
 }
 
 type publishJSON struct {
@@ -173,8 +175,12 @@ checkout, the origin URL and commit are recorded; SOURCE_DATE_EPOCH sets the
 created time. --sign with --key K or --keyless signs the published version
 (see skillpm sign); a wrong passphrase stops the publish before any push.
 
-Exit status: 3 when the skill is invalid, 6 when the registry fails after
-retries.`,
+The packed files are audited first (see skillpm audit) at the tier the skill
+claims: findings are printed on stderr, and a block verdict refuses the
+publish (exit 5, nothing pushed) unless --allow-audit-findings.
+
+Exit status: 3 when the skill is invalid, 5 when the audit blocks it, 6 when
+the registry fails after retries.`,
 		Example: `  skillpm publish ./web-research
   skillpm publish ./web-research --to ghcr.io/acme/skills
   skillpm publish ./web-research --to localhost:5000/skills --plain-http
@@ -188,6 +194,7 @@ retries.`,
 	c.Flags().StringVar(&f.to, "to", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the embedded registry)")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite a version already published with other content")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
+	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "publish even when the audit blocks the skill at the tier it claims")
 	f.addPlainHTTP(c)
 	f.sign.register(c, true)
 	return c
@@ -212,6 +219,9 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	}
 	a, err := regBuild(c, g, dir, f.noVCS)
 	if err != nil {
+		return err
+	}
+	if err := publishAudit(c, g, a, f.allowAudit); err != nil {
 		return err
 	}
 	res, err := client.Publish(c.Context(), src, a, registry.PublishOptions{Force: f.force})

@@ -127,7 +127,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newVersionCmd(g),
 		newValidateCmd(g),
 		newInitCmd(g),
-		newInstallCmd(g), newListCmd(g), newRemoveCmd(g),
+		newInstallCmd(g), newUpdateCmd(g), newListCmd(g), newRemoveCmd(g),
 		newAsfCmd(g), newRunCmd(g),
 		newMigrateCmd(g),
 		newPolicyCmd(g),
@@ -135,6 +135,8 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
 		newLockCmd(g),
 		newAuditCmd(g),
+		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),
+		newServeCmd(g),
 	)
 	return root
 }

@@ -81,6 +81,7 @@ type verifyJSON struct {
 	Tier       string          `json:"tier"`
 	MinTier    string          `json:"minTier,omitempty"`
 	Decision   tiers.Decision  `json:"decision"`
+	Audits     []auditAttJSON  `json:"audits"`
 }
 
 func newVerifyCmd(g *globals) *cobra.Command {
@@ -101,11 +102,18 @@ The policy is --policy FILE, else $XDG_CONFIG_HOME/skillpm/policy.yaml, else
 experimental). A policy identity given only as keyFingerprint needs its key
 with --key: a key signature does not carry its public key.
 
+Audit attestations (skillpm audit REF --sign) are verified with the same
+trust material and listed: one counts when it verifies, its verdict is pass
+or review (never block) and it was judged at the tier the skill claims or
+above; a policy rule with requireAudit grants its tier only when a counting
+attestation's signer matches one of its requireAudit identities.
+
 --output json prints one document: name, version, repository, digest, policy
 (the file, or "built-in default"), signatures (each: referrer, created,
-verified, signer or error), signers, verified, failed, tier, minTier, and the
+verified, signer or error), signers, verified, failed, tier, minTier, the
 decision (repository as policies match it, claimed, attested, effective,
-policy, scope, signer, identity, warnings, why).
+policy, scope, signer, identity, audits, warnings, why), and audits (each:
+referrer, created, verified, counts, signer, predicate, note or error).
 
 Exit status: 0 when at least one signature verifies (whatever the tier);
 5 when none does, or when the tier is below --min-tier.`,
@@ -138,6 +146,10 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	if err != nil {
 		return err
 	}
+	opts, av, err := verifyAudits(ctx, repo, m, opts)
+	if err != nil {
+		return err
+	}
 	v, err := repo.VerifySkill(ctx, m, opts)
 	if err != nil {
 		return regExit(err)
@@ -157,11 +169,13 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 		fmt.Fprintf(g.stderr, "warning: %s: %s\n", at, warn)
 	}
 	if g.json() {
-		if err := writeJSON(g.stdout, verifyDoc(p, repo, m, v, f.minTier)); err != nil {
+		j := verifyDoc(p, repo, m, v, f.minTier)
+		j.Audits = auditDocs(av)
+		if err := writeJSON(g.stdout, j); err != nil {
 			return err
 		}
 	} else {
-		printVerification(g.stdout, p, repo, m, v)
+		printVerification(g.stdout, p, repo, m, v, av)
 	}
 	if refusal != nil {
 		return withCode(exitTrust, refusal)
@@ -193,7 +207,7 @@ func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest,
 	return j
 }
 
-func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *registry.Verification) {
+func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *registry.Verification, av *registry.AuditVerification) {
 	d := v.Decision
 	fmt.Fprintf(w, "%s %s\n", m.Metadata.Name, m.Metadata.Version)
 	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", val) }
@@ -215,6 +229,7 @@ func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, 
 			fmt.Fprintf(w, "    FAILED    signature %s%s: %v\n", ch.Referrer.Digest, when, ch.Err)
 		}
 	}
+	printAudits(w, av)
 	row("trust policy", policyName(p))
 	if d.Policy != "" {
 		row("matched", fmt.Sprintf("policy %s (scope %s), signer %s", d.Policy, d.Scope, d.Signer))

@@ -462,7 +462,7 @@ func TestReportIsCanonical(t *testing.T) {
 	if jc, _ := back.CanonicalJSON(); !bytes.Equal(ja, jc) {
 		t.Error("canonical JSON does not round-trip")
 	}
-	if a.Schema != PredicateType || a.Tool != "skillpm-test" || a.Skill != "py-hostile" {
+	if a.Schema != ReportSchema || a.Tool != "skillpm-test" || a.Skill != "py-hostile" {
 		t.Errorf("header: %s %s %s", a.Schema, a.Tool, a.Skill)
 	}
 	for i := 1; i < len(a.Findings); i++ {

@@ -41,8 +41,8 @@
 //
 // Findings are sorted by file, line, column and rule; Report.CanonicalJSON
 // renders the report with sorted keys and Report.Digest hashes it, so the
-// same skill audited by the same tool version yields the same digest: the
-// subject of a signed audit attestation (PredicateType).
+// same skill audited by the same tool version yields the same digest, which
+// a signed audit attestation records (package attest: Report.Attestation).
 //
 // Report.Verdict decides per tier: experimental blocks critical findings
 // and is advisory otherwise; community blocks critical and reviews high;

@@ -494,7 +494,9 @@ func (a *pyAnalysis) fold(n *tnode) val {
 	case "list", "tuple", "set", "dictionary", "list_comprehension", "generator_expression", "conditional_expression", "pair", "dictionary_splat", "list_splat":
 		v := unknownVal()
 		n.walk(func(k *tnode) bool {
-			if k != n && (k.kind == "identifier" || k.kind == "call" || k.kind == "attribute") {
+			// A subscript folds whole: os.environ["ONE_KEY"] is one
+			// variable, not the environment.
+			if k != n && (k.kind == "identifier" || k.kind == "call" || k.kind == "attribute" || k.kind == "subscript") {
 				v.t |= a.fold(k).t
 				return false
 			}

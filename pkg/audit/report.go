@@ -12,10 +12,11 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
-// PredicateType names the report's JSON shape. It is the in-toto predicate
-// type a signed audit attestation will carry, and changes only when the
-// shape changes incompatibly.
-const PredicateType = "https://skillpm.dev/audit/v1"
+// ReportSchema names the report's JSON shape (its "schema" field). It
+// changes only when the shape changes incompatibly. A signed audit
+// attestation does not carry the report, only its digest: see
+// attest.PredicateType.
+const ReportSchema = "https://skillpm.dev/audit/v1"
 
 // Severity ranks a finding.
 type Severity int

@@ -649,7 +649,7 @@ func firstInvalidUTF8Line(b []byte) int {
 // report assembles the sorted report.
 func (r *run) report() *Report {
 	rep := &Report{
-		Schema:      PredicateType,
+		Schema:      ReportSchema,
 		Tool:        r.s.opts.Tool,
 		Tier:        skill.TierExperimental,
 		Permissions: []string{},

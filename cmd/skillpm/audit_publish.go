@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/spf13/cobra"
+)
+
+// publishAudit audits what publish is about to push, exactly the packed
+// layer (unpacked into a temporary directory, so .skillignore'd files are
+// not judged and the report digest is the one skillpm audit REF gives),
+// at the tier the skill claims. Findings go to stderr; a block verdict
+// refuses the publish (exit 5, nothing pushed) unless allow is set, when it
+// is only a warning: a false positive at critical would otherwise keep a
+// skill from every tier, and install audits again on the user's side.
+func publishAudit(c *cobra.Command, g *globals, a *registry.Artifact, allow bool) error {
+	ctx := c.Context()
+	tmp, err := os.MkdirTemp("", "skillpm-publish-audit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, a.Skill.Name)
+	if _, err := archive.Unpack(ctx, bytes.NewReader(a.Layer), dir, archive.Limits{}); err != nil {
+		return fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err)
+	}
+	rep, err := audit.Scan(ctx, dir, audit.Options{Tool: "skillpm " + skillpmVersion()})
+	if err != nil {
+		return withCode(exitFailure, fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err))
+	}
+	v, err := rep.Verdict("")
+	if err != nil {
+		return err
+	}
+	at := a.Skill.Name + "@" + a.Skill.Version
+	if len(rep.Findings) > 0 {
+		printFindings(g.stderr, at, rep.Findings, g.quiet)
+	}
+	if v.Decision == audit.Pass {
+		return nil
+	}
+	fmt.Fprintf(g.stderr, "audit: %s: %s at tier %s (%s)\n", at, v.Decision, v.Tier, countText(rep))
+	for _, r := range v.Reasons {
+		fmt.Fprintf(g.stderr, "  %s\n", r)
+	}
+	if v.Decision != audit.Block {
+		return nil
+	}
+	if allow {
+		fmt.Fprintf(g.stderr, "warning: publishing %s although the audit blocks it at tier %s (--allow-audit-findings)\n", at, v.Tier)
+		return nil
+	}
+	return withCode(exitTrust, fmt.Errorf("%s not published: the audit blocks it at tier %s (%s); fix the findings, claim a lower tier, or pass --allow-audit-findings", at, v.Tier, countText(rep)))
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/spf13/cobra"
+)
+
+type bundleFlags struct {
+	regFlags
+	out string
+}
+
+type bundleJSON struct {
+	Directory string              `json:"directory"`
+	Skills    []mirrorVersionJSON `json:"skills"`
+}
+
+func newBundleCmd(g *globals) *cobra.Command {
+	var f bundleFlags
+	c := &cobra.Command{
+		Use:   "bundle REF... -o DIR",
+		Short: "Write the skills named, with their dependencies and signatures, to an OCI layout directory",
+		Long: `Bundle resolves the skills named (with their dependencies, as install
+would) and writes exactly those versions, each with every signature and
+countersignature attached to it, into DIR: one OCI image layout per skill,
+the shape of oci-layout: sources. Digests are unchanged, so signatures still
+verify. It is for air-gapped machines and OEM images:
+
+  skillpm install --from oci-layout:DIR ...
+
+installs from it with no network. DIR must be empty or hold only a previous
+bundle of the same skills.`,
+		Example: `  skillpm bundle fix@^1 web-research -o ./bundle
+  skillpm bundle ghcr.io/acme/skills/fix@1.2.0 -o ./image/skills-bundle`,
+		Args: minArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runBundle(c, g, &f, args)
+		},
+	}
+	c.Flags().StringVarP(&f.out, "output-dir", "o", "", "write the bundle to `DIR` (required)")
+	f.addRegistry(c)
+	f.addPlainHTTP(c)
+	return c
+}
+
+func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) error {
+	ctx := c.Context()
+	if f.out == "" {
+		return usageErrorf(c, fmt.Errorf("-o DIR is required"))
+	}
+	m, _, err := manifestFromRefs(args, nil)
+	if err != nil {
+		return err
+	}
+	from := f.registry
+	ns, err := m.Namespace(from)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	graph, err := registry.NewGraph(client, ns)
+	if err != nil {
+		return regExit(err)
+	}
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: f.pre,
+		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", msg) }})
+	if err != nil {
+		return lockExit(m, "", err)
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
+	}
+	dst, err := client.Layout(f.out)
+	if err != nil {
+		return regExit(err)
+	}
+	res, err := client.Bundle(ctx, lock, dst, registry.BundleOptions{})
+	if err != nil {
+		return regExit(err)
+	}
+	if g.json() {
+		j := bundleJSON{Directory: dst.String(), Skills: []mirrorVersionJSON{}}
+		for _, v := range res.Versions {
+			j.Skills = append(j.Skills, mirrorVersionDoc(v))
+		}
+		return writeJSON(g.stdout, j)
+	}
+	for _, v := range res.Versions {
+		fmt.Fprintf(g.stdout, "%s %s  %s  %s\n", v.Name, v.Version, shortDigest(v.Digest), plural(v.Referrers, "signature"))
+	}
+	if !g.quiet {
+		fmt.Fprintf(g.stderr, "wrote %s to %s; install with: skillpm install --from %s\n", plural(len(res.Versions), "skill"), f.out, dst)
+	}
+	return nil
+}

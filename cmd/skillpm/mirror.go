@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/tiers"
+	"github.com/spf13/cobra"
+)
+
+type mirrorFlags struct {
+	regFlags
+	trustFlags
+	jobs    int
+	verify  bool
+	minTier string
+	since   string
+	names   string
+}
+
+type mirrorJSON struct {
+	Source      string              `json:"source"`
+	Destination string              `json:"destination"`
+	Copied      int                 `json:"copied"`
+	Present     int                 `json:"present"`
+	Refused     int                 `json:"refused"`
+	Older       int                 `json:"older"`
+	Failed      int                 `json:"failed"`
+	Versions    []mirrorVersionJSON `json:"versions"`
+}
+
+type mirrorVersionJSON struct {
+	Name            string `json:"name"`
+	Version         string `json:"version,omitempty"`
+	Digest          string `json:"digest,omitempty"`
+	Status          string `json:"status"`
+	Referrers       int    `json:"referrers"`
+	ReferrersCopied int    `json:"referrersCopied"`
+	Tier            string `json:"tier,omitempty"`
+	Error           string `json:"error,omitempty"`
+}
+
+func newMirrorCmd(g *globals) *cobra.Command {
+	var f mirrorFlags
+	c := &cobra.Command{
+		Use:   "mirror SRC DST [NAME...]",
+		Short: "Copy skills with their signatures between registries and OCI layouts",
+		Long: `Mirror copies skills from SRC to DST, each a registry namespace
+(ghcr.io/acme/skills, localhost:5000/skills), oci-layout:DIR, or "embedded":
+every version (SemVer tag) with its manifest, blobs and every referrer
+(signatures, countersignatures), byte for byte, so digests and signatures
+stay valid. Registries with and without the referrers API work both ways.
+
+With no NAME, every skill SRC lists is copied: a registry's _catalog, a
+layout directory's subdirectories (--names FILE reads names, one a line, for
+registries without _catalog, such as GHCR).
+
+What DST already holds is skipped by digest, so an interrupted mirror is
+resumed by running it again. --verify verifies every version at SRC against
+the trust policy (--policy, --key) and refuses what no signature verifies
+for; --min-tier also refuses what is below the tier (it implies --verify).
+Refused versions are listed and not copied; the others are. --since TIME
+(RFC 3339, or a duration such as 24h meaning that long ago) copies only the
+versions with a manifest or referrer created since then, by their
+org.opencontainers.image.created annotation (skillpm and cosign write it on
+every signature); a version with no such annotation is always considered.
+
+Exit status: 0 when everything was copied or present; 5 when a version was
+refused; 6 when a copy failed (run again to resume).`,
+		Example: `  skillpm mirror ghcr.io/acme/skills registry.internal/skills --names skills.txt
+  skillpm mirror localhost:5000/skills oci-layout:./mirror --plain-http --verify --policy marketplace.yaml
+  skillpm mirror embedded oci-layout:./out web-research --min-tier verified
+  skillpm mirror ghcr.io/acme/skills registry.internal/skills --since 24h --jobs 16`,
+		Args: minArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runMirror(c, g, &f, args)
+		},
+	}
+	c.Flags().IntVar(&f.jobs, "jobs", registry.DefaultMirrorJobs, "copy `N` skills at once")
+	c.Flags().BoolVar(&f.verify, "verify", false, "verify every version at the source and refuse what no trusted signature verifies for")
+	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse versions below `TIER` (experimental, community, verified); implies --verify")
+	c.Flags().StringVar(&f.since, "since", "", "copy only versions with something created since `TIME` (RFC 3339 or a duration ago, e.g. 24h)")
+	c.Flags().StringVar(&f.names, "names", "", "read the skill names from `FILE` (one a line, # comments)")
+	f.trustFlags.register(c)
+	f.addPlainHTTP(c)
+	return c
+}
+
+// openSourceArg opens a source argument; "embedded" is the embedded
+// registry.
+func openSourceArg(client *registry.Client, arg string) (registry.Source, error) {
+	if arg == "embedded" {
+		return client.Embedded(), nil
+	}
+	spec, err := registry.ParseSource(arg)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	if spec.Kind == registry.KindName {
+		return nil, withCode(exitUsage, fmt.Errorf("%q is not a source: give a registry namespace (host/namespace), oci-layout:DIR or embedded", arg))
+	}
+	src, err := client.OpenSource(spec)
+	return src, regExit(err)
+}
+
+// readNames reads a names file: one skill name a line, blank lines and #
+// comments ignored.
+func readNames(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	defer f.Close()
+	var names []string
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !skill.ValidName(line) {
+			return nil, withCode(exitUsage, fmt.Errorf("%s:%d: %q is not a skill name", path, n, line))
+		}
+		names = append(names, line)
+	}
+	return names, sc.Err()
+}
+
+// parseSince reads an RFC 3339 time or a duration meaning that long ago.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return time.Time{}, fmt.Errorf("--since %q: give an RFC 3339 time (2026-01-02T15:04:05Z), a date or a duration (24h)", s)
+	}
+	return now.Add(-d), nil
+}
+
+func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) error {
+	ctx := c.Context()
+	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
+		return withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
+	}
+	if f.jobs < 1 {
+		return withCode(exitUsage, fmt.Errorf("--jobs must be at least 1"))
+	}
+	since, err := parseSince(f.since, time.Now())
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	src, err := openSourceArg(client, args[0])
+	if err != nil {
+		return err
+	}
+	dst, err := openSourceArg(client, args[1])
+	if err != nil {
+		return err
+	}
+	opts := registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: f.minTier, Since: since}
+	if f.names != "" {
+		more, err := readNames(f.names)
+		if err != nil {
+			return err
+		}
+		opts.Names = append(opts.Names, more...)
+	}
+	if f.verify || f.minTier != "" {
+		_, vopts, err := f.trustFlags.load(ctx, g)
+		if err != nil {
+			return err
+		}
+		opts.Verify = &vopts
+	}
+	var mu sync.Mutex
+	if !g.json() && !g.quiet {
+		opts.OnVersion = func(v registry.MirroredVersion) {
+			mu.Lock()
+			defer mu.Unlock()
+			printMirrored(g, v)
+		}
+	}
+	res, err := client.Mirror(ctx, src, dst, opts)
+	if err != nil {
+		if errors.Is(err, registry.ErrNoCatalog) {
+			return withCode(exitUsage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
+		}
+		return regExit(err)
+	}
+	if g.json() {
+		j := mirrorJSON{Source: src.String(), Destination: dst.String(), Versions: []mirrorVersionJSON{},
+			Copied: res.Count(registry.MirrorCopied), Present: res.Count(registry.MirrorPresent), Refused: res.Count(registry.MirrorRefused),
+			Older: res.Count(registry.MirrorOlder), Failed: res.Count(registry.MirrorFailed)}
+		for _, v := range res.Versions {
+			j.Versions = append(j.Versions, mirrorVersionDoc(v))
+		}
+		if err := writeJSON(g.stdout, j); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(g.stdout, "%s -> %s: %d copied, %d already there, %d refused, %d older, %d failed\n", src, dst,
+			res.Count(registry.MirrorCopied), res.Count(registry.MirrorPresent), res.Count(registry.MirrorRefused),
+			res.Count(registry.MirrorOlder), res.Count(registry.MirrorFailed))
+	}
+	if err := res.Err(); err != nil {
+		return regExit(fmt.Errorf("%d versions failed (run the same mirror again to resume): %w", res.Count(registry.MirrorFailed), err))
+	}
+	if n := res.Count(registry.MirrorRefused); n > 0 {
+		return withCode(exitTrust, fmt.Errorf("%s refused by verification and not copied", plural(n, "version")))
+	}
+	return nil
+}
+
+func mirrorVersionDoc(v registry.MirroredVersion) mirrorVersionJSON {
+	j := mirrorVersionJSON{Name: v.Name, Version: v.Version, Digest: v.Digest, Status: string(v.Status),
+		Referrers: v.Referrers, ReferrersCopied: v.ReferrersCopied, Tier: v.Tier}
+	if v.Err != nil {
+		j.Error = v.Err.Error()
+	}
+	return j
+}
+
+func printMirrored(g *globals, v registry.MirroredVersion) {
+	at := v.Name
+	if v.Version != "" {
+		at += "@" + v.Version
+	}
+	switch v.Status {
+	case registry.MirrorRefused, registry.MirrorFailed:
+		fmt.Fprintf(g.stderr, "%s %s: %v\n", v.Status, at, v.Err)
+	case registry.MirrorCopied:
+		tier := ""
+		if v.Tier != "" {
+			tier = ", " + v.Tier
+		}
+		fmt.Fprintf(g.stdout, "copied %s (%s, %d of %d signatures copied%s)\n", at, v.Digest, v.ReferrersCopied, v.Referrers, tier)
+	default:
+		if g.verbose {
+			fmt.Fprintf(g.stdout, "%s %s (%s)\n", v.Status, at, v.Digest)
+		}
+	}
+}

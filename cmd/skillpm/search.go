@@ -1,0 +1,143 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/spf13/cobra"
+)
+
+type searchFlags struct {
+	regFlags
+	trustFlags
+	source   string
+	limit    int
+	noVerify bool
+}
+
+type searchHitJSON struct {
+	Name        string   `json:"name"`
+	Latest      string   `json:"latest"`
+	Digest      string   `json:"digest"`
+	Description string   `json:"description"`
+	Claimed     string   `json:"claimed"`
+	Attested    string   `json:"attested"`
+	Effective   string   `json:"effective"`
+	Permissions []string `json:"permissions"`
+	Score       int      `json:"score"`
+	Why         []string `json:"why"`
+	Problem     string   `json:"problem,omitempty"`
+}
+
+type searchJSON struct {
+	Source string          `json:"source"`
+	Index  string          `json:"index"`
+	Total  int             `json:"total"`
+	Hits   []searchHitJSON `json:"hits"`
+}
+
+func newSearchCmd(g *globals) *cobra.Command {
+	var f searchFlags
+	c := &cobra.Command{
+		Use:   "search TERMS...",
+		Short: "Search a source's index by name and description",
+		Long: `Search reads the search index of a source (--source, else the embedded
+registry; skillpm index build writes it) and ranks its skills: per term, an
+exact name beats a name prefix, which beats a word of the name, which beats
+the description (each time the term is a word of it, up to 3); ties by name.
+The index manifest and JSON are cached by digest.
+
+Each hit shows the latest version, the tier it claims, the tier its verified
+signatures attest under the trust policy (--policy, --key), and its
+permissions. The attested tier is verified, not read from the index: the
+manifest is fetched by the index's digest and its signatures checked; a hit
+no signature verifies for shows "unverified" (so does every hit with
+--no-verify).
+
+Exit status: 4 when the source has no index.`,
+		Example: `  skillpm search web research
+  skillpm search pdf --source ghcr.io/acme/skills --policy marketplace.yaml
+  skillpm search git --source oci-layout:./mirror --output json`,
+		Args: minArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runSearch(c, g, &f, args)
+		},
+	}
+	c.Flags().StringVar(&f.source, "source", "", "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry")
+	c.Flags().IntVar(&f.limit, "limit", 20, "show at most `N` hits")
+	c.Flags().BoolVar(&f.noVerify, "no-verify", false, "do not verify the hits' signatures (every attested tier shows unverified)")
+	f.trustFlags.register(c)
+	f.addPlainHTTP(c)
+	return c
+}
+
+func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) error {
+	ctx := c.Context()
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return err
+	}
+	src := client.Embedded()
+	if f.source != "" && f.source != "embedded" {
+		if src, err = openSourceArg(client, f.source); err != nil {
+			return err
+		}
+	}
+	opts := registry.SearchOptions{Limit: f.limit}
+	if !f.noVerify {
+		_, vopts, err := f.trustFlags.load(ctx, g)
+		if err != nil {
+			return err
+		}
+		opts.Verify = &vopts
+	}
+	res, err := client.Search(ctx, src, strings.Join(args, " "), opts)
+	if errors.Is(err, registry.ErrNoIndex) {
+		return withCode(exitResolution, err)
+	}
+	if err != nil {
+		return regExit(err)
+	}
+	if g.json() {
+		j := searchJSON{Source: res.Source, Index: res.Index.Digest.String(), Total: res.Total, Hits: []searchHitJSON{}}
+		for _, h := range res.Hits {
+			s := h.Skill
+			j.Hits = append(j.Hits, searchHitJSON{Name: s.Name, Latest: s.Latest, Digest: s.LatestDigest(), Description: s.Description,
+				Claimed: s.Tier, Attested: h.Attested, Effective: h.Effective, Permissions: s.Permissions, Score: h.Score, Why: h.Why, Problem: h.Problem})
+		}
+		return writeJSON(g.stdout, j)
+	}
+	if len(res.Hits) == 0 {
+		fmt.Fprintf(g.stderr, "no skill in %s matches %q\n", res.Source, strings.Join(args, " "))
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tLATEST\tCLAIMED\tATTESTED\tPERMISSIONS\tDESCRIPTION")
+	for _, h := range res.Hits {
+		s := h.Skill
+		perms := strings.Join(s.Permissions, ",")
+		if perms == "" {
+			perms = "-"
+		}
+		desc := s.Description
+		if len(desc) > 60 {
+			desc = desc[:57] + "..."
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Latest, s.Tier, h.Attested, perms, desc)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, h := range res.Hits {
+		if h.Problem != "" {
+			fmt.Fprintf(g.stderr, "warning: %s: %s\n", h.Skill.Name, h.Problem)
+		}
+	}
+	if !g.quiet && res.Total > len(res.Hits) {
+		fmt.Fprintf(g.stderr, "%d more; use --limit\n", res.Total-len(res.Hits))
+	}
+	return nil
+}

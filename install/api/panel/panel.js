@@ -1,0 +1,320 @@
+// skillpm skills panel: talks to /api/skills on the same origin. The token
+// comes from the URL once, then lives in sessionStorage; it is sent only in
+// the X-Skillpm-Token header of requests that change something.
+"use strict";
+
+(function () {
+  const TOKEN_KEY = "skillpm-token";
+  const $ = (id) => document.getElementById(id);
+  let token = "";
+  let pending = null; // the install request the plan was made for
+
+  function initToken() {
+    const url = new URL(window.location.href);
+    const t = url.searchParams.get("token");
+    if (t) {
+      sessionStorage.setItem(TOKEN_KEY, t);
+      url.searchParams.delete("token");
+      history.replaceState(null, "", url.pathname + url.search + url.hash);
+    }
+    token = sessionStorage.getItem(TOKEN_KEY) || "";
+    $("token-state").textContent = token
+      ? "Connected to the local skillpm server."
+      : "No token: reading works, but installing and removing need the URL skillpm serve printed.";
+  }
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c != null) e.append(c);
+    return e;
+  }
+
+  function tierBadge(tier) {
+    const t = ["verified", "community", "experimental"].includes(tier) ? tier : "experimental";
+    const icon = { verified: "✔", community: "●", experimental: "⚠" }[t];
+    return el("span", { class: "badge tier-" + t, "data-tier": t }, icon + " " + tier);
+  }
+
+  function say(msg) { $("status").textContent = msg; }
+
+  function clearError() { $("errors").replaceChildren(); }
+
+  // showError renders an API error: its message, then each refusal.
+  function showError(err) {
+    const box = $("errors");
+    box.replaceChildren(el("strong", { text: "Error: " }), document.createTextNode(err.message || String(err)));
+    if (err.refusals && err.refusals.length) {
+      const ul = el("ul");
+      for (const r of err.refusals) ul.append(el("li", { text: r.reason + (r.fix ? " — " + r.fix : "") }));
+      box.append(ul);
+    }
+    if (err.dependents && err.dependents.length) {
+      box.append(el("p", { text: "Needed by: " + err.dependents.join(", ") }));
+    }
+  }
+
+  async function api(method, path, body) {
+    const headers = {};
+    if (method !== "GET") headers["X-Skillpm-Token"] = token;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    let data = null;
+    try { data = await res.json(); } catch (e) { data = null; }
+    if (!res.ok) {
+      const err = (data && data.error) || { message: res.status + " " + res.statusText };
+      throw err;
+    }
+    return data;
+  }
+
+  function permsCell(s) {
+    const td = el("td", { class: "perms", "data-label": "Permissions" });
+    if (!s.permissions.length) td.append(el("span", { class: "muted", text: "none" }));
+    for (const p of s.permissions) {
+      const g = (s.grants || []).find((x) => x.permission === p);
+      td.append(el("span", { class: "perm" }, p, g ? el("span", { class: "by", text: " (" + g.by + ")" }) : null));
+    }
+    return td;
+  }
+
+  async function loadInstalled() {
+    const box = $("installed");
+    try {
+      const data = await api("GET", "/api/skills");
+      fillHosts(data.hosts, data.defaultHost);
+      const byHost = new Map();
+      for (const s of data.skills) {
+        if (!byHost.has(s.host)) byHost.set(s.host, []);
+        byHost.get(s.host).push(s);
+      }
+      if (byHost.size === 0) {
+        box.replaceChildren(el("p", { class: "muted", id: "no-skills", text: "No skills installed in any host." }));
+        return;
+      }
+      const parts = [];
+      for (const [host, skills] of byHost) {
+        const hid = "host-" + host;
+        const table = el("table", { "aria-labelledby": hid },
+          el("thead", {}, el("tr", {}, ...["Name", "Version", "Tier", "Source", "Permissions", "Scope", ""].map((h) => el("th", { scope: "col", text: h })))));
+        const tbody = el("tbody");
+        for (const s of skills) {
+          const tr = el("tr", { "data-skill": s.name, "data-host": s.host, "data-scope": s.scope });
+          tr.append(
+            el("td", { "data-label": "Name" }, el("strong", { text: s.name }), s.edited ? el("span", { class: "muted", text: " (edited)" }) : null,
+              s.shadowedBy ? el("span", { class: "muted", text: " (shadowed)" }) : null),
+            el("td", { "data-label": "Version", text: s.version || "—" }),
+            el("td", { "data-label": "Tier" }, tierBadge(s.tier)),
+            el("td", { class: "source", "data-label": "Source", text: s.source || (s.managed ? "—" : "not installed by skillpm") }),
+            permsCell(s),
+            el("td", { "data-label": "Scope", text: s.scope }));
+          const act = el("td", { class: "actions-cell" });
+          if (s.managed) {
+            const b = el("button", { type: "button", class: "danger", "aria-label": "Remove " + s.name + " from " + s.host + " (" + s.scope + ")", text: "Remove" });
+            b.addEventListener("click", () => removeSkill(s, b));
+            act.append(b);
+          }
+          tr.append(act);
+          tbody.append(tr);
+        }
+        table.append(tbody);
+        parts.push(el("h3", { id: hid, text: host }), table);
+      }
+      box.replaceChildren(...parts);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  function fillHosts(hosts, def) {
+    const sel = $("host");
+    if (sel.options.length) return;
+    for (const h of hosts) {
+      const o = el("option", { value: h, text: h });
+      if (h === def) o.selected = true;
+      sel.append(o);
+    }
+  }
+
+  async function removeSkill(s, button) {
+    clearError();
+    button.disabled = true;
+    say("Removing " + s.name + " from " + s.host + "…");
+    try {
+      const q = new URLSearchParams({ host: s.host, scope: s.scope });
+      const res = await api("DELETE", "/api/skills/" + encodeURIComponent(s.name) + "?" + q);
+      say("Removed " + res.removed.join(", ") + " from " + s.host + ".");
+      await loadInstalled();
+      $("installed-heading").focus();
+    } catch (err) {
+      button.disabled = false;
+      say("");
+      showError(err);
+    }
+  }
+
+  function request(dryRun) {
+    const grants = [...document.querySelectorAll("#consent-items input[data-grant]:checked")].map((c) => c.dataset.grant);
+    const exp = document.querySelector("#consent-items input[data-experimental]:checked");
+    return { ref: $("ref").value.trim(), host: $("host").value, scope: $("scope").value, grants, allowExperimental: !!exp, dryRun };
+  }
+
+  function renderPlan(skills) {
+    const table = el("table", { "aria-labelledby": "plan-heading" },
+      el("thead", {}, el("tr", {}, ...["Name", "Version", "Tier", "Permissions"].map((h) => el("th", { scope: "col", text: h })))));
+    const tbody = el("tbody");
+    for (const s of skills) {
+      tbody.append(el("tr", {}, el("td", { "data-label": "Name", text: s.name }), el("td", { "data-label": "Version", text: s.version }),
+        el("td", { "data-label": "Tier" }, tierBadge(s.tier)), permsCell(s)));
+    }
+    table.append(tbody);
+    return table;
+  }
+
+  // renderConsent lists what a refused dry run needs; keeps earlier ticks.
+  function renderConsent(needs) {
+    const items = $("consent-items");
+    const had = new Set([...items.querySelectorAll("input:checked")].map((c) => c.dataset.grant || "experimental"));
+    items.replaceChildren();
+    let i = 0;
+    if (needs.allowExperimental) {
+      const id = "consent-exp";
+      const cb = el("input", { type: "checkbox", id, "data-experimental": "1" });
+      cb.checked = had.has("experimental");
+      items.append(el("label", { for: id }, cb, "Allow installing an experimental (unsigned or untrusted) skill"));
+    }
+    for (const g of needs.grants) {
+      const id = "consent-" + (i++);
+      const cb = el("input", { type: "checkbox", id, "data-grant": g });
+      cb.checked = had.has(g);
+      items.append(el("label", { for: id }, cb, "Grant ", el("code", { text: g })));
+    }
+    $("consent").hidden = !items.children.length;
+  }
+
+  // check asks for a dry run and shows the plan, or what it needs.
+  async function check() {
+    clearError();
+    $("progress").replaceChildren();
+    const req = request(true);
+    say("Checking " + req.ref + "…");
+    $("plan").hidden = false;
+    try {
+      const res = await api("POST", "/api/skills/install", req);
+      pending = req;
+      $("plan-body").replaceChildren(renderPlan(res.skills));
+      say("Ready to install " + res.skills.map((s) => s.name + " " + s.version + " (" + s.tier + ")").join(", ") + ".");
+      $("confirm").disabled = false;
+    } catch (err) {
+      pending = null;
+      $("confirm").disabled = true;
+      $("plan-body").replaceChildren();
+      if (err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental)) {
+        renderConsent(err.needs);
+        $("plan-body").replaceChildren(el("p", { text: "This install needs your consent. Tick what you accept, then Check again." }));
+        say("Consent needed for " + req.ref + ".");
+        showError(err);
+        const recheck = el("button", { type: "button", id: "recheck", text: "Check again" });
+        recheck.addEventListener("click", check);
+        $("plan-body").append(recheck);
+        $("consent-items").querySelector("input")?.focus();
+        return;
+      }
+      say("");
+      showError(err);
+    }
+    $("plan-heading").focus();
+  }
+
+  // install runs the install the plan was made for, streaming its stages.
+  async function install() {
+    if (!pending) return;
+    clearError();
+    const req = Object.assign({}, pending, { dryRun: false });
+    $("confirm").disabled = true;
+    const list = $("progress");
+    list.replaceChildren();
+    say("Installing " + req.ref + "…");
+    try {
+      const res = await fetch("/api/skills/install", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Accept": "application/x-ndjson", "X-Skillpm-Token": token },
+        body: JSON.stringify(req),
+      });
+      if (!res.ok) {
+        let data = null;
+        try { data = await res.json(); } catch (e) { data = null; }
+        throw (data && data.error) || { message: res.status + " " + res.statusText };
+      }
+      const reader = res.body.getReader();
+      const dec = new TextDecoder();
+      let buf = "";
+      let last = null;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let nl;
+        while ((nl = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (!line.trim()) continue;
+          const ev = JSON.parse(line);
+          last = ev;
+          const what = ev.stage + (ev.skill ? " " + ev.skill : "") + (ev.root ? " " + ev.root : "") + (ev.message ? ": " + ev.message : "");
+          list.append(el("li", { text: what }));
+        }
+      }
+      if (!last) throw { message: "the server closed the stream without a result" };
+      if (last.stage === "error") throw last.error;
+      const r = last.result;
+      say(r.installed.length ? "Installed " + r.installed.join(", ") + " into " + r.root.host + "." : "Already up to date: " + r.unchanged.join(", ") + ".");
+      $("plan").hidden = true;
+      pending = null;
+      $("consent-items").replaceChildren();
+      $("consent").hidden = true;
+      await loadInstalled();
+      $("installed-heading").focus();
+    } catch (err) {
+      say("");
+      $("confirm").disabled = false;
+      showError(err);
+    }
+  }
+
+  async function search(ev) {
+    ev.preventDefault();
+    clearError();
+    const out = $("results");
+    out.replaceChildren();
+    try {
+      const data = await api("GET", "/api/skills/search?" + new URLSearchParams({ q: $("q").value }));
+      const results = Array.isArray(data.results) ? data.results : [];
+      if (!results.length) out.append(el("li", { class: "muted", text: "No match." }));
+      for (const r of results) {
+        const name = r.name || r.ref || String(r);
+        const b = el("button", { type: "button", text: "Use", "aria-label": "Put " + name + " in the install box" });
+        b.addEventListener("click", () => { $("ref").value = r.ref || name; $("ref").focus(); });
+        out.append(el("li", {}, el("strong", { text: name }), r.version ? " " + r.version + " " : " ",
+          r.tier ? tierBadge(r.tier) : null, r.description ? " — " + r.description + " " : " ", b));
+      }
+      say(results.length + " result(s) for " + $("q").value + ".");
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    initToken();
+    $("install-form").addEventListener("submit", (ev) => { ev.preventDefault(); check(); });
+    $("confirm").addEventListener("click", install);
+    $("cancel").addEventListener("click", () => { $("plan").hidden = true; pending = null; say(""); $("ref").focus(); });
+    $("search-form").addEventListener("submit", search);
+    $("refresh").addEventListener("click", loadInstalled);
+    loadInstalled();
+  });
+})();

@@ -1,0 +1,310 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// Skill is one installed copy of a skill, as GET /api/skills lists it.
+type Skill struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Tier is the effective tier recorded at install (claimed, for a
+	// skill skillpm did not install).
+	Tier   string `json:"tier"`
+	Source string `json:"source"`
+	Host   string `json:"host"`
+	Scope  string `json:"scope"`
+	Root   string `json:"root"`
+	Dir    string `json:"dir"`
+	// Managed is true when skillpm installed it (there is a receipt).
+	Managed    bool   `json:"managed"`
+	ShadowedBy string `json:"shadowedBy,omitempty"`
+	Edited     bool   `json:"edited,omitempty"`
+	Invalid    bool   `json:"invalid,omitempty"`
+	// Requested is the range asked for; "" for a dependency.
+	Requested   string          `json:"requested,omitempty"`
+	Permissions []string        `json:"permissions"`
+	Grants      []install.Grant `json:"grants"`
+	Signers     []sign.Identity `json:"signers"`
+}
+
+// Detail is GET /api/skills/{name}: the winning copy with its manifest,
+// files, dependencies and dependents, and every other copy.
+type Detail struct {
+	Skill
+	Description string `json:"description"`
+	// Manifest is the SKILL.md frontmatter as canonical JSON.
+	Manifest     json.RawMessage   `json:"manifest"`
+	Files        []string          `json:"files"`
+	Dependencies map[string]string `json:"dependencies"`
+	Dependents   []string          `json:"dependents"`
+	Copies       []Skill           `json:"copies"`
+}
+
+// maxFiles bounds the file list of a detail response.
+const maxFiles = 1000
+
+// searched returns the roots to read: one host's (or every host's)
+// project and user roots, or only one scope.
+func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
+	q := r.URL.Query()
+	hosts := install.Hosts()
+	if h := q.Get("host"); h != "" {
+		ph, err := install.ParseHost(h)
+		if err != nil {
+			return nil, badRequest(err.Error())
+		}
+		hosts = []install.Host{ph}
+	}
+	scope := q.Get("scope")
+	if scope != "" {
+		if _, err := install.ParseScope(scope); err != nil {
+			return nil, badRequest(err.Error())
+		}
+	}
+	var out []install.Root
+	for _, h := range hosts {
+		roots, err := install.SearchRoots(h, s.cfg.Env)
+		if err != nil {
+			return nil, badRequest(err.Error())
+		}
+		for _, rt := range roots {
+			if scope == "" || string(rt.Scope) == scope {
+				out = append(out, rt)
+			}
+		}
+	}
+	return out, nil
+}
+
+// target returns the one root install and remove write to: the host
+// (default the server's) at the scope (default user), as the CLI's
+// --host and --scope.
+func (s *Server) target(host, scope string) (install.Root, *Error) {
+	h := s.cfg.Host
+	if host != "" {
+		ph, err := install.ParseHost(host)
+		if err != nil {
+			return install.Root{}, badRequest(err.Error())
+		}
+		h = ph
+	}
+	sc := install.ScopeUser
+	if scope != "" {
+		ps, err := install.ParseScope(scope)
+		if err != nil {
+			return install.Root{}, badRequest(err.Error())
+		}
+		sc = ps
+	}
+	d, err := install.RootDir(h, sc, s.cfg.Env)
+	if err != nil {
+		return install.Root{}, badRequest(err.Error())
+	}
+	return install.Root{Host: h, Scope: sc, Dir: d}, nil
+}
+
+// list returns the skills of roots with their receipts' details.
+func list(ctx context.Context, roots []install.Root) ([]Skill, error) {
+	listed, err := install.List(ctx, roots)
+	if err != nil {
+		return nil, err
+	}
+	receipts := map[string]*install.Receipts{}
+	out := make([]Skill, 0, len(listed))
+	for _, l := range listed {
+		sk := Skill{Name: l.Name, Version: l.Version, Tier: l.Tier, Source: l.Source, Host: string(l.Root.Host),
+			Scope: string(l.Root.Scope), Root: l.Root.Dir, Dir: l.Dir, Managed: l.Managed, ShadowedBy: l.ShadowedBy,
+			Edited: l.Edited, Invalid: l.Invalid, Permissions: []string{}, Grants: []install.Grant{}, Signers: []sign.Identity{}}
+		if sk.Tier == "" {
+			sk.Tier = skill.TierExperimental
+		}
+		if loaded, _ := skill.Load(ctx, l.Dir, skill.Options{Mode: skill.Lenient}); loaded != nil {
+			sk.Permissions = append(sk.Permissions, loaded.PermissionStrings()...)
+		}
+		if l.Managed {
+			rec, ok := receipts[l.Root.Dir]
+			if !ok {
+				if rec, err = install.ReadReceipts(l.Root.Dir); err != nil {
+					return nil, err
+				}
+				receipts[l.Root.Dir] = rec
+			}
+			if r, ok := rec.Get(l.Name); ok {
+				sk.Requested = r.Requested
+				sk.Grants = append(sk.Grants, r.Grants...)
+				sk.Signers = append(sk.Signers, r.Signers...)
+			}
+		}
+		out = append(out, sk)
+	}
+	return out, nil
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	roots, aerr := s.searched(r)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	skills, err := list(r.Context(), roots)
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	hosts := make([]string, 0, len(install.Hosts()))
+	for _, h := range install.Hosts() {
+		hosts = append(hosts, string(h))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"skills": skills, "hosts": hosts, "defaultHost": s.cfg.Host})
+}
+
+func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !skill.ValidName(name) {
+		writeError(w, badRequest("\""+name+"\" is not a skill name (lower-case letters, digits and hyphens)"))
+		return
+	}
+	roots, aerr := s.searched(r)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	skills, err := list(r.Context(), roots)
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	var d *Detail
+	for _, sk := range skills {
+		if sk.Name != name {
+			continue
+		}
+		if d == nil {
+			d = &Detail{Skill: sk, Manifest: json.RawMessage("{}"), Files: []string{}, Dependencies: map[string]string{}, Dependents: []string{}, Copies: []Skill{}}
+			continue
+		}
+		d.Copies = append(d.Copies, sk)
+	}
+	if d == nil {
+		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: name + " is not installed in the roots searched"})
+		return
+	}
+	ctx := r.Context()
+	if loaded, _ := skill.Load(ctx, d.Dir, skill.Options{Mode: skill.Lenient}); loaded != nil {
+		d.Description = loaded.Description
+		if b, err := loaded.CanonicalJSON(); err == nil {
+			d.Manifest = b
+		}
+		for _, dep := range loaded.Gaia.Requirements.Skills {
+			d.Dependencies[dep.Name] = dep.Range
+		}
+	}
+	if rec, err := install.ReadReceipts(d.Root); err == nil {
+		if r, ok := rec.Get(name); ok && r.Dependencies != nil {
+			d.Dependencies = r.Dependencies
+		}
+		d.Dependents = append(d.Dependents, rec.Dependents(name)...)
+	}
+	_ = filepath.WalkDir(d.Dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || len(d.Files) >= maxFiles {
+			return filepath.SkipAll
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(d.Dir, p)
+		d.Files = append(d.Files, filepath.ToSlash(rel))
+		return nil
+	})
+	writeJSON(w, http.StatusOK, d)
+}
+
+// mutating wraps a handler that changes something: it needs the token
+// (compared in constant time) and, with a body, JSON bounded in size.
+func (s *Server) mutating(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		got := r.Header.Get(TokenHeader)
+		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+			writeError(w, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+				Message: "missing or wrong " + TokenHeader + ": open the URL skillpm serve printed (it carries the token)"})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+		h(w, r)
+	}
+}
+
+// decode reads a JSON body strictly: one object, no unknown fields, so a
+// field the server does not know (such as "yes") is never silently
+// ignored.
+func decode(r *http.Request, v any) *Error {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeBadRequest, Message: "send the request as Content-Type: application/json"}
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if ae := toError(err); ae.Code == CodeTooLarge {
+			return ae
+		}
+		return badRequest("request body: " + err.Error())
+	}
+	if dec.More() {
+		return badRequest("request body: more than one JSON value")
+	}
+	return nil
+}
+
+func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !skill.ValidName(name) {
+		writeError(w, badRequest("\""+name+"\" is not a skill name (lower-case letters, digits and hyphens)"))
+		return
+	}
+	q := r.URL.Query()
+	root, aerr := s.target(q.Get("host"), q.Get("scope"))
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dryRun") == "true", LockWait: s.cfg.LockWait}
+	res, err := install.Remove(r.Context(), root.Dir, []string{name}, opts)
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	if res.Broken == nil {
+		res.Broken = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"root": root, "removed": res.Removed, "broken": res.Broken, "dryRun": opts.DryRun})
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if s.cfg.Search == nil {
+		writeError(w, &Error{Status: http.StatusNotImplemented, Code: CodeNotImplemented,
+			Message: "search is not available in this build of skillpm: the registry index reader is not there yet; install by name instead"})
+		return
+	}
+	if q == "" {
+		writeError(w, badRequest("give a query: /api/skills/search?q=WORDS"))
+		return
+	}
+	res, err := s.cfg.Search(r.Context(), q)
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"query": q, "results": res})
+}

@@ -1,0 +1,120 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// AllowAuditFindingsFlag is the CLI flag that installs skills the audit
+// blocks; refusals name it.
+const AllowAuditFindingsFlag = "--allow-audit-findings"
+
+// AuditOptions controls [AuditStaged].
+type AuditOptions struct {
+	// AllowFindings installs skills whose verdict blocks; their outcomes
+	// are marked Allowed and no error is returned for them.
+	AllowFindings bool
+	// Tool names the auditing program and version for the reports
+	// ("skillpm 0.4.0"); the library does not know its own version.
+	Tool string
+	// Limits bound each audit; zero means audit.DefaultLimits.
+	Limits audit.Limits
+}
+
+// AuditOutcome is the static audit of one staged skill.
+type AuditOutcome struct {
+	// Name is the skill, as the staged map keys it.
+	Name string
+	// Dir is the staged directory that was audited.
+	Dir string
+	// Report is the full report; Digest its canonical digest.
+	Report *audit.Report
+	Digest string
+	// Verdict is the decision at the skill's effective tier (its claimed
+	// tier when the caller gave none).
+	Verdict audit.Verdict
+	// Allowed is true when the verdict blocks and AllowFindings let the
+	// skill through anyway.
+	Allowed bool
+}
+
+// Blocks reports whether the verdict blocks the skill.
+func (o AuditOutcome) Blocks() bool { return o.Verdict.Decision == audit.Block }
+
+// AuditRefusedError is returned by [AuditStaged] when any verdict blocks
+// and findings were not allowed. It wraps tiers.ErrRefused, so commands map
+// it to the trust exit status.
+type AuditRefusedError struct {
+	// Blocked are the outcomes that block, by name.
+	Blocked []AuditOutcome
+}
+
+func (e *AuditRefusedError) Error() string {
+	parts := make([]string, 0, len(e.Blocked))
+	for _, o := range e.Blocked {
+		at := o.Name
+		if v := o.Report.Version; v != "" {
+			at += "@" + v
+		}
+		parts = append(parts, fmt.Sprintf("the audit blocks %s at tier %s: %s", at, o.Verdict.Tier, strings.Join(o.Verdict.Reasons, "; ")))
+	}
+	return fmt.Sprintf("%s; run skillpm audit on it to see every finding, or pass %s to install anyway", strings.Join(parts, "; "), AllowAuditFindingsFlag)
+}
+
+// Unwrap makes errors.Is(err, tiers.ErrRefused) true.
+func (e *AuditRefusedError) Unwrap() error { return tiers.ErrRefused }
+
+// AuditStaged audits every staged skill directory (name -> dir) without
+// executing anything, at its effective tier (name -> tier; a missing or
+// empty tier means the tier the skill claims), and returns the outcomes
+// sorted by name. When a verdict blocks and opts.AllowFindings is off, the
+// outcomes come with an *AuditRefusedError naming every blocked skill, its
+// blocking findings and the flag. Call it after staging and before
+// anything is committed to the root. Other errors (a directory that cannot
+// be read, an unknown tier, a cancelled ctx) name the skill.
+func AuditStaged(ctx context.Context, staged map[string]string, effective map[string]string, opts AuditOptions) ([]AuditOutcome, error) {
+	sc, err := audit.New(audit.Options{Tool: opts.Tool, Limits: opts.Limits})
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(staged))
+	for name := range staged {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make([]AuditOutcome, 0, len(names))
+	var refused AuditRefusedError
+	for _, name := range names {
+		dir := staged[name]
+		rep, err := sc.Scan(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("auditing %s: %w", name, err)
+		}
+		v, err := rep.Verdict(effective[name])
+		if err != nil {
+			return nil, fmt.Errorf("auditing %s: %w", name, err)
+		}
+		d, err := rep.Digest()
+		if err != nil {
+			return nil, fmt.Errorf("auditing %s: %w", name, err)
+		}
+		o := AuditOutcome{Name: name, Dir: dir, Report: rep, Digest: d, Verdict: v}
+		if o.Blocks() {
+			if opts.AllowFindings {
+				o.Allowed = true
+			} else {
+				refused.Blocked = append(refused.Blocked, o)
+			}
+		}
+		out = append(out, o)
+	}
+	if len(refused.Blocked) > 0 {
+		return out, &refused
+	}
+	return out, nil
+}

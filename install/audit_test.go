@@ -1,0 +1,116 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+func auditFixture(parts ...string) string {
+	return filepath.Join(append([]string{"..", "testdata", "audit"}, parts...)...)
+}
+
+func TestAuditStaged(t *testing.T) {
+	ctx := context.Background()
+	clean := auditFixture("clean", "web-fetch")
+	exfil := auditFixture("hostile", "instr-exfil")
+	fenced := auditFixture("review", "fenced-injection")
+	tests := []struct {
+		name      string
+		staged    map[string]string
+		effective map[string]string
+		allow     bool
+		want      map[string]audit.Decision
+		refused   []string
+	}{
+		{name: "clean passes", staged: map[string]string{"web-fetch": clean},
+			want: map[string]audit.Decision{"web-fetch": audit.Pass}},
+		{name: "critical blocks", staged: map[string]string{"web-fetch": clean, "instr-exfil": exfil},
+			effective: map[string]string{"instr-exfil": "experimental"},
+			want:      map[string]audit.Decision{"web-fetch": audit.Pass, "instr-exfil": audit.Block}, refused: []string{"instr-exfil"}},
+		{name: "allowed", staged: map[string]string{"instr-exfil": exfil}, allow: true,
+			want: map[string]audit.Decision{"instr-exfil": audit.Block}},
+		{name: "judged at the effective tier", staged: map[string]string{"fenced": fenced},
+			effective: map[string]string{"fenced": "experimental"},
+			want:      map[string]audit.Decision{"fenced": audit.Pass}},
+		{name: "claimed tier by default", staged: map[string]string{"fenced": fenced},
+			want: map[string]audit.Decision{"fenced": audit.Review}},
+		{name: "verified is stricter", staged: map[string]string{"fenced": fenced},
+			effective: map[string]string{"fenced": "verified"},
+			want:      map[string]audit.Decision{"fenced": audit.Block}, refused: []string{"fenced"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := AuditStaged(ctx, tt.staged, tt.effective, AuditOptions{AllowFindings: tt.allow, Tool: "skillpm-test"})
+			if len(out) != len(tt.want) {
+				t.Fatalf("%d outcomes, want %d (err %v)", len(out), len(tt.want), err)
+			}
+			for i, o := range out {
+				if i > 0 && out[i-1].Name >= o.Name {
+					t.Errorf("outcomes not sorted: %s before %s", out[i-1].Name, o.Name)
+				}
+				if o.Verdict.Decision != tt.want[o.Name] {
+					t.Errorf("%s: %s, want %s", o.Name, o.Verdict.Decision, tt.want[o.Name])
+				}
+				if !strings.HasPrefix(o.Digest, "sha256:") || o.Report.Tool != "skillpm-test" || o.Dir != tt.staged[o.Name] {
+					t.Errorf("%s: outcome %+v", o.Name, o)
+				}
+				if o.Allowed != (tt.allow && o.Blocks()) {
+					t.Errorf("%s: allowed %v", o.Name, o.Allowed)
+				}
+			}
+			if len(tt.refused) == 0 {
+				if err != nil {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			var re *AuditRefusedError
+			if !errors.Is(err, tiers.ErrRefused) || !errors.As(err, &re) {
+				t.Fatalf("err %v, want an *AuditRefusedError wrapping tiers.ErrRefused", err)
+			}
+			if len(re.Blocked) != len(tt.refused) {
+				t.Errorf("blocked %d, want %v", len(re.Blocked), tt.refused)
+			}
+			for _, name := range tt.refused {
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("error does not name %s: %v", name, err)
+				}
+			}
+			if !strings.Contains(err.Error(), AllowAuditFindingsFlag) {
+				t.Errorf("error does not name the flag: %v", err)
+			}
+		})
+	}
+}
+
+func TestAuditStagedRefusalNamesFindings(t *testing.T) {
+	_, err := AuditStaged(context.Background(), map[string]string{"instr-exfil": auditFixture("hostile", "instr-exfil")}, nil, AuditOptions{})
+	if err == nil || !strings.Contains(err.Error(), "AUD-INSTR-EXFIL at SKILL.md:11:8") || !strings.Contains(err.Error(), "instr-exfil@1.0.0 at tier community") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestAuditStagedErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := AuditStaged(ctx, map[string]string{"gone": filepath.Join(t.TempDir(), "gone")}, nil, AuditOptions{}); err == nil || !strings.Contains(err.Error(), "auditing gone") {
+		t.Errorf("missing dir: %v", err)
+	}
+	clean := auditFixture("clean", "web-fetch")
+	if _, err := AuditStaged(ctx, map[string]string{"web-fetch": clean}, map[string]string{"web-fetch": "gold"}, AuditOptions{}); !errors.Is(err, audit.ErrTier) {
+		t.Errorf("bad tier: %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := AuditStaged(cancelled, map[string]string{"web-fetch": clean}, nil, AuditOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if out, err := AuditStaged(ctx, nil, nil, AuditOptions{}); err != nil || len(out) != 0 {
+		t.Errorf("nothing staged: %v, %v", out, err)
+	}
+}

@@ -1,0 +1,174 @@
+package install
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// Change kinds.
+const (
+	// ChangeAdd: the skill is not installed in the root yet.
+	ChangeAdd = "add"
+	// ChangeUpgrade: a higher version replaces the installed one.
+	ChangeUpgrade = "upgrade"
+	// ChangeDowngrade: a lower version replaces the installed one.
+	ChangeDowngrade = "downgrade"
+	// ChangeReplace: the same version with another digest (a republish or
+	// a local build) replaces the installed one.
+	ChangeReplace = "replace"
+)
+
+// Change is what a plan does to one skill in one root; skills whose
+// digest is unchanged are not changes.
+type Change struct {
+	Root string `json:"root"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// From and FromTier are the installed version and tier, "" for an add.
+	From     string `json:"from,omitempty"`
+	FromTier string `json:"fromTier,omitempty"`
+	To       string `json:"to"`
+	ToTier   string `json:"toTier"`
+	// NewPermissions are the permissions declared now and not when the
+	// installed version was (all of them for an add).
+	NewPermissions []string `json:"newPermissions,omitempty"`
+	// SignersChanged is true when none of the pinned signers signed the
+	// new version (refused unless Options.AllowSignerChange).
+	SignersChanged bool `json:"signersChanged,omitempty"`
+}
+
+// diff works out the changes of the plan in each of the job's roots.
+func (j *job) diff() []Change {
+	out := []Change{}
+	for i, r := range j.roots {
+		for _, p := range j.plan {
+			old, ok := j.receipts[i].Get(p.Lock.Name)
+			if ok && old.Digest == p.Lock.Digest {
+				continue
+			}
+			c := Change{Root: r.Dir, Name: p.Lock.Name, Kind: ChangeAdd, To: p.Lock.Version, ToTier: p.Lock.Tier}
+			if ok {
+				c.From, c.FromTier, c.Kind = old.Version, old.Tier, versionChange(old.Version, p.Lock.Version)
+				c.SignersChanged = tiers.CheckSigners(old.Signers, p.Verification.Signers, false) != nil
+			}
+			for _, perm := range p.Permissions {
+				if !ok || !slices.ContainsFunc(old.Grants, func(g Grant) bool { return g.Permission == perm }) {
+					c.NewPermissions = append(c.NewPermissions, perm)
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func versionChange(from, to string) string {
+	a, errA := semver.StrictNewVersion(from)
+	b, errB := semver.StrictNewVersion(to)
+	switch {
+	case errA != nil || errB != nil || a.Equal(b):
+		return ChangeReplace
+	case b.LessThan(a):
+		return ChangeDowngrade
+	}
+	return ChangeUpgrade
+}
+
+// checkPins refuses, before anything is written, a skill signed by none
+// of the identities its receipts or the previous lock pin (unless
+// AllowSignerChange) and, for an update, a downgrade (unless
+// AllowDowngrade).
+func (j *job) checkPins(opts Options, update bool) error {
+	if update && !opts.AllowDowngrade {
+		for _, c := range j.changes {
+			if c.Kind == ChangeDowngrade {
+				return fmt.Errorf("%w: %s would go from %s down to %s in %s (the newer version is no longer allowed or available); rerun with --allow-downgrade to accept it",
+					ErrDowngrade, c.Name, c.From, c.To, c.Root)
+			}
+		}
+	}
+	for _, p := range j.plan {
+		var pinned [][]sign.Identity
+		if ls := j.prev.Get(p.Lock.Name); ls != nil && len(ls.Signers) > 0 && ls.Source == p.Lock.Source {
+			ids := make([]sign.Identity, len(ls.Signers))
+			for i, s := range ls.Signers {
+				ids[i] = sign.Identity(s)
+			}
+			pinned = append(pinned, ids)
+		}
+		for _, rec := range j.receipts {
+			if old, ok := rec.Get(p.Lock.Name); ok {
+				pinned = append(pinned, old.Signers)
+			}
+		}
+		for _, ids := range pinned {
+			if err := tiers.CheckSigners(ids, p.Verification.Signers, opts.AllowSignerChange); err != nil {
+				return fmt.Errorf("%s@%s: %w", p.Lock.Name, p.Lock.Version, err)
+			}
+		}
+	}
+	return nil
+}
+
+// carried returns, per skill, the permissions an earlier install of it
+// consented to by flag, --yes or prompt in every root, with what
+// consented. Consent carries over only while the tier does not fall: a
+// community grant says nothing about an experimental version.
+func (j *job) carried() map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, p := range j.plan {
+		var set map[string]string
+		for i := range j.roots {
+			old, ok := j.receipts[i].Get(p.Lock.Name)
+			if !ok || tiers.Rank(p.Lock.Tier) < tiers.Rank(old.Tier) {
+				set = nil
+				break
+			}
+			mine := map[string]string{}
+			for _, g := range old.Grants {
+				if g.By != string(tiers.GrantedByTier) {
+					mine[g.Permission] = g.By
+				}
+			}
+			if set == nil {
+				set = mine
+				continue
+			}
+			for k := range set {
+				if _, ok := mine[k]; !ok {
+					delete(set, k)
+				}
+			}
+		}
+		if len(set) > 0 {
+			out[p.Lock.Name] = set
+		}
+	}
+	return out
+}
+
+// kept returns the skills every root already holds at the planned digest
+// and tier, with the grants their receipts record.
+func (j *job) kept() map[string][]Grant {
+	out := map[string][]Grant{}
+	for _, p := range j.plan {
+		var grants []Grant
+		all := len(j.roots) > 0
+		for i := range j.roots {
+			old, ok := j.receipts[i].Get(p.Lock.Name)
+			if !ok || old.Digest != p.Lock.Digest || old.Tier != p.Lock.Tier {
+				all = false
+				break
+			}
+			grants = old.Grants
+		}
+		if all {
+			out[p.Lock.Name] = grants
+		}
+	}
+	return out
+}

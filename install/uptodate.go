@@ -1,0 +1,37 @@
+package install
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// upToDate reports whether every root already holds exactly what lock
+// records: the same digests, with files that still match their tree hash.
+// Then installing from the lock needs no resolution and no registry
+// request at all.
+func upToDate(ctx context.Context, roots []Root, lock *resolve.Lockfile) ([]RootResult, bool) {
+	var out []RootResult
+	for _, r := range roots {
+		rec, err := ReadReceipts(r.Dir)
+		if err != nil {
+			return nil, false
+		}
+		rr := RootResult{Root: r, Installed: []string{}, Unchanged: []string{}}
+		for _, ls := range lock.Skills {
+			got, ok := rec.Get(ls.Name)
+			if !ok || got.Digest != ls.Digest || got.Tree == "" {
+				return nil, false
+			}
+			sum, err := archive.TreeHashInstalled(ctx, filepath.Join(r.Dir, ls.Name))
+			if err != nil || sum.TreeHash != got.Tree {
+				return nil, false
+			}
+			rr.Unchanged = append(rr.Unchanged, ls.Name)
+		}
+		out = append(out, rr)
+	}
+	return out, len(out) > 0
+}

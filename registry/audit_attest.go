@@ -1,0 +1,119 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/pkg/audit/attest"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// Audit attestations are Sigstore bundles of in-toto statements of type
+// attest.PredicateType, attached to a skill manifest exactly as signatures
+// are (AttachBundle with that predicate type). A trust policy rule with
+// requireAudit grants its tier only when one of the signers of a counting
+// attestation matches: see AuditVerification.Signers.
+
+// AuditAttestationCheck is the outcome of one audit attestation attached
+// to a skill.
+type AuditAttestationCheck struct {
+	// Referrer is the referrer manifest carrying the bundle.
+	Referrer ocispec.Descriptor
+	// Created is the referrer's (unauthenticated) created annotation.
+	Created string
+	// Signer is who signed it, nil when it failed to verify.
+	Signer *sign.Identity
+	// Predicate is the signed predicate, nil when it failed to verify.
+	Predicate *attest.Predicate
+	// Counts is true when the attestation verified, its verdict passes
+	// (pass or review) and it was judged at the tier the skill claims or
+	// above: only then may its signer satisfy requireAudit.
+	Counts bool
+	// Note says why a verified attestation does not count.
+	Note string
+	// Err says why it failed to verify or could not be read.
+	Err error
+}
+
+// AuditVerification is what [Repository.VerifyAudits] found.
+type AuditVerification struct {
+	// Manifest is the skill manifest the attestations are about.
+	Manifest ocispec.Descriptor
+	// Checks has one entry per audit attestation referrer: the readable
+	// bundles oldest first, then the unreadable referrers.
+	Checks []AuditAttestationCheck
+}
+
+// Signers returns the distinct signers of the attestations that count, in
+// first-seen order: what VerifyOptions.AuditSigners takes.
+func (a *AuditVerification) Signers() []sign.Identity {
+	if a == nil {
+		return nil
+	}
+	var out []sign.Identity
+	for _, c := range a.Checks {
+		if c.Counts && !slices.Contains(out, *c.Signer) {
+			out = append(out, *c.Signer)
+		}
+	}
+	return out
+}
+
+// VerifyAudits reads the audit attestations attached to m and verifies each
+// against trust (the same material as signatures: [PolicyTrust]) for m's
+// digest. An attestation counts when it verifies, its verdict is pass or
+// review, and its verdict tier is at least the tier m claims (a verdict at
+// a lower tier says nothing about the stricter one). A block verdict never
+// counts, whoever signed it. The error is for a registry that cannot be
+// read or unusable trust options, never for a bad attestation.
+func (r *Repository) VerifyAudits(ctx context.Context, m *Manifest, trust sign.VerifyOptions) (*AuditVerification, error) {
+	set, err := r.Bundles(ctx, m.Descriptor, attest.PredicateType)
+	if err != nil {
+		return nil, err
+	}
+	av := &AuditVerification{Manifest: m.Descriptor}
+	if len(set.Bundles) > 0 {
+		trust.PredicateType = attest.PredicateType
+		trust.Accept = nil
+		res, err := sign.VerifyAttestations(ctx, set.Raw(), m.Descriptor.Digest, trust)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range set.Bundles {
+			av.Checks = append(av.Checks, AuditAttestationCheck{Referrer: b.Referrer, Created: b.Created})
+		}
+		for _, f := range res.Failures {
+			av.Checks[f.Index].Err = f.Err
+		}
+		claimed := m.Metadata.Tier
+		if !tiers.ValidTier(claimed) {
+			claimed = skill.TierExperimental
+		}
+		for _, ok := range res.Verified {
+			c := &av.Checks[ok.Index]
+			id := ok.Identity
+			p, err := attest.Parse(ok.Predicate)
+			if err != nil {
+				c.Err = fmt.Errorf("signed by %s: %w", id, err)
+				continue
+			}
+			c.Signer, c.Predicate = &id, &p
+			switch {
+			case !p.Passing():
+				c.Note = fmt.Sprintf("verdict %s at %s: a blocking audit never satisfies requireAudit", p.Verdict.Decision, p.Verdict.Tier)
+			case tiers.Rank(p.Verdict.Tier) < tiers.Rank(claimed):
+				c.Note = fmt.Sprintf("judged at %s, below the %s the skill claims", p.Verdict.Tier, claimed)
+			default:
+				c.Counts = true
+			}
+		}
+	}
+	for _, u := range set.Unreadable {
+		av.Checks = append(av.Checks, AuditAttestationCheck{Referrer: u.Referrer, Err: u.Err})
+	}
+	return av, nil
+}

@@ -1,0 +1,100 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// BundleOptions controls [Client.Bundle].
+type BundleOptions struct {
+	// OnVersion, when set, is called once per skill copied.
+	OnVersion func(MirroredVersion)
+}
+
+// Bundle copies exactly the skills of lock (each at its locked version and
+// digest, with every referrer: signatures, countersignatures) from their
+// sources into dst, a directory of OCI layouts, for air-gapped installs
+// and OEM images: `skillpm install --from oci-layout:DIR` reads it with no
+// network. A tag whose digest is no longer the locked one is an error
+// (ErrImmutable); so is a destination already holding other skills, or two
+// locked skills with one name, since a bundle is one namespace.
+func (c *Client) Bundle(ctx context.Context, lock *resolve.Lockfile, dst Source, opts BundleOptions) (*MirrorResult, error) {
+	want := map[string]bool{}
+	for _, s := range lock.Skills {
+		if want[s.Name] {
+			return nil, fmt.Errorf("%w: two locked skills are named %s; a bundle holds one per name", ErrInvalidOptions, s.Name)
+		}
+		want[s.Name] = true
+	}
+	if n, ok := dst.(Names); ok {
+		have, err := n.Names(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var other []string
+		for _, h := range have {
+			if !want[h] {
+				other = append(other, h)
+			}
+		}
+		if len(other) > 0 {
+			return nil, fmt.Errorf("%w: %s already holds other skills (%s): bundle into an empty directory", ErrInvalidOptions, dst, strings.Join(other, ", "))
+		}
+	}
+	res := &MirrorResult{}
+	for _, s := range lock.Skills {
+		src, err := c.lockSource(s.Source, s.Name)
+		if err != nil {
+			return nil, err
+		}
+		repo, err := c.Repository(src, s.Name)
+		if err != nil {
+			return nil, err
+		}
+		cp, err := c.openCopy(ctx, repo, dst)
+		if err != nil {
+			return nil, err
+		}
+		mv := cp.version(ctx, s.Version, s.Digest, MirrorOptions{})
+		cp.release()
+		if opts.OnVersion != nil {
+			opts.OnVersion(mv)
+		}
+		res.Versions = append(res.Versions, mv)
+		if mv.Status == MirrorFailed {
+			return res, fmt.Errorf("bundling %s@%s: %w", s.Name, s.Version, mv.Err)
+		}
+	}
+	return res, nil
+}
+
+// lockSource opens the source of a lock entry's canonical repository
+// ("embedded/x", "oci-layout:/abs/x", "host/ns/x").
+func (c *Client) lockSource(repository, name string) (Source, error) {
+	src, ok := strings.CutSuffix(repository, "/"+name)
+	if !ok {
+		return nil, fmt.Errorf("%w: lock source %q does not end in /%s", ErrInvalidRef, repository, name)
+	}
+	if src == resolve.EmbeddedSource {
+		return c.Embedded(), nil
+	}
+	spec, err := ParseSource(src)
+	if err != nil {
+		return nil, err
+	}
+	return c.OpenSource(spec)
+}
+
+// BundleNames returns the names of a lock's skills, sorted.
+func BundleNames(lock *resolve.Lockfile) []string {
+	out := make([]string, 0, len(lock.Skills))
+	for _, s := range lock.Skills {
+		out = append(out, s.Name)
+	}
+	slices.Sort(out)
+	return out
+}

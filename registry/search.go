@@ -1,0 +1,218 @@
+package registry
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// Search scores, per query term (lowercased), the best of:
+//
+//	ScoreExactName   the term is the name (or all terms joined by "-" are)
+//	ScoreNamePrefix  the name starts with the term
+//	ScoreNameToken   a "-"-separated part of the name is the term
+//	ScoreTokenPrefix a part of the name starts with the term
+//
+// plus ScoreDescription for each time the term is a word of the
+// description, counted at most MaxDescriptionHits times, so that no
+// description outranks a name match. A skill matching no term is left out;
+// ties are broken by name.
+const (
+	ScoreExactName     = 1000
+	ScoreNamePrefix    = 300
+	ScoreNameToken     = 100
+	ScoreTokenPrefix   = 40
+	ScoreDescription   = 10
+	MaxDescriptionHits = 3
+)
+
+// SearchHit is one skill matching a query, with its score and why.
+type SearchHit struct {
+	// Skill is the index entry.
+	Skill IndexSkill
+	// Score is the sum of the per-term scores.
+	Score int
+	// Why lists what matched ("exact name", "name prefix web", …).
+	Why []string
+}
+
+// SearchIndex ranks idx's skills against query (words separated by spaces
+// or punctuation): highest score first, then by name.
+func SearchIndex(idx *Index, query string) []SearchHit {
+	terms := queryTerms(query)
+	if len(terms) == 0 {
+		return nil
+	}
+	joined := strings.Join(terms, "-")
+	var hits []SearchHit
+	for _, s := range idx.Skills {
+		h := SearchHit{Skill: s}
+		name := strings.ToLower(s.Name)
+		if len(terms) > 1 && name == joined {
+			h.Score += ScoreExactName
+			h.Why = append(h.Why, "exact name")
+		}
+		tokens := strings.Split(name, "-")
+		desc := words(s.Description)
+		for _, t := range terms {
+			switch {
+			case name == t:
+				h.Score += ScoreExactName
+				h.Why = append(h.Why, "exact name")
+			case strings.HasPrefix(name, t):
+				h.Score += ScoreNamePrefix
+				h.Why = append(h.Why, "name prefix "+t)
+			case slices.Contains(tokens, t):
+				h.Score += ScoreNameToken
+				h.Why = append(h.Why, "name word "+t)
+			case slices.ContainsFunc(tokens, func(tok string) bool { return strings.HasPrefix(tok, t) }):
+				h.Score += ScoreTokenPrefix
+				h.Why = append(h.Why, "name word prefix "+t)
+			}
+			if n := min(countOf(desc, t), MaxDescriptionHits); n > 0 {
+				h.Score += n * ScoreDescription
+				h.Why = append(h.Why, fmt.Sprintf("description %s ×%d", t, n))
+			}
+		}
+		if h.Score > 0 {
+			hits = append(hits, h)
+		}
+	}
+	slices.SortFunc(hits, func(a, b SearchHit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Skill.Name, b.Skill.Name))
+	})
+	return hits
+}
+
+func queryTerms(q string) []string {
+	var out []string
+	for _, w := range words(q) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// words splits text into lowercase words of letters and digits.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+func countOf(ws []string, t string) int {
+	n := 0
+	for _, w := range ws {
+		if w == t {
+			n++
+		}
+	}
+	return n
+}
+
+// SearchOptions controls [Client.Search].
+type SearchOptions struct {
+	// Limit bounds the hits returned; 0 means 20.
+	Limit int
+	// Verify, when set, verifies every hit's latest version: its manifest
+	// is fetched by the digest the index states and its signatures are
+	// checked, so the attested tier shown is one skillpm verified. Nil
+	// leaves every hit "unverified".
+	Verify *VerifyOptions
+}
+
+// Unverified is the attested tier of a hit that was not verified or that
+// no signature verifies.
+const Unverified = "unverified"
+
+// SearchResult is a ranked, optionally verified, search of a source.
+type SearchResult struct {
+	// Source is the source searched.
+	Source string
+	// Index describes the index manifest read.
+	Index ocispec.Descriptor
+	// Total is how many skills matched before Limit.
+	Total int
+	// Hits are the best matches.
+	Hits []VerifiedHit
+}
+
+// VerifiedHit is a search hit with what verification found.
+type VerifiedHit struct {
+	SearchHit
+	// Attested is the tier the trust policy gives the latest version's
+	// verified signers, or Unverified.
+	Attested string
+	// Effective is the lower of Attested and the claimed tier, or
+	// Unverified.
+	Effective string
+	// Signers are the verified signers.
+	Signers []sign.Identity
+	// Problem says why the hit could not be verified (the manifest does
+	// not match the index, a registry failure), "" otherwise.
+	Problem string
+}
+
+// Search reads src's index ([Client.FetchIndex]) and ranks it against
+// query ([SearchIndex]); with opts.Verify it verifies each hit returned.
+func (c *Client) Search(ctx context.Context, src Source, query string, opts SearchOptions) (*SearchResult, error) {
+	idx, desc, err := c.FetchIndex(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	hits := SearchIndex(idx, query)
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	res := &SearchResult{Source: src.String(), Index: desc, Total: len(hits)}
+	for _, h := range hits[:min(limit, len(hits))] {
+		vh := VerifiedHit{SearchHit: h, Attested: Unverified, Effective: Unverified}
+		if opts.Verify != nil {
+			if err := c.verifyHit(ctx, src, &vh, *opts.Verify); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				vh.Problem = err.Error()
+			}
+		}
+		res.Hits = append(res.Hits, vh)
+	}
+	return res, nil
+}
+
+func (c *Client) verifyHit(ctx context.Context, src Source, h *VerifiedHit, opts VerifyOptions) error {
+	s := h.Skill
+	d, err := digest.Parse(s.LatestDigest())
+	if err != nil {
+		return fmt.Errorf("the index states no valid digest for %s@%s", s.Name, s.Latest)
+	}
+	repo, err := c.Repository(src, s.Name)
+	if err != nil {
+		return err
+	}
+	m, err := repo.Get(ctx, Selector{Kind: SelectDigest, Digest: d, Raw: d.String()}, true)
+	if err != nil {
+		return err
+	}
+	md := m.Metadata
+	if md.Version != s.Latest || md.Tier != s.Tier || md.Description != s.Description || !slices.Equal(md.Permissions, s.Permissions) && len(md.Permissions)+len(s.Permissions) > 0 {
+		return fmt.Errorf("the index entry does not match %s@%s (%s): rebuild the index", s.Name, s.Latest, d)
+	}
+	v, err := repo.VerifySkill(ctx, m, opts)
+	if err != nil {
+		return err
+	}
+	if len(v.Signers) > 0 {
+		h.Attested, h.Effective, h.Signers = v.Decision.Attested, v.Decision.Effective, v.Signers
+	}
+	return nil
+}
