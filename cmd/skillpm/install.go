@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -95,18 +96,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 
 func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) error {
 	ctx := c.Context()
-	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
-	}
-	roots, err := f.rootFlags.targets()
-	if err != nil {
-		return err
-	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	policy, vopts, err := f.trustFlags.load(ctx, g)
+	roots, client, policy, vopts, err := installSetup(ctx, g, f.minTier, &f.rootFlags, &f.regFlags, &f.trustFlags)
 	if err != nil {
 		return err
 	}
@@ -251,4 +241,27 @@ func manifestFromRefs(args []string, roots []install.Root) (*resolve.Manifest, *
 		return nil, nil, withCode(exitUsage, err)
 	}
 	return m, prev, err
+}
+
+// installSetup checks --min-tier and opens what install and update share:
+// the target roots, a registry client and the trust policy with its
+// verification material.
+func installSetup(ctx context.Context, g *globals, minTier string, rf *rootFlags, reg *regFlags, tf *trustFlags) ([]install.Root, *registry.Client, *tiers.Policy, registry.VerifyOptions, error) {
+	var none registry.VerifyOptions
+	if minTier != "" && !tiers.ValidTier(minTier) {
+		return nil, nil, nil, none, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", minTier)}
+	}
+	roots, err := rf.targets()
+	if err != nil {
+		return nil, nil, nil, none, err
+	}
+	client, err := regClient(g, reg)
+	if err != nil {
+		return nil, nil, nil, none, err
+	}
+	policy, vopts, err := tf.load(ctx, g)
+	if err != nil {
+		return nil, nil, nil, none, err
+	}
+	return roots, client, policy, vopts, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
-	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
 
@@ -72,18 +71,7 @@ directory again.`,
 
 func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) error {
 	ctx := c.Context()
-	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
-	}
-	roots, err := f.rootFlags.targets()
-	if err != nil {
-		return err
-	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	policy, vopts, err := f.trustFlags.load(ctx, g)
+	roots, client, policy, vopts, err := installSetup(ctx, g, f.minTier, &f.rootFlags, &f.regFlags, &f.trustFlags)
 	if err != nil {
 		return err
 	}
