@@ -12,16 +12,7 @@ import (
 // through tree-sitter: imports and require() bind names to modules, so
 // cp.execSync resolves to child_process.execSync whatever it was called.
 type jsAnalysis struct {
-	r        *run
-	file     string
-	src      []byte
-	base     int
-	embedded bool
-	depth    int
-
-	alias   map[string]string
-	assigns map[string][]*tnode
-	folding map[*tnode]bool
+	codeSite
 }
 
 // analyzeJS audits a JavaScript or TypeScript file.
@@ -64,25 +55,7 @@ func (r *run) analyzeJSSnippet(rel string, line int, code string, depth int) {
 }
 
 func newJSAnalysis(r *run, file string, src []byte, base int, embedded bool, depth int) *jsAnalysis {
-	return &jsAnalysis{r: r, file: file, src: src, base: base, embedded: embedded, depth: depth,
-		alias: map[string]string{}, assigns: map[string][]*tnode{}, folding: map[*tnode]bool{}}
-}
-
-func (a *jsAnalysis) pos(n *tnode) (int, int) {
-	if a.embedded {
-		return a.base + n.line - 1, 0
-	}
-	return n.line, n.col
-}
-
-func (a *jsAnalysis) add(rule string, n *tnode, sev Severity, msg string) {
-	line, col := a.pos(n)
-	a.r.add(Finding{Rule: rule, File: a.file, Line: line, Column: col, Severity: sev, Message: msg, Evidence: firstLine(n.text(a.src))})
-}
-
-func (a *jsAnalysis) use(n *tnode, domain, level, detail, what string) {
-	line, col := a.pos(n)
-	a.r.addUse(a.file, line, col, domain, level, detail, what)
+	return &jsAnalysis{codeSite: newCodeSite(r, file, src, base, embedded, depth)}
 }
 
 // normModule names modules the way the rules do: no node: prefix, one

@@ -13,6 +13,13 @@ import (
 // names to qualified names (sp.run -> subprocess.run), assignments let
 // values and their taint be followed, and string literals are decoded.
 type pyAnalysis struct {
+	codeSite
+	star []string
+}
+
+// codeSite is what the Python and JavaScript analyses share: where the
+// code is, the names it binds, and how findings are placed in the file.
+type codeSite struct {
 	r        *run
 	file     string
 	src      []byte
@@ -22,8 +29,12 @@ type pyAnalysis struct {
 
 	alias   map[string]string
 	assigns map[string][]*tnode
-	star    []string
 	folding map[*tnode]bool
+}
+
+func newCodeSite(r *run, file string, src []byte, base int, embedded bool, depth int) codeSite {
+	return codeSite{r: r, file: file, src: src, base: base, embedded: embedded, depth: depth,
+		alias: map[string]string{}, assigns: map[string][]*tnode{}, folding: map[*tnode]bool{}}
 }
 
 // analyzePython audits a Python file.
@@ -58,23 +69,22 @@ func (r *run) analyzePythonSnippet(rel string, line int, code string, depth int)
 }
 
 func newPyAnalysis(r *run, file string, src []byte, base int, embedded bool, depth int) *pyAnalysis {
-	return &pyAnalysis{r: r, file: file, src: src, base: base, embedded: embedded, depth: depth,
-		alias: map[string]string{}, assigns: map[string][]*tnode{}, folding: map[*tnode]bool{}}
+	return &pyAnalysis{codeSite: newCodeSite(r, file, src, base, embedded, depth)}
 }
 
-func (a *pyAnalysis) pos(n *tnode) (int, int) {
+func (a *codeSite) pos(n *tnode) (int, int) {
 	if a.embedded {
 		return a.base + n.line - 1, 0
 	}
 	return n.line, n.col
 }
 
-func (a *pyAnalysis) add(rule string, n *tnode, sev Severity, msg string) {
+func (a *codeSite) add(rule string, n *tnode, sev Severity, msg string) {
 	line, col := a.pos(n)
 	a.r.add(Finding{Rule: rule, File: a.file, Line: line, Column: col, Severity: sev, Message: msg, Evidence: firstLine(n.text(a.src))})
 }
 
-func (a *pyAnalysis) use(n *tnode, domain, level, detail, what string) {
+func (a *codeSite) use(n *tnode, domain, level, detail, what string) {
 	line, col := a.pos(n)
 	a.r.addUse(a.file, line, col, domain, level, detail, what)
 }
