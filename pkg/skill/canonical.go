@@ -16,8 +16,8 @@ var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9
 
 // toValue converts a YAML node into plain Go values for JSON: maps with
 // string keys, slices, strings, bools, nil and json.Number. Numbers keep the
-// text the author wrote when it is valid JSON (so 1.10 stays 1.10), and
-// timestamps stay the string that was written instead of becoming a time.
+// text the author wrote when it is valid JSON (so 1.10 stays 1.10); other
+// number spellings and timestamps stay the string that was written.
 func toValue(n *yaml.Node) any {
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -51,25 +51,12 @@ func toValue(n *yaml.Node) any {
 		if err := n.Decode(&b); err == nil {
 			return b
 		}
-	case "!!int":
+	case "!!int", "!!float":
+		// A number written as JSON writes it stays a number; YAML-only
+		// spellings (0x1F, 0o17, 007, 1_000, .inf) stay the text that was
+		// written, so fields read as text (a name of 000) survive a round trip.
 		if jsonNumber.MatchString(n.Value) {
 			return json.Number(n.Value)
-		}
-		var i int64
-		if err := n.Decode(&i); err == nil {
-			return json.Number(strconv.FormatInt(i, 10))
-		}
-		var u uint64
-		if err := n.Decode(&u); err == nil {
-			return json.Number(strconv.FormatUint(u, 10))
-		}
-	case "!!float":
-		if jsonNumber.MatchString(n.Value) {
-			return json.Number(n.Value)
-		}
-		var f float64
-		if err := n.Decode(&f); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
 		}
 	}
 	// Strings, timestamps, binary, infinities: the text as written.

@@ -58,7 +58,7 @@ metadata:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"big":31,"description":"<b>&</b> keeps HTML characters","metadata":{"gaia":{"permissions":["network:read"]},"other":{"a":[true,null,null],"z":1}},"name":"x","ratio":1.50,"version":"1.10.0","when":"2024-01-02"}`
+	want := `{"big":"0x1F","description":"<b>&</b> keeps HTML characters","metadata":{"gaia":{"permissions":["network:read"]},"other":{"a":[true,null,null],"z":1}},"name":"x","ratio":1.50,"version":"1.10.0","when":"2024-01-02"}`
 	if string(got) != want {
 		t.Errorf("canonical JSON\n got %s\nwant %s", got, want)
 	}
