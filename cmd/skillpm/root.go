@@ -124,7 +124,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	}
 
 	root.AddCommand(
-		newVersionCmd(g),
+		newVersionCmd(g), newCacheCmd(g),
 		newValidateCmd(g),
 		newInitCmd(g),
 		newInstallCmd(g), newUpdateCmd(g), newListCmd(g), newRemoveCmd(g),
