@@ -177,6 +177,18 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 		}
 	}
 	opts.progress(Event{Stage: StageResolving})
+	// A registry-backed catalog can fetch ahead of the solver, which asks
+	// one question at a time.
+	if g, ok := cat.(*registry.Graph); ok {
+		roots := map[string]string{}
+		for _, r := range m.Skills {
+			if key, err := cat.Namespace().Key(r.Name); err == nil {
+				roots[key] = r.Range
+			}
+		}
+		stop := g.Prefetch(ctx, opts.Jobs, roots)
+		defer stop()
+	}
 	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
 	if err != nil {
 		return nil, err
@@ -224,7 +236,7 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 	plan := make([]*Planned, len(lock.Skills))
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = 8
+		jobs = defaultJobs
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobs)
@@ -549,7 +561,7 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = 8
+		jobs = defaultJobs
 	}
 	g.SetLimit(jobs)
 	var mu sync.Mutex
@@ -629,3 +641,6 @@ func record(p *Planned, requested, installedAt string) Record {
 	}
 	return r
 }
+
+// defaultJobs bounds concurrent registry work when Options.Jobs is 0.
+const defaultJobs = 8

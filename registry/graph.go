@@ -30,6 +30,8 @@ type Graph struct {
 	ns       resolve.Namespace
 	def      ResolverSource
 	embedded ResolverSource
+	// pre, when set by Prefetch, fetches ahead of the solver.
+	pre *prefetcher
 }
 
 var _ resolve.Catalog = (*Graph)(nil)
@@ -81,6 +83,16 @@ func (g *Graph) Versions(ctx context.Context, key string) ([]*semver.Version, er
 // name. A dependency named twice (a bare name and its full reference)
 // gets both ranges.
 func (g *Graph) Dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
+	out, err := g.dependencies(ctx, key, v)
+	if p := g.pre; p != nil && err == nil {
+		for dep, rng := range out {
+			g.warm(p, dep, rng)
+		}
+	}
+	return out, err
+}
+
+func (g *Graph) dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
 	rs, name := g.route(key)
 	raw, err := rs.Dependencies(ctx, name, v)
 	if err != nil {
