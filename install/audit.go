@@ -1,8 +1,11 @@
 package install
 
 import (
+	"runtime"
+
 	"context"
 	"fmt"
+	"golang.org/x/sync/errgroup"
 	"slices"
 	"strings"
 
@@ -87,31 +90,41 @@ func AuditStaged(ctx context.Context, staged map[string]string, effective map[st
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	out := make([]AuditOutcome, 0, len(names))
+	// Scans are independent: run them on every core, keep the name order.
+	out := make([]AuditOutcome, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, name := range names {
+		g.Go(func() error {
+			dir := staged[name]
+			rep, err := sc.Scan(gctx, dir)
+			if err != nil {
+				return fmt.Errorf("auditing %s: %w", name, err)
+			}
+			v, err := rep.Verdict(effective[name])
+			if err != nil {
+				return fmt.Errorf("auditing %s: %w", name, err)
+			}
+			d, err := rep.Digest()
+			if err != nil {
+				return fmt.Errorf("auditing %s: %w", name, err)
+			}
+			out[i] = AuditOutcome{Name: name, Dir: dir, Report: rep, Digest: d, Verdict: v}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	var refused AuditRefusedError
-	for _, name := range names {
-		dir := staged[name]
-		rep, err := sc.Scan(ctx, dir)
-		if err != nil {
-			return nil, fmt.Errorf("auditing %s: %w", name, err)
-		}
-		v, err := rep.Verdict(effective[name])
-		if err != nil {
-			return nil, fmt.Errorf("auditing %s: %w", name, err)
-		}
-		d, err := rep.Digest()
-		if err != nil {
-			return nil, fmt.Errorf("auditing %s: %w", name, err)
-		}
-		o := AuditOutcome{Name: name, Dir: dir, Report: rep, Digest: d, Verdict: v}
-		if o.Blocks() {
+	for i := range out {
+		if out[i].Blocks() {
 			if opts.AllowFindings {
-				o.Allowed = true
+				out[i].Allowed = true
 			} else {
-				refused.Blocked = append(refused.Blocked, o)
+				refused.Blocked = append(refused.Blocked, out[i])
 			}
 		}
-		out = append(out, o)
 	}
 	if len(refused.Blocked) > 0 {
 		return out, &refused

@@ -77,7 +77,7 @@ func publishGraph(b *testing.B, c *registry.Client, src registry.Source, work st
 // stage, commit), against pulling the same 100 artifacts with the oras CLI
 // in a loop, in the same run. Target: skillpm at most a quarter of oras.
 func BenchmarkInstallCold100(b *testing.B) {
-	reg := registrytest.Start(b, registrytest.Options{})
+	reg := registrytest.Start(b, registrytest.Options{InMemory: true})
 	registrytest.Oras(b)
 	ctx := context.Background()
 	work := b.TempDir()
@@ -193,7 +193,7 @@ func BenchmarkInstallLargeAsset(b *testing.B) {
 // into a root that already holds it: no resolution, no registry request
 // (counted at a proxy in front of the real registry). Target: under 50 ms.
 func BenchmarkInstallWarmNoop(b *testing.B) {
-	reg := registrytest.Start(b, registrytest.Options{})
+	reg := registrytest.Start(b, registrytest.Options{InMemory: true})
 	proxy := registrytest.NewProxy(b, reg, func(*http.Request, int) registrytest.Fault { return registrytest.Pass })
 	ctx := context.Background()
 	work := b.TempDir()

@@ -28,7 +28,7 @@ const benchSkills = 100
 //
 //	go test -run '^$' -bench BenchmarkPublishPull100 -benchtime 1x ./registry/
 func BenchmarkPublishPull100(b *testing.B) {
-	reg := registrytest.Start(b, registrytest.Options{})
+	reg := registrytest.Start(b, registrytest.Options{InMemory: true})
 	registrytest.Oras(b)
 	ctx := context.Background()
 	work := b.TempDir()

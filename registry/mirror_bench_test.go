@@ -20,8 +20,8 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkMirror200 -benchtime 1x ./registry/
 func BenchmarkMirror200(b *testing.B) {
-	src := registrytest.Start(b, registrytest.Options{})
-	dst := registrytest.Start(b, registrytest.Options{})
+	src := registrytest.Start(b, registrytest.Options{InMemory: true})
+	dst := registrytest.Start(b, registrytest.Options{InMemory: true})
 	registrytest.Oras(b)
 	ctx := context.Background()
 	work := b.TempDir()

@@ -72,6 +72,10 @@ type Options struct {
 	// Username and Password, when both set, protect the registry with
 	// htpasswd basic authentication.
 	Username, Password string
+	// InMemory keeps the registry's storage in memory instead of on disk.
+	// Benchmarks use it so that a client comparison is not bound by the
+	// registry fsyncing every blob.
+	InMemory bool
 }
 
 // Registry is a running distribution registry.
@@ -110,6 +114,10 @@ func Start(t testing.TB, opts Options) *Registry {
 		}
 		auth = fmt.Sprintf("auth:\n  htpasswd:\n    realm: skillpm-test\n    path: %s\n", htpasswd)
 	}
+	storage := fmt.Sprintf("  filesystem:\n    rootdirectory: %s\n", filepath.Join(dir, "data"))
+	if opts.InMemory {
+		storage = "  inmemory: {}\n"
+	}
 	var lastErr error
 	// A free port can be taken between probing and the registry binding
 	// it; a few tries make that harmless.
@@ -125,9 +133,7 @@ log:
   accesslog:
     disabled: true
 storage:
-  filesystem:
-    rootdirectory: %s
-  delete:
+%s  delete:
     enabled: true
   cache:
     blobdescriptor: inmemory
@@ -137,7 +143,7 @@ storage:
 http:
   addr: %s
   secret: registrytest-secret
-%s`, filepath.Join(dir, "data"), host, auth)
+%s`, storage, host, auth)
 		if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 			t.Fatal(err)
 		}
