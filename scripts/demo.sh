@@ -14,8 +14,8 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
 step "Author a skill: scaffold and validate it"
-show "$SKILLPM" init "$DEMO/work/hello-world"
-show "$SKILLPM" validate "$DEMO/work/hello-world"
+show "$SKILLPM" init "$DEMO/src/hello-world"
+show "$SKILLPM" validate "$DEMO/src/hello-world"
 
 step "Validate the worked examples (strict)"
 show "$SKILLPM" validate testdata/skills/* testdata/asf/fix testdata/asf/diagnosis testdata/asf/code

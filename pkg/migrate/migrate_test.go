@@ -513,20 +513,23 @@ func TestWrite(t *testing.T) {
 // TestWriteFailsClean: an error while copying leaves no output and no
 // temporary directory.
 func TestWriteFailsClean(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads unreadable files")
-	}
 	dir := skillDir(t, "a", map[string]string{"SKILL.md": "---\nname: a\ndescription: b\n---\n", "ref/secret.md": "x"})
 	r, err := migrate.Migrate(context.Background(), dir, migrate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(filepath.Join(dir, "ref", "secret.md"), 0); err != nil {
+	// The file becomes a symbolic link after Migrate read the skill: the
+	// copy refuses it midway (as it would an unreadable file, even as root).
+	secret := filepath.Join(dir, "ref", "secret.md")
+	if err := os.Remove(secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "SKILL.md"), secret); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
 	if err := r.Write(context.Background(), filepath.Join(out, "a"), migrate.WriteOptions{}); err == nil {
-		t.Fatal("write succeeded on an unreadable file")
+		t.Fatal("write succeeded on a file that turned into a link")
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
