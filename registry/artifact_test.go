@@ -117,7 +117,7 @@ func TestBuildArtifact(t *testing.T) {
 func TestBuildGitMetadata(t *testing.T) {
 	git, err := exec.LookPath("git")
 	if err != nil {
-		t.Skip("git not installed")
+		t.Fatal("git not installed: the provenance annotations come from it")
 	}
 	root := t.TempDir()
 	dir := writeSkill(t, root, skillSpec{name: "gitty", version: "1.0.0"})

@@ -55,9 +55,6 @@ func artifactDir(t *testing.T) string {
 // appear with its community tier badge, and removes it. Screenshots of a
 // wide and a narrow window are saved as test artifacts.
 func TestPanelInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives a browser")
-	}
 	browser := chromium(t)
 	reg := registrytest.Start(t, registrytest.Options{})
 	ns := reg.Host + "/skills"

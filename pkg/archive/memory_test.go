@@ -25,9 +25,6 @@ func allocated(fn func()) uint64 {
 // files are sparse, so the test costs little disk; `make bench` reports
 // the figures at 100 MB.
 func TestStreamingMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
 	ctx := context.Background()
 	lim := limits(func(l *Limits) { l.MaxRatio = 1 << 20 }) // zeros compress 1000:1
 	measure := func(size int64) (pack, unpack uint64) {

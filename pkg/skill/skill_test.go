@@ -151,7 +151,7 @@ func TestGeneratedLimits(t *testing.T) {
 func TestSymlinkRefused(t *testing.T) {
 	dir := writeSkill(t, "linked", "---\nname: linked\ndescription: x\n---\n")
 	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "passwd")); err != nil {
-		t.Skip("symlinks unsupported here:", err)
+		t.Fatal(err)
 	}
 	_, ds := Load(context.Background(), dir, Options{})
 	if !ds.Has(CodeSymlink) || !ds.HasErrors() {
