@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -99,29 +98,10 @@ type infoLayerJSON struct {
 }
 
 func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
-	ref, err := registry.ParseRef(arg)
-	if err != nil {
-		return regExit(err)
-	}
-	if ref.Kind == registry.KindDir {
-		return withCode(exitUsage, fmt.Errorf("%s: no such directory", arg))
-	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	def, err := regDefaultSource(client, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	repo, err := client.OpenRef(ref, def)
-	if err != nil {
-		return regExit(err)
-	}
 	ctx := c.Context()
-	m, err := repo.Get(ctx, ref.Selector, f.pre)
+	repo, m, err := resolveRef(ctx, g, &f.regFlags, arg)
 	if err != nil {
-		return regExit(err)
+		return err
 	}
 	if f.manifest {
 		_, err := fmt.Fprintf(g.stdout, "%s\n", m.Raw)

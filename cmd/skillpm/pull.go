@@ -52,33 +52,14 @@ retries or serves content that does not match its digest.`,
 }
 
 func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
-	ref, err := registry.ParseRef(arg)
-	if err != nil {
-		return regExit(err)
-	}
-	if ref.Kind == registry.KindDir {
-		return withCode(exitUsage, fmt.Errorf("%s is a local directory; pull takes a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME, oci-layout:DIR/NAME)", arg))
-	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	def, err := regDefaultSource(client, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	repo, err := client.OpenRef(ref, def)
-	if err != nil {
-		return regExit(err)
-	}
 	ctx := c.Context()
-	m, err := repo.Get(ctx, ref.Selector, f.pre)
+	repo, m, err := resolveRef(ctx, g, &f.regFlags, arg)
 	if err != nil {
-		return regExit(err)
+		return err
 	}
 	dest := f.out
 	if dest == "" {
-		dest = ref.Name
+		dest = repo.Name()
 	}
 	res, err := repo.Pull(ctx, m, dest, registry.PullOptions{})
 	if err != nil {

@@ -300,7 +300,7 @@ func resolveRef(ctx context.Context, g *globals, f *regFlags, arg string) (*regi
 		return nil, nil, regExit(err)
 	}
 	if ref.Kind == registry.KindDir {
-		return nil, nil, withCode(exitUsage, fmt.Errorf("%s is a directory, not a published skill: publish it first (skillpm publish %s --sign --key K)", arg, arg))
+		return nil, nil, withCode(exitUsage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	}
 	client, err := regClient(g, f)
 	if err != nil {
