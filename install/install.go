@@ -263,13 +263,16 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			if m.Metadata.Name != ls.Name || m.Metadata.Version != ls.Version {
 				return fmt.Errorf("%s@%s: the lock's digest %s is %s@%s", ls.Name, ls.Version, ls.Digest, m.Metadata.Name, m.Metadata.Version)
 			}
+			// The layer downloads into the cache while the signatures are
+			// read; nothing is unpacked until the whole set is judged.
+			layer := make(chan error, 1)
+			go func() { layer <- repo.FetchLayer(gctx, m) }()
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
-			av, err := repo.VerifyAudits(gctx, m, opts.Trust)
-			if err != nil {
-				return fmt.Errorf("%s@%s: verifying audit attestations: %w", ls.Name, ls.Version, err)
+			v, _, err := repo.VerifyWithAudits(gctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
+			if lerr := <-layer; err == nil && lerr != nil {
+				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)
 			}
-			v, err := repo.VerifySkill(gctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy, AuditSigners: av.Signers()})
 			if err != nil {
 				return fmt.Errorf("%s@%s: verifying signatures: %w", ls.Name, ls.Version, err)
 			}

@@ -75,6 +75,11 @@ func (r *Repository) VerifyAudits(ctx context.Context, m *Manifest, trust sign.V
 	if err != nil {
 		return nil, err
 	}
+	return r.verifyAudits(ctx, m, set, trust)
+}
+
+// verifyAudits verifies set, the audit attestation bundles of m.
+func (r *Repository) verifyAudits(ctx context.Context, m *Manifest, set *BundleSet, trust sign.VerifyOptions) (*AuditVerification, error) {
 	av := &AuditVerification{Manifest: m.Descriptor}
 	if len(set.Bundles) > 0 {
 		trust.PredicateType = attest.PredicateType

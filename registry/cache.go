@@ -81,30 +81,22 @@ func verifyFile(f *os.File, desc ocispec.Descriptor) error {
 	return err
 }
 
-// readAll returns the cached blob's bytes, or nil when it is not cached.
-func (c *cache) readAll(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
-	f, err := c.open(ctx, desc)
-	if f == nil || err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, desc.Size))
-}
-
 // put stores r's content as desc, reading no more than desc.Size bytes
-// (plus one, to detect trailing data). A digest or size mismatch is a
-// *verifyError; anything else is the reader's or the disk's error.
-func (c *cache) put(ctx context.Context, desc ocispec.Descriptor, r io.Reader) error {
+// (plus one, to detect trailing data), and returns the stored blob open at
+// its start: verified as it was written, so it is not read twice. A digest
+// or size mismatch is a *verifyError; anything else is the reader's or the
+// disk's error.
+func (c *cache) put(ctx context.Context, desc ocispec.Descriptor, r io.Reader) (*os.File, error) {
 	p, err := c.path(desc.Digest)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("content cache: %w", err)
+		return nil, fmt.Errorf("content cache: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-"+desc.Digest.Encoded()+"-*")
 	if err != nil {
-		return fmt.Errorf("content cache: %w", err)
+		return nil, fmt.Errorf("content cache: %w", err)
 	}
 	done := false
 	defer func() {
@@ -115,22 +107,22 @@ func (c *cache) put(ctx context.Context, desc ocispec.Descriptor, r io.Reader) e
 	}()
 	vr := content.NewVerifyReader(ctxReader{ctx: ctx, r: r}, desc)
 	if _, err := io.Copy(tmp, vr); err != nil {
-		return err
+		return nil, err
 	}
 	if err := vr.Verify(); err != nil {
 		if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) {
-			return &verifyError{err: err}
+			return nil, &verifyError{err: err}
 		}
-		return err
+		return nil, err
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("content cache: %w", err)
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("content cache: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
-		return fmt.Errorf("content cache: %w", err)
+		return nil, fmt.Errorf("content cache: %w", err)
 	}
 	done = true
-	return nil
+	return tmp, nil
 }
 
 // ctxReader stops a copy when ctx is done, so a local read (a layout on a

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/singleflight"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -174,11 +177,18 @@ type Client struct {
 	cred     credentials.Store
 	credErr  error
 
+	// flight joins concurrent requests for the same tags or tag, so a
+	// prefetch racing the solver costs one request, not two.
+	flight singleflight.Group
+
 	mu        sync.Mutex
 	tags      map[string][]string           // repository -> tags
 	resolved  map[string]ocispec.Descriptor // repository:tag -> manifest
 	manifests map[digest.Digest]*Manifest   // parsed, by digest
 	layouts   map[string]ReadStorage        // open layout stores, by path
+	// referrers records, per registry host, whether it has the referrers
+	// API, once a listing has shown it.
+	referrers map[string]bool
 }
 
 // New returns a Client. It creates nothing on disk until content is
@@ -209,6 +219,7 @@ func New(opts Options) (*Client, error) {
 		resolved:  map[string]ocispec.Descriptor{},
 		manifests: map[digest.Digest]*Manifest{},
 		layouts:   map[string]ReadStorage{},
+		referrers: map[string]bool{},
 	}
 	base := opts.Transport
 	if base == nil {
@@ -306,6 +317,32 @@ func (c *Client) forget(repo string) {
 			delete(c.resolved, k)
 		}
 	}
+}
+
+// referrersAPI reports whether host has the referrers API, and whether
+// that is known yet.
+func (c *Client) referrersAPI(host string) (has, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	has, known = c.referrers[host]
+	return has, known
+}
+
+func (c *Client) setReferrersAPI(host string, has bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.referrers[host] = has
+}
+
+// shared runs fn once for the concurrent callers asking for key. A
+// caller whose own context is still live never inherits another caller's
+// cancellation: it runs fn itself.
+func (c *Client) shared(ctx context.Context, key string, fn func(context.Context) (any, error)) (any, error) {
+	v, err, _ := c.flight.Do(key, func() (any, error) { return fn(ctx) })
+	if err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return fn(ctx)
+	}
+	return v, err
 }
 
 // lockRetry is how often a layout lock is retried while another

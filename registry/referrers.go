@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -173,11 +174,64 @@ func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, 
 	if plain.MediaType == "" {
 		plain.MediaType = ocispec.MediaTypeImageManifest
 	}
-	refs, err := orasregistry.Referrers(ctx, gs, plain, artifactType)
+	var refs []ocispec.Descriptor
+	if rr, ok := gs.(*remote.Repository); ok {
+		refs, err = r.remoteReferrers(ctx, rr, plain, artifactType)
+	} else {
+		refs, err = orasregistry.Referrers(ctx, gs, plain, artifactType)
+	}
 	if err != nil {
 		return nil, r.fail("list referrers of "+subject.Digest.String(), err)
 	}
 	return refs, nil
+}
+
+// remoteReferrers lists referrers on a registry, learning once per host
+// whether it has the referrers API. oras-go learns it once per repository,
+// which costs a failed request for every skill on a registry without it.
+func (r *Repository) remoteReferrers(ctx context.Context, rr *remote.Repository, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
+	var gs content.ReadOnlyGraphStorage = rr
+	has, known := r.c.referrersAPI(r.loc.Registry)
+	if !known {
+		// Ask the API alone: it either answers, or says it is not there.
+		if err := rr.SetReferrersCapability(true); err != nil {
+			return orasregistry.Referrers(ctx, rr, subject, artifactType)
+		}
+		refs, err := orasregistry.Referrers(ctx, rr, subject, artifactType)
+		if err == nil {
+			r.c.setReferrersAPI(r.loc.Registry, true)
+			return refs, nil
+		}
+		if !errors.Is(err, errdef.ErrUnsupported) {
+			return nil, err
+		}
+		r.c.setReferrersAPI(r.loc.Registry, false)
+		// A fresh repository starts out knowing: the tag schema it is.
+		fresh, err := r.reader(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if gs, ok = fresh.(content.ReadOnlyGraphStorage); !ok {
+			return nil, fmt.Errorf("%s: %w: the source cannot list referrers", r.loc, ErrInvalidOptions)
+		}
+	}
+	if !has && !r.mayHaveReferrersTag(subject) {
+		return nil, nil
+	}
+	return orasregistry.Referrers(ctx, gs, subject, artifactType)
+}
+
+// mayHaveReferrersTag reports whether the referrers tag schema's tag for
+// subject may exist: false only when the repository's tag list, already
+// read by this Client, lacks it. Installing a set of skills from a
+// registry without the referrers API then costs no failed request per
+// skill.
+func (r *Repository) mayHaveReferrersTag(subject ocispec.Descriptor) bool {
+	r.c.mu.Lock()
+	tags, ok := r.c.tags[r.loc.String()]
+	r.c.mu.Unlock()
+	return !ok || slices.Contains(tags, strings.Replace(subject.Digest.String(), ":", "-", 1))
 }
 
 // Bundle is one Sigstore bundle attached to a manifest, read and checked
@@ -244,6 +298,12 @@ func (r *Repository) Bundles(ctx context.Context, subject ocispec.Descriptor, pr
 	if err != nil {
 		return nil, err
 	}
+	return r.bundles(ctx, subject, refs, predicateType)
+}
+
+// bundles reads the bundles of predicateType among refs, a listing of
+// subject's referrers.
+func (r *Repository) bundles(ctx context.Context, subject ocispec.Descriptor, refs []ocispec.Descriptor, predicateType string) (*BundleSet, error) {
 	set := &BundleSet{Subject: subject}
 	seen := map[digest.Digest]bool{}
 	n := 0

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -203,6 +205,41 @@ func (r *Repository) VerifySkill(ctx context.Context, m *Manifest, opts VerifyOp
 	if err != nil {
 		return nil, err
 	}
+	return r.verifySignatures(ctx, m, set, opts)
+}
+
+// VerifyWithAudits is [Repository.VerifyAudits] then
+// [Repository.VerifySkill] over one listing of m's referrers: the signers
+// of passing audit attestations are added to opts.AuditSigners, so they
+// count for a policy's requireAudit.
+func (r *Repository) VerifyWithAudits(ctx context.Context, m *Manifest, opts VerifyOptions) (*Verification, *AuditVerification, error) {
+	refs, err := r.Referrers(ctx, m.Descriptor, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	audits, err := r.bundles(ctx, m.Descriptor, refs, attest.PredicateType)
+	if err != nil {
+		return nil, nil, err
+	}
+	av, err := r.verifyAudits(ctx, m, audits, opts.Trust)
+	if err != nil {
+		return nil, nil, fmt.Errorf("verifying audit attestations: %w", err)
+	}
+	sigs, err := r.bundles(ctx, m.Descriptor, refs, sign.PredicateType)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.AuditSigners = append(slices.Clip(opts.AuditSigners), av.Signers()...)
+	v, err := r.verifySignatures(ctx, m, sigs, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, av, nil
+}
+
+// verifySignatures verifies set, the signature bundles of m, and
+// evaluates the policy.
+func (r *Repository) verifySignatures(ctx context.Context, m *Manifest, set *BundleSet, opts VerifyOptions) (*Verification, error) {
 	v := &Verification{Repository: r.TrustRepository(), Manifest: m.Descriptor}
 	if len(set.Bundles) > 0 {
 		res, err := sign.VerifyAll(ctx, set.Raw(), m.Descriptor.Digest, opts.Trust)

@@ -351,3 +351,88 @@ func TestProgress(t *testing.T) {
 		t.Errorf("progress:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestVerifyRequests counts what verifying a set of skills asks a
+// registry without the referrers API (distribution): the API is tried once
+// per host, not once per skill; a skill whose tag list (already read) has
+// no referrers tag costs no request; one listing serves audits and
+// signatures; and a signed skill's signature is still found.
+func TestVerifyRequests(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	proxy := registrytest.NewProxy(t, reg, func(*http.Request, int) registrytest.Fault { return registrytest.Pass })
+	ctx := context.Background()
+	pub := remoteClient(t, nil)
+	src := remoteSourceFor(t, pub, proxy.Host)
+	names := []string{"quiet-a", "quiet-b", "quiet-c", "signed-d"}
+	key, _ := testKeys(t)
+	for _, n := range names {
+		res := publish(t, pub, src, writeSkill(t, t.TempDir(), skillSpec{name: n, version: "1.0.0"}), PublishOptions{})
+		if n == "signed-d" {
+			repo, err := pub.Repository(src, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := repo.AttachSignature(ctx, res.Descriptor, signWith(t, key, res.Descriptor), AttachOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sel, err := ParseSelector("^1")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	c := remoteClient(t, nil)
+	csrc := remoteSourceFor(t, c, proxy.Host)
+	before := len(proxy.Log())
+	type got struct {
+		repo *Repository
+		m    *Manifest
+	}
+	var all []got
+	for _, n := range names {
+		repo, err := c.Repository(csrc, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Resolving reads the tag list, as install's solver does.
+		m, err := repo.Get(ctx, sel, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, got{repo, m})
+	}
+	resolved := len(proxy.Log())
+	for _, g := range all {
+		v, _, err := g.repo.VerifyWithAudits(ctx, g.m, VerifyOptions{Trust: trustKeys(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if g.m.Metadata.Name == "signed-d" {
+			want = 1
+		}
+		if len(v.Signers) != want {
+			t.Errorf("%s: %d verified signers, want %d: %+v", g.m.Metadata.Name, len(v.Signers), want, v.Checks)
+		}
+	}
+	log := proxy.Log()[resolved:]
+	api, schema := 0, 0
+	for _, l := range log {
+		switch {
+		case strings.Contains(l, "/referrers/"):
+			api++
+		case strings.Contains(l, "/manifests/sha256-"):
+			schema++
+		}
+	}
+	if api != 1 {
+		t.Errorf("the referrers API was tried %d times, want once per host: %v", api, log)
+	}
+	if schema != 1 {
+		t.Errorf("the tag schema was read %d times, want once (the signed skill): %v", schema, log)
+	}
+	if n := resolved - before; n != 2*len(names) {
+		t.Errorf("resolving made %d requests, want %d (tags and manifest per skill): %v", n, 2*len(names), proxy.Log()[before:resolved])
+	}
+}

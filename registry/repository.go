@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -109,22 +110,28 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 	if ok {
 		return tags, nil
 	}
-	st, err := r.reader(ctx)
+	v, err := r.c.shared(ctx, "tags "+key, func(ctx context.Context) (any, error) {
+		st, err := r.reader(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tags := []string{}
+		err = st.Tags(ctx, "", func(page []string) error {
+			tags = append(tags, page...)
+			return nil
+		})
+		if err != nil {
+			return nil, r.fail("list tags", err)
+		}
+		r.c.mu.Lock()
+		r.c.tags[key] = tags
+		r.c.mu.Unlock()
+		return tags, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	tags = []string{}
-	err = st.Tags(ctx, "", func(page []string) error {
-		tags = append(tags, page...)
-		return nil
-	})
-	if err != nil {
-		return nil, r.fail("list tags", err)
-	}
-	r.c.mu.Lock()
-	r.c.tags[key] = tags
-	r.c.mu.Unlock()
-	return tags, nil
+	return v.([]string), nil
 }
 
 // Versions returns every published version, oldest first: the tags that
@@ -308,12 +315,18 @@ func (r *Repository) Get(ctx context.Context, sel Selector, pre bool) (*Manifest
 		err error
 	)
 	if sel.Kind == SelectDigest {
-		res, err := r.Resolve(ctx, sel, pre)
-		if err != nil {
-			return nil, err
-		}
-		if m, err = r.Manifest(ctx, res.Descriptor); err != nil {
-			return nil, err
+		// A manifest already read (while resolving, say) needs no request.
+		r.c.mu.Lock()
+		m = r.c.manifests[sel.Digest]
+		r.c.mu.Unlock()
+		if m == nil {
+			res, err := r.Resolve(ctx, sel, pre)
+			if err != nil {
+				return nil, err
+			}
+			if m, err = r.Manifest(ctx, res.Descriptor); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		if v, err = r.pick(ctx, sel, pre); err != nil {
@@ -353,36 +366,49 @@ func (r *Repository) manifestByTag(ctx context.Context, tag string) (*Manifest, 
 	if ok {
 		return r.Manifest(ctx, d)
 	}
-	st, err := r.reader(ctx)
+	v, err := r.c.shared(ctx, "tag "+key, func(ctx context.Context) (any, error) {
+		d, err := r.fetchTag(ctx, tag)
+		if err != nil {
+			return nil, err
+		}
+		r.c.mu.Lock()
+		r.c.resolved[key] = d
+		r.c.mu.Unlock()
+		return d, nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return r.Manifest(ctx, v.(ocispec.Descriptor))
+}
+
+// fetchTag resolves tag and stores its manifest in the content cache.
+func (r *Repository) fetchTag(ctx context.Context, tag string) (ocispec.Descriptor, error) {
+	st, err := r.reader(ctx)
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
 	rf, ok := st.(orasregistry.ReferenceFetcher)
 	if !ok {
-		if d, err = r.resolveTag(ctx, tag); err != nil {
-			return nil, err
-		}
-		return r.Manifest(ctx, d)
+		return r.resolveTag(ctx, tag)
 	}
 	for attempt := 0; ; attempt++ {
 		d, rc, err := rf.FetchReference(ctx, tag)
 		if err != nil {
-			return nil, r.fail("pull manifest "+tag, err)
+			return ocispec.Descriptor{}, r.fail("pull manifest "+tag, err)
 		}
 		if max := r.c.opts.Limits.MaxManifestBytes; d.Size < 0 || d.Size > max {
 			rc.Close()
-			return nil, fmt.Errorf("%s: manifest %s is %d bytes, more than the %d allowed: %w", r.loc, tag, d.Size, max, ErrTooLarge)
+			return ocispec.Descriptor{}, fmt.Errorf("%s: manifest %s is %d bytes, more than the %d allowed: %w", r.loc, tag, d.Size, max, ErrTooLarge)
 		}
-		err = r.c.cache.put(ctx, d, rc)
+		f, err := r.c.cache.put(ctx, d, rc)
 		rc.Close()
 		if err == nil {
-			r.c.mu.Lock()
-			r.c.resolved[key] = d
-			r.c.mu.Unlock()
-			return r.Manifest(ctx, d)
+			f.Close()
+			return d, nil
 		}
 		if err := r.retryFetch(ctx, attempt, d, "manifest", err); err != nil {
-			return nil, err
+			return ocispec.Descriptor{}, err
 		}
 	}
 }
@@ -394,23 +420,33 @@ func (r *Repository) Config(ctx context.Context, m *Manifest) ([]byte, error) {
 }
 
 func (r *Repository) fetchBytes(ctx context.Context, desc ocispec.Descriptor, max int64, kind string) ([]byte, error) {
-	if err := r.fetch(ctx, desc, max, kind); err != nil {
+	f, err := r.open(ctx, desc, max, kind)
+	if err != nil {
 		return nil, err
 	}
-	data, err := r.c.cache.readAll(ctx, desc)
-	if err == nil && data == nil {
-		err = fmt.Errorf("content cache: %s vanished", desc.Digest)
-	}
-	return data, err
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, desc.Size))
 }
 
-// fetch makes sure desc is in the content cache, verified. A transfer that
+// FetchLayer makes sure m's layer is in the content cache, verified,
+// without unpacking it: an installer downloads while it verifies
+// signatures, and Pull then reads from disk.
+func (r *Repository) FetchLayer(ctx context.Context, m *Manifest) error {
+	f, err := r.open(ctx, m.Layer(), r.c.opts.Limits.MaxLayerBytes, "layer")
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// open returns desc's content from the content cache, verified and open
+// at its start, fetching it first when it is not there. A transfer that
 // fails midway (connection reset, stall) starts again, within the retry
 // policy; content that does not match its digest is a
 // *DigestMismatchError at once.
-func (r *Repository) fetch(ctx context.Context, desc ocispec.Descriptor, max int64, kind string) error {
+func (r *Repository) open(ctx context.Context, desc ocispec.Descriptor, max int64, kind string) (*os.File, error) {
 	if desc.Size < 0 || desc.Size > max {
-		return fmt.Errorf("%s: %s %s is %d bytes, more than the %d allowed: %w", r.loc, kind, desc.Digest, desc.Size, max, ErrTooLarge)
+		return nil, fmt.Errorf("%s: %s %s is %d bytes, more than the %d allowed: %w", r.loc, kind, desc.Digest, desc.Size, max, ErrTooLarge)
 	}
 	progress := Progress{Op: "pull", Location: r.loc, Descriptor: desc, Title: blobTitle(desc, kind)}
 	// Pulls report the layer only: manifests and configs are a few KiB.
@@ -419,29 +455,28 @@ func (r *Repository) fetch(ctx context.Context, desc ocispec.Descriptor, max int
 		fn = nil
 	}
 	if f, err := r.c.cache.open(ctx, desc); err != nil {
-		return err
+		return nil, err
 	} else if f != nil {
-		f.Close()
 		report(fn, progress, ProgressSkipped, desc.Size)
-		return nil
+		return f, nil
 	}
 	st, err := r.reader(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		rc, err := st.Fetch(ctx, desc)
 		if err != nil {
-			return r.fail("pull "+kind+" "+desc.Digest.String(), err)
+			return nil, r.fail("pull "+kind+" "+desc.Digest.String(), err)
 		}
-		err = r.c.cache.put(ctx, desc, track(rc, fn, progress))
+		f, err := r.c.cache.put(ctx, desc, track(rc, fn, progress))
 		rc.Close()
 		if err == nil {
 			report(fn, progress, ProgressDone, desc.Size)
-			return nil
+			return f, nil
 		}
 		if err := r.retryFetch(ctx, attempt, desc, kind, err); err != nil {
-			return err
+			return nil, err
 		}
 	}
 }
@@ -489,15 +524,9 @@ type PullResult struct {
 // any error dest is left absent.
 func (r *Repository) Pull(ctx context.Context, m *Manifest, dest string, opts PullOptions) (*PullResult, error) {
 	layer := m.Layer()
-	if err := r.fetch(ctx, layer, r.c.opts.Limits.MaxLayerBytes, "layer"); err != nil {
-		return nil, err
-	}
-	f, err := r.c.cache.open(ctx, layer)
+	f, err := r.open(ctx, layer, r.c.opts.Limits.MaxLayerBytes, "layer")
 	if err != nil {
 		return nil, err
-	}
-	if f == nil {
-		return nil, fmt.Errorf("content cache: %s vanished", layer.Digest)
 	}
 	defer f.Close()
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {

@@ -168,6 +168,10 @@ func (s *remoteSource) repo(name string) (*remote.Repository, error) {
 	r.Client = s.c.http
 	r.PlainHTTP = s.plain
 	r.MaxMetadataBytes = s.c.opts.Limits.MaxManifestBytes
+	if has, known := s.c.referrersAPI(s.host); known {
+		// A new repository: the capability cannot have been set yet.
+		_ = r.SetReferrersCapability(has)
+	}
 	return r, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -32,15 +33,21 @@ type catalogFile struct {
 	Tools   []string            `yaml:"tools"`
 }
 
-// DefaultCatalog returns the GAIA tool catalog embedded in skillpm.
-func DefaultCatalog() *Catalog {
+// DefaultCatalog returns the GAIA tool catalog embedded in skillpm. The
+// result is shared: a Catalog never changes once made (LoadCatalog and
+// WithTools return copies).
+func DefaultCatalog() *Catalog { return defaultCatalog() }
+
+// defaultCatalog parses the embedded file once: every Load without a
+// catalog of its own asks for it, and parsing costs more than the skill.
+var defaultCatalog = sync.OnceValue(func() *Catalog {
 	c := &Catalog{}
 	if err := c.add("gaia (built in)", gaiaCatalogYAML); err != nil {
 		// The embedded file is tested; failing here is a build defect.
 		panic("skillpm: embedded GAIA tool catalog is invalid: " + err.Error())
 	}
 	return c
-}
+})
 
 // LoadCatalog adds the catalog file at path to a copy of c.
 func (c *Catalog) LoadCatalog(path string) (*Catalog, error) {
