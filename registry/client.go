@@ -189,6 +189,10 @@ type Client struct {
 	// referrers records, per registry host, whether it has the referrers
 	// API, once a listing has shown it.
 	referrers map[string]bool
+	// blobs records, per registry host and blob digest, a repository this
+	// Client sent the blob to, so that copies to other repositories there
+	// can mount it.
+	blobs map[string]string
 }
 
 // New returns a Client. It creates nothing on disk until content is
@@ -220,6 +224,7 @@ func New(opts Options) (*Client, error) {
 		manifests: map[digest.Digest]*Manifest{},
 		layouts:   map[string]ReadStorage{},
 		referrers: map[string]bool{},
+		blobs:     map[string]string{},
 	}
 	base := opts.Transport
 	if base == nil {
@@ -332,6 +337,24 @@ func (c *Client) setReferrersAPI(host string, has bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.referrers[host] = has
+}
+
+// sent records that repository on host holds the blob d.
+func (c *Client) sent(host string, d digest.Digest, repository string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.blobs[host+"@"+d.String()] = repository
+}
+
+// mountable returns a repository on host other than repository that this
+// Client sent the blob d to, or "".
+func (c *Client) mountable(host string, d digest.Digest, repository string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if from := c.blobs[host+"@"+d.String()]; from != repository {
+		return from
+	}
+	return ""
 }
 
 // shared runs fn once for the concurrent callers asking for key. A

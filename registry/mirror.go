@@ -349,33 +349,22 @@ func (cp *copier) version(ctx context.Context, version, want string, opts Mirror
 		return mv
 	}
 	tag := Tag(version)
-	desc, err := cp.src.Resolve(ctx, tag)
+	desc, raw, err := cp.fetchTag(ctx, tag)
 	if err != nil {
-		return failed(cp.repo.fail("resolve "+tag, err))
+		return failed(err)
 	}
 	mv.Digest = desc.Digest.String()
 	if want != "" && want != mv.Digest {
 		return failed(fmt.Errorf("%s@%s: %w: the lock pins %s but the tag now holds %s", cp.repo.loc, version, ErrImmutable, want, mv.Digest))
 	}
-	if desc.Size < 0 || desc.Size > cp.c.opts.Limits.MaxManifestBytes {
-		return failed(fmt.Errorf("%s@%s: manifest is %d bytes: %w", cp.repo.loc, version, desc.Size, ErrTooLarge))
-	}
-	raw, err := content.FetchAll(ctx, cp.src, desc)
-	if err != nil {
-		return failed(cp.fetchErr(desc, err))
-	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return failed(fmt.Errorf("%s@%s: %w: %v", cp.repo.loc, version, ErrInvalidArtifact, err))
 	}
-	gs, ok := cp.src.(content.ReadOnlyGraphStorage)
-	if !ok {
-		return failed(fmt.Errorf("%s: %w: the source cannot list referrers", cp.repo.loc, ErrInvalidOptions))
-	}
 	plain := ocispec.Descriptor{MediaType: desc.MediaType, Digest: desc.Digest, Size: desc.Size}
-	refs, err := orasregistry.Referrers(ctx, gs, plain, "")
+	refs, err := cp.repo.Referrers(ctx, plain, "")
 	if err != nil {
-		return failed(cp.repo.fail("list referrers of "+desc.Digest.String(), err))
+		return failed(err)
 	}
 	mv.Referrers = len(refs)
 	if !opts.Since.IsZero() && !cp.changedSince(ctx, m, refs, opts.Since) {
@@ -420,13 +409,18 @@ func (cp *copier) version(ctx context.Context, version, want string, opts Mirror
 	default:
 		return failed(cp.dstErr("resolve "+tag, err))
 	}
+	_, local := cp.dstSrc.(*layoutSource)
 	for _, ref := range refs {
-		ok, err := cp.dst.Exists(ctx, ref)
-		if err != nil {
-			return failed(cp.dstErr("check referrer "+ref.Digest.String(), err))
-		}
-		if ok {
-			continue
+		// A version new to a registry has no referrers there worth a
+		// request to find out: pushing one again is harmless.
+		if !fresh || local {
+			ok, err := cp.dst.Exists(ctx, ref)
+			if err != nil {
+				return failed(cp.dstErr("check referrer "+ref.Digest.String(), err))
+			}
+			if ok {
+				continue
+			}
 		}
 		if ref.Size < 0 || ref.Size > cp.c.opts.Limits.MaxManifestBytes {
 			return failed(fmt.Errorf("%s@%s: referrer %s is %d bytes: %w", cp.repo.loc, version, ref.Digest, ref.Size, ErrTooLarge))
@@ -538,30 +532,92 @@ func (cp *copier) manifest(ctx context.Context, desc ocispec.Descriptor, raw []b
 	return n, nil
 }
 
+// fetchTag reads the manifest a tag holds at the source, bounded and
+// verified against the digest the source states: in one request where the
+// source can fetch by reference.
+func (cp *copier) fetchTag(ctx context.Context, tag string) (ocispec.Descriptor, []byte, error) {
+	max := cp.c.opts.Limits.MaxManifestBytes
+	tooLarge := func(d ocispec.Descriptor) error {
+		return fmt.Errorf("%s:%s: manifest is %d bytes, more than the %d allowed: %w", cp.repo.loc, tag, d.Size, max, ErrTooLarge)
+	}
+	if rf, ok := cp.src.(orasregistry.ReferenceFetcher); ok {
+		d, rc, err := rf.FetchReference(ctx, tag)
+		if err != nil {
+			return d, nil, cp.repo.fail("pull manifest "+tag, err)
+		}
+		defer rc.Close()
+		if d.Size < 0 || d.Size > max {
+			return d, nil, tooLarge(d)
+		}
+		raw, err := content.ReadAll(rc, d)
+		if err != nil {
+			return d, nil, cp.fetchErr(d, err)
+		}
+		return d, raw, nil
+	}
+	d, err := cp.src.Resolve(ctx, tag)
+	if err != nil {
+		return d, nil, cp.repo.fail("resolve "+tag, err)
+	}
+	if d.Size < 0 || d.Size > max {
+		return d, nil, tooLarge(d)
+	}
+	raw, err := content.FetchAll(ctx, cp.src, d)
+	if err != nil {
+		return d, nil, cp.fetchErr(d, err)
+	}
+	return d, raw, nil
+}
+
 // blob copies one blob, verified against its digest: in memory when small
-// (so a retry can send it again), streamed otherwise.
+// (so a retry can send it again), streamed otherwise. A blob this Client
+// already sent to another repository of the same registry is mounted from
+// there (one request instead of an upload's two) where the registry
+// allows it.
 func (cp *copier) blob(ctx context.Context, b ocispec.Descriptor) error {
 	if max := cp.c.opts.Limits.MaxLayerBytes; b.Size < 0 || b.Size > max {
 		return fmt.Errorf("%s: blob %s is %d bytes, more than the %d allowed: %w", cp.repo.loc, b.Digest, b.Size, max, ErrTooLarge)
 	}
-	var body io.Reader
-	if b.Size <= maxInMemoryBlob {
-		data, err := content.FetchAll(ctx, cp.src, b)
-		if err != nil {
-			return cp.fetchErr(b, err)
+	open := func() (io.ReadCloser, error) {
+		switch {
+		case b.Digest == ocispec.DescriptorEmptyJSON.Digest && b.Size == ocispec.DescriptorEmptyJSON.Size:
+			// The empty config of every signature: its bytes are known.
+			return io.NopCloser(bytes.NewReader(ocispec.DescriptorEmptyJSON.Data)), nil
+		case b.Size <= maxInMemoryBlob:
+			data, err := content.FetchAll(ctx, cp.src, b)
+			if err != nil {
+				return nil, cp.fetchErr(b, err)
+			}
+			return io.NopCloser(bytes.NewReader(data)), nil
 		}
-		body = bytes.NewReader(data)
-	} else {
 		rc, err := cp.src.Fetch(ctx, b)
 		if err != nil {
-			return cp.fetchErr(b, err)
+			return nil, cp.fetchErr(b, err)
 		}
-		defer rc.Close()
-		body = content.NewVerifyReader(rc, b)
+		return struct {
+			io.Reader
+			io.Closer
+		}{content.NewVerifyReader(rc, b), rc}, nil
 	}
+	host := cp.dstLoc.Registry
+	if m, ok := cp.dst.(orasregistry.Mounter); ok {
+		if from := cp.c.mountable(host, b.Digest, cp.dstLoc.Repository); from != "" {
+			if err := m.Mount(ctx, b, from, open); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+				return cp.dstErr("mount blob "+b.Digest.String(), err)
+			}
+			cp.c.sent(host, b.Digest, cp.dstLoc.Repository)
+			return nil
+		}
+	}
+	body, err := open()
+	if err != nil {
+		return err
+	}
+	defer body.Close()
 	if err := cp.dst.Push(ctx, b, body); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return cp.dstErr("push blob "+b.Digest.String(), err)
 	}
+	cp.c.sent(host, b.Digest, cp.dstLoc.Repository)
 	return nil
 }
 

@@ -382,3 +382,57 @@ policies:
 	}
 	return p
 }
+
+// TestMirrorRequests counts what a mirror between two registries without
+// the referrers API asks of each: the source's manifests come in one GET
+// by tag and its referrers API is tried once per host; at the destination
+// a new version's referrers are pushed without asking whether they exist,
+// and the signatures' shared empty config is mounted from the first
+// repository that received it rather than uploaded again. The copies
+// still verify.
+func TestMirrorRequests(t *testing.T) {
+	ctx := context.Background()
+	reg := registrytest.Start(t, registrytest.Options{})
+	pass := func(*http.Request, int) registrytest.Fault { return registrytest.Pass }
+	srcProxy := registrytest.NewProxy(t, reg, pass)
+	dstProxy := registrytest.NewProxy(t, reg, pass)
+	c := remoteClient(t, nil)
+	publisher, _ := testKeys(t)
+	seedSrc, _ := c.Remote(reg.Host + "/src")
+	const n = 4
+	names := seedSigned(t, c, seedSrc, "count", n, publisher, nil)
+
+	m := remoteClient(t, nil)
+	from, _ := m.Remote(srcProxy.Host + "/src")
+	to, _ := m.Remote(dstProxy.Host + "/dst")
+	res, err := m.Mirror(ctx, from, to, MirrorOptions{Names: names, Jobs: 1})
+	if err != nil || res.Err() != nil || res.Count(MirrorCopied) != n {
+		t.Fatalf("mirror: %v, %v, %+v", err, res.Err(), res.Versions)
+	}
+	count := func(p *registrytest.Proxy, pred func(string) bool) int {
+		k := 0
+		for _, l := range p.Log() {
+			if pred(l) {
+				k++
+			}
+		}
+		return k
+	}
+	if k := count(srcProxy, func(l string) bool { return strings.HasPrefix(l, "HEAD ") }); k != 0 {
+		t.Errorf("the source was asked %d HEADs; a version's manifest is one GET by tag: %v", k, srcProxy.Log())
+	}
+	if k := count(srcProxy, func(l string) bool { return strings.Contains(l, "/referrers/") }); k != 1 {
+		t.Errorf("the source's referrers API was tried %d times, want once: %v", k, srcProxy.Log())
+	}
+	if k := count(dstProxy, func(l string) bool { return strings.HasPrefix(l, "HEAD ") && strings.Contains(l, "/manifests/sha256:") }); k != 0 {
+		t.Errorf("the destination was asked %d times whether a new version's referrer exists: %v", k, dstProxy.Log())
+	}
+	// Each skill's upload is POST then PUT; a mount is a POST alone. The
+	// empty config is uploaded once and mounted n-1 times.
+	posts := count(dstProxy, func(l string) bool { return strings.HasPrefix(l, "POST ") })
+	puts := count(dstProxy, func(l string) bool { return strings.HasPrefix(l, "PUT ") && strings.Contains(l, "/blobs/uploads/") })
+	if posts-puts != n-1 {
+		t.Errorf("%d blob POSTs and %d upload PUTs: %d mounts, want %d: %v", posts, puts, posts-puts, n-1, dstProxy.Log())
+	}
+	checkMirrored(t, c, seedSrc, to, names, trustKeys(publisher))
+}
