@@ -62,8 +62,9 @@ var (
 	// ErrNoIndex reports a source that holds no search index.
 	ErrNoIndex = errors.New("the source has no search index")
 
-	// ErrUnverified reports a skill a mirror refused: no signature
-	// verifies, or its tier is below the floor.
+	// ErrUnverified reports a skill a mirror refused (no signature
+	// verifies, or its tier is below the floor), or a search index that
+	// had to be signed and no signature verifies for.
 	ErrUnverified = errors.New("refused by verification")
 )
 

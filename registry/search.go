@@ -127,6 +127,22 @@ type SearchOptions struct {
 	// checked, so the attested tier shown is one skillpm verified. Nil
 	// leaves every hit "unverified".
 	Verify *VerifyOptions
+	// RequireSignedIndex refuses an index that no signature verifies for
+	// under Verify's trust material (ErrUnverified): the list itself, not
+	// only each hit, must come from someone the policy names. It needs
+	// Verify.
+	RequireSignedIndex bool
+}
+
+// Validate reports options Search would refuse.
+func (o SearchOptions) Validate() error {
+	if o.Limit < 0 {
+		return fmt.Errorf("%w: Limit must not be negative", ErrInvalidOptions)
+	}
+	if o.RequireSignedIndex && o.Verify == nil {
+		return fmt.Errorf("%w: RequireSignedIndex needs Verify (the trust material to check the index's signatures with)", ErrInvalidOptions)
+	}
+	return nil
 }
 
 // Unverified is the attested tier of a hit that was not verified or that
@@ -143,6 +159,11 @@ type SearchResult struct {
 	Total int
 	// Hits are the best matches.
 	Hits []VerifiedHit
+	// IndexSignatures is how many signatures are attached to the index
+	// manifest, and IndexSigners who signed it, verified under the trust
+	// material; both are set only when verifying.
+	IndexSignatures int
+	IndexSigners    []sign.Identity
 }
 
 // VerifiedHit is a search hit with what verification found.
@@ -164,6 +185,9 @@ type VerifiedHit struct {
 // Search reads src's index ([Client.FetchIndex]) and ranks it against
 // query ([SearchIndex]); with opts.Verify it verifies each hit returned.
 func (c *Client) Search(ctx context.Context, src Source, query string, opts SearchOptions) (*SearchResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	idx, desc, err := c.FetchIndex(ctx, src)
 	if err != nil {
 		return nil, err
@@ -174,6 +198,14 @@ func (c *Client) Search(ctx context.Context, src Source, query string, opts Sear
 		limit = 20
 	}
 	res := &SearchResult{Source: src.String(), Index: desc, Total: len(hits)}
+	if opts.Verify != nil {
+		if res.IndexSignatures, res.IndexSigners, err = c.verifyIndex(ctx, src, desc, opts.Verify.Trust); err != nil {
+			return nil, err
+		}
+		if opts.RequireSignedIndex && len(res.IndexSigners) == 0 {
+			return nil, fmt.Errorf("%s@%s: %w: no signature on the search index verifies (%d attached); its maintainer signs it with skillpm index build --sign", src.Locate(IndexRepository), desc.Digest, ErrUnverified, res.IndexSignatures)
+		}
+	}
 	for _, h := range hits[:min(limit, len(hits))] {
 		vh := VerifiedHit{SearchHit: h, Attested: Unverified, Effective: Unverified}
 		if opts.Verify != nil {
@@ -187,6 +219,28 @@ func (c *Client) Search(ctx context.Context, src Source, query string, opts Sear
 		res.Hits = append(res.Hits, vh)
 	}
 	return res, nil
+}
+
+// verifyIndex verifies the signatures attached to the index manifest desc
+// and returns how many there are and who verifiably signed.
+func (c *Client) verifyIndex(ctx context.Context, src Source, desc ocispec.Descriptor, trust sign.VerifyOptions) (int, []sign.Identity, error) {
+	repo, err := c.Repository(src, IndexRepository)
+	if err != nil {
+		return 0, nil, err
+	}
+	set, err := repo.Signatures(ctx, desc)
+	if err != nil {
+		return 0, nil, err
+	}
+	n := len(set.Bundles) + len(set.Unreadable)
+	if len(set.Bundles) == 0 {
+		return n, nil, nil
+	}
+	res, err := sign.VerifyAll(ctx, set.Raw(), desc.Digest, trust)
+	if err != nil {
+		return n, nil, err
+	}
+	return n, res.Identities(), nil
 }
 
 func (c *Client) verifyHit(ctx context.Context, src Source, h *VerifiedHit, opts VerifyOptions) error {

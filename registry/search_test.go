@@ -136,3 +136,20 @@ func TestIndexRoundTrip(t *testing.T) {
 		t.Fatalf("search: %v %+v", err, res)
 	}
 }
+
+func TestSearchOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		opts SearchOptions
+		ok   bool
+	}{
+		{SearchOptions{}, true},
+		{SearchOptions{Verify: &VerifyOptions{}, RequireSignedIndex: true}, true},
+		{SearchOptions{RequireSignedIndex: true}, false},
+		{SearchOptions{Limit: -1}, false},
+	} {
+		err := tc.opts.Validate()
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidOptions)) {
+			t.Errorf("%+v: Validate() = %v, want ok=%v", tc.opts, err, tc.ok)
+		}
+	}
+}

@@ -13,9 +13,10 @@ import (
 type searchFlags struct {
 	regFlags
 	trustFlags
-	source   string
-	limit    int
-	noVerify bool
+	source        string
+	limit         int
+	noVerify      bool
+	requireSigned bool
 }
 
 type searchHitJSON struct {
@@ -33,10 +34,13 @@ type searchHitJSON struct {
 }
 
 type searchJSON struct {
-	Source string          `json:"source"`
-	Index  string          `json:"index"`
-	Total  int             `json:"total"`
-	Hits   []searchHitJSON `json:"hits"`
+	Source string `json:"source"`
+	Index  string `json:"index"`
+	// IndexSignatures and IndexSigners are there when verifying.
+	IndexSignatures *int            `json:"index_signatures,omitempty"`
+	IndexSigners    []string        `json:"index_signers,omitempty"`
+	Total           int             `json:"total"`
+	Hits            []searchHitJSON `json:"hits"`
 }
 
 func newSearchCmd(g *globals) *cobra.Command {
@@ -57,7 +61,12 @@ manifest is fetched by the index's digest and its signatures checked; a hit
 no signature verifies for shows "unverified" (so does every hit with
 --no-verify).
 
-Exit status: 4 when the source has no index.`,
+The index's own signatures (skillpm index build --sign) are verified too:
+search says who signed the list, or warns when no one the trust policy
+names did; --require-signed-index refuses such an index instead.
+
+Exit status: 4 when the source has no index, 5 when --require-signed-index
+finds no signature on it that verifies.`,
 		Example: `  skillpm search web research
   skillpm search pdf --source ghcr.io/acme/skills --policy marketplace.yaml
   skillpm search git --source oci-layout:./mirror --output json`,
@@ -68,7 +77,8 @@ Exit status: 4 when the source has no index.`,
 	}
 	c.Flags().StringVar(&f.source, "source", "", "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry")
 	c.Flags().IntVar(&f.limit, "limit", 20, "show at most `N` hits")
-	c.Flags().BoolVar(&f.noVerify, "no-verify", false, "do not verify the hits' signatures (every attested tier shows unverified)")
+	c.Flags().BoolVar(&f.noVerify, "no-verify", false, "do not verify the hits' or the index's signatures (every attested tier shows unverified)")
+	c.Flags().BoolVar(&f.requireSigned, "require-signed-index", false, "refuse an index that no signature verifies for under the trust policy")
 	f.trustFlags.register(c)
 	f.addPlainHTTP(c)
 	return c
@@ -86,7 +96,10 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 			return err
 		}
 	}
-	opts := registry.SearchOptions{Limit: f.limit}
+	if f.requireSigned && f.noVerify {
+		return withCode(exitUsage, errors.New("--require-signed-index verifies the index's signatures; it cannot be used with --no-verify"))
+	}
+	opts := registry.SearchOptions{Limit: f.limit, RequireSignedIndex: f.requireSigned}
 	if !f.noVerify {
 		_, vopts, err := f.trustFlags.load(ctx, g)
 		if err != nil {
@@ -98,17 +111,29 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 	if errors.Is(err, registry.ErrNoIndex) {
 		return withCode(exitResolution, err)
 	}
+	if errors.Is(err, registry.ErrUnverified) {
+		return withCode(exitTrust, err)
+	}
 	if err != nil {
 		return regExit(err)
 	}
 	if g.json() {
 		j := searchJSON{Source: res.Source, Index: res.Index.Digest.String(), Total: res.Total, Hits: []searchHitJSON{}}
+		if opts.Verify != nil {
+			j.IndexSignatures = &res.IndexSignatures
+			for _, id := range res.IndexSigners {
+				j.IndexSigners = append(j.IndexSigners, id.String())
+			}
+		}
 		for _, h := range res.Hits {
 			s := h.Skill
 			j.Hits = append(j.Hits, searchHitJSON{Name: s.Name, Latest: s.Latest, Digest: s.LatestDigest(), Description: s.Description,
 				Claimed: s.Tier, Attested: h.Attested, Effective: h.Effective, Permissions: s.Permissions, Score: h.Score, Why: h.Why, Problem: h.Problem})
 		}
 		return writeJSON(g.stdout, j)
+	}
+	if opts.Verify != nil {
+		printIndexSigners(g, res)
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(g.stderr, "no skill in %s matches %q\n", res.Source, strings.Join(args, " "))
@@ -140,4 +165,22 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		fmt.Fprintf(g.stderr, "%d more; use --limit\n", res.Total-len(res.Hits))
 	}
 	return nil
+}
+
+// printIndexSigners says on stderr who signed the index, or warns that no
+// one the trust policy names did.
+func printIndexSigners(g *globals, res *registry.SearchResult) {
+	if len(res.IndexSigners) == 0 {
+		fmt.Fprintf(g.stderr, "warning: the search index %s is not signed by anyone the trust policy names (%s attached); each hit's tier is still verified on its own\n",
+			res.Index.Digest, plural(res.IndexSignatures, "signature"))
+		return
+	}
+	if g.quiet {
+		return
+	}
+	ids := make([]string, len(res.IndexSigners))
+	for i, id := range res.IndexSigners {
+		ids[i] = id.String()
+	}
+	fmt.Fprintf(g.stderr, "index %s signed by %s\n", res.Index.Digest, strings.Join(ids, ", "))
 }
