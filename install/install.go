@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -566,7 +567,10 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
 	if jobs <= 0 {
 		jobs = defaultJobs
 	}
-	g.SetLimit(jobs)
+	// The layers are in the cache by now: unpacking is disk and CPU work,
+	// where goroutines beyond the CPUs only contend for the same staging
+	// directory.
+	g.SetLimit(min(jobs, runtime.GOMAXPROCS(0)))
 	var mu sync.Mutex
 	dirs := map[string]string{}
 	for _, p := range todo {
