@@ -220,6 +220,10 @@ func (g *stallGuard) fired() bool {
 	return g.stalled
 }
 
+// drainLimit is how much of an unread response body is read on Close so
+// that its connection can be reused.
+const drainLimit = 4 << 10
+
 // guardedBody resets the stall timer on every read that moves bytes.
 type guardedBody struct {
 	rc   io.ReadCloser
@@ -240,6 +244,13 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 }
 
 func (b *guardedBody) Close() error {
+	if b.done != nil {
+		// A response body closed before its end costs the connection: Go
+		// reuses only what was read to EOF, and oras-go closes some
+		// bodies unread (a 404's error JSON). What little is left is read
+		// first; the stall timer still bounds it.
+		_, _ = io.CopyN(io.Discard, b.rc, drainLimit)
+	}
 	err := b.rc.Close()
 	if b.done != nil {
 		b.once.Do(b.done)
