@@ -56,7 +56,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	from := f.registry
+	from := defaultFrom(g, f.registry, m)
 	ns, err := m.Namespace(from)
 	if err != nil {
 		return withCode(exitUsage, err)

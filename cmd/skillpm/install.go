@@ -118,7 +118,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		lockFile = lpath
 		if m.Host != "" && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
 			f.rootFlags.hosts = []string{m.Host}
-			if roots, err = f.rootFlags.targets(); err != nil {
+			if roots, err = f.rootFlags.targets(g.defaultHost()); err != nil {
 				return err
 			}
 		}
@@ -139,7 +139,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			return err
 		}
 	}
-	ns, err := m.Namespace(f.from)
+	ns, err := m.Namespace(defaultFrom(g, f.from, m))
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -251,7 +251,7 @@ func installSetup(ctx context.Context, g *globals, minTier string, rf *rootFlags
 	if minTier != "" && !tiers.ValidTier(minTier) {
 		return nil, nil, nil, none, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", minTier)}
 	}
-	roots, err := rf.targets()
+	roots, err := rf.targets(g.defaultHost())
 	if err != nil {
 		return nil, nil, nil, none, err
 	}

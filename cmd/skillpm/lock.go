@@ -119,7 +119,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	ns, err := m.Namespace(f.from)
+	ns, err := m.Namespace(defaultFrom(g, f.from, m))
 	if err != nil {
 		return withCode(exitUsage, err)
 	}

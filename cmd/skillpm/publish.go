@@ -8,6 +8,7 @@ import (
 
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -27,13 +28,13 @@ func (f *regFlags) addPlainHTTP(c *cobra.Command) {
 
 // addRegistry registers --registry (the source of bare names) and --pre.
 func (f *regFlags) addRegistry(c *cobra.Command) {
-	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` for bare names: a registry namespace (ghcr.io/acme/skills) or oci-layout:DIR; default the embedded registry")
+	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` for bare names: a registry namespace (ghcr.io/acme/skills) or oci-layout:DIR; default the configuration's registry, else the embedded one")
 	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges and the newest-version pick match pre-releases")
 }
 
 // regClient returns a registry client with progress on a terminal.
 func regClient(g *globals, f *regFlags) (*registry.Client, error) {
-	c, err := registry.New(registry.Options{PlainHTTP: f.plainHTTP, Progress: regProgress(g), UserAgent: "skillpm/" + skillpmVersion()})
+	c, err := registry.New(registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Progress: regProgress(g), UserAgent: "skillpm/" + skillpmVersion()})
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
@@ -41,14 +42,33 @@ func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 }
 
 // regDefaultSource returns the source of bare names: --registry, else the
-// embedded registry.
-func regDefaultSource(c *registry.Client, f *regFlags) (registry.Source, error) {
-	spec, err := registry.ParseSource(f.registry)
+// configuration's registry, else the embedded registry.
+func regDefaultSource(c *registry.Client, g *globals, f *regFlags) (registry.Source, error) {
+	return openDefaultSource(c, g, "--registry", f.registry)
+}
+
+// openDefaultSource opens flagValue (named flag in errors) or, when it is
+// "", the configuration's registry, else the embedded one.
+func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (registry.Source, error) {
+	what, s := flag, flagValue
+	if s == "" {
+		what, s = "registry in "+g.config().File, g.config().Registry
+	}
+	spec, err := registry.ParseSource(s)
 	if err != nil {
-		return nil, withCode(exitUsage, fmt.Errorf("--registry: %w", err))
+		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", what, err))
 	}
 	src, err := c.OpenSource(spec)
 	return src, regExit(err)
+}
+
+// defaultFrom returns the source of a project's bare names when no flag
+// names one: the configuration's registry, unless the manifest has its own.
+func defaultFrom(g *globals, flagValue string, m *resolve.Manifest) string {
+	if flagValue != "" || m.Registry != "" {
+		return flagValue
+	}
+	return g.config().Registry
 }
 
 // regExit maps registry errors to exit codes: 2 for references and
@@ -191,7 +211,7 @@ the registry fails after retries.`,
 			return runPublish(c, g, &f, args[0])
 		},
 	}
-	c.Flags().StringVar(&f.to, "to", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the embedded registry)")
+	c.Flags().StringVar(&f.to, "to", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the configuration's registry, else the embedded one)")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite a version already published with other content")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
 	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "publish even when the audit blocks the skill at the tier it claims")
@@ -201,17 +221,13 @@ the registry fails after retries.`,
 }
 
 func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
-	spec, err := registry.ParseSource(f.to)
-	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("--to: %w", err))
-	}
 	client, err := regClient(g, &f.regFlags)
 	if err != nil {
 		return err
 	}
-	src, err := client.OpenSource(spec)
+	src, err := openDefaultSource(client, g, "--to", f.to)
 	if err != nil {
-		return regExit(err)
+		return err
 	}
 	signOpts, err := f.sign.publishOptions(c.Context(), g)
 	if err != nil {

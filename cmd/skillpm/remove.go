@@ -22,7 +22,7 @@ them) unless --force; --prune also removes dependencies nobody needs any more.`,
   skillpm remove fix --prune --host claude`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			roots, err := rf.targets()
+			roots, err := rf.targets(g.defaultHost())
 			if err != nil {
 				return err
 			}

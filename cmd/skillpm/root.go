@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/config"
 	"github.com/spf13/cobra"
 )
 
@@ -52,12 +55,32 @@ type globals struct {
 	stdout io.Writer
 	stderr io.Writer
 
-	output  string
-	quiet   bool
-	verbose bool
+	output     string
+	quiet      bool
+	verbose    bool
+	configPath string
+	cfg        *config.Config
 }
 
 func (g *globals) json() bool { return g.output == "json" }
+
+// defaultHost is the host written to when no --host is given: the
+// configuration's, else install.DefaultHost.
+func (g *globals) defaultHost() install.Host {
+	if h := g.config().Host; h != "" {
+		return h
+	}
+	return install.DefaultHost
+}
+
+// config returns the configuration read for this run (empty when a
+// command runs without the root's pre-run, as in some tests).
+func (g *globals) config() *config.Config {
+	if g.cfg == nil {
+		return &config.Config{}
+	}
+	return g.cfg
+}
 
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -116,10 +139,16 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	pf.StringVar(&g.output, "output", "text", "output format: text or json")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only what was asked for")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "print more detail")
+	pf.StringVar(&g.configPath, "config", "", "read the configuration from `FILE` (default $SKILLPM_CONFIG, else $XDG_CONFIG_HOME/skillpm/config.yaml)")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		if g.output != "text" && g.output != "json" {
 			return &usageError{fmt.Errorf("--output must be text or json, not %q", g.output)}
 		}
+		cfg, err := config.Load(g.configPath, os.Getenv)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		g.cfg = cfg
 		return nil
 	}
 

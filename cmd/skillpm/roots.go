@@ -27,8 +27,8 @@ func osEnv() install.Env {
 }
 
 // targets returns the roots to write to: the custom roots, else one root
-// per host at the chosen scope (default host agents, default scope user).
-func (f *rootFlags) targets() ([]install.Root, error) {
+// per host at the chosen scope (default host def, default scope user).
+func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
 	if len(f.roots) > 0 {
 		var out []install.Root
 		for _, r := range f.roots {
@@ -44,7 +44,7 @@ func (f *rootFlags) targets() ([]install.Root, error) {
 		}
 		scope = s
 	}
-	hosts, err := f.hostList(install.DefaultHost)
+	hosts, err := f.hostList(def)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (f *rootFlags) targets() ([]install.Root, error) {
 // roots, or only the chosen scope.
 func (f *rootFlags) searched() ([]install.Root, error) {
 	if len(f.roots) > 0 {
-		return f.targets()
+		return f.targets(install.DefaultHost)
 	}
 	var hosts []install.Host
 	if len(f.hosts) == 0 {

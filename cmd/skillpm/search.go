@@ -49,7 +49,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 		Use:   "search TERMS...",
 		Short: "Search a source's index by name and description",
 		Long: `Search reads the search index of a source (--source, else the embedded
-registry; skillpm index build writes it) and ranks its skills: per term, an
+registry, or the configuration's registry when it names one; skillpm index build writes it) and ranks its skills: per term, an
 exact name beats a name prefix, which beats a word of the name, which beats
 the description (each time the term is a word of it, up to 3); ties by name.
 The index manifest and JSON are cached by digest.
@@ -90,11 +90,14 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	src := client.Embedded()
-	if f.source != "" && f.source != "embedded" {
-		if src, err = openSourceArg(client, f.source); err != nil {
-			return err
-		}
+	var src registry.Source
+	if f.source != "" {
+		src, err = openSourceArg(client, f.source)
+	} else {
+		src, err = openDefaultSource(client, g, "--source", "")
+	}
+	if err != nil {
+		return err
 	}
 	if f.requireSigned && f.noVerify {
 		return withCode(exitUsage, errors.New("--require-signed-index verifies the index's signatures; it cannot be used with --no-verify"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,17 +54,24 @@ Stop it with Ctrl-C.`,
 	}
 	c.Flags().StringVar(&f.addr, "addr", "127.0.0.1:7878", "listen on `HOST:PORT` (loopback unless --allow-remote)")
 	c.Flags().BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --addr (risky: see above)")
-	c.Flags().StringVar(&f.host, "host", string(install.DefaultHost), "default agent host for installs and removals: agents, claude, codex, gaia, opencode")
-	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` of bare names and of search: a registry namespace or oci-layout:DIR; default the embedded registry")
+	c.Flags().StringVar(&f.host, "host", "", "default agent host for installs and removals: agents, claude, codex, gaia, opencode (default: the configuration's host, else agents)")
+	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` of bare names and of search: a registry namespace or oci-layout:DIR; default the configuration's registry, else the embedded one")
 	f.regFlags.addPlainHTTP(c)
 	f.trustFlags.register(c)
 	return c
 }
 
 func runServe(ctx context.Context, g *globals, f *serveFlags) error {
-	host, err := install.ParseHost(f.host)
-	if err != nil {
-		return &usageError{err}
+	host := g.config().Host
+	if f.host != "" || host == "" {
+		h, err := install.ParseHost(cmp.Or(f.host, string(install.DefaultHost)))
+		if err != nil {
+			return &usageError{err}
+		}
+		host = h
+	}
+	if f.registry == "" {
+		f.registry = g.config().Registry
 	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return &usageError{fmt.Errorf("--addr %q: give HOST:PORT, such as 127.0.0.1:7878", f.addr)}

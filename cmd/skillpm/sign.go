@@ -306,7 +306,7 @@ func resolveRef(ctx context.Context, g *globals, f *regFlags, arg string) (*regi
 	if err != nil {
 		return nil, nil, err
 	}
-	def, err := regDefaultSource(client, f)
+	def, err := regDefaultSource(client, g, f)
 	if err != nil {
 		return nil, nil, err
 	}

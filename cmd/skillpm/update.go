@@ -76,7 +76,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 		return err
 	}
 	m := &resolve.Manifest{File: "the receipts"}
-	ns, err := m.Namespace(f.from)
+	ns, err := m.Namespace(defaultFrom(g, f.from, m))
 	if err != nil {
 		return withCode(exitUsage, err)
 	}

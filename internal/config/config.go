@@ -1,0 +1,179 @@
+// Package config reads skillpm's configuration file, config.yaml: the
+// default source of bare skill names, the default agent host, and the
+// registries that may be reached over plain HTTP.
+//
+//	registry: ghcr.io/acme/skills   # or oci-layout:DIR (relative to this file), or embedded
+//	host: claude
+//	plain-http:
+//	  - registry.internal:5000
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+	"gopkg.in/yaml.v3"
+)
+
+// EnvVar names the configuration file when --config does not.
+const EnvVar = "SKILLPM_CONFIG"
+
+// maxSize bounds the file: a configuration is a few lines.
+const maxSize = 64 << 10
+
+// ErrInvalid is wrapped by every error about the file's content.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Config is the configuration. Its zero value is "nothing configured".
+type Config struct {
+	// File is the file it was read from, "" when there was none.
+	File string
+	// Registry is the default source of bare names, canonical (an
+	// oci-layout path is absolute); "" means the embedded registry.
+	Registry string
+	// Host is the default agent host; "" means install.DefaultHost.
+	Host install.Host
+	// PlainHTTP lists registry hosts ("host" or "host:port") reached over
+	// plain HTTP without --plain-http, loopback or not.
+	PlainHTTP []string
+}
+
+// file is the on-disk shape.
+type file struct {
+	Registry  string   `yaml:"registry"`
+	Host      string   `yaml:"host"`
+	PlainHTTP []string `yaml:"plain-http"`
+}
+
+// DefaultPath returns $XDG_CONFIG_HOME/skillpm/config.yaml, with
+// XDG_CONFIG_HOME defaulting to $HOME/.config; "" when neither is set.
+func DefaultPath(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "skillpm", "config.yaml")
+}
+
+// Load reads the configuration: path when not "", else the file $EnvVar
+// names, else DefaultPath. A file named by path or $EnvVar must exist; the
+// default one may be missing, which is an empty Config.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	explicit := path != ""
+	if !explicit {
+		path = getenv(EnvVar)
+		explicit = path != ""
+	}
+	if !explicit {
+		path = DefaultPath(getenv)
+		if path == "" {
+			return &Config{}, nil
+		}
+	}
+	data, err := readBounded(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the configuration: %w", err)
+	}
+	return Parse(path, data)
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSize {
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrInvalid, maxSize)
+	}
+	return data, nil
+}
+
+// Parse reads a configuration file's content; path names it in errors and
+// anchors a relative oci-layout registry.
+func Parse(path string, data []byte) (*Config, error) {
+	cfg := &Config{File: path}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrInvalid, err)
+	}
+	if len(root.Content) == 0 {
+		return cfg, nil
+	}
+	top := root.Content[0]
+	at := func(n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", path, n.Line, n.Column) }
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host and plain-http", at(top), ErrInvalid)
+	}
+	known := []string{"registry", "host", "plain-http"}
+	for i := 0; i < len(top.Content); i += 2 {
+		k := top.Content[i]
+		if !slices.Contains(known, k.Value) {
+			return nil, fmt.Errorf("%s: %w: unknown key %q (known: %s)", at(k), ErrInvalid, k.Value, strings.Join(known, ", "))
+		}
+	}
+	var f file
+	if err := top.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrInvalid, err)
+	}
+	value := func(key string) *yaml.Node {
+		for i := 0; i < len(top.Content); i += 2 {
+			if top.Content[i].Value == key {
+				return top.Content[i+1]
+			}
+		}
+		return top
+	}
+	if f.Registry == resolve.EmbeddedSource {
+		f.Registry = ""
+	}
+	if f.Registry != "" {
+		if _, err := registry.ParseSource(f.Registry); err != nil {
+			return nil, fmt.Errorf("%s: %w: registry: %v", at(value("registry")), ErrInvalid, err)
+		}
+		src, err := resolve.CanonicalSource(f.Registry, filepath.Dir(path))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: registry: %v", at(value("registry")), ErrInvalid, err)
+		}
+		cfg.Registry = src
+	}
+	if f.Host != "" {
+		h, err := install.ParseHost(f.Host)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: host: %v", at(value("host")), ErrInvalid, err)
+		}
+		cfg.Host = h
+	}
+	for i, h := range f.PlainHTTP {
+		spec, err := registry.ParseSource(h)
+		if err != nil || spec.Kind != registry.KindRemote || strings.Contains(h, "/") {
+			n := value("plain-http")
+			if n.Kind == yaml.SequenceNode && i < len(n.Content) {
+				n = n.Content[i]
+			}
+			return nil, fmt.Errorf("%s: %w: plain-http: %q is not a registry host (write host or host:port)", at(n), ErrInvalid, h)
+		}
+		cfg.PlainHTTP = append(cfg.PlainHTTP, h)
+	}
+	return cfg, nil
+}
