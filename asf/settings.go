@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/boundedfile"
 )
 
 // Settings scopes for ClaudeSettingsPath.
@@ -166,7 +168,7 @@ func editSettings(ctx context.Context, file string, o SettingsOptions, edit func
 	}
 	ch := &SettingsChange{File: file, Added: []string{}, Removed: []string{}}
 	mode := fs.FileMode(0o644)
-	data, err := readBoundedFile(file, maxSettingsBytes)
+	data, err := boundedfile.Read(file, maxSettingsBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data = nil
@@ -226,22 +228,6 @@ func editSettings(ctx context.Context, file string, o SettingsOptions, edit func
 		return nil, fmt.Errorf("writing %s: %w", file, err)
 	}
 	return ch, nil
-}
-
-func readBoundedFile(file string, max int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("larger than %d bytes", max)
-	}
-	return data, nil
 }
 
 // eventEntries returns hooks[event] as raw entries.

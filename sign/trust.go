@@ -3,11 +3,11 @@ package sign
 import (
 	"context"
 	_ "embed" // the public-good trusted root and signing config
+	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 )
 
 // publicGoodTrustedRoot is the Sigstore public-good trusted root
@@ -105,17 +105,12 @@ func readTrustFile(ctx context.Context, path string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	data, err := boundedfile.Read(path, maxTrustFileSize)
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTrustFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(data) > maxTrustFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxTrustFileSize)
 	}
 	return data, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -79,20 +80,15 @@ func Load(ctx context.Context, path string) (*Policy, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("policy file %s does not exist — check the path, or remove --policy to use the search path or the built-in default: %w", path, fs.ErrNotExist)
-		}
-		return nil, fmt.Errorf("reading policy file: %w", err)
+	data, err := boundedfile.Read(path, maxPolicyBytes)
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
+		return nil, &PolicyError{Problems: []Problem{{File: path, Message: fmt.Sprintf("policy file is larger than %d bytes", maxPolicyBytes), Hint: "a trust policy is a few dozen lines; check that this is the right file"}}}
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("policy file %s does not exist — check the path, or remove --policy to use the search path or the built-in default: %w", path, fs.ErrNotExist)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading policy file %s: %w", path, err)
-	}
-	if len(data) > maxPolicyBytes {
-		return nil, &PolicyError{Problems: []Problem{{File: path, Message: fmt.Sprintf("policy file is larger than %d bytes", maxPolicyBytes), Hint: "a trust policy is a few dozen lines; check that this is the right file"}}}
 	}
 	return Parse(ctx, path, data)
 }

@@ -11,6 +11,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
@@ -132,19 +133,11 @@ func identityToken(flag string) (string, error) {
 
 // readBounded reads a small file (a key, a token).
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	data, err := boundedfile.Read(path, maxKeyFile)
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
+		return nil, fmt.Errorf("%w: not a key", err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxKeyFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes: not a key", path, maxKeyFile)
-	}
-	return data, nil
+	return data, err
 }
 
 // passphraseEnv returns the passphrase from $SKILLPM_PASSWORD, else

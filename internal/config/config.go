@@ -11,14 +11,13 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"gopkg.in/yaml.v3"
@@ -83,30 +82,17 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 			return &Config{}, nil
 		}
 	}
-	data, err := readBounded(path)
+	data, err := boundedfile.Read(path, maxSize)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return &Config{}, nil
+	}
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the configuration: %w", err)
 	}
 	return Parse(path, data)
-}
-
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxSize {
-		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrInvalid, maxSize)
-	}
-	return data, nil
 }
 
 // Parse reads a configuration file's content; path names it in errors and

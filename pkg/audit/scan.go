@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -19,6 +18,7 @@ import (
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
@@ -559,19 +559,11 @@ func (r *run) noteLocalModule(rel string) {
 
 // readBounded reads at most limit bytes of a file.
 func readBounded(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
+	data, err := boundedfile.Read(p, limit)
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
 		return nil, fmt.Errorf("grew past %d bytes while being read", limit)
 	}
-	return data, nil
+	return data, err
 }
 
 // errText is an error without the absolute path the OS put in it, so the
