@@ -56,6 +56,17 @@ func (f *asfFlags) setup() (*asfSetup, error) {
 	}, nil
 }
 
+// located is setup then location: what every command on one workflow
+// starts with.
+func (f *asfFlags) located() (*asfSetup, asf.Location, error) {
+	s, err := f.setup()
+	if err != nil {
+		return nil, asf.Location{}, err
+	}
+	loc, err := s.location()
+	return s, loc, err
+}
+
 func (s *asfSetup) location() (asf.Location, error) {
 	loc, err := asf.ResolveState(s.so, s.env)
 	if errors.Is(err, asf.ErrInvalidSession) || errors.Is(err, asf.ErrUnknownHost) {
@@ -189,11 +200,7 @@ kept unless --force.`,
 		Example: `  skillpm asf init fix "Fix the login bug"`,
 		Args:    minArgs(2),
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}
@@ -219,11 +226,7 @@ workflow that does not expand prints its reason and exits 3.`,
 		Example: `  skillpm asf inspect fix`,
 		Args:    exactArgs(1),
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}
@@ -252,11 +255,7 @@ user has confirmed, unless resume recorded the user's answer.`,
   skillpm asf complete DIAGNOSIS_007_EXPLAIN_CONFIRM --confirmed`,
 		Args: exactArgs(1),
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}
@@ -281,11 +280,7 @@ func newAsfStepCmd(g *globals, f *asfFlags, name, use, short, example string, na
 		Example: example,
 		Args:    exactArgs(nargs),
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}
@@ -317,11 +312,7 @@ func newAsfInterruptCmd(g *globals, f *asfFlags) *cobra.Command {
 input"): the Stop hook then lets the agent stop. resume continues.`,
 		Example: `  skillpm asf interrupt "which database is in production?"`,
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}
@@ -363,11 +354,7 @@ with its status. With no workflow it says so and exits 0.`,
   skillpm asf status --output json`,
 		Args: exactArgs(0),
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}
@@ -431,11 +418,7 @@ func newAsfAbortCmd(g *globals, f *asfFlags) *cobra.Command {
 		Example: `  skillpm asf abort --session 1f2e`,
 		Args:    exactArgs(0),
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}

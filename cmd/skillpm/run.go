@@ -33,11 +33,7 @@ Skills and state are found as for skillpm asf (see skillpm asf --help).`,
   skillpm run fix "Fix the login bug" --skills-root ./skills`,
 		Args: minArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := f.setup()
-			if err != nil {
-				return err
-			}
-			loc, err := s.location()
+			s, loc, err := f.located()
 			if err != nil {
 				return err
 			}

@@ -48,6 +48,26 @@ type tnode struct {
 
 // parseTree parses src with a tree-sitter grammar and copies the tree.
 // tree-sitter recovers from syntax errors; hasError says whether it had to.
+// parseFile parses a file of the language called name, reporting a file
+// that does not parse (nil) and the first syntax error of one that partly
+// does.
+func (r *run) parseFile(lang *sitter.Language, name, rel string, src []byte) *tnode {
+	root, hasErr := r.parseTree(lang, src)
+	if root == nil {
+		r.add(Finding{Rule: RuleCodeParse, File: rel, Message: name + " could not be parsed"})
+		return nil
+	}
+	if hasErr {
+		line := 0
+		if e := root.firstError(); e != nil {
+			line = e.line
+		}
+		r.add(Finding{Rule: RuleCodeParse, File: rel, Line: line,
+			Message: name + " has a syntax error here; the code around it may not be fully analysed"})
+	}
+	return root
+}
+
 func (r *run) parseTree(lang *sitter.Language, src []byte) (*tnode, bool) {
 	p := r.treeParser()
 	if err := p.SetLanguage(lang); err != nil {

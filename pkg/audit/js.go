@@ -25,18 +25,9 @@ func (r *run) analyzeJS(rel string, src []byte, kind fileKind) {
 	case kindTSX:
 		lang, name = r.s.langs.tsx, "TypeScript"
 	}
-	root, hasErr := r.parseTree(lang, src)
+	root := r.parseFile(lang, name, rel, src)
 	if root == nil {
-		r.add(Finding{Rule: RuleCodeParse, File: rel, Message: name + " could not be parsed"})
 		return
-	}
-	if hasErr {
-		line := 0
-		if e := root.firstError(); e != nil {
-			line = e.line
-		}
-		r.add(Finding{Rule: RuleCodeParse, File: rel, Line: line,
-			Message: name + " has a syntax error here; the code around it may not be fully analysed"})
 	}
 	newJSAnalysis(r, rel, src, 1, false, 0).analyze(root)
 }
@@ -640,7 +631,7 @@ func (a *jsAnalysis) call(n *tnode, isNew bool) {
 		if q == "$" && !(len(args) == 1 && args[0].kind == "template_string") {
 			return
 		}
-		a.shellString(n, q, arg(0))
+		a.shellString(n, q, arg(0), RuleJSShell)
 		return
 	case "child_process.spawn", "child_process.spawnSync", "child_process.execFile", "child_process.execFileSync", "execa", "execa.execa", "execa.sync", "Bun.spawn", "Bun.spawnSync", "Deno.Command", "Deno.run", "child_process.fork", "cross-spawn", "cross-spawn.sync":
 		a.spawn(n, q, args)
@@ -732,26 +723,6 @@ func (a *jsAnalysis) evalCode(n *tnode, q string, v val) {
 	}
 }
 
-// shellString judges a command line run through a shell.
-func (a *jsAnalysis) shellString(n *tnode, q string, v val) {
-	switch {
-	case v.t&tNetwork != 0:
-		a.add(RuleCodeRemoteExec, n, 0, q+" runs a command downloaded at run time")
-	case v.t&tDecoded != 0:
-		a.add(RuleCodeObfuscated, n, 0, q+" runs a decoded command")
-	case v.known:
-		a.add(RuleJSShell, n, Medium, q+" runs a constant command through a shell")
-	default:
-		a.add(RuleJSShell, n, 0, q+" runs a command built at run time through a shell (injection risk)")
-	}
-	if v.s != "" && v.s != unknownPart {
-		line, _ := a.pos(n)
-		a.r.analyzeShellSnippet(a.file, line, placeholders(v.s), a.depth+1)
-	} else {
-		a.use(n, "shell", "execute", "", q)
-	}
-}
-
 // spawn judges a program run with an argument array; shell: true makes it
 // a shell command line.
 func (a *jsAnalysis) spawn(n *tnode, q string, args []*tnode) {
@@ -797,7 +768,7 @@ func (a *jsAnalysis) spawn(n *tnode, q string, args []*tnode) {
 		words = append([]string{"node"}, words...)
 	}
 	if shell {
-		a.shellString(n, q+" with shell: true", val{s: strings.Join(words, " "), known: !strings.Contains(strings.Join(words, " "), unknownPart), t: t})
+		a.shellString(n, q+" with shell: true", val{s: strings.Join(words, " "), known: !strings.Contains(strings.Join(words, " "), unknownPart), t: t}, RuleJSShell)
 		return
 	}
 	switch {

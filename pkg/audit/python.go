@@ -39,18 +39,9 @@ func newCodeSite(r *run, file string, src []byte, base int, embedded bool, depth
 
 // analyzePython audits a Python file.
 func (r *run) analyzePython(rel string, src []byte) {
-	root, hasErr := r.parseTree(r.s.langs.python, src)
+	root := r.parseFile(r.s.langs.python, "Python", rel, src)
 	if root == nil {
-		r.add(Finding{Rule: RuleCodeParse, File: rel, Message: "Python could not be parsed"})
 		return
-	}
-	if hasErr {
-		line := 0
-		if e := root.firstError(); e != nil {
-			line = e.line
-		}
-		r.add(Finding{Rule: RuleCodeParse, File: rel, Line: line,
-			Message: "Python has a syntax error here; the code around it may not be fully analysed"})
 	}
 	newPyAnalysis(r, rel, src, 1, false, 0).analyze(root)
 }
@@ -87,6 +78,27 @@ func (a *codeSite) add(rule string, n *tnode, sev Severity, msg string) {
 func (a *codeSite) use(n *tnode, domain, level, detail, what string) {
 	line, col := a.pos(n)
 	a.r.addUse(a.file, line, col, domain, level, detail, what)
+}
+
+// shellString judges a command line run through a shell; shellRule is the
+// language's rule for shelling out.
+func (a *codeSite) shellString(n *tnode, q string, v val, shellRule string) {
+	switch {
+	case v.t&tNetwork != 0:
+		a.add(RuleCodeRemoteExec, n, 0, q+" runs a command downloaded at run time")
+	case v.t&tDecoded != 0:
+		a.add(RuleCodeObfuscated, n, 0, q+" runs a decoded command")
+	case v.known:
+		a.add(shellRule, n, Medium, q+" runs a constant command through a shell")
+	default:
+		a.add(shellRule, n, 0, q+" runs a command built at run time through a shell (injection risk)")
+	}
+	if v.s != "" && v.s != unknownPart {
+		line, _ := a.pos(n)
+		a.r.analyzeShellSnippet(a.file, line, placeholders(v.s), a.depth+1)
+	} else {
+		a.use(n, "shell", "execute", "", q)
+	}
 }
 
 // firstLine shortens code evidence to its first line.
@@ -743,12 +755,12 @@ func (a *pyAnalysis) call(n *tnode) {
 		return
 	case "os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "commands.getoutput",
 		"commands.getstatusoutput", "asyncio.create_subprocess_shell", "os.popen2", "os.popen3", "os.popen4":
-		a.shellString(n, q, arg0())
+		a.shellString(n, q, arg0(), RulePyShell)
 		return
 	case "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output", "subprocess.Popen",
 		"asyncio.create_subprocess_exec", "pty.spawn", "pexpect.spawn", "pexpect.run", "sh.Command", "plumbum.local.__getitem__":
 		if sh, ok := kw["shell"]; ok && sh.kind != "false" && sh.text(a.src) != "False" && sh.text(a.src) != "0" {
-			a.shellString(n, q+"(shell=True)", arg0())
+			a.shellString(n, q+"(shell=True)", arg0(), RulePyShell)
 			return
 		}
 		a.argv(n, q, pos, kw)
@@ -857,26 +869,6 @@ func (a *pyAnalysis) exfil(n *tnode, q string, pos []*tnode, kw map[string]*tnod
 	}
 }
 
-// shellString judges a command line run through a shell.
-func (a *pyAnalysis) shellString(n *tnode, q string, v val) {
-	switch {
-	case v.t&tNetwork != 0:
-		a.add(RuleCodeRemoteExec, n, 0, q+" runs a command downloaded at run time")
-	case v.t&tDecoded != 0:
-		a.add(RuleCodeObfuscated, n, 0, q+" runs a decoded command")
-	case v.known:
-		a.add(RulePyShell, n, Medium, q+" runs a constant command through a shell")
-	default:
-		a.add(RulePyShell, n, 0, q+" runs a command built at run time through a shell (injection risk)")
-	}
-	if v.s != "" && v.s != unknownPart {
-		line, _ := a.pos(n)
-		a.r.analyzeShellSnippet(a.file, line, placeholders(v.s), a.depth+1)
-	} else {
-		a.use(n, "shell", "execute", "", q)
-	}
-}
-
 // placeholders turns unknown parts of a folded command into a word the
 // shell parser accepts.
 func placeholders(s string) string {
@@ -925,7 +917,7 @@ func (a *pyAnalysis) argv(n *tnode, q string, pos []*tnode, kw map[string]*tnode
 			return
 		}
 		if v.t&(tNetwork|tDecoded) != 0 {
-			a.shellString(n, q, v)
+			a.shellString(n, q, v, RulePyShell)
 			return
 		}
 		a.use(n, "shell", "execute", "", q)
