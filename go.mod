@@ -12,6 +12,7 @@ require (
 	github.com/google/go-containerregistry v0.21.7
 	github.com/opencontainers/go-digest v1.0.0
 	github.com/opencontainers/image-spec v1.1.1
+	github.com/pelletier/go-toml/v2 v2.2.4
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
 	github.com/secure-systems-lab/go-securesystemslib v0.11.0

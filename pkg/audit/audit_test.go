@@ -159,6 +159,13 @@ func TestHostileFixtures(t *testing.T) {
 			{RuleDepGit, "scripts/package.json", 11, High},
 			{RuleDepURL, "scripts/requirements.txt", 1, High},
 			{RuleDepUnpinned, "scripts/requirements.txt", 2, Medium},
+			{RuleDepUnpinned, "tool/pyproject.toml", 5, Medium},
+			{RuleDepGit, "tool/pyproject.toml", 7, High},
+			{RuleDepUnpinned, "tool/pyproject.toml", 11, Medium},
+			{RuleDepUnpinned, "poetry/pyproject.toml", 7, Medium},
+			{RuleDepGit, "poetry/pyproject.toml", 9, High},
+			{RuleDepUnpinned, "poetry/pyproject.toml", 13, Medium},
+			{RuleDepUndeclared, "tool/main.py", 4, 0},
 		}},
 		{"unreadable", Review, []want{
 			{RuleCodeUnsupported, "scripts/tool.rb", 0, Medium},
@@ -601,5 +608,52 @@ func TestHonestUnicode(t *testing.T) {
 		if !found {
 			t.Errorf("%q: nothing reported", s)
 		}
+	}
+}
+
+// TestPyproject checks what a pyproject.toml declares and pins: the
+// exact versions (PEP 621 "==", Poetry's bare version, build requirements)
+// raise nothing, the declared packages cover their imports, and a lock
+// file beside it pins the ranges.
+func TestPyproject(t *testing.T) {
+	rep := scanDir(t, fixtures(t, filepath.Join("hostile", "deps-hostile")))
+	for _, f := range rep.Findings {
+		if strings.HasSuffix(f.File, "pyproject.toml") && (strings.Contains(f.Evidence, "tomli") || strings.Contains(f.Evidence, "hatchling") ||
+			strings.Contains(f.Evidence, "pydantic") || strings.Contains(f.Evidence, "local") || strings.Contains(f.Evidence, "python")) {
+			t.Errorf("pinned or local requirement reported: %s | %s", f, f.Evidence)
+		}
+		if f.Rule == RuleDepUndeclared && f.File == "tool/main.py" && f.Line != 4 {
+			t.Errorf("a package the pyproject declares is reported undeclared: %s", f)
+		}
+	}
+	// With a lock file beside it, only the git requirement remains.
+	dir := t.TempDir()
+	data, err := os.ReadFile(fixtures(t, filepath.Join("hostile", "deps-hostile", "tool", "pyproject.toml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"SKILL.md":            "---\nname: " + filepath.Base(dir) + "\ndescription: A locked project. Use in tests.\nversion: 1.0.0\n---\n# Locked\n",
+		"tool/pyproject.toml": string(data),
+		"tool/uv.lock":        "version = 1\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep = scanDir(t, dir)
+	var got []string
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Rule, "AUD-DEP-") {
+			got = append(got, f.Rule+" "+f.File)
+		}
+	}
+	if len(got) != 1 || got[0] != RuleDepGit+" tool/pyproject.toml" {
+		t.Errorf("locked pyproject findings = %v, want only the git requirement", got)
 	}
 }

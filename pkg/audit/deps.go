@@ -3,11 +3,15 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
 	"gopkg.in/yaml.v3"
 )
 
@@ -241,6 +245,129 @@ func (r *run) checkRequirementsFile(rel string, data []byte) {
 	}
 }
 
+// pyproject is the part of pyproject.toml the audit reads: PEP 621
+// dependencies, the build requirements and Poetry's dependency tables.
+type pyproject struct {
+	Project struct {
+		Dependencies         []string            `toml:"dependencies"`
+		OptionalDependencies map[string][]string `toml:"optional-dependencies"`
+	} `toml:"project"`
+	BuildSystem struct {
+		Requires []string `toml:"requires"`
+	} `toml:"build-system"`
+	Tool struct {
+		Poetry struct {
+			Dependencies    map[string]any `toml:"dependencies"`
+			DevDependencies map[string]any `toml:"dev-dependencies"`
+			Group           map[string]struct {
+				Dependencies map[string]any `toml:"dependencies"`
+			} `toml:"group"`
+		} `toml:"poetry"`
+	} `toml:"tool"`
+}
+
+// poetryExact is a Poetry version that pins one version ("1.2.3").
+var poetryExact = regexp.MustCompile(`^=?=?\d+(\.\d+)*([a-z]+\d*)?$`)
+
+// checkPyproject reads a pyproject.toml the skill ships: its dependencies
+// are declared (for the import check) and judged like requirements.txt
+// lines, unless a lock file beside it (uv.lock, poetry.lock, pdm.lock)
+// pins the ranges.
+func (r *run) checkPyproject(rel string, data []byte) {
+	var pp pyproject
+	if err := toml.Unmarshal(data, &pp); err != nil {
+		r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "pyproject.toml does not parse: " + err.Error()})
+		return
+	}
+	dir := path.Dir(rel)
+	locked := false
+	for _, lock := range []string{"uv.lock", "poetry.lock", "pdm.lock", "pylock.toml"} {
+		if r.paths[path.Join(dir, lock)] {
+			locked = true
+		}
+	}
+	lineOf := func(s string) int { return lineOfText(data, s) }
+	// keyLine is the line of a TOML key at the start of a line.
+	keyLine := func(key string) int {
+		for _, sep := range []string{" =", "="} {
+			if l := lineOf("\n" + key + sep); l > 0 {
+				return l + 1
+			}
+		}
+		return 0
+	}
+	check := func(req, what string, line int) {
+		lower := strings.ToLower(req)
+		if locked && !strings.Contains(lower, "://") && !strings.Contains(lower, "git+") {
+			return // the lock file pins the range
+		}
+		r.checkPyRequirement(rel, line, 0, req, what)
+	}
+	pep508 := append(slices.Clone(pp.Project.Dependencies), pp.BuildSystem.Requires...)
+	for _, extra := range slices.Sorted(maps.Keys(pp.Project.OptionalDependencies)) {
+		pep508 = append(pep508, pp.Project.OptionalDependencies[extra]...)
+	}
+	for _, req := range pep508 {
+		if name := pyRequirementName(req); name != "" {
+			r.pyDeclared[normalizePkg(name)] = true
+		}
+		check(req, "requirement "+pyRequirementNameOr(req), lineOf(req))
+	}
+	poetry := []map[string]any{pp.Tool.Poetry.Dependencies, pp.Tool.Poetry.DevDependencies}
+	for _, g := range slices.Sorted(maps.Keys(pp.Tool.Poetry.Group)) {
+		poetry = append(poetry, pp.Tool.Poetry.Group[g].Dependencies)
+	}
+	for _, deps := range poetry {
+		for _, name := range slices.Sorted(maps.Keys(deps)) {
+			if strings.EqualFold(name, "python") {
+				continue
+			}
+			r.pyDeclared[normalizePkg(name)] = true
+			what := "requirement " + name
+			switch spec := deps[name].(type) {
+			case string:
+				check(poetryRequirement(name, spec), what, keyLine(name))
+			case map[string]any:
+				switch {
+				case spec["git"] != nil:
+					r.add(Finding{Rule: RuleDepGit, File: rel, Line: keyLine(name), Message: what + " from a git repository", Evidence: fmt.Sprint(spec["git"])})
+				case spec["url"] != nil:
+					r.add(Finding{Rule: RuleDepURL, File: rel, Line: keyLine(name), Message: what + " from a URL", Evidence: fmt.Sprint(spec["url"])})
+				case spec["path"] != nil:
+					// a local path: audited as part of the skill
+				default:
+					v, _ := spec["version"].(string)
+					check(poetryRequirement(name, v), what, keyLine(name))
+				}
+			}
+		}
+	}
+}
+
+// lineOfText is the line of the first occurrence of s in data, 0 when
+// there is none: manifests are decoded without positions.
+func lineOfText(data []byte, s string) int {
+	i := bytes.Index(data, []byte(s))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+// poetryRequirement writes a Poetry dependency as a PEP 508 requirement,
+// so that one judge reads both: "1.2.3" is exact, "*", "^1.2" and "~1.2"
+// are ranges.
+func poetryRequirement(name, spec string) string {
+	spec = strings.TrimSpace(spec)
+	switch {
+	case spec == "" || spec == "*":
+		return name
+	case poetryExact.MatchString(spec):
+		return name + "==" + strings.TrimLeft(spec, "=")
+	}
+	return name + " " + spec
+}
+
 // packageJSON is the part of package.json the audit reads.
 type packageJSON struct {
 	Dependencies         map[string]string `json:"dependencies"`
@@ -265,13 +392,7 @@ func (r *run) checkPackageJSON(rel string, data []byte) {
 			locked = true
 		}
 	}
-	lineOf := func(key string) int {
-		i := bytes.Index(data, []byte(`"`+key+`"`))
-		if i < 0 {
-			return 0
-		}
-		return bytes.Count(data[:i], []byte("\n")) + 1
-	}
+	lineOf := func(key string) int { return lineOfText(data, `"`+key+`"`) }
 	for _, deps := range []map[string]string{pj.Dependencies, pj.DevDependencies, pj.OptionalDependencies, pj.PeerDependencies} {
 		names := make([]string, 0, len(deps))
 		for n := range deps {
@@ -340,7 +461,7 @@ func (r *run) checkImports() {
 			where = "metadata.gaia.requirements.node_dependencies"
 		}
 		r.add(Finding{Rule: RuleDepUndeclared, File: im.file, Line: im.line, Column: im.col,
-			Message:  "imports " + pkg + ", which the skill does not declare (" + where + ", requirements.txt or package.json)",
+			Message:  "imports " + pkg + ", which the skill does not declare (" + where + ", requirements.txt, pyproject.toml or package.json)",
 			Evidence: im.module})
 	}
 }

@@ -35,9 +35,11 @@
 //     checked against literal URL hosts, shell scopes against program names
 //     beyond the common POSIX utilities, env scopes against variable names).
 //   - Supply chain: requirements.dependencies and node_dependencies,
-//     requirements*.txt and package.json the skill ships, and pip/npm/npx
-//     run by its scripts: unpinned, from git or URLs, extra indexes, install
-//     hooks, and imports of packages nobody declared.
+//     requirements*.txt, pyproject.toml (PEP 621 and Poetry) and
+//     package.json the skill ships, and pip/npm/npx run by its scripts:
+//     unpinned (unless a lock file sits beside the manifest), from git or
+//     URLs, extra indexes, install hooks, and imports of packages nobody
+//     declared.
 //
 // Findings are sorted by file, line, column and rule; Report.CanonicalJSON
 // renders the report with sorted keys and Report.Digest hashes it, so the

@@ -273,6 +273,7 @@ const (
 	kindTSX
 	kindPackageJSON
 	kindRequirements
+	kindPyproject
 	kindUnsupported
 	kindBinary
 	kindLicense
@@ -291,7 +292,7 @@ func (k fileKind) String() string {
 		return "javascript"
 	case kindTS, kindTSX:
 		return "typescript"
-	case kindPackageJSON, kindRequirements:
+	case kindPackageJSON, kindRequirements, kindPyproject:
 		return "manifest"
 	case kindUnsupported:
 		return "unsupported"
@@ -368,6 +369,8 @@ func classify(rel string, head []byte) (fileKind, string) {
 		return kindPackageJSON, ""
 	case strings.HasPrefix(lower, "requirements") && ext == ".txt":
 		return kindRequirements, ""
+	case lower == "pyproject.toml":
+		return kindPyproject, ""
 	case strings.HasPrefix(lower, "license") || strings.HasPrefix(lower, "licence") ||
 		strings.HasPrefix(lower, "copying") || strings.HasPrefix(lower, "notice"):
 		return kindLicense, ""
@@ -616,6 +619,8 @@ func (r *run) auditFile(rel string, data []byte) {
 		r.checkPackageJSON(rel, data)
 	case kindRequirements:
 		r.checkRequirementsFile(rel, data)
+	case kindPyproject:
+		r.checkPyproject(rel, data)
 	case kindUnsupported:
 		r.add(Finding{Rule: RuleCodeUnsupported, File: rel,
 			Message: detail + " code is not read by the audit; it needs a review by hand"})

@@ -1,0 +1,4 @@
+import rich
+import tomli
+import orjson
+import undeclared_pkg
