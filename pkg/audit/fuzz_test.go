@@ -88,3 +88,15 @@ func FuzzScanJS(f *testing.F) {
 		checkFindings(t, r)
 	})
 }
+
+func FuzzPyproject(f *testing.F) {
+	s := fuzzScanner(f)
+	f.Add([]byte("[project]\ndependencies = [\"rich>=13\", \"x @ git+https://e.invalid/x.git\"]\n[tool.poetry.dependencies]\npython = \"^3.10\"\nhttpx = \"^0.27\"\ny = { git = \"https://e.invalid/y.git\" }\n"))
+	f.Add([]byte("[tool.poetry.group.dev.dependencies]\npytest = { version = \"*\" }\nz = 3\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := fuzzRun(s)
+		defer r.close()
+		r.checkPyproject("pyproject.toml", data)
+		checkFindings(t, r)
+	})
+}
