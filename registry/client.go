@@ -216,16 +216,7 @@ func New(opts Options) (*Client, error) {
 		}
 		opts.EmbeddedDir = d
 	}
-	c := &Client{
-		opts:      opts,
-		cache:     &cache{dir: opts.CacheDir},
-		tags:      map[string][]string{},
-		resolved:  map[string]ocispec.Descriptor{},
-		manifests: map[digest.Digest]*Manifest{},
-		layouts:   map[string]ReadStorage{},
-		referrers: map[string]bool{},
-		blobs:     map[string]string{},
-	}
+	c := (&Client{opts: opts, cache: &cache{dir: opts.CacheDir}}).Session()
 	base := opts.Transport
 	if base == nil {
 		base = &http.Transport{
@@ -251,6 +242,27 @@ func New(opts Options) (*Client, error) {
 		Cache:      auth.NewCache(),
 	}
 	return c, nil
+}
+
+// Session returns a Client that shares c's options, connections,
+// credentials and content cache but remembers nothing c has read: no
+// tags, tag resolutions or open layouts. A long-lived process (skillpm
+// serve) takes one per unit of work, so that it sees what other processes
+// have published since; within a session, each tag list is read once.
+func (c *Client) Session() *Client {
+	// c.http's credential lookup stays bound to the Client it was made
+	// for, so credentials are read once per process, not per session.
+	return &Client{
+		opts:      c.opts,
+		cache:     c.cache,
+		http:      c.http,
+		tags:      map[string][]string{},
+		resolved:  map[string]ocispec.Descriptor{},
+		manifests: map[digest.Digest]*Manifest{},
+		layouts:   map[string]ReadStorage{},
+		referrers: map[string]bool{},
+		blobs:     map[string]string{},
+	}
 }
 
 // credentialStore returns the configured store, opening Docker's on first

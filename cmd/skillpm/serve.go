@@ -106,11 +106,12 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 		Client: client, Policy: policy, Trust: vopts.Trust, From: f.registry, Env: osEnv(), Host: host,
 		Token: token, Addr: ln.Addr().String(),
 		Search: func(ctx context.Context, q string) (any, error) {
-			src, err := client.OpenSource(spec)
+			session := client.Session()
+			src, err := session.OpenSource(spec)
 			if err != nil {
 				return nil, err
 			}
-			res, err := client.Search(ctx, src, q, registry.SearchOptions{Verify: &vopts})
+			res, err := session.Search(ctx, src, q, registry.SearchOptions{Verify: &vopts})
 			if err != nil {
 				return nil, err
 			}

@@ -38,7 +38,8 @@ type SearchFunc func(ctx context.Context, q string) (any, error)
 
 // Config is what a Server needs. Client, Token and Addr are required.
 type Config struct {
-	// Client talks to registries; it must be safe for concurrent use.
+	// Client talks to registries; each request works in its own
+	// Client.Session, so versions published after start are seen.
 	Client *registry.Client
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy

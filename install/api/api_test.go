@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/install/api"
+	"github.com/skillpm/skillpm/registry"
 )
 
 // TestInstallListDetailRemove walks the happy path: a dry run shows the
@@ -400,4 +401,25 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSeesNewVersions publishes a version from another process (another
+// Client on the same embedded registry) while the server runs: the next
+// install request sees it, though the server had already listed that
+// skill's versions.
+func TestSeesNewVersions(t *testing.T) {
+	var client *registry.Client
+	f := newFixture(t, func(c *api.Config) { client = c.Client })
+	var res api.InstallResult
+	req := api.InstallRequest{Ref: "wild@>=0.1", Host: "claude", AllowExperimental: true}
+	if st := f.do("POST", "/api/skills/install", req, nil, &res); st != http.StatusCreated || len(res.Skills) != 1 || res.Skills[0].Version != "0.1.0" {
+		t.Fatalf("install: %d %+v", st, res)
+	}
+	other := NewClient(t, strings.TrimPrefix(client.Embedded().String(), registry.LayoutPrefix))
+	Publish(t, other, other.Embedded(), nil, []testSkill{{name: "wild", version: "0.2.0", unsigned: true}})
+	// Into another root (the first keeps what it has, as install does).
+	req.Host = "codex"
+	if st := f.do("POST", "/api/skills/install", req, nil, &res); st != http.StatusCreated || len(res.Skills) != 1 || res.Skills[0].Version != "0.2.0" {
+		t.Fatalf("install after 0.2.0 was published elsewhere: %d %+v", st, res)
+	}
 }

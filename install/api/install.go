@@ -103,7 +103,10 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest(err.Error()))
 		return
 	}
-	graph, err := registry.NewGraph(s.cfg.Client, ns)
+	// A session per request: a long-running server must see versions
+	// published since it started.
+	client := s.cfg.Client.Session()
+	graph, err := registry.NewGraph(client, ns)
 	if err != nil {
 		writeError(w, toError(err))
 		return
@@ -145,7 +148,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 			send(Event{Stage: string(e.Stage), Skill: e.Skill, Root: e.Root})
 		},
 	}
-	res, err := install.Install(ctx, s.cfg.Client, graph, m, prev, opts)
+	res, err := install.Install(ctx, client, graph, m, prev, opts)
 	mu.Lock()
 	defer mu.Unlock()
 	if err != nil {
