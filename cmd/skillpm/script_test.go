@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,10 +15,6 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 	if err != nil {
 		t.Fatal(err)
 	}
-	corpus := os.Getenv("SKILLPM_CORPUS")
-	if corpus == "" {
-		corpus, _ = filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	}
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
@@ -30,7 +25,6 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("XDG_DATA_HOME", filepath.Join(work, ".data"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(work, ".cache"))
 			env.Setenv("TESTDATA", testdata)
-			env.Setenv("CORPUS", corpus)
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},

@@ -2,8 +2,8 @@
 // distribution registry on a free loopback port, the oras CLI, and a
 // reverse proxy that injects failures in front of the registry.
 //
-// A part that is missing fails the test under CI=true and skips it
-// elsewhere, saying how to install it (CONTRIBUTING.md, Tests).
+// A part that is missing fails the test, saying how to install it
+// (.ci/run installs them all; CONTRIBUTING.md, Tests).
 package registrytest
 
 import (
@@ -33,8 +33,8 @@ const (
 )
 
 // Binary returns the path of an outside tool: from PATH, else $GOBIN, else
-// $GOPATH/bin. When it is missing the test fails under CI=true and is
-// skipped otherwise, with install in the message.
+// $GOPATH/bin. When it is missing the test fails, with install in the
+// message.
 func Binary(t testing.TB, name, install string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
@@ -53,11 +53,8 @@ func Binary(t testing.TB, name, install string) string {
 			return p
 		}
 	}
-	msg := fmt.Sprintf("%s not found in PATH, $GOBIN or $GOPATH/bin; install it with: %s", name, install)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	// .ci/run installs it; a test that needs it never passes without it.
+	t.Fatalf("%s not found in PATH, $GOBIN or $GOPATH/bin; install it with: %s", name, install)
 	return ""
 }
 

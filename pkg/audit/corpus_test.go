@@ -8,26 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillpm/skillpm/internal/corpustest"
 )
 
 // corpusDir finds the real-world corpus beside the repository.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("SKILLPM_CORPUS"); d != "" {
-		return d
-	}
-	d, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(d); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus not found at %s (set SKILLPM_CORPUS)", d)
-		}
-		t.Skipf("corpus not found at %s; set SKILLPM_CORPUS to run", d)
-	}
-	return d
-}
+func corpusDir(t testing.TB) string { return corpustest.Dir(t) }
 
 // corpusSkills lists every directory of the corpus holding a SKILL.md.
 func corpusSkills(t testing.TB) []string {
