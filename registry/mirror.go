@@ -570,10 +570,11 @@ func (cp *copier) fetchTag(ctx context.Context, tag string) (ocispec.Descriptor,
 }
 
 // blob copies one blob, verified against its digest: in memory when small
-// (so a retry can send it again), streamed otherwise. A blob this Client
-// already sent to another repository of the same registry is mounted from
-// there (one request instead of an upload's two) where the registry
-// allows it.
+// (so a retry can send it again), streamed otherwise. A blob the source
+// repository or one this Client already sent it to holds on the same
+// registry is mounted from there (one request instead of a download and
+// an upload's two) where the registry allows it; where it does not, the
+// registry starts an upload and the blob is sent after all.
 func (cp *copier) blob(ctx context.Context, b ocispec.Descriptor) error {
 	if max := cp.c.opts.Limits.MaxLayerBytes; b.Size < 0 || b.Size > max {
 		return fmt.Errorf("%s: blob %s is %d bytes, more than the %d allowed: %w", cp.repo.loc, b.Digest, b.Size, max, ErrTooLarge)
@@ -601,7 +602,13 @@ func (cp *copier) blob(ctx context.Context, b ocispec.Descriptor) error {
 	}
 	host := cp.dstLoc.Registry
 	if m, ok := cp.dst.(orasregistry.Mounter); ok {
-		if from := cp.c.mountable(host, b.Digest, cp.dstLoc.Repository); from != "" {
+		from := cp.c.mountable(host, b.Digest, cp.dstLoc.Repository)
+		if _, remote := cp.repo.src.(*remoteSource); remote && from == "" && cp.repo.loc.Registry == host && cp.repo.loc.Repository != cp.dstLoc.Repository {
+			// A copy within one registry (a promotion between namespaces)
+			// mounts every blob from the source repository.
+			from = cp.repo.loc.Repository
+		}
+		if from != "" {
 			if err := m.Mount(ctx, b, from, open); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 				return cp.dstErr("mount blob "+b.Digest.String(), err)
 			}

@@ -436,3 +436,42 @@ func TestMirrorRequests(t *testing.T) {
 	}
 	checkMirrored(t, c, seedSrc, to, names, trustKeys(publisher))
 }
+
+// TestMirrorWithinRegistry promotes skills between two namespaces of one
+// registry: every blob is mounted from the source repository (one POST,
+// no download, no upload), and the copies verify.
+func TestMirrorWithinRegistry(t *testing.T) {
+	ctx := context.Background()
+	reg := registrytest.Start(t, registrytest.Options{})
+	proxy := registrytest.NewProxy(t, reg, func(*http.Request, int) registrytest.Fault { return registrytest.Pass })
+	c := remoteClient(t, nil)
+	publisher, _ := testKeys(t)
+	staging, _ := c.Remote(proxy.Host + "/staging")
+	const n = 3
+	names := seedSigned(t, c, staging, "promo", n, publisher, nil)
+
+	m := remoteClient(t, nil)
+	from, _ := m.Remote(proxy.Host + "/staging")
+	to, _ := m.Remote(proxy.Host + "/prod")
+	before := len(proxy.Log())
+	res, err := m.Mirror(ctx, from, to, MirrorOptions{Names: names, Jobs: 2})
+	if err != nil || res.Err() != nil || res.Count(MirrorCopied) != n {
+		t.Fatalf("mirror: %v, %v, %+v", err, res.Err(), res.Versions)
+	}
+	var gets, posts, puts int
+	for _, l := range proxy.Log()[before:] {
+		switch {
+		case strings.HasPrefix(l, "GET ") && strings.Contains(l, "/blobs/"):
+			gets++
+		case strings.HasPrefix(l, "POST "):
+			posts++
+		case strings.HasPrefix(l, "PUT ") && strings.Contains(l, "/blobs/uploads/"):
+			puts++
+		}
+	}
+	// Per skill: config, layer, the signature's empty config and bundle.
+	if gets != 0 || puts != 0 || posts != 4*n {
+		t.Errorf("%d blob GETs, %d upload PUTs, %d POSTs; want 0, 0 and %d mounts: %v", gets, puts, posts, 4*n, proxy.Log()[before:])
+	}
+	checkMirrored(t, c, staging, to, names, trustKeys(publisher))
+}
