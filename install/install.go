@@ -265,9 +265,14 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 				return fmt.Errorf("%s@%s: the lock's digest %s is %s@%s", ls.Name, ls.Version, ls.Digest, m.Metadata.Name, m.Metadata.Version)
 			}
 			// The layer downloads into the cache while the signatures are
-			// read; nothing is unpacked until the whole set is judged.
+			// read; nothing is unpacked until the whole set is judged. A dry
+			// run unpacks nothing, so it downloads no layer either.
 			layer := make(chan error, 1)
-			go func() { layer <- repo.FetchLayer(gctx, m) }()
+			if opts.DryRun {
+				layer <- nil
+			} else {
+				go func() { layer <- repo.FetchLayer(gctx, m) }()
+			}
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
 			v, _, err := repo.VerifyWithAudits(gctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
