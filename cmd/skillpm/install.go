@@ -17,19 +17,36 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type installFlags struct {
+// changeFlags are what install and update share: the source, the trust
+// policy, the roots, and the consent to what the change brings.
+type changeFlags struct {
 	regFlags
 	trustFlags
 	rootFlags
-	grants            []string
-	yes               bool
+	grants  []string
+	yes     bool
+	minTier string
+	force   bool
+}
+
+func (f *changeFlags) register(c *cobra.Command) {
+	f.regFlags.addPlainHTTP(c)
+	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges match pre-releases")
+	f.trustFlags.register(c)
+	f.rootFlags.register(c)
+	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` (repeatable)")
+	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
+	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
+	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
+}
+
+type installFlags struct {
+	changeFlags
 	allowExperimental bool
 	allowAudit        bool
 	frozen            bool
 	dryRun            bool
-	minTier           string
 	from              string
-	force             bool
 	manifest          string
 	lock              string
 	allowSignerChange bool
@@ -74,19 +91,12 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 			return runInstall(c, g, &f, args)
 		},
 	}
-	f.regFlags.addPlainHTTP(c)
-	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges match pre-releases")
-	f.trustFlags.register(c)
-	f.rootFlags.register(c)
-	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` (repeatable)")
-	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
+	f.changeFlags.register(c)
 	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "install skills whose static audit blocks at their tier")
 	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
-	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
 	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
-	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")
@@ -96,7 +106,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 
 func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) error {
 	ctx := c.Context()
-	roots, client, policy, vopts, err := installSetup(ctx, g, f.minTier, &f.rootFlags, &f.regFlags, &f.trustFlags)
+	roots, client, policy, vopts, err := f.setup(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -243,23 +253,23 @@ func manifestFromRefs(args []string, roots []install.Root) (*resolve.Manifest, *
 	return m, prev, err
 }
 
-// installSetup checks --min-tier and opens what install and update share:
+// setup checks --min-tier and opens what install and update share:
 // the target roots, a registry client and the trust policy with its
 // verification material.
-func installSetup(ctx context.Context, g *globals, minTier string, rf *rootFlags, reg *regFlags, tf *trustFlags) ([]install.Root, *registry.Client, *tiers.Policy, registry.VerifyOptions, error) {
+func (f *changeFlags) setup(ctx context.Context, g *globals) ([]install.Root, *registry.Client, *tiers.Policy, registry.VerifyOptions, error) {
 	var none registry.VerifyOptions
-	if minTier != "" && !tiers.ValidTier(minTier) {
-		return nil, nil, nil, none, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", minTier)}
+	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
+		return nil, nil, nil, none, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
 	}
-	roots, err := rf.targets(g.defaultHost())
+	roots, err := f.rootFlags.targets(g.defaultHost())
 	if err != nil {
 		return nil, nil, nil, none, err
 	}
-	client, err := regClient(g, reg)
+	client, err := regClient(g, &f.regFlags)
 	if err != nil {
 		return nil, nil, nil, none, err
 	}
-	policy, vopts, err := tf.load(ctx, g)
+	policy, vopts, err := f.trustFlags.load(ctx, g)
 	if err != nil {
 		return nil, nil, nil, none, err
 	}

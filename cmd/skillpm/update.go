@@ -14,18 +14,12 @@ import (
 )
 
 type updateFlags struct {
-	regFlags
-	trustFlags
-	rootFlags
-	grants            []string
-	yes               bool
+	changeFlags
 	allowExperimental bool
 	allowDowngrade    bool
 	allowSignerChange bool
 	dryRun            bool
-	minTier           string
 	from              string
-	force             bool
 }
 
 func newUpdateCmd(g *globals) *cobra.Command {
@@ -53,25 +47,18 @@ directory again.`,
 			return runUpdate(c, g, &f, args)
 		},
 	}
-	f.regFlags.addPlainHTTP(c)
-	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges match pre-releases")
-	f.trustFlags.register(c)
-	f.rootFlags.register(c)
-	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` (repeatable)")
-	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
+	f.changeFlags.register(c)
 	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "accept experimental (unsigned or untrusted) versions of skills asked for by name")
 	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the one installed")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a version signed by none of the recorded identities")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
-	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
 	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR")
-	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
 	return c
 }
 
 func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) error {
 	ctx := c.Context()
-	roots, client, policy, vopts, err := installSetup(ctx, g, f.minTier, &f.rootFlags, &f.regFlags, &f.trustFlags)
+	roots, client, policy, vopts, err := f.setup(ctx, g)
 	if err != nil {
 		return err
 	}
