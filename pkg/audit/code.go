@@ -68,6 +68,17 @@ func (r *run) parseFile(lang *sitter.Language, name, rel string, src []byte) *tn
 	return root
 }
 
+// parseSnippet parses code found inside a string (python -c, node -e,
+// eval), or returns nil when it is nested too deep or too large to read.
+func (r *run) parseSnippet(lang *sitter.Language, code string, depth int) (*tnode, []byte) {
+	if depth > maxSnippetDepth || len(code) > 1<<20 {
+		return nil, nil
+	}
+	src := []byte(code)
+	root, _ := r.parseTree(lang, src)
+	return root, src
+}
+
 func (r *run) parseTree(lang *sitter.Language, src []byte) (*tnode, bool) {
 	p := r.treeParser()
 	if err := p.SetLanguage(lang); err != nil {

@@ -34,15 +34,9 @@ func (r *run) analyzeJS(rel string, src []byte, kind fileKind) {
 
 // analyzeJSSnippet audits JavaScript found in a string (node -e, eval).
 func (r *run) analyzeJSSnippet(rel string, line int, code string, depth int) {
-	if depth > maxSnippetDepth || len(code) > 1<<20 {
-		return
+	if root, src := r.parseSnippet(r.s.langs.javascript, code, depth); root != nil {
+		newJSAnalysis(r, rel, src, line, true, depth).analyze(root)
 	}
-	src := []byte(code)
-	root, _ := r.parseTree(r.s.langs.javascript, src)
-	if root == nil {
-		return
-	}
-	newJSAnalysis(r, rel, src, line, true, depth).analyze(root)
 }
 
 func newJSAnalysis(r *run, file string, src []byte, base int, embedded bool, depth int) *jsAnalysis {

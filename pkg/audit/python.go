@@ -48,15 +48,9 @@ func (r *run) analyzePython(rel string, src []byte) {
 
 // analyzePythonSnippet audits Python code found in a string (python -c).
 func (r *run) analyzePythonSnippet(rel string, line int, code string, depth int) {
-	if depth > maxSnippetDepth || len(code) > 1<<20 {
-		return
+	if root, src := r.parseSnippet(r.s.langs.python, code, depth); root != nil {
+		newPyAnalysis(r, rel, src, line, true, depth).analyze(root)
 	}
-	src := []byte(code)
-	root, _ := r.parseTree(r.s.langs.python, src)
-	if root == nil {
-		return
-	}
-	newPyAnalysis(r, rel, src, line, true, depth).analyze(root)
 }
 
 func newPyAnalysis(r *run, file string, src []byte, base int, embedded bool, depth int) *pyAnalysis {
