@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/tiers"
@@ -409,18 +410,31 @@ func (cp *copier) version(ctx context.Context, version, want string, opts Mirror
 	default:
 		return failed(cp.dstErr("resolve "+tag, err))
 	}
+	// What the destination already lists as referrers is skipped. A
+	// version new to a registry has none there worth a request to find
+	// out (pushing one again is harmless). Listing, rather than asking
+	// whether each referrer manifest exists, also repairs a copy that was
+	// interrupted between pushing a referrer and indexing it under the
+	// referrers tag schema: the unlisted referrer is pushed, and indexed,
+	// again.
 	_, local := cp.dstSrc.(*layoutSource)
+	listed := map[digest.Digest]bool{}
+	if (!fresh || local) && len(refs) > 0 {
+		gs, ok := cp.dst.(content.ReadOnlyGraphStorage)
+		if !ok {
+			return failed(fmt.Errorf("%s: %w: the destination cannot list referrers", cp.dstLoc, ErrInvalidOptions))
+		}
+		have, err := orasregistry.Referrers(ctx, gs, plain, "")
+		if err != nil {
+			return failed(cp.dstErr("list referrers of "+desc.Digest.String(), err))
+		}
+		for _, h := range have {
+			listed[h.Digest] = true
+		}
+	}
 	for _, ref := range refs {
-		// A version new to a registry has no referrers there worth a
-		// request to find out: pushing one again is harmless.
-		if !fresh || local {
-			ok, err := cp.dst.Exists(ctx, ref)
-			if err != nil {
-				return failed(cp.dstErr("check referrer "+ref.Digest.String(), err))
-			}
-			if ok {
-				continue
-			}
+		if listed[ref.Digest] {
+			continue
 		}
 		if ref.Size < 0 || ref.Size > cp.c.opts.Limits.MaxManifestBytes {
 			return failed(fmt.Errorf("%s@%s: referrer %s is %d bytes: %w", cp.repo.loc, version, ref.Digest, ref.Size, ErrTooLarge))

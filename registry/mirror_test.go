@@ -17,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
+	"oras.land/oras-go/v2/content"
 )
 
 // mirrorSkills is how many skills the mirror tests carry.
@@ -474,4 +475,67 @@ func TestMirrorWithinRegistry(t *testing.T) {
 		t.Errorf("%d blob GETs, %d upload PUTs, %d POSTs; want 0, 0 and %d mounts: %v", gets, puts, posts, 4*n, proxy.Log()[before:])
 	}
 	checkMirrored(t, c, staging, to, names, trustKeys(publisher))
+}
+
+// TestMirrorRepairsReferrersIndex loses the destination's referrers index
+// (as a copy interrupted between pushing a signature and indexing it
+// would): running the mirror again lists the destination's referrers,
+// finds the signature missing, and pushes and indexes it again.
+func TestMirrorRepairsReferrersIndex(t *testing.T) {
+	ctx := context.Background()
+	reg := registrytest.Start(t, registrytest.Options{})
+	c := remoteClient(t, nil)
+	publisher, _ := testKeys(t)
+	src, _ := c.Remote(reg.Host + "/src")
+	dst, _ := c.Remote(reg.Host + "/dst")
+	names := seedSigned(t, c, src, "repair", 1, publisher, nil)
+	if res, err := c.Mirror(ctx, src, dst, MirrorOptions{Names: names}); err != nil || res.Count(MirrorCopied) != 1 {
+		t.Fatalf("mirror: %v %+v", err, res)
+	}
+	verified := func() int {
+		t.Helper()
+		fc := freshClient(t, c)
+		repo, _ := fc.Repository(dst, names[0])
+		sel, _ := ParseSelector("1.0.0")
+		m, err := repo.Get(ctx, sel, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := repo.VerifySkill(ctx, m, VerifyOptions{Trust: trustKeys(publisher)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Verified()
+	}
+	if n := verified(); n != 1 {
+		t.Fatalf("after the mirror %d signatures verify at the destination", n)
+	}
+	// Lose the index: delete the tag schema's index manifest.
+	repo, _ := c.Repository(dst, names[0])
+	st, err := dst.OpenRead(ctx, names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, _ := ParseSelector("1.0.0")
+	m, err := repo.Get(ctx, sel, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := st.Resolve(ctx, strings.Replace(m.Descriptor.Digest.String(), ":", "-", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.(content.Deleter).Delete(ctx, idx); err != nil {
+		t.Fatal(err)
+	}
+	if n := verified(); n != 0 {
+		t.Fatalf("with the index gone %d signatures still verify", n)
+	}
+	res, err := freshClient(t, c).Mirror(ctx, src, dst, MirrorOptions{Names: names})
+	if err != nil || res.Err() != nil || res.Count(MirrorCopied) != 1 || res.Versions[0].ReferrersCopied != 1 {
+		t.Fatalf("rerun: %v %+v", err, res)
+	}
+	if n := verified(); n != 1 {
+		t.Errorf("after the rerun %d signatures verify at the destination, want 1", n)
+	}
 }
