@@ -279,13 +279,7 @@ func (r *run) checkPyproject(rel string, data []byte) {
 		r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "pyproject.toml does not parse: " + err.Error()})
 		return
 	}
-	dir := path.Dir(rel)
-	locked := false
-	for _, lock := range []string{"uv.lock", "poetry.lock", "pdm.lock", "pylock.toml"} {
-		if r.paths[path.Join(dir, lock)] {
-			locked = true
-		}
-	}
+	locked := r.lockBeside(rel, "uv.lock", "poetry.lock", "pdm.lock", "pylock.toml")
 	lineOf := func(s string) int { return lineOfText(data, s) }
 	// keyLine is the line of a TOML key at the start of a line.
 	keyLine := func(key string) int {
@@ -344,6 +338,13 @@ func (r *run) checkPyproject(rel string, data []byte) {
 	}
 }
 
+// lockBeside reports whether the skill ships one of the lock files beside
+// the manifest rel: a lock pins the ranges the manifest states.
+func (r *run) lockBeside(rel string, locks ...string) bool {
+	dir := path.Dir(rel)
+	return slices.ContainsFunc(locks, func(lock string) bool { return r.paths[path.Join(dir, lock)] })
+}
+
 // lineOfText is the line of the first occurrence of s in data, 0 when
 // there is none: manifests are decoded without positions.
 func lineOfText(data []byte, s string) int {
@@ -385,13 +386,7 @@ func (r *run) checkPackageJSON(rel string, data []byte) {
 		r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "package.json does not parse: " + err.Error()})
 		return
 	}
-	dir := path.Dir(rel)
-	locked := false
-	for _, lock := range []string{"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock"} {
-		if r.paths[path.Join(dir, lock)] {
-			locked = true
-		}
-	}
+	locked := r.lockBeside(rel, "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock")
 	lineOf := func(key string) int { return lineOfText(data, `"`+key+`"`) }
 	for _, deps := range []map[string]string{pj.Dependencies, pj.DevDependencies, pj.OptionalDependencies, pj.PeerDependencies} {
 		names := make([]string, 0, len(deps))
