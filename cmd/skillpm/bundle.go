@@ -56,18 +56,13 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	from := defaultFrom(g, f.registry, m)
-	ns, err := m.Namespace(from)
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
 	client, err := regClient(g, &f.regFlags)
 	if err != nil {
 		return err
 	}
-	graph, err := registry.NewGraph(client, ns)
+	graph, err := projectGraph(client, g, f.registry, m)
 	if err != nil {
-		return regExit(err)
+		return err
 	}
 	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: f.pre,
 		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", msg) }})

@@ -149,13 +149,9 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			return err
 		}
 	}
-	ns, err := m.Namespace(defaultFrom(g, f.from, m))
+	graph, err := projectGraph(client, g, f.from, m)
 	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	graph, err := registry.NewGraph(client, ns)
-	if err != nil {
-		return regExit(err)
+		return err
 	}
 	opts := install.Options{
 		Roots: roots, Policy: policy, Trust: vopts.Trust,

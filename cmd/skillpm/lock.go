@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -119,10 +118,6 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	ns, err := m.Namespace(defaultFrom(g, f.from, m))
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
 	prev, err := resolve.ReadLockfile(ctx, lpath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -134,9 +129,9 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags) error {
 	if err != nil {
 		return err
 	}
-	graph, err := registry.NewGraph(client, ns)
+	graph, err := projectGraph(client, g, f.from, m)
 	if err != nil {
-		return regExit(err)
+		return err
 	}
 	next, err := resolve.Lock(ctx, graph, m, prev, resolve.LockOptions{
 		Frozen: f.frozen,

@@ -62,13 +62,19 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 	return src, regExit(err)
 }
 
-// defaultFrom returns the source of a project's bare names when no flag
-// names one: the configuration's registry, unless the manifest has its own.
-func defaultFrom(g *globals, flagValue string, m *resolve.Manifest) string {
-	if flagValue != "" || m.Registry != "" {
-		return flagValue
+// projectGraph returns the registry graph a project's names resolve in:
+// from (a --from or --registry flag), else the manifest's own registry,
+// else the configuration's, else the embedded registry.
+func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manifest) (*registry.Graph, error) {
+	if from == "" && m.Registry == "" {
+		from = g.config().Registry
 	}
-	return g.config().Registry
+	ns, err := m.Namespace(from)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	graph, err := registry.NewGraph(c, ns)
+	return graph, regExit(err)
 }
 
 // regExit maps registry errors to exit codes: 2 for references and

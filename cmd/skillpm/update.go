@@ -63,13 +63,9 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 		return err
 	}
 	m := &resolve.Manifest{File: "the receipts"}
-	ns, err := m.Namespace(defaultFrom(g, f.from, m))
+	graph, err := projectGraph(client, g, f.from, m)
 	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	graph, err := registry.NewGraph(client, ns)
-	if err != nil {
-		return regExit(err)
+		return err
 	}
 	opts := install.Options{
 		Roots: roots, Policy: policy, Trust: vopts.Trust,
