@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -74,7 +73,7 @@ func BenchmarkPublishPull100(b *testing.B) {
 		// otherwise flush the other phase's writes on its time.
 		syscall.Sync()
 		start := time.Now()
-		each(b, items, func(it item) error {
+		parallel(b, items, func(it item) error {
 			a, err := Build(ctx, it.dir, BuildOptions{NoVCS: true})
 			if err != nil {
 				return err
@@ -93,7 +92,7 @@ func BenchmarkPublishPull100(b *testing.B) {
 			b.Fatal(err)
 		}
 		pullDir := filepath.Join(work, fmt.Sprintf("pulled-%d", iter))
-		each(b, items, func(it item) error {
+		parallel(b, items, func(it item) error {
 			repo, err := puller.Repository(psrc, it.name)
 			if err != nil {
 				return err
@@ -129,29 +128,4 @@ func BenchmarkPublishPull100(b *testing.B) {
 	b.ReportMetric(float64(skillpmTime.Milliseconds())/n, "skillpm-ms")
 	b.ReportMetric(float64(orasTime.Milliseconds())/n, "oras-ms")
 	b.ReportMetric(skillpmTime.Seconds()/orasTime.Seconds(), "skillpm/oras")
-}
-
-// each runs fn on every item with 16 goroutines and fails b on the first
-// error.
-func each[T any](b *testing.B, items []T, fn func(T) error) {
-	b.Helper()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	errs := make(chan error, len(items))
-	for _, it := range items {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := fn(it); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
 }
