@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +31,26 @@ func Dir(t testing.TB) string {
 		t.Skipf("corpus not found at %s; set SKILLPM_CORPUS to run", d)
 	}
 	return filepath.Clean(d)
+}
+
+// Skills lists every directory of the corpus holding a SKILL.md (in any
+// letter case), sorted.
+func Skills(t testing.TB) []string {
+	t.Helper()
+	root := Dir(t)
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.EqualFold(d.Name(), "SKILL.md") {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	return dirs
 }

@@ -16,24 +16,7 @@ import (
 func corpusDir(t testing.TB) string { return corpustest.Dir(t) }
 
 // corpusSkills lists every directory of the corpus holding a SKILL.md.
-func corpusSkills(t testing.TB) []string {
-	root := corpusDir(t)
-	var dirs []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.EqualFold(d.Name(), "SKILL.md") {
-			dirs = append(dirs, filepath.Dir(p))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(dirs)
-	return dirs
-}
+func corpusSkills(t testing.TB) []string { return corpustest.Skills(t) }
 
 // TestCorpus audits every corpus skill: none may fail or crash, and the
 // counts by rule are logged (go test -run Corpus -v).

@@ -2,36 +2,14 @@ package skill
 
 import (
 	"context"
-	"github.com/skillpm/skillpm/internal/corpustest"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/corpustest"
 )
 
-// corpusDir finds the real-world corpus beside the repository.
-func corpusDir(t testing.TB) string { return corpustest.Dir(t) }
-
-// corpusSkills lists every directory of the corpus holding a SKILL.md (any case).
-func corpusSkills(t testing.TB) []string {
-	root := corpusDir(t)
-	var dirs []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.EqualFold(d.Name(), SkillFile) {
-			dirs = append(dirs, filepath.Dir(p))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(dirs)
-	return dirs
-}
+// corpusSkills lists every directory of the corpus holding a SKILL.md.
+func corpusSkills(t testing.TB) []string { return corpustest.Skills(t) }
 
 func TestCorpusLenient(t *testing.T) {
 	dirs := corpusSkills(t)
