@@ -88,10 +88,20 @@ type SettingsChange struct {
 // InstallClaudeHooks merges the runner's hooks into a Claude Code settings
 // file. Every other key and hook entry is kept as it was (order included);
 // an up-to-date entry is left alone, so installing twice changes nothing,
-// and an older skillpm entry for the same event is replaced. The file is
+// an older skillpm entry for the same event is replaced, and a skillpm
+// hook under an event the runner does not use is removed. The file is
 // replaced atomically and keeps its mode.
 func InstallClaudeHooks(ctx context.Context, file string, o SettingsOptions) (*SettingsChange, error) {
 	return editSettings(ctx, file, o, func(hooks *object, ch *SettingsChange) error {
+		// A runner hook under an event the runner no longer uses (an
+		// older skillpm's) goes.
+		managed := map[string]bool{}
+		for _, h := range ClaudeHooks(o.Command) {
+			managed[h.Event] = true
+		}
+		if err := removeOwn(hooks, o.Command, ch, func(event string) bool { return managed[event] }); err != nil {
+			return err
+		}
 		for _, h := range ClaudeHooks(o.Command) {
 			entries, err := eventEntries(hooks, h.Event)
 			if err != nil {
@@ -134,26 +144,36 @@ func InstallClaudeHooks(ctx context.Context, file string, o SettingsOptions) (*S
 // events and the hooks key only when that removal left them empty.
 func UninstallClaudeHooks(ctx context.Context, file string, o SettingsOptions) (*SettingsChange, error) {
 	return editSettings(ctx, file, o, func(hooks *object, ch *SettingsChange) error {
-		for _, event := range append([]string(nil), hooks.keys...) {
-			entries, err := eventEntries(hooks, event)
-			if err != nil {
-				return err
-			}
-			entries, removed := filterOwn(entries, o.Command, func(*object, string) bool { return false })
-			if len(removed) == 0 {
-				continue
-			}
-			for _, c := range removed {
-				ch.Removed = append(ch.Removed, event+": "+c)
-			}
-			if len(entries) == 0 {
-				hooks.del(event)
-			} else {
-				hooks.set(event, mustJSON(entries))
-			}
-		}
-		return nil
+		return removeOwn(hooks, o.Command, ch, func(string) bool { return false })
 	})
+}
+
+// removeOwn removes the runner's hooks from every event but those keep
+// names, dropping entries and events only when that removal left them
+// empty.
+func removeOwn(hooks *object, configured string, ch *SettingsChange, keep func(event string) bool) error {
+	for _, event := range append([]string(nil), hooks.keys...) {
+		if keep(event) {
+			continue
+		}
+		entries, err := eventEntries(hooks, event)
+		if err != nil {
+			return err
+		}
+		entries, removed := filterOwn(entries, configured, func(*object, string) bool { return false })
+		if len(removed) == 0 {
+			continue
+		}
+		for _, c := range removed {
+			ch.Removed = append(ch.Removed, event+": "+c)
+		}
+		if len(entries) == 0 {
+			hooks.del(event)
+		} else {
+			hooks.set(event, mustJSON(entries))
+		}
+	}
+	return nil
 }
 
 // maxSettingsBytes bounds a settings file.
