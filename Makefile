@@ -4,19 +4,25 @@ GO ?= go
 export GOTOOLCHAIN := local
 export GOFLAGS := -buildvcs=false
 BIN := bin/skillpm
-STATICCHECK_VERSION := v0.8.2
+# The tools the tests run (scripts/test-tools.sh installs them) live in GOPATH/bin.
+export PATH := $(shell $(GO) env GOPATH)/bin:$(PATH)
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # A count, not a duration: a duration races Go 1.26's fuzz coordinator at the deadline
 # (go.dev/issue/75804) and fails with "context deadline exceeded" on a loaded machine.
 FUZZTIME ?= 1000x
 
-.PHONY: build test unit fuzz lint fmt-check vet staticcheck bench demo clean
+.PHONY: build test tools unit fuzz lint fmt-check vet staticcheck bench demo clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
 
-## test: everything CI runs.
-test: lint unit fuzz
+## test: everything CI runs, after installing the tools the tests use.
+test: tools
+	$(MAKE) lint unit fuzz
+
+## tools: the pinned registry, oras, cosign, staticcheck and chromium (scripts/test-tools.sh).
+tools:
+	@bash scripts/test-tools.sh
 
 lint: fmt-check vet staticcheck
 
@@ -27,8 +33,7 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-staticcheck:
-	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+staticcheck: tools
 	$(STATICCHECK) ./...
 
 unit:
