@@ -19,10 +19,14 @@
 set -euo pipefail
 
 # Sources: the runtime from the Go binding's module (it vendors the C
-# library), the grammars from their modules' src directories.
+# library), the grammars from their modules' src directories, at the
+# versions the cgo bindings used. The newer python and javascript v0.25.0
+# were tried: they fix none of the false syntax errors (PEP 701 f-strings
+# already parse; a bare "&" in JSX text fails in both, see
+# reparseJSXText), so there is no reason to move.
 RUNTIME=github.com/tree-sitter/go-tree-sitter@v0.25.0
-PYTHON=github.com/tree-sitter/tree-sitter-python@v0.25.0
-JAVASCRIPT=github.com/tree-sitter/tree-sitter-javascript@v0.25.0
+PYTHON=github.com/tree-sitter/tree-sitter-python@v0.23.6
+JAVASCRIPT=github.com/tree-sitter/tree-sitter-javascript@v0.23.1
 TYPESCRIPT=github.com/tree-sitter/tree-sitter-typescript@v0.23.2
 
 TOOLCHAIN_VERSION="1:19.1.7-3~deb12u1"
