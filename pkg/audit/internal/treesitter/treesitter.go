@@ -15,6 +15,7 @@ import (
 	_ "embed" // the module
 	"encoding/binary"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -43,6 +44,14 @@ const (
 // that needs more (a pathological input) fails with ErrParse instead of
 // growing without end. Files of a few MiB need well under a tenth of it.
 const MemoryLimit = 1 << 30
+
+// CacheDirEnv names the environment variable that, when set, is a
+// directory where wazero keeps the module's compiled code between
+// processes (compiling takes about a second, ten times that under the race
+// detector). Unset, nothing is written. The cache holds native code that
+// is run as the parser: point it only at a directory no one else can
+// write. The test suites set it; skillpm itself does not.
+const CacheDirEnv = "SKILLPM_TREESITTER_CACHE"
 
 // keepMemory is the memory an idle Parser may hold on to; a parse that grew
 // the instance past it drops the instance, since wasm memory never shrinks.
@@ -96,6 +105,12 @@ const (
 
 func newEngine(ctx context.Context) (*engine, error) {
 	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(MemoryLimit / 65536)
+	if dir := os.Getenv(CacheDirEnv); dir != "" {
+		// A cache that cannot be opened only costs the compile time.
+		if cache, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+			cfg = cfg.WithCompilationCache(cache)
+		}
+	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	fail := func(err error) (*engine, error) {
 		rt.Close(ctx)
