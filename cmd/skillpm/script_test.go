@@ -15,6 +15,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The audit's parsers are compiled once per process; every skillpm
+	// run of the scripts is a process, so they share the compiled code.
+	wasmCache := t.TempDir()
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
@@ -26,6 +29,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(work, ".cache"))
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("SKILLPM_TREESITTER_CACHE", wasmCache)
 			return nil
 		},
 	}
