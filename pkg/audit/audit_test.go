@@ -211,8 +211,8 @@ func TestEveryRuleHasAHostileFixture(t *testing.T) {
 		}
 	}
 	// Built in tests rather than shipped as fixtures: desktop, database and
-	// MCP uses (TestPermissionDiff).
-	built := map[string]bool{RulePermDesktop: true, RulePermDatabase: true, RulePermMCP: true}
+	// MCP uses (TestPermissionDiff); the analysis budget (TestAnalysisBudget).
+	built := map[string]bool{RulePermDesktop: true, RulePermDatabase: true, RulePermMCP: true, RuleAnalysisBudget: true}
 	for _, r := range Rules() {
 		if !seen[r.ID] && !built[r.ID] {
 			t.Errorf("no hostile fixture produces %s", r.ID)

@@ -91,6 +91,7 @@
 //	AUD-CODE-PARSE                  medium    code that does not parse cleanly [unreadable]
 //	AUD-CODE-UNSUPPORTED            medium    script in a language not analysed (Ruby, Perl, PowerShell, …) [unreadable]
 //	AUD-FILE-UNREADABLE             medium    too large, not UTF-8, NUL bytes, symlink, I/O error [unreadable]
+//	AUD-ANALYSIS-BUDGET             medium    analysis incomplete (budget): the code needs more analysis steps than one skill may take [unreadable]
 //	AUD-SKILL-UNREADABLE            medium    SKILL.md missing or unparsable, or a permission unreadable [unreadable]
 //	AUD-PERM-UNDECLARED-NETWORK     high      network use beyond the declared network permissions or scope
 //	AUD-PERM-UNDECLARED-SHELL       high      programs run without shell:execute, or outside its scope

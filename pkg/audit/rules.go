@@ -39,6 +39,7 @@ const (
 	RuleCodeBinary      = "AUD-CODE-BINARY"
 
 	RuleFileUnreadable  = "AUD-FILE-UNREADABLE"
+	RuleAnalysisBudget  = "AUD-ANALYSIS-BUDGET"
 	RuleSkillUnreadable = "AUD-SKILL-UNREADABLE"
 
 	RulePermNetwork    = "AUD-PERM-UNDECLARED-NETWORK"
@@ -176,6 +177,9 @@ func Rules() []Rule {
 		{RuleFileUnreadable, CategoryUnreadable, Medium, true,
 			"file that could not be read (too large, not UTF-8, a symlink, an I/O error)",
 			"keep instructions and code as UTF-8 text within the size limits, without symlinks"},
+		{RuleAnalysisBudget, CategoryUnreadable, Medium, true,
+			"analysis incomplete (budget): the code needs more analysis than one skill may take",
+			"split generated or minified code out of the skill, or have it reviewed by hand"},
 		{RuleSkillUnreadable, CategoryUnreadable, Medium, true,
 			"SKILL.md missing or its frontmatter or permissions unreadable: declared permissions unknown",
 			"run skillpm validate and fix the errors it reports"},

@@ -32,12 +32,15 @@ type Limits struct {
 	MaxFileBytes int64
 	// MaxTotalBytes is the sum of the sizes of the files read.
 	MaxTotalBytes int64
+	// MaxAnalysisSteps bounds the work of the code analyses per skill
+	// (see DefaultAnalysisSteps); 0 means the default.
+	MaxAnalysisSteps int64
 }
 
 // DefaultLimits are far above what real skills hold (the largest corpus
 // skill has a few hundred files and no file over 256 KiB).
 func DefaultLimits() Limits {
-	return Limits{MaxFiles: 10000, MaxFileBytes: 4 << 20, MaxTotalBytes: 256 << 20}
+	return Limits{MaxFiles: 10000, MaxFileBytes: 4 << 20, MaxTotalBytes: 256 << 20, MaxAnalysisSteps: DefaultAnalysisSteps}
 }
 
 // Options configure a Scanner.
@@ -69,8 +72,11 @@ func New(opts Options) (*Scanner, error) {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits()
 	}
+	if opts.Limits.MaxAnalysisSteps == 0 {
+		opts.Limits.MaxAnalysisSteps = DefaultAnalysisSteps
+	}
 	l := opts.Limits
-	if l.MaxFiles <= 0 || l.MaxFileBytes <= 0 || l.MaxTotalBytes <= 0 {
+	if l.MaxFiles <= 0 || l.MaxFileBytes <= 0 || l.MaxTotalBytes <= 0 || l.MaxAnalysisSteps < 0 {
 		return nil, fmt.Errorf("%w: every limit must be positive (got %+v)", ErrOptions, l)
 	}
 	s := &Scanner{opts: opts, rules: make(map[string]Rule)}
@@ -118,6 +124,7 @@ func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
 	r.checkRequirements()
 	r.checkImports()
 	r.diffPermissions()
+	r.budgetFinding()
 	return r.report(), nil
 }
 
@@ -147,6 +154,12 @@ type run struct {
 	paths map[string]bool
 
 	parser *sitter.Parser
+
+	// stepsLeft is the analysis budget (budget.go); budgetOut is set when
+	// it ran out, in budgetFile.
+	stepsLeft  int64
+	budgetOut  bool
+	budgetFile string
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
@@ -158,6 +171,7 @@ func newRun(ctx context.Context, s *Scanner, dir string) *run {
 		jsDeclared: map[string]bool{},
 		localPy:    map[string]bool{},
 		paths:      map[string]bool{},
+		stepsLeft:  s.opts.Limits.MaxAnalysisSteps,
 	}
 }
 
@@ -581,6 +595,9 @@ func errText(err error) string {
 
 // auditFile dispatches one file to the checks for its kind.
 func (r *run) auditFile(rel string, data []byte) {
+	if !r.budgetOut {
+		r.budgetFile = rel
+	}
 	kind, detail := classify(rel, data)
 	sum := sha256.Sum256(data)
 	r.files = append(r.files, FileEntry{Path: rel, SHA256: hex.EncodeToString(sum[:]), Kind: kind.String()})

@@ -32,6 +32,12 @@ type shAnalysis struct {
 	secretVars  map[string]bool
 	downloads   map[string]bool
 	pipes       map[*syntax.BinaryCmd]bool
+
+	// src is the program's text, for evidence.
+	src string
+	// sums memoises summarize per statement once the variables are known
+	// (the second pass): nested command substitutions are summarised once.
+	sums map[syntax.Node]summary
 }
 
 // analyzeShellFile parses a shell script with mvdan.cc/sh and analyses it.
@@ -48,6 +54,7 @@ func (r *run) analyzeShellFile(rel string, src []byte, variant string) {
 		f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(string(src)), rel)
 		if err == nil {
 			a := newShAnalysis(r, rel, 1, false, 0)
+			a.src = string(src)
 			a.analyze(f)
 			return
 		}
@@ -79,6 +86,7 @@ func (r *run) shellSnippet(rel string, line int, cmd string, depth int, uses boo
 		return // the host construct is reported on its own
 	}
 	a := newShAnalysis(r, rel, line, true, depth)
+	a.src = cmd
 	a.noUses = !uses
 	a.analyze(f)
 }
@@ -154,6 +162,7 @@ func (a *shAnalysis) analyze(f *syntax.File) {
 		}
 		return true
 	})
+	a.sums = map[syntax.Node]summary{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Stmt:
@@ -194,9 +203,21 @@ type summary struct {
 
 // summarize walks a node for downloads, decoders and secrets.
 func (a *shAnalysis) summarize(n syntax.Node) summary {
+	if s, ok := a.sums[n]; ok {
+		return s
+	}
 	var s summary
 	syntax.Walk(n, func(m syntax.Node) bool {
+		if !a.r.spend(1) {
+			return false
+		}
 		switch x := m.(type) {
+		case *syntax.Stmt:
+			if a.sums != nil && m != n {
+				sub := a.summarize(x)
+				s.net, s.decoded, s.secret, s.netUse = s.net || sub.net, s.decoded || sub.decoded, s.secret || sub.secret, s.netUse || sub.netUse
+				return false
+			}
 		case *syntax.CallExpr:
 			name, rest := a.command(x.Args)
 			if downloader(name) {
@@ -225,6 +246,11 @@ func (a *shAnalysis) summarize(n syntax.Node) summary {
 		}
 		return true
 	})
+	if a.sums != nil {
+		if _, ok := n.(*syntax.Stmt); ok {
+			a.sums[n] = s
+		}
+	}
 	return s
 }
 
@@ -495,9 +521,9 @@ func (a *shAnalysis) stmt(st *syntax.Stmt) {
 				s := a.summarize(rd.Word)
 				switch {
 				case s.net:
-					a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is fed to "+callName, nodeText(st))
+					a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is fed to "+callName, a.nodeText(st))
 				case s.decoded:
-					a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is fed to "+callName, nodeText(st))
+					a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is fed to "+callName, a.nodeText(st))
 				}
 			}
 		}
@@ -509,7 +535,7 @@ func (a *shAnalysis) stmt(st *syntax.Stmt) {
 	case *syntax.CallExpr, *syntax.BinaryCmd:
 		s := a.summarize(st)
 		if s.secret && s.netUse {
-			a.add(RuleCodeExfil, st.Pos(), 0, "credential files or the environment are sent over the network", nodeText(st))
+			a.add(RuleCodeExfil, st.Pos(), 0, "credential files or the environment are sent over the network", a.nodeText(st))
 		}
 	}
 }
@@ -569,10 +595,10 @@ func (a *shAnalysis) pipeline(st *syntax.Stmt, b *syntax.BinaryCmd) {
 		if a.runsStdin(name, rest) {
 			switch {
 			case fetched:
-				a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is piped into "+name, nodeText(st))
+				a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is piped into "+name, a.nodeText(st))
 				return
 			case decoded:
-				a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is piped into "+name, nodeText(st))
+				a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is piped into "+name, a.nodeText(st))
 				return
 			}
 		}
@@ -634,7 +660,15 @@ func hasFlag(rest []*syntax.Word, flag string) bool {
 }
 
 // nodeText renders a node back to shell for evidence.
-func nodeText(n syntax.Node) string {
+func (a *shAnalysis) nodeText(n syntax.Node) string {
+	// A large node (a deep nest of $(…)) is shown from its source: printing
+	// it for every command inside it would take time quadratic in its size.
+	if a.src != "" && n.Pos().IsValid() && n.End().IsValid() {
+		start, end := int(n.Pos().Offset()), int(n.End().Offset())
+		if start <= end && end <= len(a.src) && end-start > 1024 {
+			return firstLine(a.src[start:start+1024]) + " …"
+		}
+	}
 	var b strings.Builder
 	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n); err != nil {
 		return ""
@@ -649,7 +683,7 @@ func (a *shAnalysis) call(c *syntax.CallExpr) {
 	}
 	name, rest := a.command(c.Args)
 	p := c.Pos()
-	ev := nodeText(c)
+	ev := a.nodeText(c)
 	first, _ := wordLit(c.Args[0])
 	if a.downloads[normPath(first)] && first != "" {
 		a.add(RuleShCurlPipe, p, 0, "runs "+first+", which this script downloaded", ev)
