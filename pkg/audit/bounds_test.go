@@ -41,7 +41,7 @@ func TestChainedAssignmentsFold(t *testing.T) {
 		if !hasFinding(rep, want{rule: RuleShCurlPipe, file: "chain." + lang}) {
 			t.Errorf("%s: the folded command was not analysed as shell:%s", lang, dump(rep))
 		}
-		if hasFinding(rep, want{rule: RuleAnalysisBudget}) {
+		if hasRule(rep, RuleAnalysisBudget) {
 			t.Errorf("%s: a 60-line chain exhausted the budget:%s", lang, dump(rep))
 		}
 	}
@@ -53,11 +53,11 @@ func TestChainedAssignmentsFold(t *testing.T) {
 func TestAnalysisBudget(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("import os, base64\nexec(base64.b64decode('cHJpbnQoMSk='))\na0 = input()\n")
-	for i := 1; i < 3000; i++ {
+	for i := 1; i < 300; i++ {
 		fmt.Fprintf(&b, "a%d = a%d + 'xxxxxxxxxxxxxxxx'\n", i, i-1)
 	}
 	dir := skillWith(t, map[string]string{"long.py": b.String()})
-	rep, err := Scan(context.Background(), dir, Options{Limits: Limits{MaxFiles: 100, MaxFileBytes: 1 << 20, MaxTotalBytes: 1 << 20, MaxAnalysisSteps: 5000}})
+	rep, err := Scan(context.Background(), dir, Options{Limits: Limits{MaxFiles: 100, MaxFileBytes: 1 << 20, MaxTotalBytes: 1 << 20, MaxAnalysisSteps: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +68,8 @@ func TestAnalysisBudget(t *testing.T) {
 		t.Errorf("experimental: %s, want block (the decoded exec is critical)", v.Decision)
 	}
 	// With the default budget the same file is analysed in full.
-	if rep := scanDir(t, dir); hasFinding(rep, want{rule: RuleAnalysisBudget}) {
-		t.Errorf("default budget ran out on 3000 lines:%s", dump(rep))
+	if rep := scanDir(t, dir); hasRule(rep, RuleAnalysisBudget) {
+		t.Errorf("default budget ran out on 300 lines:%s", dump(rep))
 	}
 }
 

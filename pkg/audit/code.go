@@ -54,7 +54,7 @@ type tnode struct {
 func (r *run) parseFile(lang *sitter.Language, name, rel string, src []byte) *tnode {
 	root, hasErr := r.parseTree(lang, src)
 	if root == nil {
-		r.add(Finding{Rule: RuleCodeParse, File: rel, Message: name + " could not be parsed"})
+		r.add(Finding{Rule: RuleCodeOpaque, File: rel, Message: name + " could not be parsed at all, so nothing in it was analysed: this blocks at community and verified"})
 		return nil
 	}
 	if hasErr {

@@ -68,7 +68,14 @@ func (r *run) analyzeShellFile(rel string, src []byte, variant string) {
 		line = int(pe.Pos.Line())
 		msg = pe.Text
 	}
-	r.add(Finding{Rule: RuleCodeParse, File: rel, Line: line, Message: "shell does not parse: " + msg})
+	r.add(Finding{Rule: RuleCodeParse, File: rel, Line: line, Message: "shell does not parse: " + msg + "; its lines were analysed one by one"})
+	// A syntax error must not hide the rest of the script: every line that
+	// parses on its own is analysed.
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(l) != "" {
+			r.shellSnippet(rel, i+1, l, 0, true)
+		}
+	}
 }
 
 // analyzeShellSnippet analyses a command line found in another file (a
