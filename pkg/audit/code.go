@@ -213,6 +213,8 @@ const (
 	tSecret
 	// tEnviron: the value holds the whole environment.
 	tEnviron
+	// tToken: the value holds a service's credential file (exfil.go).
+	tToken
 )
 
 // val is what the analysis knows of an expression's value: its text with

@@ -18,7 +18,7 @@
 //   - Unicode: bidirectional controls and invisible characters (zero-width,
 //     tag characters, fillers, C0/C1 controls in instructions) in any text
 //     file are critical: they have no honest use. Joiners inside emoji and
-//     joining scripts, direction marks in right-to-left text and emoji tag
+//     joining scripts, direction marks (U+200E, U+200F) and emoji tag
 //     flags are honest and not reported.
 //
 //   - Code is read through parsers, never regular expressions over source:

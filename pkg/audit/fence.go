@@ -2,6 +2,8 @@ package audit
 
 import (
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Code in SKILL.md's fenced blocks is what a model or a person copies
@@ -109,4 +111,51 @@ func fenceFinding(f *Finding) bool {
 	}
 	f.Message = "fenced code: " + f.Message
 	return true
+}
+
+// installKey names frontmatter entries that hosts (OpenClaw's metadata
+// install list, setup hooks) run as commands.
+func installKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "install", "installs", "setup", "postinstall", "preinstall", "post_install", "pre_install", "bootstrap", "init", "command", "commands", "run", "script", "scripts":
+		return true
+	}
+	return false
+}
+
+// frontmatterCommands analyses the strings below install and setup
+// entries of SKILL.md's frontmatter as shell, like a fenced block: a
+// "curl … | bash" there runs at install without anyone reading it.
+func (r *run) frontmatterCommands(rel string, n *yaml.Node) {
+	var cmds []fence
+	var walk func(n *yaml.Node, under bool, depth int)
+	walk = func(n *yaml.Node, under bool, depth int) {
+		if n == nil || depth > 32 {
+			return
+		}
+		switch n.Kind {
+		case yaml.DocumentNode, yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, under, depth+1)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], under || installKey(n.Content[i].Value), depth+1)
+			}
+		case yaml.ScalarNode:
+			if t := strings.TrimSpace(n.Value); strings.HasPrefix(t, "{") && len(t) < 64<<10 {
+				// metadata: '{"openclaw": {"install": […]}}' is JSON in a string.
+				var doc yaml.Node
+				if yaml.Unmarshal([]byte(t), &doc) == nil {
+					walk(&doc, under, depth+1)
+					return
+				}
+			}
+			if under && n.Tag != "!!bool" && n.Tag != "!!int" && strings.ContainsAny(n.Value, " |") {
+				cmds = append(cmds, fence{lang: "sh", code: n.Value, line: n.Line})
+			}
+		}
+	}
+	walk(n, false, 0)
+	r.analyzeFences(rel, cmds)
 }

@@ -544,8 +544,10 @@ func (a *jsAnalysis) foldCall(n *tnode) val {
 	case jsNetwork(q) != "":
 		return val{s: unknownPart, t: t | tNetwork | recv.t}
 	case jsFSRead(q):
-		if len(args) > 0 && credPath(a.fold(args[0]).s) {
-			return val{s: unknownPart, t: tSecret}
+		if len(args) > 0 {
+			if p := a.fold(args[0]).s; credPath(p) {
+				return val{s: unknownPart, t: credTaint(p)}
+			}
 		}
 	case q == "path.join" || q == "path.resolve" || q == "path.posix.join":
 		var vs []val
@@ -740,6 +742,8 @@ func (a *jsAnalysis) call(n *tnode, isNew bool) {
 		}
 		if t&(tSecret|tEnviron) != 0 {
 			a.add(RuleCodeExfil, n, 0, q+" sends credential files or the environment over the network")
+		} else if t&tToken != 0 && !a.r.aboutHost(host) {
+			a.add(RuleCodeExfil, n, 0, q+" sends a service's credentials to a host the skill does not name")
 		}
 		return
 	}

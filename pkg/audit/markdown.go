@@ -141,6 +141,7 @@ func (r *run) scanSkillFile(rel string, data []byte) {
 	}
 	fences := r.scanMarkdown(rel, body, first)
 	r.analyzeFences(rel, fences)
+	r.frontmatterCommands(rel, r.sk.Node)
 }
 
 // descriptionLine finds the line of the description's value.

@@ -658,7 +658,7 @@ func (a *pyAnalysis) foldCall(n *tnode) val {
 	case "open", "io.open", "codecs.open":
 		if len(pos) > 0 {
 			if p := a.fold(pos[0]); credPath(p.s) {
-				return val{s: unknownPart, t: tSecret | argT}
+				return val{s: unknownPart, t: credTaint(p.s) | argT}
 			}
 		}
 		return val{s: unknownPart, t: argT}
@@ -691,7 +691,7 @@ func (a *pyAnalysis) foldCall(n *tnode) val {
 		switch f.child("attribute").text(a.src) {
 		case "read_text", "read_bytes", "open", "read":
 			if credPath(recv.s) {
-				return val{s: unknownPart, t: tSecret | recv.t}
+				return val{s: unknownPart, t: credTaint(recv.s) | recv.t}
 			}
 		case "decode", "encode", "strip", "lower", "upper", "replace", "format", "text", "json", "join":
 		}
@@ -921,6 +921,20 @@ func (a *pyAnalysis) exfil(n *tnode, q string, pos []*tnode, kw map[string]*tnod
 	}
 	if t&(tSecret|tEnviron) != 0 {
 		a.add(RuleCodeExfil, n, 0, q+" sends credential files or the environment over the network")
+	} else if t&tToken != 0 {
+		host := ""
+		for _, p := range pos {
+			if v := a.fold(p); strings.Contains(v.s, "://") {
+				host = hostOf(v.s)
+				break
+			}
+		}
+		if v, ok := kw["url"]; ok && host == "" {
+			host = hostOf(a.fold(v).s)
+		}
+		if !a.r.aboutHost(host) {
+			a.add(RuleCodeExfil, n, 0, q+" sends a service's credentials to a host the skill does not name")
+		}
 	}
 }
 

@@ -30,6 +30,7 @@ type shAnalysis struct {
 	netVars     map[string]bool
 	decodedVars map[string]bool
 	secretVars  map[string]bool
+	tokenVars   map[string]bool
 	downloads   map[string]bool
 	pipes       map[*syntax.BinaryCmd]bool
 
@@ -102,7 +103,7 @@ func newShAnalysis(r *run, file string, base int, embedded bool, depth int) *shA
 	return &shAnalysis{
 		r: r, file: file, base: base, embedded: embedded, depth: depth,
 		assigned: map[string]bool{}, netVars: map[string]bool{}, decodedVars: map[string]bool{},
-		secretVars: map[string]bool{}, downloads: map[string]bool{}, pipes: map[*syntax.BinaryCmd]bool{},
+		secretVars: map[string]bool{}, tokenVars: map[string]bool{}, downloads: map[string]bool{}, pipes: map[*syntax.BinaryCmd]bool{},
 	}
 }
 
@@ -198,6 +199,9 @@ func (a *shAnalysis) classifyAssign(name string, w *syntax.Word) {
 	if s.secret {
 		a.secretVars[name] = true
 	}
+	if s.token {
+		a.tokenVars[name] = true
+	}
 }
 
 // summary says what a piece of shell does, for judging the command around it.
@@ -205,6 +209,7 @@ type summary struct {
 	net     bool // downloads (or uses the network)
 	decoded bool // decodes base64/hex
 	secret  bool // reads credential files or the whole environment
+	token   bool // reads a service's credential file (exfil.go)
 	netUse  bool // runs a program that talks to the network
 }
 
@@ -214,6 +219,7 @@ func (a *shAnalysis) summarize(n syntax.Node) summary {
 		return s
 	}
 	var s summary
+	local := map[*syntax.Word]bool{}
 	syntax.Walk(n, func(m syntax.Node) bool {
 		if !a.r.spend(1) {
 			return false
@@ -223,12 +229,30 @@ func (a *shAnalysis) summarize(n syntax.Node) summary {
 			if a.sums != nil && m != n {
 				sub := a.summarize(x)
 				s.net, s.decoded, s.secret, s.netUse = s.net || sub.net, s.decoded || sub.decoded, s.secret || sub.secret, s.netUse || sub.netUse
+				s.token = s.token || sub.token
 				return false
 			}
 		case *syntax.CallExpr:
 			name, rest := a.command(x.Args)
 			if downloader(name) {
 				s.net = true
+			}
+			switch name {
+			case "ssh":
+				// Its arguments are options, a host and a command run
+				// there: none of them is local data sent.
+				for _, w := range rest {
+					local[w] = true
+				}
+			case "scp", "sftp", "rsync", "ssh-add", "ssh-keygen", "ssh-copy-id":
+				for i, w := range rest {
+					if t, _ := wordLit(w); sshLocalArgs(t) && i+1 < len(rest) {
+						local[rest[i+1]] = true
+					}
+					if name == "ssh-add" || name == "ssh-keygen" {
+						local[w] = true
+					}
+				}
 			}
 			if _, ok := shellNetwork(name, rest); ok {
 				s.netUse = true
@@ -245,10 +269,18 @@ func (a *shAnalysis) summarize(n syntax.Node) summary {
 				s.net = s.net || a.netVars[v]
 				s.decoded = s.decoded || a.decodedVars[v]
 				s.secret = s.secret || a.secretVars[v]
+				s.token = s.token || a.tokenVars[v]
 			}
 		case *syntax.Word:
+			if local[x] {
+				return false
+			}
 			if t, _ := wordText(x); credPath(t) {
-				s.secret = true
+				if serviceCred(t) {
+					s.token = true
+				} else {
+					s.secret = true
+				}
 			}
 		}
 		return true
@@ -541,8 +573,16 @@ func (a *shAnalysis) stmt(st *syntax.Stmt) {
 	switch st.Cmd.(type) {
 	case *syntax.CallExpr, *syntax.BinaryCmd:
 		s := a.summarize(st)
-		if s.secret && s.netUse {
+		switch {
+		case s.secret && s.netUse:
 			a.add(RuleCodeExfil, st.Pos(), 0, "credential files or the environment are sent over the network", a.nodeText(st))
+		case s.token && s.netUse:
+			if host := a.stmtHost(st); !a.r.aboutHost(host) {
+				if host == "" {
+					host = "a host the audit cannot tell"
+				}
+				a.add(RuleCodeExfil, st.Pos(), 0, "a service's credentials are sent to "+host+", which the skill does not name", a.nodeText(st))
+			}
 		}
 	}
 }
@@ -946,4 +986,18 @@ func (a *shAnalysis) word(w *syntax.Word) {
 	}
 	line, col := a.pos(w.Pos())
 	a.r.checkLiteral(a.file, line, col, t, strings.ReplaceAll(t, unknownPart, "…"))
+}
+
+// stmtHost is the host of the first URL in a statement, "" when none.
+func (a *shAnalysis) stmtHost(st *syntax.Stmt) string {
+	host := ""
+	syntax.Walk(st, func(m syntax.Node) bool {
+		if w, ok := m.(*syntax.Word); ok && host == "" {
+			if t, _ := wordText(w); strings.Contains(t, "://") {
+				host = hostOf(t)
+			}
+		}
+		return host == ""
+	})
+	return host
 }
