@@ -91,7 +91,7 @@ func framedAway(before string) bool {
 		switch w {
 		case "never", "not", "don't", "dont", "doesn't", "cannot", "can't", "mustn't", "shouldn't", "won't", "no", "avoid", "refuse", "reject", "block", "blocks", "blocked", "blocking", "detect", "detects",
 			"detected", "detecting", "detection", "flag", "flags", "flagged", "attempt", "attempts", "attempted",
-			"attacker", "attackers", "attack", "attacks", "malicious", "injection", "injections", "pattern", "patterns", "beware", "suspicious", "scam", "phishing", "threat", "threats", "warning":
+			"attacker", "attackers", "attack", "attacks", "malicious", "injection", "injections", "pattern", "patterns", "beware", "suspicious", "scam", "scams", "scammer", "scammers", "fraud", "fraudsters", "criminals", "hackers", "malware", "phishing", "threat", "threats", "warning":
 			return true
 		case "to":
 			if i > 0 {
