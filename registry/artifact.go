@@ -61,6 +61,9 @@ type BuildOptions struct {
 	// Catalog is where tools_required names are looked up; nil means the
 	// default catalog.
 	Catalog *skill.Catalog
+	// PackWarn, when set, receives the paths packed that rarely belong in a
+	// skill (archive.PackOptions.Warn).
+	PackWarn func(archive.PackWarning)
 }
 
 // Artifact is a skill built into its OCI form, held in memory: skills are
@@ -128,7 +131,7 @@ func Build(ctx context.Context, dir string, opts BuildOptions) (*Artifact, error
 		return nil, fmt.Errorf("%s: config: %w", dir, err)
 	}
 	var layer bytes.Buffer
-	pr, err := archive.Pack(ctx, dir, &layer, archive.PackOptions{ModTime: opts.Created, Limits: opts.Limits})
+	pr, err := archive.Pack(ctx, dir, &layer, archive.PackOptions{ModTime: opts.Created, Limits: opts.Limits, Warn: opts.PackWarn})
 	if err != nil {
 		return nil, fmt.Errorf("%s: packing %s@%s: %w", dir, s.Name, s.Version, err)
 	}

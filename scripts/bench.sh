@@ -43,7 +43,11 @@ mkdir -p bin/benchtmp
 TMPDIR="$PWD/bin/benchtmp" go test -run '^$' -bench 'InstallCold100' -benchtime 3x ./install | grep '^Benchmark' |
 	sed 's/^BenchmarkInstallCold100/BenchmarkInstallCold100OnDisk/' | tee -a "$out" >&2
 bench ./install 'InstallWarmNoop' 20x
-if [ -d pkg/audit ]; then bench ./pkg/audit 'AuditCorpus' 3x; fi
+if [ -d pkg/audit ]; then
+	bench ./pkg/audit 'AuditCorpus|AuditPathological' 3x
+	# Precision and recall of the audit on its labelled set (testdata/labelled).
+	go test -run '^TestLabelled$' -count=1 -v ./pkg/audit | grep -o 'LABELLED .*' | tee -a "$out" >&2 || true
+fi
 bench ./registry 'Mirror200' 2x
 
 # Peer for packing: GNU tar + gzip over the same kind of 100 MB tree.
@@ -78,6 +82,8 @@ BEGIN {
 	else if (metric("oras-ms") != "") printf "| %s | %s ms | oras loop %s ms | %.2f | <= 0.25 |\n", name, metric("skillpm-ms"), metric("oras-ms"), metric("skillpm/oras")
 	else if (name == "InstallWarmNoop") printf "| warm no-op install of 100 skills | %.1f ms, %s registry requests | - | - | < 50 ms, 0 requests |\n", ns/1e6, metric("requests")
 	else if (name == "InstallLargeAsset") printf "| install a 500 MB asset | %s, peak heap %s MB | - | - | < 100 MB |\n", secs(ns), metric("peak-heap-MB")
-	else if (name == "AuditCorpus") printf "| audit %s corpus skills | %s | - | - | < 10 s |\n", metric("skills"), secs(ns)
+	else if (name == "AuditCorpus") printf "| audit %s corpus skills | %s | - | - | < 3 s |\n| audit: slowest corpus skill | %.1f ms | - | - | < 1 s |\n", metric("skills"), secs(ns), metric("worst-skill-ms")
+	else if (name == "AuditPathological") printf "| audit: slowest pathological skill (chains, nesting, huge lines, paren bomb) | %.1f ms | - | - | < 1 s |\n", metric("worst-skill-ms")
+	else if (name == "LABELLED") printf "| audit labelled set: %s cases | precision %s | recall %s | - | 1.00 / 1.00 |\n", $2, $3, $4
 	else printf "| %s | %s | - | - | - |\n", name, secs(ns)
 }' "$out"

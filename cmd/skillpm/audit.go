@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,14 +14,15 @@ import (
 
 type auditFlags struct {
 	regFlags
-	sign signFlags
-	tier string
+	sign      signFlags
+	tier      string
+	recursive bool
 }
 
 func newAuditCmd(g *globals) *cobra.Command {
 	var f auditFlags
 	c := &cobra.Command{
-		Use:   "audit DIR|REF",
+		Use:   "audit DIR|REF [DIR...] | audit -r ROOT...",
 		Short: "Statically scan a skill's instructions and code",
 		Long: `Audit scans a skill without executing anything: a directory, or a
 published version (REF: NAME[@VERSION], REGISTRY/NAMESPACE/NAME[@VERSION],
@@ -38,6 +40,14 @@ Findings are printed compiler-style on stderr, then the verdict for the tier
 (default: the tier the skill claims): experimental blocks critical findings;
 community blocks critical and reviews high; verified blocks high and reviews
 medium; anything unreadable is at least review.
+
+Several directories, or with -r every directory holding a SKILL.md below
+each ROOT, are audited in one process: each skill's findings and verdict,
+then a summary line ("audited N skills: P pass, R review, B block, F
+failed") and the blocked ones. With --output json the document is then
+{"skills": [{"path", "report", "digest", "verdict"} or {"path", "error"}],
+"summary": {…}}; the exit status is 5 when any blocks, 1 when any could not
+be audited.
 
 --output json prints {"report", "digest", "verdict"} (plus "manifest" and
 "attestation" for a REF); the digest is the sha256 of the report's canonical
@@ -58,13 +68,46 @@ Exit status: 0 pass or review, 5 block, 1 the skill could not be audited,
 		Example: `  skillpm audit ./web-search
   skillpm audit --tier verified ./web-search
   skillpm audit --output json ./web-search
+  skillpm audit ./skills/web-search ./skills/pdf
+  skillpm audit -r ./skills --output json
   skillpm audit web-search@1.0.0
   skillpm audit ghcr.io/acme/skills/web-search@1.0.0 --sign --key auditor.key`,
-		Args: exactArgs(1),
+		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runAudit(c, g, &f, args[0])
+			if len(args) == 1 && !f.recursive {
+				return runAudit(c, g, &f, args[0])
+			}
+			switch f.tier {
+			case "", skill.TierExperimental, skill.TierCommunity, skill.TierVerified:
+			default:
+				return usageErrorf(c, fmt.Errorf("--tier must be experimental, community or verified, not %q", f.tier))
+			}
+			var dirs []string
+			for _, a := range args {
+				if st, err := os.Stat(a); err != nil || !st.IsDir() {
+					return usageErrorf(c, fmt.Errorf("%s is not a directory: several skills are audited from directories (audit a published REF on its own)", a))
+				}
+				if !f.recursive {
+					dirs = append(dirs, a)
+				}
+			}
+			for _, root := range args {
+				if !f.recursive {
+					break
+				}
+				found, err := skillDirsUnder(root)
+				if err != nil {
+					return withCode(exitFailure, fmt.Errorf("audit -r %s: %w", root, err))
+				}
+				if len(found) == 0 {
+					return withCode(exitFailure, fmt.Errorf("audit -r %s: no directory below it holds a SKILL.md", root))
+				}
+				dirs = append(dirs, found...)
+			}
+			return runAuditMany(c, g, &f, dirs)
 		},
 	}
+	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "audit every skill (directory with a SKILL.md) found below each DIR")
 	c.Flags().StringVar(&f.tier, "tier", "", "judge at this tier: experimental, community or verified (default: the tier the skill claims)")
 	f.sign.register(c, true)
 	c.Flags().Lookup("sign").Usage = "sign an audit attestation of the verdict and attach it to the published version REF (with --key or --keyless)"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -145,7 +146,8 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	a, err := registry.Build(c.Context(), dir, registry.BuildOptions{Created: created, NoVCS: noVCS})
+	warn := func(w archive.PackWarning) { fmt.Fprintf(g.stderr, "warning: %s\n", w.Message) }
+	a, err := registry.Build(c.Context(), dir, registry.BuildOptions{Created: created, NoVCS: noVCS, PackWarn: warn})
 	if err != nil {
 		var ve *skill.ValidationError
 		if errors.As(err, &ve) {

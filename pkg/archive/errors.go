@@ -16,6 +16,11 @@ var (
 	// included), invalid UTF-8, and Windows device names such as "aux".
 	ErrUnsafePath = errors.New("unsafe path")
 
+	// ErrSecretFile reports an environment file (.env, .env.local, …) in a
+	// tree being packed: it usually holds secrets, and a published skill is
+	// public. Exclude it with .skillignore (or .gitignore) to pack the rest.
+	ErrSecretFile = errors.New("environment files usually hold secrets and are not packed")
+
 	// ErrLinkEntry reports a symbolic or hard link. A skill holds regular
 	// files and directories only.
 	ErrLinkEntry = errors.New("links are not allowed")

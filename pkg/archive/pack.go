@@ -35,6 +35,19 @@ type PackOptions struct {
 	// Limits are the bounds Unpack will apply; Pack refuses a tree that
 	// would not unpack under them. Zero means DefaultLimits.
 	Limits Limits
+	// Warn, when set, is called for each path that is packed but rarely
+	// belongs in a skill (node_modules, __pycache__, .venv, .DS_Store), in
+	// packing order. Pack never prints.
+	Warn func(PackWarning)
+}
+
+// PackWarning is a path Pack includes but that probably should be left
+// out with .skillignore.
+type PackWarning struct {
+	// Path is slash-separated, relative to the skill directory.
+	Path string
+	// Message says why it is suspect and how to leave it out.
+	Message string
 }
 
 // Validate reports options Pack would refuse.
@@ -86,9 +99,14 @@ type PackResult struct {
 //   - gzip uses level 6, no name, no comment, mtime 0 and OS byte 255.
 //
 // Left out: VCS folders (.git, .hg, .svn) anywhere, and paths matched by the
-// root .skillignore (gitignore syntax; an ignored directory's contents
-// cannot be re-included). .skillignore itself is packed unless it ignores
-// itself, so the rules travel with the skill. A symlink, device, FIFO or
+// root .skillignore or the root .gitignore (gitignore syntax; an ignored
+// directory's contents cannot be re-included). .skillignore itself is
+// packed unless it ignores itself, so the rules travel with the skill.
+// An environment file (.env, .env.local, .env.production: any .env* but
+// the committed templates .env.example, .env.sample, .env.template and
+// .env.dist) that is not ignored is an *EntryError (ErrSecretFile) naming
+// it and how to exclude it; node_modules, __pycache__, .venv and .DS_Store
+// are packed but reported to opts.Warn. A symlink, device, FIFO or
 // socket that is not ignored is an *EntryError (ErrLinkEntry,
 // ErrSpecialFile), as is a path Unpack would refuse under opts.Limits.
 //
@@ -102,6 +120,11 @@ func Pack(ctx context.Context, dir string, w io.Writer, opts PackOptions) (PackR
 	entries, err := collect(ctx, dir, packRules, lim)
 	if err != nil {
 		return PackResult{}, err
+	}
+	if opts.Warn != nil {
+		for _, w := range packWarnings(entries) {
+			opts.Warn(w)
+		}
 	}
 
 	out := &digestWriter{w: w, h: sha256.New()}

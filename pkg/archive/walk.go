@@ -19,6 +19,10 @@ import (
 // matches one of its own patterns.
 const IgnoreFile = ".skillignore"
 
+// GitIgnoreFile is the git ignore file, also honoured at the root of a
+// skill directory: what git would not commit is not packed either.
+const GitIgnoreFile = ".gitignore"
+
 // maxIgnoreFileBytes keeps a runaway .skillignore from being read whole.
 const maxIgnoreFileBytes = 1 << 20
 
@@ -70,10 +74,16 @@ func collect(ctx context.Context, dir string, rules walkRules, lim Limits) ([]sr
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("archive: %s is not a directory", dir)
 	}
-	var ign *ignore.GitIgnore
+	var igns []*ignore.GitIgnore
 	if rules == packRules {
-		if ign, err = readIgnore(dir); err != nil {
-			return nil, err
+		for _, name := range []string{IgnoreFile, GitIgnoreFile} {
+			ign, err := readIgnore(dir, name)
+			if err != nil {
+				return nil, err
+			}
+			if ign != nil {
+				igns = append(igns, ign)
+			}
 		}
 	}
 
@@ -95,12 +105,12 @@ func collect(ctx context.Context, dir string, rules walkRules, lim Limits) ([]sr
 		rel = filepath.ToSlash(rel)
 		if rules == packRules {
 			skip := isVCS(d.Name())
-			if !skip && ign != nil {
-				m := rel
-				if d.IsDir() {
-					m += "/" // lets "name/" patterns match directories only
-				}
-				skip = ign.MatchesPath(m)
+			m := rel
+			if d.IsDir() {
+				m += "/" // lets "name/" patterns match directories only
+			}
+			for _, ign := range igns {
+				skip = skip || ign.MatchesPath(m)
 			}
 			if skip {
 				if d.IsDir() {
@@ -118,6 +128,9 @@ func collect(ctx context.Context, dir string, rules walkRules, lim Limits) ([]sr
 		case t.IsDir():
 			entries = append(entries, srcEntry{rel: rel, dir: true})
 		case t.IsRegular():
+			if rules == packRules && envFile(d.Name()) {
+				return entryErr(rel, ErrSecretFile, "add %q to %s (or .gitignore) to leave it out", rel, IgnoreFile)
+			}
 			info, err := d.Info()
 			if err != nil {
 				return fmt.Errorf("archive: %w", err)
@@ -177,8 +190,8 @@ func dropEmptyDirs(entries []srcEntry) []srcEntry {
 	return slices.DeleteFunc(entries, func(e srcEntry) bool { return e.dir && !needed[e.rel] })
 }
 
-func readIgnore(dir string) (*ignore.GitIgnore, error) {
-	p := filepath.Join(dir, IgnoreFile)
+func readIgnore(dir, name string) (*ignore.GitIgnore, error) {
+	p := filepath.Join(dir, name)
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -192,7 +205,7 @@ func readIgnore(dir string) (*ignore.GitIgnore, error) {
 		return nil, nil
 	}
 	if fi.Size() > maxIgnoreFileBytes {
-		return nil, entryErr(IgnoreFile, ErrLimit, "larger than %d bytes", maxIgnoreFileBytes)
+		return nil, entryErr(name, ErrLimit, "larger than %d bytes", maxIgnoreFileBytes)
 	}
 	f, err := os.Open(p)
 	if err != nil {
@@ -253,4 +266,49 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// envFile reports environment files, which hold secrets: .env and .env.*
+// (and .envrc), except the templates projects commit on purpose.
+func envFile(name string) bool {
+	if !strings.HasPrefix(name, ".env") {
+		return false
+	}
+	switch name {
+	case ".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults":
+		return false
+	}
+	return name == ".env" || name == ".envrc" || strings.HasPrefix(name, ".env.")
+}
+
+// packWarnings finds packed paths that rarely belong in a skill: installed
+// dependencies, bytecode caches, virtual environments and Finder metadata.
+// A directory is reported once, not each file in it.
+func packWarnings(entries []srcEntry) []PackWarning {
+	var out []PackWarning
+	reported := ""
+	for _, e := range entries {
+		if reported != "" && strings.HasPrefix(e.rel, reported+"/") {
+			continue
+		}
+		name := e.rel[strings.LastIndexByte(e.rel, '/')+1:]
+		why := ""
+		switch {
+		case e.dir && name == "node_modules":
+			why = "installed npm dependencies"
+		case e.dir && name == "__pycache__":
+			why = "Python bytecode cache"
+		case e.dir && (name == ".venv" || name == "venv"):
+			why = "a Python virtual environment"
+		case !e.dir && name == ".DS_Store":
+			why = "macOS Finder metadata"
+		default:
+			continue
+		}
+		if e.dir {
+			reported = e.rel
+		}
+		out = append(out, PackWarning{Path: e.tarName(), Message: fmt.Sprintf("%s is packed (%s), which rarely belongs in a skill; add it to %s to leave it out", e.tarName(), why, IgnoreFile)})
+	}
+	return out
 }

@@ -72,7 +72,7 @@ func TestHostileFixtures(t *testing.T) {
 		{"instr-credentials", Review, []want{{RuleInstrCredentials, "SKILL.md", 11, High}}},
 		{"instr-safety-off", Review, []want{{RuleInstrSafetyOff, "SKILL.md", 11, High}, {RuleInstrSafetyOff, "SKILL.md", 13, Medium}}},
 		{"instr-no-confirm", Pass, []want{{RuleInstrNoConfirm, "SKILL.md", 11, Medium}}},
-		{"instr-fetch-exec", Review, []want{{RuleInstrFetchExec, "SKILL.md", 11, High}}},
+		{"instr-fetch-exec", Block, []want{{RuleInstrFetchExec, "SKILL.md", 11, High}}},
 		{"instr-encoded", Block, []want{{RuleInstrEncoded, "SKILL.md", 11, Critical}}},
 		// The shape of real malware in the corpus: a fenced one-liner that
 		// decodes a download-and-run command and pipes it to bash.
@@ -167,7 +167,8 @@ func TestHostileFixtures(t *testing.T) {
 			{RuleDepUnpinned, "poetry/pyproject.toml", 13, Medium},
 			{RuleDepUndeclared, "tool/main.py", 4, 0},
 		}},
-		{"unreadable", Review, []want{
+		// A compiled executable blocks at community (the fixture's tier).
+		{"unreadable", Block, []want{
 			{RuleCodeUnsupported, "scripts/tool.rb", 0, Medium},
 			{RuleCodeBinary, "scripts/helper", 0, High},
 			{RuleCodeParse, "scripts/broken.py", 1, Medium},
@@ -211,8 +212,11 @@ func TestEveryRuleHasAHostileFixture(t *testing.T) {
 		}
 	}
 	// Built in tests rather than shipped as fixtures: desktop, database and
-	// MCP uses (TestPermissionDiff).
-	built := map[string]bool{RulePermDesktop: true, RulePermDatabase: true, RulePermMCP: true}
+	// MCP uses (TestPermissionDiff); the analysis budget (TestAnalysisBudget);
+	// opaque code (TestOpaqueCodeBlocksTrustedTiers); instructions to run
+	// binaries (TestRunBinaryInstructions).
+	built := map[string]bool{RulePermDesktop: true, RulePermDatabase: true, RulePermMCP: true, RuleAnalysisBudget: true,
+		RuleCodeOpaque: true, RuleInstrRunBinary: true}
 	for _, r := range Rules() {
 		if !seen[r.ID] && !built[r.ID] {
 			t.Errorf("no hostile fixture produces %s", r.ID)
@@ -586,7 +590,7 @@ func TestEvidenceIsEscaped(t *testing.T) {
 func TestHonestUnicode(t *testing.T) {
 	honest := []string{
 		"👨\u200d💻 coder", "👨\u200d👩\u200d👧", "🐦\u200d⬛", "🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F",
-		"שלום\u200f world", "می\u200cخواهم", "क्\u200dष", "\ufeffBOM at start", "❤\ufe0f", "葛\U000E0100",
+		"שלום\u200f world", "a\u200fb", "style \u200eguide\u200e", "می\u200cخواهم", "क्\u200dष", "\ufeffBOM at start", "❤\ufe0f", "葛\U000E0100",
 	}
 	for _, s := range honest {
 		rs := []rune(s)
@@ -596,7 +600,7 @@ func TestHonestUnicode(t *testing.T) {
 			}
 		}
 	}
-	hostile := []string{"a\u200bb", "x\u200dy", "\U000E0041", "a\u202eb", "ok\u2066", "a\u200fb", "\x1b[8m", "a\ufe00\ufe01b"}
+	hostile := []string{"a\u200bb", "x\u200dy", "\U000E0041", "a\u202eb", "ok\u2066", "\x1b[8m", "a\ufe00\ufe01b"}
 	for _, s := range hostile {
 		rs := []rune(s)
 		found := false

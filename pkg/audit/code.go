@@ -51,7 +51,7 @@ type tnode struct {
 func (r *run) parseFile(lang treesitter.Language, name, rel string, src []byte) *tnode {
 	root, hasErr := r.parseTree(lang, src)
 	if root == nil {
-		r.add(Finding{Rule: RuleCodeParse, File: rel, Message: name + " could not be parsed"})
+		r.add(Finding{Rule: RuleCodeOpaque, File: rel, Message: name + " could not be parsed at all, so nothing in it was analysed: this blocks at community and verified"})
 		return nil
 	}
 	if hasErr {
@@ -184,6 +184,8 @@ const (
 	tSecret
 	// tEnviron: the value holds the whole environment.
 	tEnviron
+	// tToken: the value holds a service's credential file (exfil.go).
+	tToken
 )
 
 // val is what the analysis knows of an expression's value: its text with

@@ -14,11 +14,13 @@
 //     runs are decoded and read again. Sentences whose own words negate or
 //     describe the pattern ("never send … without approval", "emails may ask
 //     you to ignore previous instructions") are not directives.
+//
 //   - Unicode: bidirectional controls and invisible characters (zero-width,
 //     tag characters, fillers, C0/C1 controls in instructions) in any text
 //     file are critical: they have no honest use. Joiners inside emoji and
-//     joining scripts, direction marks in right-to-left text and emoji tag
+//     joining scripts, direction marks (U+200E, U+200F) and emoji tag
 //     flags are honest and not reported.
+//
 //   - Code is read through parsers, never regular expressions over source:
 //     Python, JavaScript and TypeScript with tree-sitter (compiled to
 //     WebAssembly and run by wazero, so no cgo), shell with
@@ -30,17 +32,32 @@
 //     told apart from eval of a constant. Command lines built in Python or
 //     JavaScript (os.system, subprocess, child_process, package.json
 //     scripts) are parsed as shell too.
+//
 //   - Permissions: every network, file system, program, environment,
 //     database, desktop and MCP use the code makes is compared with
 //     metadata.gaia.permissions (write covers read; network scopes are
 //     checked against literal URL hosts, shell scopes against program names
 //     beyond the common POSIX utilities, env scopes against variable names).
+//
 //   - Supply chain: requirements.dependencies and node_dependencies,
 //     requirements*.txt, pyproject.toml (PEP 621 and Poetry) and
 //     package.json the skill ships, and pip/npm/npx run by its scripts:
 //     unpinned (unless a lock file sits beside the manifest), from git or
 //     URLs, extra indexes, install hooks, and imports of packages nobody
 //     declared.
+//
+//   - Encodings and sizes: UTF-16 and UTF-32 files (with or without a byte
+//     order mark) are decoded; NUL bytes are dropped and bytes that are not
+//     UTF-8 replaced before the analyses read the text (both reported); a
+//     file over the per-file limit is streamed with blank runs (and, in
+//     code, whole-line comments) squeezed out and audited when the rest
+//     fits, so padding hides nothing. A shell script with a syntax error is
+//     analysed line by line. Code in SKILL.md's fenced blocks gets the
+//     script analyses (see fence.go for what is kept).
+//
+//   - Bounds: folding and taint are memoised, depth-bounded and spend from
+//     a per-skill budget (Limits.MaxAnalysisSteps); a skill that exhausts it
+//     gets AUD-ANALYSIS-BUDGET, never a hang.
 //
 // Findings are sorted by file, line, column and rule; Report.CanonicalJSON
 // renders the report with sorted keys and Report.Digest hashes it, so the
@@ -51,7 +68,11 @@
 // and is advisory otherwise; community blocks critical and reviews high;
 // verified blocks high and reviews medium; an unreadable finding (code
 // that does not parse, a binary, an unsupported language, a broken
-// SKILL.md) is at least review at every tier.
+// SKILL.md) is at least review at every tier. Code the audit could not
+// analyse at all (AUD-CODE-BINARY, AUD-CODE-OPAQUE) and instructions to
+// fetch and run code or binaries (AUD-INSTR-FETCH-EXEC,
+// AUD-INSTR-RUN-BINARY) block at community and verified whatever their
+// severity.
 //
 // # Rules
 //
@@ -72,6 +93,7 @@
 //	AUD-INSTR-CREDENTIALS           high      directive to read or collect credentials, key files or the environment
 //	AUD-INSTR-SAFETY-OFF            high      directive or flag that disables safety checks, sandboxing or security controls
 //	AUD-INSTR-FETCH-EXEC            high      directive to download code and run it (curl | sh, bash <(curl …), iex)
+//	AUD-INSTR-RUN-BINARY            high      directive to download and run a binary/archive or paste a command into a terminal [blocks at community and verified]
 //	AUD-INSTR-ROLE-MARKER           high      forged system prompt or chat-template role marker (<system>, [INST], <|im_start|>)
 //	AUD-INSTR-NO-CONFIRM            medium    directive to act without the user's confirmation, or to pre-approve actions
 //	AUD-PY-EVAL                     high      Python eval, exec, compile, dynamic __import__ / import_module
@@ -88,10 +110,12 @@
 //	AUD-CODE-CRED-FILE              high      SSH keys, cloud and registry credentials, keychains, browser and wallet data
 //	AUD-CODE-ENV-DUMP               high      the whole environment printed, serialized or iterated
 //	AUD-CODE-CRED-ENV               medium    secret-looking environment variable not in requirements.env_vars
-//	AUD-CODE-BINARY                 high      compiled executable or bytecode (ELF, Mach-O, PE, wasm, .pyc) [unreadable]
+//	AUD-CODE-BINARY                 high      compiled executable or bytecode (ELF, Mach-O, PE, wasm, .pyc) [unreadable, blocks at community and verified]
+//	AUD-CODE-OPAQUE                 high      script that could not be analysed (over the limit after squeezing blanks, no parse at all) [unreadable, blocks at community and verified]
 //	AUD-CODE-PARSE                  medium    code that does not parse cleanly [unreadable]
 //	AUD-CODE-UNSUPPORTED            medium    script in a language not analysed (Ruby, Perl, PowerShell, …) [unreadable]
 //	AUD-FILE-UNREADABLE             medium    too large, not UTF-8, NUL bytes, symlink, I/O error [unreadable]
+//	AUD-ANALYSIS-BUDGET             medium    analysis incomplete (budget): the code needs more analysis steps than one skill may take [unreadable]
 //	AUD-SKILL-UNREADABLE            medium    SKILL.md missing or unparsable, or a permission unreadable [unreadable]
 //	AUD-PERM-UNDECLARED-NETWORK     high      network use beyond the declared network permissions or scope
 //	AUD-PERM-UNDECLARED-SHELL       high      programs run without shell:execute, or outside its scope

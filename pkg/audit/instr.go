@@ -91,7 +91,7 @@ func framedAway(before string) bool {
 		switch w {
 		case "never", "not", "don't", "dont", "doesn't", "cannot", "can't", "mustn't", "shouldn't", "won't", "no", "avoid", "refuse", "reject", "block", "blocks", "blocked", "blocking", "detect", "detects",
 			"detected", "detecting", "detection", "flag", "flags", "flagged", "attempt", "attempts", "attempted",
-			"attacker", "attackers", "attack", "attacks", "malicious", "injection", "injections", "pattern", "patterns", "beware", "suspicious", "scam", "phishing", "threat", "threats", "warning":
+			"attacker", "attackers", "attack", "attacks", "malicious", "injection", "injections", "pattern", "patterns", "beware", "suspicious", "scam", "scams", "scammer", "scammers", "fraud", "fraudsters", "criminals", "hackers", "malware", "phishing", "threat", "threats", "warning":
 			return true
 		case "to":
 			if i > 0 {
@@ -308,6 +308,30 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 		{id: RuleInstrFetchExec, what: "tells the model to run a downloaded script",
 			kw: [][]string{{"<(", "$(", "iex", "download"}, {"curl", "wget", "iex", "download"}},
 			re: `(?i)(?:\b(?:(?:ba|z|k|da)?sh|source|python[0-9.]*|node)\s+<\(\s*(?:curl|wget)\b|\b(?:(?:ba|z|k|da)?sh|python[0-9.]*)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\biex\s*\(?\s*(?:\(?\s*new-object\s+(?:system\.)?net\.webclient\)?\.downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod)\b|\bdownload\w*\s+(?:(?:and|then|&)\s+)+(?:run|execute|exec|source|eval)\w*\s+(?:it|the\s+(?:script|installer|payload|binary|file))\b)`},
+
+		// --- fetch and run a binary, or a pasted command (the commonest
+		// real malware in skills: "download this tool", "paste into
+		// Terminal", password-protected archives, paste sites)
+		{id: RuleInstrRunBinary, what: "tells the user or model to paste a command into a terminal",
+			kw: [][]string{{"paste"}, {"terminal", "powershell", "command prompt", "cmd", "console", "shell", "run dialog", "win+r", "win + r"}},
+			re: `(?i)\b(?:paste|copy[\s-]+(?:and[\s-]+)?paste)\b[^.!?\n]{0,80}?\b(?:into|in|to)\s+(?:(?:your|a|the|an?\s+open|new|macos|mac|windows)\s+)*(?:terminal|powershell|command\s+prompt|cmd(?:\.exe)?|console|shell|run\s+dialog)\b|\b(?:open|launch|start)\s+(?:(?:the|a|your)\s+)?(?:terminal|powershell|command\s+prompt|cmd|run\s+dialog|win\s*\+\s*r)\b[^.!?\n]{0,60}?\bpaste\b|\bwin\s*\+\s*r\b[^.!?\n]{0,60}?\bpaste\b`},
+		{id: RuleInstrRunBinary, what: "sends the user or model to a paste site for something to run",
+			kw:     [][]string{{"pastebin", "paste.ee", "rentry", "hastebin", "ghostbin", "controlc", "dpaste", "justpaste", "privatebin", "pastes.io", "paste.rs", "glot.io"}},
+			re:     `(?i)\b(?:pastebin\.com|paste\.ee|rentry\.(?:co|org)|hastebin\.(?:com|skyra\.pw)|ghostbin\.\w+|controlc\.com|dpaste\.(?:com|org)|justpaste\.it|privatebin\.\w+|pastes\.io|paste\.rs|glot\.io)\b`,
+			before: `(?i)\b(?:run|execute|exec|paste|copy|download|curl|wget|fetch|install|open|visit|get|grab|go\s+to|load|source|iex|irm|iwr)\w*\b[^.!?]{0,120}$`},
+		{id: RuleInstrRunBinary, what: "hands out a password-protected archive",
+			kw: [][]string{{"password"}, {"zip", "rar", "7z", "archive", "extract", "unzip", "unpack"}},
+			re: `(?i)\b(?:password[\s-]protected|encrypted)\s+(?:zip|rar|7z|7-zip|archive|file)s?\b|\b(?:zip|rar|7z|archive)\s+(?:file\s+)?password\s*(?:is\b|:)|\b(?:extract|unzip|unpack|unrar|open)\b[^.!?\n]{0,60}?\b(?:with|using)\s+(?:the\s+)?password\b|\bpassword\s*(?:is\b|:)\s*\S+[^.!?\n]{0,60}?\b(?:zip|rar|7z|archive|extract|unzip|unpack)\b`},
+		{id: RuleInstrRunBinary, what: "tells the user or model to download an executable or archive and run it",
+			kw:    [][]string{{"download", "get ", "grab", "fetch", "install"}, {".exe", ".msi", ".dmg", ".pkg", ".appimage", ".scr", ".bat", ".cmd", ".ps1", ".vbs", ".jar", ".apk", ".zip", ".rar", ".7z", ".run", ".bin", "binary", "executable", "installer", "release"}, {"run", "execut", "launch", "open", "double", "start", "install"}},
+			re:    `(?i)\b(?:download|get|grab|fetch)\w*\b(?:[^.!?\n]|\.\S){0,150}?(?:\.(?:exe|msi|dmg|pkg|appimage|scr|bat|cmd|ps1|vbs|jar|apk|zip|rar|7z|run|bin)\b|\b(?:binary|executable|installer|latest\s+release|release\s+(?:archive|binary|asset))\b)`,
+			after: `(?i)^(?:[^.!?\n]|\.\S){0,150}?\b(?:run|execute|launch|open|double[\s-]click|start)\w*\b`},
+		{id: RuleInstrRunBinary, what: "tells the user or model to run a downloaded binary",
+			kw: [][]string{{"run", "execut", "launch", "open", "double"}, {"download"}},
+			re: `(?i)\b(?:run|execute|launch|open|double[\s-]click)\s+(?:the\s+)?download(?:ed)?\s+(?:binary|executable|installer|file|tool|app|application|program|archive|zip|package)\b`},
+		{id: RuleInstrRunBinary, what: "tells the user or model to decode a blob and run it",
+			kw: [][]string{{"decode"}, {"run", "execut", "paste", "eval"}},
+			re: `(?i)\bdecode\w*\b[^.!?\n]{0,80}?\b(?:and|then)\s+(?:run|execute|paste|exec|eval)\w*\b`},
 	}
 	out := make([]instrRule, 0, len(defs))
 	for _, d := range defs {

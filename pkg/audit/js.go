@@ -116,7 +116,11 @@ func (a *jsAnalysis) analyze(root *tnode) {
 			}
 			switch name.kind {
 			case "identifier":
-				a.assigns[name.text(a.src)] = append(a.assigns[name.text(a.src)], value)
+				a.bind(n, name.text(a.src), value)
+				switch value.kind {
+				case "arrow_function", "function_expression", "function", "generator_function":
+					a.funcs[scopeKey{a.scopeOf(n), name.text(a.src)}] = value
+				}
 			case "object_pattern":
 				base := a.qualify(value)
 				for _, p := range name.namedKids() {
@@ -135,8 +139,39 @@ func (a *jsAnalysis) analyze(root *tnode) {
 		case "assignment_expression":
 			if l := n.child("left"); l != nil && l.kind == "identifier" {
 				if rv := n.child("right"); rv != nil {
-					a.assigns[l.text(a.src)] = append(a.assigns[l.text(a.src)], rv)
+					// An assignment changes the variable where it is
+					// declared; an undeclared one is a global.
+					name := l.text(a.src)
+					s := a.scopeOf(n)
+					for ; s != nil; s = a.scopeOf(s) {
+						if _, ok := a.assigns[scopeKey{s, name}]; ok {
+							break
+						}
+					}
+					k := scopeKey{s, name}
+					a.assigns[k] = append(a.assigns[k], rv)
 				}
+			}
+		case "function_declaration", "generator_function_declaration":
+			if name := n.child("name"); name != nil {
+				a.funcs[scopeKey{a.scopeOf(n), name.text(a.src)}] = n
+			}
+		case "return_statement":
+			if k := n.namedKids(); len(k) == 1 {
+				a.noteReturn(n, k[0])
+			}
+		}
+		if scopeKind(n.kind) {
+			if p := n.child("parameter"); p != nil && p.kind == "identifier" {
+				a.bindIn(n, p.text(a.src))
+			}
+			for _, p := range n.child("parameters").namedKids() {
+				if id := a.paramName(p); id != "" {
+					a.bindIn(n, id)
+				}
+			}
+			if body := n.child("body"); n.kind == "arrow_function" && body != nil && body.kind != "statement_block" {
+				a.returns[n] = append(a.returns[n], body)
 			}
 		}
 		return true
@@ -197,6 +232,23 @@ func (a *jsAnalysis) analyze(root *tnode) {
 	})
 }
 
+// paramName is the name a parameter binds ("" for a destructuring pattern).
+func (a *jsAnalysis) paramName(p *tnode) string {
+	switch p.kind {
+	case "identifier":
+		return p.text(a.src)
+	case "required_parameter", "optional_parameter":
+		return a.paramName(p.child("pattern"))
+	case "assignment_pattern":
+		return a.paramName(p.child("left"))
+	case "rest_pattern":
+		if k := p.namedKids(); len(k) > 0 {
+			return a.paramName(k[0])
+		}
+	}
+	return ""
+}
+
 // environUse judges a bare use of process.env.
 func (a *jsAnalysis) environUse(n *tnode) {
 	p := n.parent
@@ -231,7 +283,7 @@ func (a *jsAnalysis) qualifyDepth(n *tnode, depth int) string {
 		if q, ok := a.alias[name]; ok {
 			return q
 		}
-		if rhs := a.assigns[name]; len(rhs) == 1 {
+		if rhs := a.lookup(n, name); len(rhs) == 1 && rhs[0] != nil {
 			switch rhs[0].kind {
 			case "call_expression", "member_expression", "identifier", "await_expression", "new_expression", "subscript_expression":
 				if q := a.qualifyDepth(rhs[0], depth+1); q != "" {
@@ -363,11 +415,22 @@ func (a *jsAnalysis) fold(n *tnode) val {
 	if n == nil {
 		return unknownVal()
 	}
-	if a.folding[n] || len(a.folding) > 64 {
+	if v, ok := a.memo[n]; ok {
+		return v
+	}
+	if a.folding[n] || len(a.folding) > maxFoldDepth || !a.r.spend(1) {
 		return unknownVal()
 	}
 	a.folding[n] = true
-	defer delete(a.folding, n)
+	v := capVal(a.foldNode(n))
+	delete(a.folding, n)
+	a.r.spend(int64(len(v.s)) / 16)
+	a.memo[n] = v
+	return v
+}
+
+// foldNode is fold without the memo and bounds.
+func (a *jsAnalysis) foldNode(n *tnode) val {
 	switch n.kind {
 	case "string", "template_string":
 		return a.literal(n)
@@ -382,7 +445,7 @@ func (a *jsAnalysis) fold(n *tnode) val {
 			return a.fold(k[0])
 		}
 	case "identifier":
-		rhs := a.assigns[n.text(a.src)]
+		rhs := a.lookup(n, n.text(a.src))
 		if len(rhs) == 1 {
 			return a.fold(rhs[0])
 		}
@@ -429,6 +492,13 @@ func jsDecoder(q string) bool {
 
 func (a *jsAnalysis) foldCall(n *tnode) val {
 	fn := n.child("function")
+	if fn != nil && fn.kind == "identifier" && n.kind == "call_expression" {
+		if def := a.localFunc(fn); def != nil {
+			if v, ok := a.foldReturns(def, a.fold); ok {
+				return v
+			}
+		}
+	}
 	if n.kind == "new_expression" {
 		fn = n.child("constructor")
 	}
@@ -474,8 +544,10 @@ func (a *jsAnalysis) foldCall(n *tnode) val {
 	case jsNetwork(q) != "":
 		return val{s: unknownPart, t: t | tNetwork | recv.t}
 	case jsFSRead(q):
-		if len(args) > 0 && credPath(a.fold(args[0]).s) {
-			return val{s: unknownPart, t: tSecret}
+		if len(args) > 0 {
+			if p := a.fold(args[0]).s; credPath(p) {
+				return val{s: unknownPart, t: credTaint(p)}
+			}
 		}
 	case q == "path.join" || q == "path.resolve" || q == "path.posix.join":
 		var vs []val
@@ -670,6 +742,8 @@ func (a *jsAnalysis) call(n *tnode, isNew bool) {
 		}
 		if t&(tSecret|tEnviron) != 0 {
 			a.add(RuleCodeExfil, n, 0, q+" sends credential files or the environment over the network")
+		} else if t&tToken != 0 && !a.r.aboutHost(host) {
+			a.add(RuleCodeExfil, n, 0, q+" sends a service's credentials to a host the skill does not name")
 		}
 		return
 	}

@@ -118,7 +118,7 @@ func (li lineIndex) pos(off int) (line, col int) {
 // is read as Markdown.
 func (r *run) scanSkillFile(rel string, data []byte) {
 	if r.sk == nil || rel != r.skillFile {
-		r.scanMarkdown(rel, data, 1)
+		r.analyzeFences(rel, r.scanMarkdown(rel, data, 1))
 		return
 	}
 	if d := r.sk.Description; d != "" {
@@ -139,7 +139,9 @@ func (r *run) scanSkillFile(rel string, data []byte) {
 	if first < 1 {
 		first = 1
 	}
-	r.scanMarkdown(rel, body, first)
+	fences := r.scanMarkdown(rel, body, first)
+	r.analyzeFences(rel, fences)
+	r.frontmatterCommands(rel, r.sk.Node)
 }
 
 // descriptionLine finds the line of the description's value.
@@ -157,8 +159,9 @@ func descriptionLine(n *yaml.Node) int {
 
 // scanMarkdown matches the instruction rules against every block of a
 // Markdown document, parsed with goldmark so that fences, indented code,
-// block quotes, code spans and HTML are known for what they are.
-func (r *run) scanMarkdown(rel string, src []byte, firstLine int) {
+// block quotes, code spans and HTML are known for what they are. It
+// returns the fenced code blocks, for the code analyses.
+func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 	li := newLineIndex(src, firstLine)
 	doc := goldmark.New().Parser().Parse(text.NewReader(src))
 	covered := make([]bool, len(li.starts)+1)
@@ -171,6 +174,7 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) {
 	}
 	var codeSpans [][2]int
 	var units []*unit
+	var fences []fence
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -221,9 +225,21 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) {
 			u.appendSrc(src, hb.ClosureLine.Start, hb.ClosureLine.Stop, false)
 			markLines(hb.ClosureLine.Start, hb.ClosureLine.Stop)
 		}
-		if fc, ok := n.(*ast.FencedCodeBlock); ok && fc.Info != nil {
-			// The info string ("```bash curl … | sh") is read too.
-			markLines(fc.Info.Segment.Start, fc.Info.Segment.Stop)
+		if fc, ok := n.(*ast.FencedCodeBlock); ok {
+			info := ""
+			if fc.Info != nil {
+				// The info string ("```bash curl … | sh") is read too.
+				markLines(fc.Info.Segment.Start, fc.Info.Segment.Stop)
+				seg := fc.Info.Segment
+				info = string(seg.Value(src))
+			}
+			var code strings.Builder
+			for i := 0; i < lines.Len(); i++ {
+				seg := lines.At(i)
+				code.Write(seg.Value(src))
+			}
+			line, _ := li.pos(lines.At(0).Start)
+			fences = append(fences, fence{lang: info, code: code.String(), line: line})
 		}
 		units = append(units, u)
 		return ast.WalkContinue, nil
@@ -250,6 +266,7 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) {
 	for _, u := range units {
 		r.matchUnit(rel, u, pos, codeSpans)
 	}
+	return fences
 }
 
 func insideBlockquote(n ast.Node) bool {

@@ -28,13 +28,23 @@ type codeSite struct {
 	depth    int
 
 	alias   map[string]string
-	assigns map[string][]*tnode
+	assigns map[scopeKey][]*tnode
 	folding map[*tnode]bool
+	// scopes memoises scopeOf; funcs are the functions the file defines
+	// by name (in the scope that defines them); returns are what each
+	// function returns (scope.go).
+	scopes  map[*tnode]*tnode
+	funcs   map[scopeKey]*tnode
+	returns map[*tnode][]*tnode
+	// memo holds every folded value: an expression is evaluated once,
+	// however many names refer to it.
+	memo map[*tnode]val
 }
 
 func newCodeSite(r *run, file string, src []byte, base int, embedded bool, depth int) codeSite {
 	return codeSite{r: r, file: file, src: src, base: base, embedded: embedded, depth: depth,
-		alias: map[string]string{}, assigns: map[string][]*tnode{}, folding: map[*tnode]bool{}}
+		alias: map[string]string{}, assigns: map[scopeKey][]*tnode{}, folding: map[*tnode]bool{}, memo: map[*tnode]val{},
+		scopes: map[*tnode]*tnode{}, funcs: map[scopeKey]*tnode{}, returns: map[*tnode][]*tnode{}}
 }
 
 // analyzePython audits a Python file.
@@ -149,21 +159,39 @@ func (a *pyAnalysis) analyze(root *tnode) {
 		case "assignment":
 			if l := n.child("left"); l != nil && l.kind == "identifier" {
 				if rhs := n.child("right"); rhs != nil {
-					a.assigns[l.text(a.src)] = append(a.assigns[l.text(a.src)], rhs)
+					a.bind(n, l.text(a.src), rhs)
 				}
 			}
 		case "as_pattern":
 			if al := n.child("alias"); al != nil {
 				if kids := n.namedKids(); len(kids) > 0 {
-					name := strings.TrimSpace(al.text(a.src))
-					a.assigns[name] = append(a.assigns[name], kids[0])
+					a.bind(n, strings.TrimSpace(al.text(a.src)), kids[0])
 				}
 			}
 		case "for_statement", "for_in_clause":
 			if l := n.child("left"); l != nil && l.kind == "identifier" {
 				if rhs := n.child("right"); rhs != nil {
-					a.assigns[l.text(a.src)] = append(a.assigns[l.text(a.src)], rhs)
+					a.bind(n, l.text(a.src), rhs)
 				}
+			}
+		case "function_definition":
+			if name := n.child("name"); name != nil {
+				a.funcs[scopeKey{a.scopeOf(n), name.text(a.src)}] = n
+			}
+			for _, p := range n.child("parameters").namedKids() {
+				if id := a.pyParamName(p); id != "" {
+					a.bindIn(n, id)
+				}
+			}
+		case "lambda":
+			for _, p := range n.child("parameters").namedKids() {
+				if id := a.pyParamName(p); id != "" {
+					a.bindIn(n, id)
+				}
+			}
+		case "return_statement":
+			if k := n.namedKids(); len(k) == 1 {
+				a.noteReturn(n, k[0])
 			}
 		}
 		return true
@@ -209,6 +237,21 @@ func (a *pyAnalysis) analyze(root *tnode) {
 		}
 		return true
 	})
+}
+
+// pyParamName is the name a parameter binds ("" for * and /).
+func (a *pyAnalysis) pyParamName(p *tnode) string {
+	switch p.kind {
+	case "identifier":
+		return p.text(a.src)
+	case "default_parameter", "typed_default_parameter":
+		return a.pyParamName(p.child("name"))
+	case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
+		if k := p.namedKids(); len(k) > 0 {
+			return a.pyParamName(k[0])
+		}
+	}
+	return ""
 }
 
 // importRef records an import for the declared-dependency check.
@@ -272,7 +315,7 @@ func (a *pyAnalysis) qualifyDepth(n *tnode, depth int) string {
 		if q, ok := a.alias[name]; ok {
 			return q
 		}
-		if rhs := a.assigns[name]; len(rhs) == 1 {
+		if rhs := a.lookup(n, name); len(rhs) == 1 && rhs[0] != nil {
 			switch rhs[0].kind {
 			case "call", "attribute", "identifier":
 				if q := a.qualifyDepth(rhs[0], depth+1); q != "" {
@@ -442,11 +485,22 @@ func (a *pyAnalysis) fold(n *tnode) val {
 	if n == nil {
 		return unknownVal()
 	}
-	if a.folding[n] || len(a.folding) > 64 {
+	if v, ok := a.memo[n]; ok {
+		return v
+	}
+	if a.folding[n] || len(a.folding) > maxFoldDepth || !a.r.spend(1) {
 		return unknownVal()
 	}
 	a.folding[n] = true
-	defer delete(a.folding, n)
+	v := capVal(a.foldNode(n))
+	delete(a.folding, n)
+	a.r.spend(int64(len(v.s)) / 16)
+	a.memo[n] = v
+	return v
+}
+
+// foldNode is fold without the memo and bounds.
+func (a *pyAnalysis) foldNode(n *tnode) val {
 	switch n.kind {
 	case "string":
 		return a.literal(n)
@@ -476,7 +530,7 @@ func (a *pyAnalysis) fold(n *tnode) val {
 		if a.alias[name] == "os.environ" {
 			return val{s: unknownPart, t: tEnviron}
 		}
-		rhs := a.assigns[name]
+		rhs := a.lookup(n, name)
 		if len(rhs) == 1 {
 			return a.fold(rhs[0])
 		}
@@ -560,6 +614,13 @@ func pyDecoder(q string) bool {
 // foldCall evaluates the calls whose results matter: path builders,
 // decoders (with the decoded value when the input is constant), downloads.
 func (a *pyAnalysis) foldCall(n *tnode) val {
+	if f := n.child("function"); f != nil && f.kind == "identifier" {
+		if def := a.localFunc(f); def != nil {
+			if v, ok := a.foldReturns(def, a.fold); ok {
+				return v
+			}
+		}
+	}
 	q := a.qualify(n.child("function"))
 	pos, kw := a.args(n)
 	var argT taint
@@ -597,7 +658,7 @@ func (a *pyAnalysis) foldCall(n *tnode) val {
 	case "open", "io.open", "codecs.open":
 		if len(pos) > 0 {
 			if p := a.fold(pos[0]); credPath(p.s) {
-				return val{s: unknownPart, t: tSecret | argT}
+				return val{s: unknownPart, t: credTaint(p.s) | argT}
 			}
 		}
 		return val{s: unknownPart, t: argT}
@@ -630,7 +691,7 @@ func (a *pyAnalysis) foldCall(n *tnode) val {
 		switch f.child("attribute").text(a.src) {
 		case "read_text", "read_bytes", "open", "read":
 			if credPath(recv.s) {
-				return val{s: unknownPart, t: tSecret | recv.t}
+				return val{s: unknownPart, t: credTaint(recv.s) | recv.t}
 			}
 		case "decode", "encode", "strip", "lower", "upper", "replace", "format", "text", "json", "join":
 		}
@@ -860,6 +921,20 @@ func (a *pyAnalysis) exfil(n *tnode, q string, pos []*tnode, kw map[string]*tnod
 	}
 	if t&(tSecret|tEnviron) != 0 {
 		a.add(RuleCodeExfil, n, 0, q+" sends credential files or the environment over the network")
+	} else if t&tToken != 0 {
+		host := ""
+		for _, p := range pos {
+			if v := a.fold(p); strings.Contains(v.s, "://") {
+				host = hostOf(v.s)
+				break
+			}
+		}
+		if v, ok := kw["url"]; ok && host == "" {
+			host = hostOf(a.fold(v).s)
+		}
+		if !a.r.aboutHost(host) {
+			a.add(RuleCodeExfil, n, 0, q+" sends a service's credentials to a host the skill does not name")
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ const (
 	RuleInstrSafetyOff   = "AUD-INSTR-SAFETY-OFF"
 	RuleInstrNoConfirm   = "AUD-INSTR-NO-CONFIRM"
 	RuleInstrFetchExec   = "AUD-INSTR-FETCH-EXEC"
+	RuleInstrRunBinary   = "AUD-INSTR-RUN-BINARY"
 	RuleInstrEncoded     = "AUD-INSTR-ENCODED"
 	RuleInstrRoleMarker  = "AUD-INSTR-ROLE-MARKER"
 
@@ -37,8 +38,10 @@ const (
 	RuleCodeParse       = "AUD-CODE-PARSE"
 	RuleCodeUnsupported = "AUD-CODE-UNSUPPORTED"
 	RuleCodeBinary      = "AUD-CODE-BINARY"
+	RuleCodeOpaque      = "AUD-CODE-OPAQUE"
 
 	RuleFileUnreadable  = "AUD-FILE-UNREADABLE"
+	RuleAnalysisBudget  = "AUD-ANALYSIS-BUDGET"
 	RuleSkillUnreadable = "AUD-SKILL-UNREADABLE"
 
 	RulePermNetwork    = "AUD-PERM-UNDECLARED-NETWORK"
@@ -113,6 +116,9 @@ func Rules() []Rule {
 		{RuleInstrFetchExec, CategoryInstructions, High, false,
 			"directive to download code and run it (curl | sh and the like)",
 			"ship the script inside the skill, or pin a checksum and verify it before running"},
+		{RuleInstrRunBinary, CategoryInstructions, High, false,
+			"directive to download and run a binary or archive, or to paste a command into a terminal (paste sites, password-protected archives, decode-and-run blobs, install hooks piping to a shell); blocks at community and verified",
+			"ship what the skill runs inside it, as source; never ask the user to run fetched binaries or pasted commands"},
 		{RuleInstrRoleMarker, CategoryInstructions, High, false,
 			"forged system prompt or chat-template role marker (<system>, [INST], <|im_start|>system)",
 			"remove the marker; a skill's text is never a system prompt"},
@@ -173,9 +179,15 @@ func Rules() []Rule {
 			"compiled executable or bytecode that cannot be audited",
 			"ship source code instead of binaries"},
 
+		{RuleCodeOpaque, CategoryUnreadable, High, true,
+			"script the audit could not analyse (too large, does not parse at all); blocks at community and verified",
+			"keep scripts as source within the size limits, in a language the audit reads"},
 		{RuleFileUnreadable, CategoryUnreadable, Medium, true,
 			"file that could not be read (too large, not UTF-8, a symlink, an I/O error)",
 			"keep instructions and code as UTF-8 text within the size limits, without symlinks"},
+		{RuleAnalysisBudget, CategoryUnreadable, Medium, true,
+			"analysis incomplete (budget): the code needs more analysis than one skill may take",
+			"split generated or minified code out of the skill, or have it reviewed by hand"},
 		{RuleSkillUnreadable, CategoryUnreadable, Medium, true,
 			"SKILL.md missing or its frontmatter or permissions unreadable: declared permissions unknown",
 			"run skillpm validate and fix the errors it reports"},

@@ -31,12 +31,15 @@ type Limits struct {
 	MaxFileBytes int64
 	// MaxTotalBytes is the sum of the sizes of the files read.
 	MaxTotalBytes int64
+	// MaxAnalysisSteps bounds the work of the code analyses per skill
+	// (see DefaultAnalysisSteps); 0 means the default.
+	MaxAnalysisSteps int64
 }
 
 // DefaultLimits are far above what real skills hold (the largest corpus
 // skill has a few hundred files and no file over 256 KiB).
 func DefaultLimits() Limits {
-	return Limits{MaxFiles: 10000, MaxFileBytes: 4 << 20, MaxTotalBytes: 256 << 20}
+	return Limits{MaxFiles: 10000, MaxFileBytes: 4 << 20, MaxTotalBytes: 256 << 20, MaxAnalysisSteps: DefaultAnalysisSteps}
 }
 
 // Options configure a Scanner.
@@ -68,8 +71,11 @@ func New(opts Options) (*Scanner, error) {
 	if opts.Limits == (Limits{}) {
 		opts.Limits = DefaultLimits()
 	}
+	if opts.Limits.MaxAnalysisSteps == 0 {
+		opts.Limits.MaxAnalysisSteps = DefaultAnalysisSteps
+	}
 	l := opts.Limits
-	if l.MaxFiles <= 0 || l.MaxFileBytes <= 0 || l.MaxTotalBytes <= 0 {
+	if l.MaxFiles <= 0 || l.MaxFileBytes <= 0 || l.MaxTotalBytes <= 0 || l.MaxAnalysisSteps < 0 {
 		return nil, fmt.Errorf("%w: every limit must be positive (got %+v)", ErrOptions, l)
 	}
 	s := &Scanner{opts: opts, rules: make(map[string]Rule)}
@@ -117,6 +123,7 @@ func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
 	r.checkRequirements()
 	r.checkImports()
 	r.diffPermissions()
+	r.budgetFinding()
 	return r.report(), nil
 }
 
@@ -146,6 +153,20 @@ type run struct {
 	paths map[string]bool
 
 	parser *treesitter.Parser
+
+	// stepsLeft is the analysis budget (budget.go); budgetOut is set when
+	// it ran out, in budgetFile.
+	stepsLeft  int64
+	budgetOut  bool
+	budgetFile string
+
+	// lineMap maps the lines of a large file's squeezed text (encoding.go)
+	// to its own lines while lineMapFile is audited.
+	lineMap     []int
+	lineMapFile string
+	// fenceFile is set while the code blocks of a Markdown file are
+	// analysed (fence.go).
+	fenceFile string
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
@@ -157,6 +178,7 @@ func newRun(ctx context.Context, s *Scanner, dir string) *run {
 		jsDeclared: map[string]bool{},
 		localPy:    map[string]bool{},
 		paths:      map[string]bool{},
+		stepsLeft:  s.opts.Limits.MaxAnalysisSteps,
 	}
 }
 
@@ -177,6 +199,9 @@ func (r *run) treeParser() *treesitter.Parser {
 // add records a finding, filling severity, hint and the unreadable mark
 // from the rule table, and dropping exact repeats.
 func (r *run) add(f Finding) {
+	if r.fenceFile != "" && f.File == r.fenceFile && !fenceFinding(&f) {
+		return
+	}
 	rule, ok := r.s.rules[f.Rule]
 	if !ok {
 		panic("audit: unknown rule " + f.Rule) // a programming error, caught by tests
@@ -188,6 +213,9 @@ func (r *run) add(f Finding) {
 		f.Hint = rule.Hint
 	}
 	f.Unreadable = rule.Unreadable
+	if r.lineMap != nil && f.File == r.lineMapFile && f.Line > 0 && f.Line <= len(r.lineMap) {
+		f.Line, f.Column = r.lineMap[f.Line-1], 0
+	}
 	f.Evidence = clip(escapeText(f.Evidence), maxEvidence)
 	f.Message = escapeText(f.Message)
 	// One finding per rule and line: a line that breaks a rule twice is
@@ -524,6 +552,11 @@ func (r *run) walk() error {
 				Message: fmt.Sprintf("the skill has more than %d files; this one and the rest were not audited", lim.MaxFiles)})
 			break
 		}
+		if st.Size() > lim.MaxFileBytes && total+lim.MaxFileBytes <= lim.MaxTotalBytes {
+			total += lim.MaxFileBytes
+			r.auditLarge(rel, p, st.Size())
+			continue
+		}
 		if st.Size() > lim.MaxFileBytes || total+st.Size() > lim.MaxTotalBytes {
 			r.files = append(r.files, FileEntry{Path: rel, Kind: "skipped"})
 			r.add(Finding{Rule: RuleFileUnreadable, File: rel,
@@ -580,27 +613,55 @@ func errText(err error) string {
 
 // auditFile dispatches one file to the checks for its kind.
 func (r *run) auditFile(rel string, data []byte) {
-	kind, detail := classify(rel, data)
 	sum := sha256.Sum256(data)
-	r.files = append(r.files, FileEntry{Path: rel, SHA256: hex.EncodeToString(sum[:]), Kind: kind.String()})
+	r.auditContent(rel, data, hex.EncodeToString(sum[:]))
+}
+
+// isCode reports the kinds the code analyses read.
+func (k fileKind) isCode() bool {
+	return k == kindPython || k == kindShell || k == kindJS || k == kindTS || k == kindTSX
+}
+
+// auditContent audits a file's content; sum is the hash of its bytes.
+func (r *run) auditContent(rel string, data []byte, sum string) {
+	if !r.budgetOut {
+		r.budgetFile = rel
+	}
+	kind, detail := classify(rel, data)
+	if kind != kindBinary && !isText(data) {
+		// UTF-16 and UTF-32 are decoded and read as what they say.
+		if k, bom := detectUTF(data); k != utf8Form {
+			data = decodeUTF(data, k, bom)
+			kind, detail = classify(rel, data)
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel,
+				Message: "is " + k.String() + " text; it was decoded and audited, but tools may show it differently than a model reads it"})
+		}
+	}
+	r.files = append(r.files, FileEntry{Path: rel, SHA256: sum, Kind: kind.String()})
 	if kind == kindBinary {
 		r.add(Finding{Rule: RuleCodeBinary, File: rel,
-			Message: "is a compiled executable or bytecode; its behaviour cannot be audited"})
-		return
-	}
-	if !isText(data) {
-		if kind != kindData {
-			r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "holds NUL bytes where text was expected"})
-		}
+			Message: "is a compiled executable or bytecode; its behaviour cannot be audited, which blocks at community and verified"})
 		return
 	}
 	instructions := kind == kindSkill || kind == kindMarkdown || kind == kindText
-	code := kind == kindPython || kind == kindShell || kind == kindJS || kind == kindTS || kind == kindTSX
+	code := kind.isCode()
+	if !isText(data) || bytes.IndexByte(data, 0) >= 0 {
+		if kind == kindData || kind == kindLicense || kind == kindUnsupported {
+			return
+		}
+		// NUL bytes do not stop an interpreter or a model: read around them.
+		r.add(Finding{Rule: RuleFileUnreadable, File: rel, Line: firstNULLine(data),
+			Message: "holds NUL bytes where text was expected; it was audited without them"})
+		data = bytes.ReplaceAll(data, []byte{0}, nil)
+	}
 	if (instructions || code) && !utf8.Valid(data) {
 		r.add(Finding{Rule: RuleFileUnreadable, File: rel, Line: firstInvalidUTF8Line(data),
 			Message: "is not valid UTF-8; tools may show it differently than a model reads it"})
+		r.scanUnicode(rel, data, instructions)
+		data = readableText(data)
+	} else {
+		r.scanUnicode(rel, data, instructions)
 	}
-	r.scanUnicode(rel, data, instructions)
 	switch kind {
 	case kindSkill:
 		r.scanSkillFile(rel, data)
@@ -624,6 +685,14 @@ func (r *run) auditFile(rel string, data []byte) {
 		r.add(Finding{Rule: RuleCodeUnsupported, File: rel,
 			Message: detail + " code is not read by the audit; it needs a review by hand"})
 	}
+}
+
+// firstNULLine is the line of the first NUL byte.
+func firstNULLine(b []byte) int {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return 1 + bytes.Count(b[:i], []byte{'\n'})
+	}
+	return 0
 }
 
 // firstInvalidUTF8Line is the line of the first byte that is not UTF-8.

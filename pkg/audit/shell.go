@@ -30,8 +30,15 @@ type shAnalysis struct {
 	netVars     map[string]bool
 	decodedVars map[string]bool
 	secretVars  map[string]bool
+	tokenVars   map[string]bool
 	downloads   map[string]bool
 	pipes       map[*syntax.BinaryCmd]bool
+
+	// src is the program's text, for evidence.
+	src string
+	// sums memoises summarize per statement once the variables are known
+	// (the second pass): nested command substitutions are summarised once.
+	sums map[syntax.Node]summary
 }
 
 // analyzeShellFile parses a shell script with mvdan.cc/sh and analyses it.
@@ -48,6 +55,7 @@ func (r *run) analyzeShellFile(rel string, src []byte, variant string) {
 		f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(string(src)), rel)
 		if err == nil {
 			a := newShAnalysis(r, rel, 1, false, 0)
+			a.src = string(src)
 			a.analyze(f)
 			return
 		}
@@ -61,7 +69,14 @@ func (r *run) analyzeShellFile(rel string, src []byte, variant string) {
 		line = int(pe.Pos.Line())
 		msg = pe.Text
 	}
-	r.add(Finding{Rule: RuleCodeParse, File: rel, Line: line, Message: "shell does not parse: " + msg})
+	r.add(Finding{Rule: RuleCodeParse, File: rel, Line: line, Message: "shell does not parse: " + msg + "; its lines were analysed one by one"})
+	// A syntax error must not hide the rest of the script: every line that
+	// parses on its own is analysed.
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(l) != "" {
+			r.shellSnippet(rel, i+1, l, 0, true)
+		}
+	}
 }
 
 // analyzeShellSnippet analyses a command line found in another file (a
@@ -79,6 +94,7 @@ func (r *run) shellSnippet(rel string, line int, cmd string, depth int, uses boo
 		return // the host construct is reported on its own
 	}
 	a := newShAnalysis(r, rel, line, true, depth)
+	a.src = cmd
 	a.noUses = !uses
 	a.analyze(f)
 }
@@ -87,7 +103,7 @@ func newShAnalysis(r *run, file string, base int, embedded bool, depth int) *shA
 	return &shAnalysis{
 		r: r, file: file, base: base, embedded: embedded, depth: depth,
 		assigned: map[string]bool{}, netVars: map[string]bool{}, decodedVars: map[string]bool{},
-		secretVars: map[string]bool{}, downloads: map[string]bool{}, pipes: map[*syntax.BinaryCmd]bool{},
+		secretVars: map[string]bool{}, tokenVars: map[string]bool{}, downloads: map[string]bool{}, pipes: map[*syntax.BinaryCmd]bool{},
 	}
 }
 
@@ -154,6 +170,7 @@ func (a *shAnalysis) analyze(f *syntax.File) {
 		}
 		return true
 	})
+	a.sums = map[syntax.Node]summary{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Stmt:
@@ -182,6 +199,9 @@ func (a *shAnalysis) classifyAssign(name string, w *syntax.Word) {
 	if s.secret {
 		a.secretVars[name] = true
 	}
+	if s.token {
+		a.tokenVars[name] = true
+	}
 }
 
 // summary says what a piece of shell does, for judging the command around it.
@@ -189,18 +209,50 @@ type summary struct {
 	net     bool // downloads (or uses the network)
 	decoded bool // decodes base64/hex
 	secret  bool // reads credential files or the whole environment
+	token   bool // reads a service's credential file (exfil.go)
 	netUse  bool // runs a program that talks to the network
 }
 
 // summarize walks a node for downloads, decoders and secrets.
 func (a *shAnalysis) summarize(n syntax.Node) summary {
+	if s, ok := a.sums[n]; ok {
+		return s
+	}
 	var s summary
+	local := map[*syntax.Word]bool{}
 	syntax.Walk(n, func(m syntax.Node) bool {
+		if !a.r.spend(1) {
+			return false
+		}
 		switch x := m.(type) {
+		case *syntax.Stmt:
+			if a.sums != nil && m != n {
+				sub := a.summarize(x)
+				s.net, s.decoded, s.secret, s.netUse = s.net || sub.net, s.decoded || sub.decoded, s.secret || sub.secret, s.netUse || sub.netUse
+				s.token = s.token || sub.token
+				return false
+			}
 		case *syntax.CallExpr:
 			name, rest := a.command(x.Args)
 			if downloader(name) {
 				s.net = true
+			}
+			switch name {
+			case "ssh":
+				// Its arguments are options, a host and a command run
+				// there: none of them is local data sent.
+				for _, w := range rest {
+					local[w] = true
+				}
+			case "scp", "sftp", "rsync", "ssh-add", "ssh-keygen", "ssh-copy-id":
+				for i, w := range rest {
+					if t, _ := wordLit(w); sshLocalArgs(t) && i+1 < len(rest) {
+						local[rest[i+1]] = true
+					}
+					if name == "ssh-add" || name == "ssh-keygen" {
+						local[w] = true
+					}
+				}
 			}
 			if _, ok := shellNetwork(name, rest); ok {
 				s.netUse = true
@@ -217,14 +269,27 @@ func (a *shAnalysis) summarize(n syntax.Node) summary {
 				s.net = s.net || a.netVars[v]
 				s.decoded = s.decoded || a.decodedVars[v]
 				s.secret = s.secret || a.secretVars[v]
+				s.token = s.token || a.tokenVars[v]
 			}
 		case *syntax.Word:
+			if local[x] {
+				return false
+			}
 			if t, _ := wordText(x); credPath(t) {
-				s.secret = true
+				if serviceCred(t) {
+					s.token = true
+				} else {
+					s.secret = true
+				}
 			}
 		}
 		return true
 	})
+	if a.sums != nil {
+		if _, ok := n.(*syntax.Stmt); ok {
+			a.sums[n] = s
+		}
+	}
 	return s
 }
 
@@ -495,9 +560,9 @@ func (a *shAnalysis) stmt(st *syntax.Stmt) {
 				s := a.summarize(rd.Word)
 				switch {
 				case s.net:
-					a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is fed to "+callName, nodeText(st))
+					a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is fed to "+callName, a.nodeText(st))
 				case s.decoded:
-					a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is fed to "+callName, nodeText(st))
+					a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is fed to "+callName, a.nodeText(st))
 				}
 			}
 		}
@@ -508,8 +573,16 @@ func (a *shAnalysis) stmt(st *syntax.Stmt) {
 	switch st.Cmd.(type) {
 	case *syntax.CallExpr, *syntax.BinaryCmd:
 		s := a.summarize(st)
-		if s.secret && s.netUse {
-			a.add(RuleCodeExfil, st.Pos(), 0, "credential files or the environment are sent over the network", nodeText(st))
+		switch {
+		case s.secret && s.netUse:
+			a.add(RuleCodeExfil, st.Pos(), 0, "credential files or the environment are sent over the network", a.nodeText(st))
+		case s.token && s.netUse:
+			if host := a.stmtHost(st); !a.r.aboutHost(host) {
+				if host == "" {
+					host = "a host the audit cannot tell"
+				}
+				a.add(RuleCodeExfil, st.Pos(), 0, "a service's credentials are sent to "+host+", which the skill does not name", a.nodeText(st))
+			}
 		}
 	}
 }
@@ -569,10 +642,10 @@ func (a *shAnalysis) pipeline(st *syntax.Stmt, b *syntax.BinaryCmd) {
 		if a.runsStdin(name, rest) {
 			switch {
 			case fetched:
-				a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is piped into "+name, nodeText(st))
+				a.add(RuleShCurlPipe, st.Pos(), 0, "downloaded content is piped into "+name, a.nodeText(st))
 				return
 			case decoded:
-				a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is piped into "+name, nodeText(st))
+				a.add(RuleCodeObfuscated, st.Pos(), 0, "decoded content is piped into "+name, a.nodeText(st))
 				return
 			}
 		}
@@ -634,7 +707,15 @@ func hasFlag(rest []*syntax.Word, flag string) bool {
 }
 
 // nodeText renders a node back to shell for evidence.
-func nodeText(n syntax.Node) string {
+func (a *shAnalysis) nodeText(n syntax.Node) string {
+	// A large node (a deep nest of $(…)) is shown from its source: printing
+	// it for every command inside it would take time quadratic in its size.
+	if a.src != "" && n.Pos().IsValid() && n.End().IsValid() {
+		start, end := int(n.Pos().Offset()), int(n.End().Offset())
+		if start <= end && end <= len(a.src) && end-start > 1024 {
+			return firstLine(a.src[start:start+1024]) + " …"
+		}
+	}
 	var b strings.Builder
 	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n); err != nil {
 		return ""
@@ -649,7 +730,7 @@ func (a *shAnalysis) call(c *syntax.CallExpr) {
 	}
 	name, rest := a.command(c.Args)
 	p := c.Pos()
-	ev := nodeText(c)
+	ev := a.nodeText(c)
 	first, _ := wordLit(c.Args[0])
 	if a.downloads[normPath(first)] && first != "" {
 		a.add(RuleShCurlPipe, p, 0, "runs "+first+", which this script downloaded", ev)
@@ -905,4 +986,18 @@ func (a *shAnalysis) word(w *syntax.Word) {
 	}
 	line, col := a.pos(w.Pos())
 	a.r.checkLiteral(a.file, line, col, t, strings.ReplaceAll(t, unknownPart, "…"))
+}
+
+// stmtHost is the host of the first URL in a statement, "" when none.
+func (a *shAnalysis) stmtHost(st *syntax.Stmt) string {
+	host := ""
+	syntax.Walk(st, func(m syntax.Node) bool {
+		if w, ok := m.(*syntax.Word); ok && host == "" {
+			if t, _ := wordText(w); strings.Contains(t, "://") {
+				host = hostOf(t)
+			}
+		}
+		return host == ""
+	})
+	return host
 }

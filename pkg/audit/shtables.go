@@ -223,7 +223,7 @@ func (a *shAnalysis) packageInstall(p syntax.Pos, name, sub string, rest []*synt
 			for i, w := range rest {
 				if t, _ := wordLit(w); (t == "--extra-index-url" || t == "--index-url" || t == "-i") && i+1 < len(rest) {
 					u, _ := wordText(rest[i+1])
-					a.add(RuleDepURL, p, 0, "packages are installed from another index ("+shownPath(u)+"), open to dependency confusion", nodeText(rest[i+1]))
+					a.add(RuleDepURL, p, 0, "packages are installed from another index ("+shownPath(u)+"), open to dependency confusion", a.nodeText(rest[i+1]))
 				}
 			}
 		}

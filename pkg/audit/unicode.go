@@ -94,13 +94,6 @@ func isVariationSelector(c rune) bool {
 
 func isTag(c rune) bool { return c >= 0xE0000 && c <= 0xE007F }
 
-// isRTL covers the scripts written right to left, where direction marks
-// have an honest use.
-func isRTL(c rune) bool {
-	return (c >= 0x0590 && c <= 0x08FF) || (c >= 0xFB1D && c <= 0xFDFF) || (c >= 0xFE70 && c <= 0xFEFC) ||
-		(c >= 0x10800 && c <= 0x10FFF) || (c >= 0x1E800 && c <= 0x1EFFF)
-}
-
 // isEmojiLike covers pictographs and the pieces of emoji sequences, where a
 // zero-width joiner glues emoji together (👨‍💻).
 func isEmojiLike(c rune) bool {
@@ -144,10 +137,10 @@ func classifyRune(rs []rune, i int, instructions bool) hiddenClass {
 	case isBidiControl(c):
 		return classBidi
 	case isBidiMark(c):
-		if isRTL(prev) || isRTL(next) {
-			return notHidden
-		}
-		return classBidi
+		// Direction marks (U+200E, U+200F, U+061C) only set the direction
+		// of neutral characters around them; they cannot reorder text, and
+		// style guides and localized text use them honestly anywhere.
+		return notHidden
 	case c == 0x200D:
 		if (isEmojiLike(prev) || prev == 0xFE0F || (prev >= 0x1F3FB && prev <= 0x1F3FF)) && isEmojiLike(next) {
 			return notHidden

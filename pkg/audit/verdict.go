@@ -59,11 +59,13 @@ func (r *Report) Verdict(tier string) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("%w %q (want experimental, community or verified)", ErrTier, tier)
 	}
 	v := Verdict{Tier: tier, Decision: Pass, Reasons: []string{}}
-	var blocking, reviewing, unreadable []Finding
+	var blocking, trusted, reviewing, unreadable []Finding
 	for _, f := range r.Findings {
 		switch {
 		case f.Severity >= block:
 			blocking = append(blocking, f)
+		case tier != skill.TierExperimental && blocksTrusted(f.Rule):
+			trusted = append(trusted, f)
 		case f.Severity >= review:
 			reviewing = append(reviewing, f)
 		case f.Unreadable:
@@ -73,6 +75,10 @@ func (r *Report) Verdict(tier string) (Verdict, error) {
 	if len(blocking) > 0 {
 		v.Decision = Block
 		v.Reasons = append(v.Reasons, reason(blocking, fmt.Sprintf("%s or worse blocks at %s", block, tier)))
+	}
+	if len(trusted) > 0 {
+		v.Decision = Block
+		v.Reasons = append(v.Reasons, reason(trusted, fmt.Sprintf("code that could not be analysed, or instructions to run fetched code, blocks at %s", tier)))
 	}
 	if len(reviewing) > 0 {
 		if v.Decision == Pass {
@@ -87,6 +93,19 @@ func (r *Report) Verdict(tier string) (Verdict, error) {
 		v.Reasons = append(v.Reasons, reason(unreadable, "content that could not be audited needs review at every tier"))
 	}
 	return v, nil
+}
+
+// blocksTrusted names the rules that block at community and verified
+// whatever their severity: code the audit could not analyse (a compiled
+// executable, a script it could not read) and instructions to fetch and
+// run a binary or a pasted command. At experimental they follow their
+// severity (and unreadable ones need review).
+func blocksTrusted(rule string) bool {
+	switch rule {
+	case RuleCodeBinary, RuleCodeOpaque, RuleInstrRunBinary, RuleInstrFetchExec:
+		return true
+	}
+	return false
 }
 
 // reason summarizes findings: the count, why they matter, and the first few.
