@@ -131,7 +131,10 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
   skillpm pack ./my-skill --oci-layout ./out`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints the one-line form; `skillpm version` the full one.
+		Version: readBuildInfo().String(),
 	}
+	root.SetVersionTemplate("skillpm {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf(c, err)
 	})
