@@ -165,6 +165,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newPolicyCmd(g),
 		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
 		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
+		newSignBlobCmd(g), newVerifyBlobCmd(g),
 		newLockCmd(g),
 		newAuditCmd(g),
 		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),
