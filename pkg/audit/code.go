@@ -12,18 +12,15 @@ import (
 	"regexp"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
-	javascript "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
-	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
-	typescript "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	"github.com/skillpm/skillpm/pkg/audit/internal/treesitter"
 )
 
 func newTreeLanguages() treeLanguages {
 	return treeLanguages{
-		python:     sitter.NewLanguage(python.Language()),
-		javascript: sitter.NewLanguage(javascript.Language()),
-		typescript: sitter.NewLanguage(typescript.LanguageTypescript()),
-		tsx:        sitter.NewLanguage(typescript.LanguageTSX()),
+		python:     treesitter.Python,
+		javascript: treesitter.JavaScript,
+		typescript: treesitter.TypeScript,
+		tsx:        treesitter.TSX,
 	}
 }
 
@@ -51,7 +48,7 @@ type tnode struct {
 // parseFile parses a file of the language called name, reporting a file
 // that does not parse (nil) and the first syntax error of one that partly
 // does.
-func (r *run) parseFile(lang *sitter.Language, name, rel string, src []byte) *tnode {
+func (r *run) parseFile(lang treesitter.Language, name, rel string, src []byte) *tnode {
 	root, hasErr := r.parseTree(lang, src)
 	if root == nil {
 		r.add(Finding{Rule: RuleCodeParse, File: rel, Message: name + " could not be parsed"})
@@ -70,7 +67,7 @@ func (r *run) parseFile(lang *sitter.Language, name, rel string, src []byte) *tn
 
 // parseSnippet parses code found inside a string (python -c, node -e,
 // eval), or returns nil when it is nested too deep or too large to read.
-func (r *run) parseSnippet(lang *sitter.Language, code string, depth int) (*tnode, []byte) {
+func (r *run) parseSnippet(lang treesitter.Language, code string, depth int) (*tnode, []byte) {
 	if depth > maxSnippetDepth || len(code) > 1<<20 {
 		return nil, nil
 	}
@@ -79,60 +76,34 @@ func (r *run) parseSnippet(lang *sitter.Language, code string, depth int) (*tnod
 	return root, src
 }
 
-func (r *run) parseTree(lang *sitter.Language, src []byte) (*tnode, bool) {
-	p := r.treeParser()
-	if err := p.SetLanguage(lang); err != nil {
-		return nil, false
-	}
+func (r *run) parseTree(lang treesitter.Language, src []byte) (*tnode, bool) {
 	ctx := r.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	tree := p.ParseWithOptions(func(off int, _ sitter.Point) []byte {
-		if off >= len(src) {
-			return nil
-		}
-		return src[off:]
-	}, nil, &sitter.ParseOptions{ProgressCallback: func(sitter.ParseState) bool { return ctx.Err() != nil }})
-	if tree == nil {
+	tree, err := r.treeParser().Parse(ctx, lang, src, maxTreeNodes)
+	if err != nil {
 		return nil, false
 	}
-	defer tree.Close()
-	root := tree.RootNode()
-	cur := tree.Walk()
-	defer cur.Close()
-	top := &tnode{}
-	stack := []*tnode{top}
-	count := 0
-	for {
-		n := cur.Node()
-		tn := &tnode{
-			kind:  n.Kind(),
-			field: cur.FieldName(),
-			start: int(n.StartByte()),
-			end:   int(n.EndByte()),
-			named: n.IsNamed(),
+	nodes := make([]tnode, len(tree.Nodes))
+	for i, n := range tree.Nodes {
+		tn := &nodes[i]
+		*tn = tnode{
+			kind:     n.Kind,
+			field:    n.Field,
+			start:    n.Start,
+			end:      n.End,
+			line:     n.Row + 1,
+			col:      n.Column + 1,
+			named:    n.Named,
+			hasError: n.Error || n.Missing,
 		}
-		sp := n.StartPosition()
-		tn.line, tn.col = int(sp.Row)+1, int(sp.Column)+1
-		tn.hasError = n.IsError() || n.IsMissing()
-		parent := stack[len(stack)-1]
-		tn.parent = parent
-		parent.kids = append(parent.kids, tn)
-		count++
-		if count < maxTreeNodes && cur.GotoFirstChild() {
-			stack = append(stack, tn)
-			continue
-		}
-		for !cur.GotoNextSibling() {
-			if !cur.GotoParent() {
-				root0 := top.kids[0]
-				root0.parent = nil
-				return root0, root.HasError()
-			}
-			stack = stack[:len(stack)-1]
+		if n.Parent >= 0 {
+			tn.parent = &nodes[n.Parent]
+			tn.parent.kids = append(tn.parent.kids, tn)
 		}
 	}
+	return &nodes[0], tree.HasError
 }
 
 func (n *tnode) text(src []byte) string {

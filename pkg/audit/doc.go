@@ -20,7 +20,8 @@
 //     joining scripts, direction marks in right-to-left text and emoji tag
 //     flags are honest and not reported.
 //   - Code is read through parsers, never regular expressions over source:
-//     Python, JavaScript and TypeScript with tree-sitter (cgo), shell with
+//     Python, JavaScript and TypeScript with tree-sitter (compiled to
+//     WebAssembly and run by wazero, so no cgo), shell with
 //     mvdan.cc/sh (pure Go). Calls resolve through imports and aliases,
 //     string literals are decoded (escapes, concatenation, os.path.join,
 //     base64 and hex of constants), and values carry where they came from

@@ -16,9 +16,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
-
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/pkg/audit/internal/treesitter"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
@@ -61,7 +60,7 @@ type Scanner struct {
 
 // treeLanguages are the tree-sitter grammars; they are immutable.
 type treeLanguages struct {
-	python, javascript, typescript, tsx *sitter.Language
+	python, javascript, typescript, tsx treesitter.Language
 }
 
 // New builds a Scanner.
@@ -146,7 +145,7 @@ type run struct {
 	// paths holds every file path of the skill, to find lock files.
 	paths map[string]bool
 
-	parser *sitter.Parser
+	parser *treesitter.Parser
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
@@ -168,9 +167,9 @@ func (r *run) close() {
 }
 
 // treeParser returns the run's tree-sitter parser, made on first use.
-func (r *run) treeParser() *sitter.Parser {
+func (r *run) treeParser() *treesitter.Parser {
 	if r.parser == nil {
-		r.parser = sitter.NewParser()
+		r.parser = new(treesitter.Parser)
 	}
 	return r.parser
 }

@@ -1,0 +1,216 @@
+package treesitter
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestModuleChecksum: the embedded module is the one whose SHA-256
+// scripts/treesitter-wasm/build.sh recorded.
+func TestModuleChecksum(t *testing.T) {
+	want, err := os.ReadFile("treesitter.wasm.sha256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(wasmModule)
+	if got := hex.EncodeToString(sum[:]) + "  treesitter.wasm\n"; got != string(want) {
+		t.Fatalf("treesitter.wasm has SHA-256 %q, treesitter.wasm.sha256 says %q: rebuild with scripts/treesitter-wasm/build.sh", got, want)
+	}
+}
+
+// kinds lists the named kinds of a tree in preorder, with field names.
+func kinds(tr *Tree) string {
+	var b []string
+	for _, n := range tr.Nodes {
+		if !n.Named {
+			continue
+		}
+		k := n.Kind
+		if n.Field != "" {
+			k = n.Field + ":" + k
+		}
+		b = append(b, k)
+	}
+	return strings.Join(b, " ")
+}
+
+func parse(t *testing.T, p *Parser, lang Language, src string) *Tree {
+	t.Helper()
+	tr, err := p.Parse(context.Background(), lang, []byte(src), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestParseShape(t *testing.T) {
+	var p Parser
+	defer p.Close()
+	src := "import os\nos.system(cmd)\n"
+	tr := parse(t, &p, Python, src)
+	if tr.HasError {
+		t.Error("HasError on valid Python")
+	}
+	want := "module import_statement name:dotted_name identifier expression_statement call function:attribute object:identifier attribute:identifier arguments:argument_list identifier"
+	if got := kinds(tr); got != want {
+		t.Errorf("tree\n got %s\nwant %s", got, want)
+	}
+	for i, n := range tr.Nodes {
+		if i > 0 && (n.Parent < 0 || n.Parent >= i) {
+			t.Fatalf("node %d (%s) has parent %d", i, n.Kind, n.Parent)
+		}
+		if n.Kind == "call" {
+			if n.Row != 1 || n.Column != 0 || src[n.Start:n.End] != "os.system(cmd)" {
+				t.Errorf("call at %d:%d %q", n.Row, n.Column, src[n.Start:n.End])
+			}
+		}
+	}
+	if tr.Nodes[0].Parent != -1 || tr.Nodes[0].Kind != "module" {
+		t.Errorf("root %+v", tr.Nodes[0])
+	}
+
+	tr = parse(t, &p, Python, "def f(:\n")
+	if !tr.HasError {
+		t.Error("no error on broken Python")
+	}
+	errs := 0
+	for _, n := range tr.Nodes {
+		if n.Error || n.Missing {
+			errs++
+		}
+	}
+	if errs == 0 {
+		t.Error("no ERROR or missing node in broken Python")
+	}
+}
+
+// TestModernSyntax: what CPython 3.12 and TypeScript accept parses
+// without a syntax error.
+func TestModernSyntax(t *testing.T) {
+	cases := []struct {
+		name string
+		lang Language
+		src  string
+	}{
+		{"PEP 701 nested quotes", Python, "x = f\"{f'{x}'}\"\n"},
+		{"PEP 701 same quotes", Python, "d = {}\ny = f\"{d[\"k\"]}\"\n"},
+		{"PEP 701 deep", Python, "y = f'{f'{f'{1}'}'}'\n"},
+		{"PEP 701 backslash", Python, "y = f\"{'\\n'.join(a)}\"\n"},
+		{"format spec", Python, "y = f\"{x!r:>{w}}\"\n"},
+		{"JSX bare &", JavaScript, "const a = <p>Tom & Jerry</p>;\n"},
+		{"JSX bare && and entity", JavaScript, "const a = <p>a && b &amp; {x} &</p>;\n"},
+		{"TSX bare &", TSX, "const a: JSX.Element = <p>Tom & Jerry</p>;\n"},
+		{"TSX lone &", TSX, "export const A = () => <>&</>;\n"},
+		{"TypeScript", TypeScript, "const a: Array<number> = [1];\nfunction f<T>(x: T): T { return x }\n"},
+	}
+	var p Parser
+	defer p.Close()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := parse(t, &p, c.lang, c.src)
+			if tr.HasError {
+				t.Errorf("syntax error in %q: %s", c.src, kinds(tr))
+			}
+		})
+	}
+	// A bare & outside JSX text is still an error.
+	if tr := parse(t, &p, JavaScript, "const a = & b;\n"); !tr.HasError {
+		t.Error("no error on `const a = & b;`")
+	}
+}
+
+func TestMaxNodes(t *testing.T) {
+	var p Parser
+	defer p.Close()
+	src := []byte("a = 1\nb = 2\nc = 3\n")
+	tr, err := p.Parse(context.Background(), Python, src, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The root and its first child, then the first child's siblings
+	// without their children.
+	if got := kinds(tr); got != "module expression_statement expression_statement expression_statement" {
+		t.Errorf("bounded tree: %s", got)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	var p Parser
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src := []byte(strings.Repeat("x = [1, 2, 3]\n", 2000))
+	if _, err := p.Parse(ctx, Python, src, 1000); !errors.Is(err, ErrParse) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled parse: %v", err)
+	}
+	// The parser stays usable.
+	if tr := parse(t, &p, Python, "x = 1\n"); tr.HasError {
+		t.Error("parse after a cancelled one failed")
+	}
+}
+
+// TestPathological: deep nesting and long lines end in a tree or ErrParse,
+// never a crash, and leave the parser usable.
+func TestPathological(t *testing.T) {
+	var p Parser
+	defer p.Close()
+	for _, c := range []struct {
+		lang Language
+		src  string
+	}{
+		{Python, strings.Repeat("(", 20000)},
+		{JavaScript, strings.Repeat("[{(", 2000)},
+		{TSX, strings.Repeat("<a>", 5000)},
+		{Python, "x = " + strings.Repeat("1+", 10000) + "1\n"},
+	} {
+		tr, err := p.Parse(context.Background(), c.lang, []byte(c.src), 1<<20)
+		if err != nil && !errors.Is(err, ErrParse) {
+			t.Errorf("%.10q...: %v", c.src, err)
+		}
+		if err == nil && len(tr.Nodes) == 0 {
+			t.Errorf("%.10q...: empty tree", c.src)
+		}
+	}
+	if tr := parse(t, &p, Python, "x = 1\n"); tr.HasError {
+		t.Error("parse after pathological input failed")
+	}
+}
+
+func TestBounds(t *testing.T) {
+	var p Parser
+	defer p.Close()
+	if _, err := p.Parse(context.Background(), numLanguages, []byte("x"), 10); !errors.Is(err, ErrParse) {
+		t.Errorf("unknown language: %v", err)
+	}
+	if _, err := p.Parse(context.Background(), Python, []byte("x"), 0); !errors.Is(err, ErrParse) {
+		t.Errorf("no nodes allowed: %v", err)
+	}
+}
+
+// TestConcurrent: Parsers in different goroutines share the compiled
+// module (run with -race).
+func TestConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var p Parser
+			defer p.Close()
+			for range 5 {
+				tr, err := p.Parse(context.Background(), Language(i), []byte("f(x)\n"), 100)
+				if err != nil || tr.HasError {
+					t.Errorf("language %d: %v", i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
