@@ -11,7 +11,7 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # (go.dev/issue/75804) and fails with "context deadline exceeded" on a loaded machine.
 FUZZTIME ?= 1000x
 
-.PHONY: build test tools unit fuzz lint fmt-check vet staticcheck cross wine reproducible release bench demo clean
+.PHONY: build test tools unit fuzz lint fmt-check vet staticcheck cross reproducible release bench demo clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
