@@ -17,11 +17,6 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return atomicfile.Write(path, data, perm)
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
+// syncDir makes renames in dir durable (a no-op on Windows, see
+// atomicfile.SyncDir).
+func syncDir(dir string) error { return atomicfile.SyncDir(dir) }

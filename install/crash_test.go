@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -31,7 +30,7 @@ func TestKilledProcess(t *testing.T) {
 			cmd.Env = append(os.Environ(), "SKILLPM_CRASH_CHILD="+root, "SKILLPM_CRASH_AT="+step)
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			if !errors.As(err, &ee) || !killedBySelf(ee) {
 				t.Fatalf("child was not killed at %s: %v\n%s", step, err, out)
 			}
 			// The next run takes the lock (the dead child's is gone) and recovers.
@@ -77,7 +76,7 @@ func crashChild(root, at string) {
 	lock := filepath.Join(filepath.Dir(root), "skills.lock")
 	_ = applyChange(root, lock, func(s string) error {
 		if s == at {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			killSelf()
 			select {} // the signal ends the process
 		}
 		return nil

@@ -267,13 +267,17 @@ func (c *Client) Session() *Client {
 
 // credentialStore returns the configured store, opening Docker's on first
 // use so that anonymous work never fails over a broken Docker config.
+// With no credentials configured yet, a login goes to the OS's default
+// helper when its docker-credential-* binary is on PATH, as docker login
+// does: osxkeychain on macOS, wincred on Windows, pass or secretservice on
+// Linux; without one it goes to the config file.
 func (c *Client) credentialStore() (credentials.Store, error) {
 	c.credOnce.Do(func() {
 		if c.opts.Credentials != nil {
 			c.cred = c.opts.Credentials
 			return
 		}
-		s, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true})
+		s, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})
 		if err != nil {
 			c.credErr = fmt.Errorf("reading Docker credentials config: %w", err)
 			return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ func BenchmarkMirror200(b *testing.B) {
 		}
 		s, _ := c.Remote(src.Host + "/skills")
 		d, _ := c.Remote(fmt.Sprintf("%s/it%d/skillpm", dst.Host, iter))
-		syscall.Sync()
+		syncFS()
 		start := time.Now()
 		res, err := c.Mirror(ctx, s, d, MirrorOptions{Names: names, Jobs: 16})
 		if err != nil || res.Err() != nil || res.Count(MirrorCopied) != len(names) {
@@ -50,7 +49,7 @@ func BenchmarkMirror200(b *testing.B) {
 		}
 		skillpmTime += time.Since(start)
 
-		syscall.Sync()
+		syncFS()
 		start = time.Now()
 		for _, n := range names {
 			if out, err := registrytest.OrasCmd(ctx, b, work, "cp", "-r", "--from-plain-http", "--to-plain-http",

@@ -74,6 +74,9 @@ var (
 	// a bad chain, an expired certificate without a trusted timestamp, a
 	// missing transparency log entry, a bad signature.
 	ErrUntrustedCertificate = errors.New("certificate signature does not verify with any trusted root")
+	// ErrMalformedBlobSignature is returned by VerifyBlob for a signature
+	// file that is empty or too large to be a signature.
+	ErrMalformedBlobSignature = errors.New("malformed blob signature")
 	// ErrIdentityRejected is returned when a bundle verified but
 	// VerifyOptions.AcceptIdentity refused the identity that signed it.
 	ErrIdentityRejected = errors.New("signer identity not accepted")

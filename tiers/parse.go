@@ -9,11 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/internal/userdir"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -28,19 +30,16 @@ const (
 
 // SearchPath returns the policy files tried when --policy is not given, in
 // order: $XDG_CONFIG_HOME/skillpm/policy.yaml (XDG_CONFIG_HOME defaulting to
-// $HOME/.config), then /etc/skillpm/policy.yaml. getenv is os.Getenv in
-// production.
+// %APPDATA% on Windows and $HOME/.config elsewhere, userdir.ConfigHome),
+// then /etc/skillpm/policy.yaml (not on Windows, which has no /etc).
+// getenv is os.Getenv in production.
 func SearchPath(getenv func(string) string) []string {
 	var out []string
-	cfg := getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(cfg) {
-		cfg = ""
-		if home := getenv("HOME"); home != "" {
-			cfg = filepath.Join(home, ".config")
-		}
-	}
-	if cfg != "" {
+	if cfg := userdir.ConfigHome(runtime.GOOS, getenv); cfg != "" {
 		out = append(out, filepath.Join(cfg, "skillpm", "policy.yaml"))
+	}
+	if runtime.GOOS == "windows" {
+		return out
 	}
 	return append(out, filepath.Join(string(filepath.Separator), "etc", "skillpm", "policy.yaml"))
 }

@@ -131,7 +131,10 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
   skillpm pack ./my-skill --oci-layout ./out`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints the one-line form; `skillpm version` the full one.
+		Version: readBuildInfo().String(),
 	}
+	root.SetVersionTemplate("skillpm {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf(c, err)
 	})
@@ -162,6 +165,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newPolicyCmd(g),
 		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
 		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
+		newSignBlobCmd(g), newVerifyBlobCmd(g),
 		newLockCmd(g),
 		newAuditCmd(g),
 		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),

@@ -40,12 +40,7 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil // the file is in place; only the directory sync was skipped
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return fmt.Errorf("syncing %s: %w", dir, err)
 	}
 	return nil

@@ -13,11 +13,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/internal/userdir"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"gopkg.in/yaml.v3"
@@ -54,15 +56,12 @@ type file struct {
 }
 
 // DefaultPath returns $XDG_CONFIG_HOME/skillpm/config.yaml, with
-// XDG_CONFIG_HOME defaulting to $HOME/.config; "" when neither is set.
+// XDG_CONFIG_HOME defaulting to %APPDATA% on Windows and ~/.config
+// elsewhere (userdir.ConfigHome); "" when none is set.
 func DefaultPath(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
+	dir := userdir.ConfigHome(runtime.GOOS, getenv)
 	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+		return ""
 	}
 	return filepath.Join(dir, "skillpm", "config.yaml")
 }

@@ -57,13 +57,16 @@ func isWindowsDevice(comp string) bool {
 	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
 		return true
 	}
-	if len(base) == 4 {
-		p := strings.ToUpper(base[:3])
-		if (p == "COM" || p == "LPT") && base[3] >= '0' && base[3] <= '9' {
-			return true
-		}
+	if len(base) < 4 {
+		return false
 	}
-	return false
+	// COM0-9 and LPT0-9, and the superscript digits Windows also reserves
+	// (COM¹, LPT³: Win32 file naming rules).
+	p, n := strings.ToUpper(base[:3]), base[3:]
+	if p != "COM" && p != "LPT" {
+		return false
+	}
+	return len(n) == 1 && n[0] >= '0' && n[0] <= '9' || n == "¹" || n == "²" || n == "³"
 }
 
 // seenPath is what a tracker remembers about one path.

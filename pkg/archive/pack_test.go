@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -38,7 +37,7 @@ func TestPackIgnoresMetadata(t *testing.T) {
 	writeTree(t, a, names, files)
 
 	b := t.TempDir()
-	old := syscall.Umask(0o077)
+	old := umask(0o077)
 	reversed := slices.Clone(names)
 	slices.Reverse(reversed)
 	for _, name := range reversed {
@@ -54,7 +53,7 @@ func TestPackIgnoresMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	syscall.Umask(old)
+	umask(old)
 	rng := rand.New(rand.NewPCG(1, 2))
 	err := filepath.Walk(b, func(p string, _ os.FileInfo, err error) error {
 		if err != nil {
@@ -218,7 +217,7 @@ func TestPackRefuses(t *testing.T) {
 			mustSymlink(t, "/nowhere", filepath.Join(dir, "sub", "gone"))
 		}, PackOptions{}, ErrLinkEntry, "sub/gone"},
 		{"fifo", func(t *testing.T, dir string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+			if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
 				t.Fatal("mkfifo:", err)
 			}
 		}, PackOptions{}, ErrSpecialFile, "pipe"},

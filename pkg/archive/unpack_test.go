@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -349,8 +348,8 @@ func TestUnpackAcceptsForeignTars(t *testing.T) {
 }
 
 func TestUnpackModes(t *testing.T) {
-	old := syscall.Umask(0o077)
-	defer syscall.Umask(old)
+	old := umask(0o077)
+	defer umask(old)
 	data := tarGz(t,
 		ent{name: "d/", typ: tar.TypeDir, mode: 0o700},
 		ent{name: "d/setuid", typ: tar.TypeReg, mode: 0o4755 | 0o2000, body: "x"},
