@@ -1,0 +1,178 @@
+package gitsource_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpm/skillpm/gitsource"
+	"github.com/skillpm/skillpm/internal/gittest"
+)
+
+func newCache(t *testing.T) *gitsource.Cache {
+	return gitsource.New(gitsource.Options{Dir: filepath.Join(t.TempDir(), "git"), Env: gittest.Env()})
+}
+
+// multiRepo is a repository with two skills under skills/ and one file
+// outside them, tagged v1.0.0 and v1.2.0 and pdf-v2.0.0.
+func multiRepo(t *testing.T, dir string) (*gittest.Repo, map[string]string) {
+	r := gittest.NewRepo(t, dir, "multi")
+	commits := map[string]string{}
+	r.Write(map[string]string{"README.md": "hi", "skills/pdf/SKILL.md": gittest.Skill("pdf", "1.0.0"), "skills/pdf/ref/forms.md": "forms", "skills/docx/SKILL.md": gittest.Skill("docx", "1.0.0")})
+	commits["v1.0.0"] = r.Commit("one")
+	r.Git("tag", "v1.0.0")
+	r.Write(map[string]string{"skills/pdf/SKILL.md": gittest.Skill("pdf", "1.2.0")})
+	commits["v1.2.0"] = r.Commit("two")
+	r.Git("tag", "-a", "-m", "v1.2.0", "v1.2.0")
+	r.Write(map[string]string{"skills/pdf/SKILL.md": gittest.Skill("pdf", "2.0.0")})
+	commits["main"] = r.Commit("three")
+	return r, commits
+}
+
+func TestResolveAndExport(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	repo, commits := multiRepo(t, work)
+	httpBase := gittest.ServeHTTP(t, work)
+	for _, base := range []string{repo.FileURL(), "git+" + httpBase + "/multi"} {
+		t.Run(strings.SplitN(base, ":", 2)[0], func(t *testing.T) {
+			c := newCache(t)
+			tests := []struct {
+				ref, commit, tag string
+				skills           []string
+			}{
+				{ref: base, commit: commits["main"], skills: []string{"skills/docx", "skills/pdf"}},
+				{ref: base + "@main#skills/pdf", commit: commits["main"], skills: []string{"skills/pdf"}},
+				{ref: base + "@v1.0.0#skills", commit: commits["v1.0.0"], tag: "v1.0.0", skills: []string{"skills/docx", "skills/pdf"}},
+				{ref: base + "@^1#skills/pdf", commit: commits["v1.2.0"], tag: "v1.2.0", skills: []string{"skills/pdf"}},
+				{ref: base + "@~1.0#skills/pdf", commit: commits["v1.0.0"], tag: "v1.0.0", skills: []string{"skills/pdf"}},
+				{ref: base + "@" + commits["v1.0.0"] + "#skills/pdf", commit: commits["v1.0.0"], skills: []string{"skills/pdf"}},
+			}
+			for _, tt := range tests {
+				r, err := gitsource.Parse(tt.ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := c.Resolve(ctx, r)
+				if err != nil {
+					t.Fatalf("%s: %v", tt.ref, err)
+				}
+				if res.Commit != tt.commit || res.Tag != tt.tag {
+					t.Errorf("%s: commit %s tag %q, want %s %q", tt.ref, res.Commit, res.Tag, tt.commit, tt.tag)
+				}
+				dest := filepath.Join(t.TempDir(), "x")
+				skills, err := c.Export(ctx, res, dest)
+				if err != nil {
+					t.Fatalf("%s: %v", tt.ref, err)
+				}
+				var got []string
+				for _, s := range skills {
+					got = append(got, s.Path)
+					if _, err := os.Stat(filepath.Join(s.Dir, "SKILL.md")); err != nil {
+						t.Errorf("%s: %v", tt.ref, err)
+					}
+					if len(s.GitTree) != 40 {
+						t.Errorf("%s: git tree %q", tt.ref, s.GitTree)
+					}
+				}
+				if strings.Join(got, ",") != strings.Join(tt.skills, ",") {
+					t.Errorf("%s: skills %v, want %v", tt.ref, got, tt.skills)
+				}
+				if _, err := os.Stat(filepath.Join(dest, "README.md")); err == nil {
+					t.Errorf("%s: exported a file outside the skills", tt.ref)
+				}
+			}
+		})
+	}
+}
+
+func TestOfflineFromCache(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	repo, commits := multiRepo(t, work)
+	dir := filepath.Join(t.TempDir(), "git")
+	online := gitsource.New(gitsource.Options{Dir: dir, Env: gittest.Env()})
+	r, _ := gitsource.Parse(repo.FileURL() + "@^1#skills/pdf")
+	if _, err := online.Resolve(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	// The remote is gone: the cache answers, with a warning when online.
+	if err := os.RemoveAll(repo.Dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, offline := range []bool{true, false} {
+		c := gitsource.New(gitsource.Options{Dir: dir, Env: gittest.Env(), Offline: offline})
+		res, err := c.Resolve(ctx, r)
+		if err != nil {
+			t.Fatalf("offline=%v: %v", offline, err)
+		}
+		if res.Commit != commits["v1.2.0"] || (res.Warning == "") == !offline {
+			t.Errorf("offline=%v: %+v", offline, res)
+		}
+		if _, err := c.Export(ctx, res, filepath.Join(t.TempDir(), "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What was never fetched is not there.
+	c := gitsource.New(gitsource.Options{Dir: dir, Env: gittest.Env(), Offline: true})
+	if _, err := c.Resolve(ctx, r.At("main")); !errors.Is(err, gitsource.ErrRevNotFound) {
+		t.Errorf("offline main: %v", err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	repo, _ := multiRepo(t, work)
+	esc := gittest.NewRepo(t, work, "escape")
+	esc.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0"), "secret": "x"})
+	if err := os.Symlink("../secret", filepath.Join(esc.Dir, "s", "link")); err != nil {
+		t.Fatal(err)
+	}
+	esc.Commit("escape")
+	sub := gittest.NewRepo(t, work, "sub")
+	sub.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0")})
+	sub.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", repo.Dir, "s/vendor")
+	sub.Commit("submodule")
+	tests := []struct {
+		ref  string
+		want error
+		msg  string
+	}{
+		{repo.FileURL() + "@nope", gitsource.ErrRevNotFound, "no branch or tag \"nope\""},
+		{repo.FileURL() + "@^9", gitsource.ErrRevNotFound, "no version tag matches ^9"},
+		{repo.FileURL() + "@" + strings.Repeat("ab", 20), gitsource.ErrRevNotFound, ""},
+		{repo.FileURL() + "#README.md", gitsource.ErrNoSkill, "no SKILL.md"},
+		{repo.FileURL() + "#nothere", gitsource.ErrNoSkill, "no folder nothere"},
+		{"git+file://" + filepath.ToSlash(work) + "/missing", gitsource.ErrFetch, "missing"},
+		{"git+http://127.0.0.1:1/a/b", gitsource.ErrFetch, "unreachable"},
+		{esc.FileURL(), gitsource.ErrUnsafeTree, "symlink s/link points to ../secret"},
+		{sub.FileURL(), gitsource.ErrUnsafeTree, "s/vendor is a git submodule"},
+	}
+	for _, tt := range tests {
+		c := newCache(t)
+		r, err := gitsource.Parse(tt.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dest := filepath.Join(t.TempDir(), "x")
+		res, err := c.Resolve(ctx, r)
+		if err == nil {
+			_, err = c.Export(ctx, res, dest)
+		}
+		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) || !strings.Contains(err.Error(), r.Repo()) {
+			t.Errorf("%s: %v, want %v with %q and the reference", tt.ref, err, tt.want, tt.msg)
+		}
+		if _, serr := os.Stat(dest); serr == nil {
+			t.Errorf("%s: wrote %s", tt.ref, dest)
+		}
+	}
+	c := gitsource.New(gitsource.Options{Dir: t.TempDir(), Git: "no-such-git-binary"})
+	r, _ := gitsource.Parse(repo.FileURL())
+	if _, err := c.Resolve(ctx, r); !errors.Is(err, gitsource.ErrNoGit) || !strings.Contains(err.Error(), r.String()) {
+		t.Errorf("missing git: %v", err)
+	}
+}
