@@ -18,12 +18,26 @@ import (
 
 // Local is a skill to install from a local directory.
 type Local struct {
-	// Dir is the directory, absolute; receipts record it as LocalPath.
+	// Dir is the directory, absolute; receipts record it as LocalPath
+	// unless Origin is set.
 	Dir string
+	// Origin, when set, is where Dir was exported from: a git reference
+	// at its commit (git+https://host/o/r@COMMIT#path). Receipts record it
+	// as LocalPath and the trust policy judges it under that name, since
+	// Dir is a temporary copy.
+	Origin string
 	// Artifact is the directory built with registry.Build: the same
 	// reproducible layer and manifest digest publishing would give, so an
 	// identical signed published copy is recognised by its digest.
 	Artifact *registry.Artifact
+}
+
+// where is what receipts and the trust policy call the skill's origin.
+func (l *Local) where() string {
+	if l.Origin != "" {
+		return l.Origin
+	}
+	return l.Dir
 }
 
 func (l *Local) name() string    { return l.Artifact.Skill.Name }
@@ -34,7 +48,7 @@ func (l *Local) version() string { return l.Artifact.Skill.Version }
 func (l *Local) unpack(ctx context.Context, dest string) (*registry.PullResult, error) {
 	sum, err := archive.Unpack(ctx, bytes.NewReader(l.Artifact.Layer), dest, archive.Limits{})
 	if err != nil {
-		return nil, fmt.Errorf("unpacking %s: %w", l.Dir, err)
+		return nil, fmt.Errorf("unpacking %s: %w", l.where(), err)
 	}
 	return &registry.PullResult{Summary: sum, TreeVerified: sum.TreeHash == l.Artifact.Pack.TreeHash}, nil
 }
@@ -72,7 +86,7 @@ func (c *localCatalog) Versions(ctx context.Context, name string) ([]*semver.Ver
 	if l, ok := c.skills[name]; ok {
 		v, err := semver.StrictNewVersion(l.version())
 		if err != nil {
-			return nil, fmt.Errorf("%s: version %q: %w", l.Dir, l.version(), err)
+			return nil, fmt.Errorf("%s: version %q: %w", l.where(), l.version(), err)
 		}
 		return []*semver.Version{v}, nil
 	}
@@ -133,7 +147,7 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			v, err := repo.VerifySkill(ctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
 			if err != nil {
-				return nil, fmt.Errorf("%s@%s (published copy of %s): verifying signatures: %w", ls.Name, ls.Version, l.Dir, err)
+				return nil, fmt.Errorf("%s@%s (published copy of %s): verifying signatures: %w", ls.Name, ls.Version, l.where(), err)
 			}
 			if len(v.Signers) > 0 {
 				p.Verification, p.manifest, p.repo = v, m, repo
@@ -142,7 +156,11 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 		}
 	}
 	// No signed copy: the policy sees no signer, whatever it trusts.
-	d := tiers.Evaluate(opts.Policy, "local:"+strings.TrimPrefix(l.Dir, "/"), nil, p.Claimed, tiers.EvalOptions{})
-	p.Verification = &registry.Verification{Repository: "local:" + l.Dir, Manifest: a.Descriptor, Decision: d}
+	scope, repo := "local:"+strings.TrimPrefix(l.Dir, "/"), "local:"+l.Dir
+	if l.Origin != "" {
+		scope, repo = l.Origin, l.Origin
+	}
+	d := tiers.Evaluate(opts.Policy, scope, nil, p.Claimed, tiers.EvalOptions{})
+	p.Verification = &registry.Verification{Repository: repo, Manifest: a.Descriptor, Decision: d}
 	return p, nil
 }
