@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skillpm/skillpm/internal/gittest"
+	"github.com/skillpm/skillpm/internal/registrytest"
 )
 
 // skillpmErr runs the CLI in-process and returns its exit code and
@@ -160,5 +162,91 @@ func TestGitInstallBadInput(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if code, msg := skillpmErr("install", repo.FileURL(), "--root", root, "--allow-experimental"); code != exitFailure || !strings.Contains(msg, "git is not installed") || !strings.Contains(msg, repo.FileURL()) {
 		t.Errorf("without git: exit %d\n%s", code, msg)
+	}
+}
+
+// TestGitPublishMany publishes a 50-skill repository to a real registry
+// in one command, with its repository and commit recorded, skips them all
+// when run again, and installs them from the registry with the tree hashes
+// the git install gives.
+func TestGitPublishMany(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	repo := gittest.NewRepo(t, work, "many")
+	files := map[string]string{}
+	var names []string
+	for i := range 50 {
+		n := fmt.Sprintf("skill-%02d", i)
+		names = append(names, n)
+		files["skills/"+n+"/SKILL.md"] = gittest.Skill(n, "1.0.0")
+		files["skills/"+n+"/notes.md"] = "notes of " + n
+	}
+	repo.Write(files)
+	commit := repo.Commit("fifty")
+	reg := registrytest.Start(t, registrytest.Options{})
+	ns := reg.Host + "/skills"
+	ref := repo.FileURL()
+	var pub publishManyJSON
+	if err := json.Unmarshal([]byte(skillpm(t, 0, "publish", ref, "--to", ns, "--plain-http", "--output", "json")), &pub); err != nil {
+		t.Fatal(err)
+	}
+	if len(pub.Published) != 50 || len(pub.Failed) != 0 || pub.Commit != commit {
+		t.Fatalf("published %d, failed %v, commit %s", len(pub.Published), pub.Failed, pub.Commit)
+	}
+	trees := map[string]string{}
+	for _, p := range pub.Published {
+		if p.Unchanged {
+			t.Errorf("%s: unchanged on first publish", p.Name)
+		}
+		trees[p.Name] = p.Tree
+	}
+	info := skillpm(t, 0, "info", ns+"/skill-07@1.0.0", "--plain-http", "--output", "json")
+	if !strings.Contains(info, commit) || !strings.Contains(info, strings.TrimPrefix(repo.FileURL(), "git+")) {
+		t.Errorf("info does not show the source and commit %s:\n%s", commit, info)
+	}
+	again := skillpm(t, 0, "publish", "-r", ref, "--to", ns, "--plain-http")
+	if !strings.Contains(again, "0 published, 50 already there, 0 failed") {
+		t.Errorf("second publish:\n%s", again)
+	}
+	// Installed from the registry: the same trees as published, and as
+	// installed from git.
+	fromReg := skillpm(t, 0, append(append([]string{"install"}, names...), "--from", ns, "--plain-http", "--root", filepath.Join(work, "reg"), "--allow-experimental", "--output", "json")...)
+	fromGit := skillpm(t, 0, "install", ref, "--root", filepath.Join(work, "git"), "--allow-experimental", "--output", "json")
+	for what, out := range map[string]string{"registry": fromReg, "git": fromGit} {
+		var doc installedJSON
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Skills) != 50 {
+			t.Errorf("%s: %d skills installed", what, len(doc.Skills))
+		}
+		for _, s := range doc.Skills {
+			if s.Tree == "" || s.Tree != trees[s.Name] {
+				t.Errorf("%s: %s tree %s, published %s", what, s.Name, s.Tree, trees[s.Name])
+			}
+		}
+	}
+}
+
+// TestPublishRecursiveReportsFailures: publish -r DIR publishes the valid
+// skills, reports the invalid one, and exits with its code.
+func TestPublishRecursiveReportsFailures(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	dir := filepath.Join(work, "src")
+	for p, body := range map[string]string{"a/SKILL.md": gittest.Skill("a", "1.0.0"), "nested/b/SKILL.md": gittest.Skill("b", "2.0.0"), "bad/SKILL.md": "---\nname: Bad Name\n---\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	layout := "oci-layout:" + filepath.Join(work, "layout")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"publish", "-r", dir, "--to", layout, "--no-vcs"}, strings.NewReader(""), &out, &errb)
+	if code != exitValidation || !strings.Contains(out.String(), "published a@1.0.0") || !strings.Contains(out.String(), "published b@2.0.0") ||
+		!strings.Contains(errb.String(), "bad: not published") || !strings.Contains(out.String(), "2 published, 0 already there, 1 failed") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 }
