@@ -119,7 +119,7 @@ func (c *localCatalog) Dependencies(ctx context.Context, name string, v *semver.
 // Describe gives the local build's digest and tree.
 func (c *localCatalog) Describe(ctx context.Context, name string, v *semver.Version) (resolve.Artifact, error) {
 	if l, ok := c.skills[name]; ok {
-		return resolve.Artifact{Digest: l.Artifact.Descriptor.Digest.String(), Tree: l.Artifact.Pack.TreeHash}, nil
+		return resolve.Artifact{Digest: l.Artifact.Descriptor.Digest.String(), Tree: l.Artifact.Pack.TreeHash, Git: l.Origin}, nil
 	}
 	return c.Catalog.Describe(ctx, name, v)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
@@ -128,4 +129,96 @@ func gitExit(err error) error {
 		return withCode(exitRegistry, err)
 	}
 	return withCode(exitFailure, err)
+}
+
+// gitRequirements builds the skills of the manifest's git references
+// (resolve.IsGitName) and returns the manifest without them: install adds
+// each built skill at its exact version, and the lock records its commit
+// (LockedSkill.Git) and tree. A range written as the value is matched
+// against the version tags. With frozen, the commit comes from the lock:
+// it is fetched by id (whatever the branch holds now) and its trees must
+// be the locked ones. Without, the reference is resolved again, so a
+// branch moves to its newest commit and a range to its newest tag.
+func gitRequirements(c *cobra.Command, g *globals, m *resolve.Manifest, prev *resolve.Lockfile, frozen, offline bool) (*resolve.Manifest, []install.Local, func(), error) {
+	var dones []func()
+	done := func() {
+		for _, d := range dones {
+			d()
+		}
+	}
+	out := *m
+	out.Skills = nil
+	var locals []install.Local
+	var cache *gitsource.Cache
+	for _, r := range m.Skills {
+		if !resolve.IsGitName(r.Name) {
+			out.Skills = append(out.Skills, r)
+			continue
+		}
+		at := fmt.Sprintf("%s:%d", m.File, r.Line)
+		ref, err := gitsource.Parse(r.Name)
+		if err != nil {
+			done()
+			return nil, nil, func() {}, gitExit(fmt.Errorf("%s: %w", at, err))
+		}
+		if r.Range != resolve.AnyRange && r.Range != "" {
+			if ref.Rev != "" {
+				done()
+				return nil, nil, func() {}, withCode(exitUsage, fmt.Errorf("%s: %s names a revision and the range %s: write one", at, ref, r.Range))
+			}
+			ref = ref.At(r.Range)
+		}
+		var locked []resolve.LockedSkill
+		if frozen && prev == nil {
+			done()
+			return nil, nil, func() {}, withCode(exitFailure, fmt.Errorf("%s: %s: --frozen needs a lock, and there is none; run skillpm install without --frozen", at, ref))
+		}
+		if frozen {
+			commit := ""
+			for _, ls := range prev.Skills {
+				lr, err := gitsource.Parse(ls.Git)
+				if ls.Git == "" || err != nil || lr.Remote() != ref.Remote() || !within(lr.Subdir, ref.Subdir) {
+					continue
+				}
+				if commit != "" && lr.Rev != commit {
+					done()
+					return nil, nil, func() {}, withCode(exitFailure, fmt.Errorf("%s: the lock has %s at two commits (%s, %s); run skillpm install without --frozen", at, ref, commit, lr.Rev))
+				}
+				commit = lr.Rev
+				locked = append(locked, ls)
+			}
+			if commit == "" {
+				done()
+				return nil, nil, func() {}, withCode(exitFailure, fmt.Errorf("%s: %s is not in the lock %s (--frozen); run skillpm install without --frozen", at, ref, prev.File))
+			}
+			ref = ref.At(commit)
+		}
+		if cache == nil {
+			if cache, err = gitCache(offline); err != nil {
+				done()
+				return nil, nil, func() {}, err
+			}
+		}
+		ls, d, err := gitLocals(c, g, cache, ref.String(), nil)
+		dones = append(dones, d)
+		if err != nil {
+			done()
+			return nil, nil, func() {}, err
+		}
+		for _, l := range ls {
+			for _, e := range locked {
+				if e.Name == l.Artifact.Skill.Name && e.Tree != "" && e.Tree != l.Artifact.Pack.TreeHash {
+					done()
+					return nil, nil, func() {}, withCode(exitFailure, fmt.Errorf("%s: %s at %s has the tree %s; the lock says %s", at, e.Name, l.Origin, l.Artifact.Pack.TreeHash, e.Tree))
+				}
+			}
+		}
+		locals = append(locals, ls...)
+	}
+	return &out, locals, done, nil
+}
+
+// within reports whether the repository folder p is dir or inside it.
+func within(p, dir string) bool {
+	return dir == "" || p == dir || strings.HasPrefix(p, dir+"/")
 }

@@ -257,3 +257,65 @@ func TestPublishRecursiveReportsFailures(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 }
+
+// TestGitLockFrozen: a project asking for git references locks their
+// commits and trees; after the branch moves, install --frozen (with the
+// git cache emptied, over smart HTTP) installs the locked commit again,
+// and install without --frozen moves to the branch's newest commit.
+func TestGitLockFrozen(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	served := filepath.Join(work, "served")
+	repo := gitSkillsRepo(t, served)
+	url := "git+" + gittest.ServeHTTP(t, served) + "/skills"
+	proj := filepath.Join(work, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := fmt.Sprintf("skills:\n  %q: \"*\"\n  %q: ^1\n", url+"@main#skills/pdf", url+"#skills/docx")
+	if err := os.WriteFile(filepath.Join(proj, "skills.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(proj, "skills.lock")
+	install := func(root string, extra ...string) map[string]string {
+		t.Helper()
+		wd, _ := os.Getwd()
+		if err := os.Chdir(proj); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chdir(wd)
+		return installedVersions(t, skillpm(t, 0, append([]string{"install", "--root", filepath.Join(work, root), "--allow-experimental", "--output", "json"}, extra...)...))
+	}
+	first := repo.Git("rev-parse", "HEAD")
+	v1 := repo.Git("rev-parse", "v1.2.0")
+	if got := install("a"); got["pdf"] != "2.0.0 experimental" || got["docx"] != "1.0.0 experimental" {
+		t.Fatalf("first install: %v", got)
+	}
+	lock, err := os.ReadFile(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"git: " + url + "@" + first + "#skills/pdf", "git: " + url + "@" + v1 + "#skills/docx", "tree: sha256:"} {
+		if !strings.Contains(string(lock), want) {
+			t.Errorf("lock lacks %q:\n%s", want, lock)
+		}
+	}
+	// The branch moves on; the cache is emptied.
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": gittest.Skill("pdf", "3.0.0")})
+	repo.Commit("four")
+	if err := os.RemoveAll(filepath.Join(work, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	if got := install("b", "--frozen"); got["pdf"] != "2.0.0 experimental" {
+		t.Errorf("--frozen after the branch moved: %v", got)
+	}
+	if again, _ := os.ReadFile(lockPath); string(again) != string(lock) {
+		t.Errorf("--frozen changed the lock:\n%s", again)
+	}
+	if got := install("c"); got["pdf"] != "3.0.0 experimental" || got["docx"] != "1.0.0 experimental" {
+		t.Errorf("install after the branch moved: %v", got)
+	}
+	if moved, _ := os.ReadFile(lockPath); !strings.Contains(string(moved), "@"+repo.Git("rev-parse", "HEAD")+"#skills/pdf") {
+		t.Errorf("lock did not move to the new commit:\n%s", moved)
+	}
+}

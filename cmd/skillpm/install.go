@@ -142,6 +142,11 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			return withCode(exitUsage, err)
 		}
 		lockFile = lpath
+		var done func()
+		if m, local, done, err = gitRequirements(c, g, m, prev, f.frozen, f.offline); err != nil {
+			return err
+		}
+		defer done()
 		if m.Host != "" && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
 			f.rootFlags.hosts = []string{m.Host}
 			if roots, err = f.rootFlags.targets(g.defaultHost()); err != nil {
