@@ -319,3 +319,46 @@ func TestGitLockFrozen(t *testing.T) {
 		t.Errorf("lock did not move to the new commit:\n%s", moved)
 	}
 }
+
+// TestGitMigrate migrates the Hermes and OpenClaw skills of a repository
+// from its git reference, with the same result as from the folders.
+func TestGitMigrate(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	repo := gittest.NewRepo(t, work, "foreign")
+	files := map[string]string{}
+	for _, s := range []string{"hermes/pdf-extract", "openclaw/git-status"} {
+		src := filepath.Join("..", "..", "testdata", "migrate", s)
+		err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(filepath.Join("..", "..", "testdata", "migrate"), p)
+			data, err := os.ReadFile(p)
+			files["skills/"+filepath.ToSlash(rel)] = string(data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo.Write(files)
+	repo.Commit("foreign skills")
+	out := filepath.Join(work, "out")
+	got := skillpm(t, 0, "migrate", repo.FileURL()+"#skills", "-o", out)
+	for _, want := range []string{"migrated hermes skill pdf-extract: " + repo.FileURL() + "@", "#skills/hermes/pdf-extract -> ", "migrated openclaw skill git-status"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	for _, s := range []string{"hermes/pdf-extract", "openclaw/git-status"} {
+		golden, err := os.ReadFile(filepath.Join("..", "..", "testdata", "migrate", s+".SKILL.md.golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		migrated, err := os.ReadFile(filepath.Join(out, filepath.Base(s), "SKILL.md"))
+		if err != nil || string(migrated) != string(golden) {
+			t.Errorf("%s: migrated SKILL.md differs from the golden file (%v)", s, err)
+		}
+	}
+}
