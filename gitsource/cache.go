@@ -13,8 +13,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/gofrs/flock"
 )
 
 // Options configures a [Cache].
@@ -83,13 +85,18 @@ func (c *Cache) lookGit() error {
 	return nil
 }
 
+// repoPath is where the bare repository for r's remote lives.
+func (c *Cache) repoPath(r *Ref) string {
+	sum := sha256.Sum256([]byte(r.Remote()))
+	return filepath.Join(c.opts.Dir, "repos", hex.EncodeToString(sum[:12])+".git")
+}
+
 // repoDir returns the bare repository for r's remote, creating it.
 func (c *Cache) repoDir(ctx context.Context, r *Ref) (string, error) {
 	if c.opts.Dir == "" {
 		return "", errors.New("gitsource: no cache directory")
 	}
-	sum := sha256.Sum256([]byte(r.Remote()))
-	dir := filepath.Join(c.opts.Dir, "repos", hex.EncodeToString(sum[:12])+".git")
+	dir := c.repoPath(r)
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
 		return dir, nil
 	}
@@ -123,6 +130,18 @@ func (c *Cache) Resolve(ctx context.Context, r *Ref) (*Resolved, error) {
 func (c *Cache) resolve(ctx context.Context, r *Ref) (*Resolved, error) {
 	if err := c.lookGit(); err != nil {
 		return nil, err
+	}
+	// One process at a time fetches into a repository: git's own ref
+	// locks would make a second one fail rather than wait.
+	if c.opts.Dir != "" && !c.opts.Offline {
+		if err := os.MkdirAll(filepath.Join(c.opts.Dir, "repos"), 0o755); err != nil {
+			return nil, err
+		}
+		lk := flock.New(strings.TrimSuffix(c.repoPath(r), ".git") + ".lock")
+		if _, err := lk.TryLockContext(ctx, 50*time.Millisecond); err != nil {
+			return nil, fmt.Errorf("locking the git cache: %w", err)
+		}
+		defer lk.Unlock()
 	}
 	dir, err := c.repoDir(ctx, r)
 	if err != nil {

@@ -176,3 +176,28 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("missing git: %v", err)
 	}
 }
+
+// TestConcurrentResolve: several resolutions of one repository at once
+// into one cache all succeed (the fetches take turns).
+func TestConcurrentResolve(t *testing.T) {
+	ctx := context.Background()
+	repo, commits := multiRepo(t, t.TempDir())
+	dir := filepath.Join(t.TempDir(), "git")
+	errs := make(chan error, 4)
+	for _, rev := range []string{"main", "v1.0.0", "^1", "main"} {
+		go func() {
+			c := gitsource.New(gitsource.Options{Dir: dir, Env: gittest.Env()})
+			r, _ := gitsource.Parse(repo.FileURL() + "@" + rev + "#skills/pdf")
+			res, err := c.Resolve(ctx, r)
+			if err == nil && res.Commit != commits[rev] && !(rev == "^1" && res.Commit == commits["v1.2.0"]) {
+				err = errors.New(rev + ": wrong commit " + res.Commit)
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
