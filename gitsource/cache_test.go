@@ -201,3 +201,38 @@ func TestConcurrentResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialsNotStored: a token in the URL is used to fetch and is
+// found nowhere in the cache afterwards.
+func TestCredentialsNotStored(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	multiRepo(t, work)
+	base := gittest.ServeHTTP(t, work)
+	withToken := strings.Replace(base, "http://", "http://user:s3cret@", 1)
+	c := newCache(t)
+	r, err := gitsource.Parse("git+" + withToken + "/multi@main#skills/pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Resolve(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Ref.String(), "s3cret") {
+		t.Errorf("resolved reference shows the token: %s", res.Ref)
+	}
+	err = filepath.WalkDir(c.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if strings.Contains(string(data), "s3cret") {
+			t.Errorf("%s holds the token", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
