@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,11 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 )
+
+// publishJobs bounds the skills publish -r builds and pushes at once.
+const publishJobs = 4
 
 // publishManyJSON is publish -r's JSON report.
 type publishManyJSON struct {
@@ -77,10 +82,23 @@ func runPublishMany(c *cobra.Command, g *globals, f *publishFlags, arg string) e
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	var first error
-	unchanged := 0
-	for _, it := range items {
-		j, err := func() (*publishJSON, error) {
+	// Skills are built, audited and pushed a few at a time (each one's
+	// messages held back and printed in order); signing, which may use
+	// one key or one keyless session, goes one by one afterwards.
+	type outcome struct {
+		a   *registry.Artifact
+		res *registry.PublishResult
+		err error
+		log bytes.Buffer
+	}
+	outs := make([]outcome, len(items))
+	var eg errgroup.Group
+	eg.SetLimit(publishJobs)
+	for i, it := range items {
+		eg.Go(func() error {
+			o := &outs[i]
+			gi := *g
+			gi.stderr = &o.log
 			opts := registry.BuildOptions{Created: created, NoVCS: f.noVCS, Source: it.source, Revision: it.revision}
 			if it.revision != "" && f.noVCS {
 				opts.Source, opts.Revision = "", ""
@@ -89,60 +107,67 @@ func runPublishMany(c *cobra.Command, g *globals, f *publishFlags, arg string) e
 			if err != nil {
 				var ve *skill.ValidationError
 				if errors.As(err, &ve) {
-					printDiagnostics(g.stderr, ve.Diagnostics)
-					return nil, withCode(exitValidation, fmt.Errorf("%s: %s, not published", it.path, plural(len(ve.Diagnostics.Errors()), "error")))
+					printDiagnostics(&o.log, ve.Diagnostics)
+					o.err = withCode(exitValidation, fmt.Errorf("%s, not published", plural(len(ve.Diagnostics.Errors()), "error")))
+				} else {
+					o.err = regExit(err)
 				}
-				return nil, regExit(err)
+				return nil
 			}
-			if err := publishAudit(c, g, a, f.allowAudit); err != nil {
-				return nil, err
+			o.a = a
+			if o.err = publishAudit(c, &gi, a, f.allowAudit); o.err != nil {
+				return nil
 			}
-			res, err := client.Publish(c.Context(), src, a, registry.PublishOptions{Force: f.force})
-			if err != nil {
-				return nil, regExit(err)
-			}
-			j := &publishJSON{Name: a.Skill.Name, Version: a.Skill.Version, Repository: res.Location.String(), Tag: res.Tag,
+			o.res, err = client.Publish(c.Context(), src, a, registry.PublishOptions{Force: f.force})
+			o.err = regExit(err)
+			return nil
+		})
+	}
+	_ = eg.Wait()
+	var first error
+	unchanged := 0
+	for i, it := range items {
+		o := &outs[i]
+		g.stderr.Write(o.log.Bytes())
+		err := o.err
+		if err == nil {
+			a, res := o.a, o.res
+			j := publishJSON{Name: a.Skill.Name, Version: a.Skill.Version, Repository: res.Location.String(), Tag: res.Tag,
 				Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged}
 			if res.Replaced != nil {
 				j.Replaced = res.Replaced.Digest.String()
 			}
 			if !res.Unchanged {
-				if j.Signature, err = publishSign(c.Context(), client, src, a, res, signOpts); err != nil {
-					return j, err
+				j.Signature, err = publishSign(c.Context(), client, src, a, res, signOpts)
+			}
+			report.Published = append(report.Published, j)
+			if err == nil {
+				if j.Unchanged {
+					unchanged++
 				}
+				if !g.json() && !(g.quiet && j.Unchanged) {
+					switch {
+					case j.Unchanged:
+						fmt.Fprintf(g.stdout, "%s@%s is already published with the same content; skipped\n", j.Name, j.Version)
+					case j.Replaced != "":
+						fmt.Fprintf(g.stdout, "published %s@%s to %s as %s, replacing %s (--force)\n", j.Name, j.Version, j.Repository, j.Digest, j.Replaced)
+					default:
+						fmt.Fprintf(g.stdout, "published %s@%s to %s as %s\n", j.Name, j.Version, j.Repository, j.Digest)
+					}
+				}
+				continue
 			}
-			return j, nil
-		}()
-		if j != nil {
-			report.Published = append(report.Published, *j)
 		}
-		if err != nil {
-			if first == nil {
-				first = err
-			}
-			rel := it.path
-			if r, rerr := filepath.Rel(arg, it.path); rerr == nil && it.revision == "" {
-				rel = r
-			}
-			report.Failed = append(report.Failed, failedJSON{Path: rel, Error: err.Error()})
-			if !g.json() {
-				fmt.Fprintf(g.stderr, "%s: not published: %v\n", rel, err)
-			}
-			continue
+		if first == nil {
+			first = err
 		}
-		if j.Unchanged {
-			unchanged++
+		rel := it.path
+		if r, rerr := filepath.Rel(arg, it.path); rerr == nil && it.revision == "" {
+			rel = r
 		}
-		if g.json() || g.quiet && j.Unchanged {
-			continue
-		}
-		switch {
-		case j.Unchanged:
-			fmt.Fprintf(g.stdout, "%s@%s is already published with the same content; skipped\n", j.Name, j.Version)
-		case j.Replaced != "":
-			fmt.Fprintf(g.stdout, "published %s@%s to %s as %s, replacing %s (--force)\n", j.Name, j.Version, j.Repository, j.Digest, j.Replaced)
-		default:
-			fmt.Fprintf(g.stdout, "published %s@%s to %s as %s\n", j.Name, j.Version, j.Repository, j.Digest)
+		report.Failed = append(report.Failed, failedJSON{Path: rel, Error: err.Error()})
+		if !g.json() {
+			fmt.Fprintf(g.stderr, "%s: not published: %v\n", rel, err)
 		}
 	}
 	if g.json() {
