@@ -26,6 +26,10 @@ type Local struct {
 	// as LocalPath and the trust policy judges it under that name, since
 	// Dir is a temporary copy.
 	Origin string
+	// GitRef, when set, is the git reference as asked for (a branch, tag
+	// or range, not the commit), credentials removed. Receipts record it
+	// so that update can move the skill to that reference's newest commit.
+	GitRef string
 	// Artifact is the directory built with registry.Build: the same
 	// reproducible layer and manifest digest publishing would give, so an
 	// identical signed published copy is recognised by its digest.

@@ -105,7 +105,7 @@ func gitLocals(c *cobra.Command, g *globals, cache *gitsource.Cache, raw string,
 			return nil, func() {}, withCode(exitValidation, fmt.Errorf("%s: %w", origin, err))
 		}
 		found[base], found[a.Skill.Name] = true, true
-		out = append(out, install.Local{Dir: s.Dir, Origin: origin, Artifact: a})
+		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: gs.res.Ref.In(s.Path).String(), Artifact: a})
 	}
 	for _, p := range pick {
 		if !found[p] {
@@ -221,4 +221,57 @@ func gitRequirements(c *cobra.Command, g *globals, m *resolve.Manifest, prev *re
 // within reports whether the repository folder p is dir or inside it.
 func within(p, dir string) bool {
 	return dir == "" || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// updateGit moves the skills installed from git in each root (those named,
+// or all) to the newest commit of the reference they were asked for by,
+// through a normal install into that root. It returns the names it
+// handled, which install.Update (which leaves local builds alone) must not
+// be given.
+func updateGit(c *cobra.Command, g *globals, client *registry.Client, graph resolve.Catalog, names []string, opts install.Options) (map[string]bool, []install.RootResult, error) {
+	handled := map[string]bool{}
+	var results []install.RootResult
+	var cache *gitsource.Cache
+	for _, root := range opts.Roots {
+		rec, err := install.ReadReceipts(root.Dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", root.Dir, err)
+		}
+		var locals []install.Local
+		var dones []func()
+		for _, r := range rec.Skills {
+			if r.Git == "" || len(names) > 0 && !slices.Contains(names, r.Name) {
+				continue
+			}
+			handled[r.Name] = true
+			if cache == nil {
+				if cache, err = gitCache(false); err != nil {
+					return nil, nil, err
+				}
+			}
+			ls, done, err := gitLocals(c, g, cache, r.Git, nil)
+			dones = append(dones, done)
+			if err != nil {
+				for _, d := range dones {
+					d()
+				}
+				return nil, nil, err
+			}
+			locals = append(locals, ls...)
+		}
+		if len(locals) == 0 {
+			continue
+		}
+		o := opts
+		o.Roots, o.Local = []install.Root{root}, locals
+		res, err := install.Install(c.Context(), client, graph, &resolve.Manifest{File: "the receipts of " + root.Dir}, nil, o)
+		for _, d := range dones {
+			d()
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		results = append(results, res.Roots...)
+	}
+	return handled, results, nil
 }

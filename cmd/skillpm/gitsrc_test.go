@@ -362,3 +362,35 @@ func TestGitMigrate(t *testing.T) {
 		}
 	}
 }
+
+// TestGitUpdate: update moves a skill installed from a branch to the
+// branch's newest commit, and one installed from a range to the newest
+// tag in it, and leaves a root alone when nothing moved.
+func TestGitUpdate(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	served := filepath.Join(work, "served")
+	repo := gitSkillsRepo(t, served)
+	url := "git+" + gittest.ServeHTTP(t, served) + "/skills"
+	branch, ranged := filepath.Join(work, "branch"), filepath.Join(work, "ranged")
+	skillpm(t, 0, "install", url+"@main#skills/pdf", "--root", branch, "--allow-experimental")
+	skillpm(t, 0, "install", url+"@^1#skills/pdf", "--root", ranged, "--allow-experimental")
+	if out := skillpm(t, 0, "update", "--root", branch, "--allow-experimental"); !strings.Contains(out, "up to date") && strings.Contains(out, "updated") {
+		t.Errorf("update with nothing new:\n%s", out)
+	}
+	repo.Write(map[string]string{"skills/pdf/SKILL.md": gittest.Skill("pdf", "3.0.0")})
+	repo.Commit("four")
+	repo.Git("tag", "v1.3.0")
+	skillpm(t, 0, "update", "pdf", "--root", branch, "--allow-experimental")
+	skillpm(t, 0, "update", "--root", ranged, "--allow-experimental")
+	for root, want := range map[string]string{branch: "3.0.0", ranged: "3.0.0"} {
+		data, err := os.ReadFile(filepath.Join(root, "pdf", "SKILL.md"))
+		if err != nil || !strings.Contains(string(data), "version: \""+want+"\"") {
+			t.Errorf("%s: pdf after update: %v\n%s", root, err, data)
+		}
+		rec, _ := os.ReadFile(filepath.Join(root, ".skillpm", "installed.json"))
+		if !strings.Contains(string(rec), "@"+repo.Git("rev-parse", "HEAD")+"#skills/pdf") {
+			t.Errorf("%s: receipts not at the new commit:\n%s", root, rec)
+		}
+	}
+}
