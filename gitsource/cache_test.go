@@ -236,3 +236,58 @@ func TestCredentialsNotStored(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommitSigner: an SSH-signed commit names its key, checked offline
+// from the cache; an unsigned one is unsigned.
+func TestCommitSigner(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	key, fp := gittest.SSHKey(t, work)
+	repo := gittest.NewRepo(t, work, "signed")
+	repo.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0")})
+	unsigned := repo.Commit("unsigned")
+	repo.Write(map[string]string{"s/more.md": "more"})
+	signed := repo.CommitSigned("signed", key)
+	c := newCache(t)
+	for _, tt := range []struct {
+		commit string
+		want   bool
+	}{{signed, true}, {unsigned, false}} {
+		r, _ := gitsource.Parse(repo.FileURL() + "@" + tt.commit)
+		res, err := c.Resolve(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, ok, err := c.CommitSigner(ctx, res)
+		if err != nil || ok != tt.want || (ok && id.KeyFingerprint != fp) {
+			t.Errorf("%s: %+v %v %v, want %v %s", tt.commit, id, ok, err, tt.want, fp)
+		}
+	}
+}
+
+// TestCommitSignerForged: a signature moved onto another commit does not
+// verify.
+func TestCommitSignerForged(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	key, _ := gittest.SSHKey(t, work)
+	repo := gittest.NewRepo(t, work, "forged")
+	repo.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0")})
+	signed := repo.CommitSigned("signed", key)
+	raw := repo.Git("cat-file", "commit", signed)
+	forgedPath := filepath.Join(work, "forged.txt")
+	if err := os.WriteFile(forgedPath, []byte(strings.Replace(raw, "\n\nsigned", "\n\nsigned by someone else", 1)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forged := repo.Git("hash-object", "-t", "commit", "-w", forgedPath)
+	repo.Git("update-ref", "refs/heads/forged", forged)
+	c := newCache(t)
+	r, _ := gitsource.Parse(repo.FileURL() + "@forged")
+	res, err := c.Resolve(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.CommitSigner(ctx, res); !errors.Is(err, gitsource.ErrBadSignature) {
+		t.Errorf("forged signature: %v", err)
+	}
+}

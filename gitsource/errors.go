@@ -21,6 +21,9 @@ var (
 	// ErrUnsafeTree is returned for a tree skillpm refuses to install: a
 	// symlink leaving its skill folder, or a submodule in a skill.
 	ErrUnsafeTree = errors.New("unsafe repository tree")
+	// ErrBadSignature is returned for a commit signature that does not
+	// verify.
+	ErrBadSignature = errors.New("bad commit signature")
 	// ErrOffline is returned when a reference needs the network and the
 	// cache cannot answer it offline.
 	ErrOffline = errors.New("not in the git cache")
