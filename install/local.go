@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -30,6 +31,10 @@ type Local struct {
 	// or range, not the commit), credentials removed. Receipts record it
 	// so that update can move the skill to that reference's newest commit.
 	GitRef string
+	// Signers are identities verified over the source the skill was built
+	// from (the key of a git commit's checked SSH signature); the trust
+	// policy judges the skill by them as it judges a registry signer.
+	Signers []sign.Identity
 	// Artifact is the directory built with registry.Build: the same
 	// reproducible layer and manifest digest publishing would give, so an
 	// identical signed published copy is recognised by its digest.
@@ -159,12 +164,13 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 			}
 		}
 	}
-	// No signed copy: the policy sees no signer, whatever it trusts.
+	// No signed copy: the policy sees the source's signers (none for a
+	// directory), whatever it trusts.
 	scope, repo := "local:"+strings.TrimPrefix(l.Dir, "/"), "local:"+l.Dir
 	if l.Origin != "" {
 		scope, repo = l.Origin, l.Origin
 	}
-	d := tiers.Evaluate(opts.Policy, scope, nil, p.Claimed, tiers.EvalOptions{})
-	p.Verification = &registry.Verification{Repository: repo, Manifest: a.Descriptor, Decision: d}
+	d := tiers.Evaluate(opts.Policy, scope, l.Signers, p.Claimed, tiers.EvalOptions{})
+	p.Verification = &registry.Verification{Repository: repo, Manifest: a.Descriptor, Decision: d, Signers: l.Signers}
 	return p, nil
 }

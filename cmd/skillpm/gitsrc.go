@@ -14,6 +14,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
 
@@ -80,6 +81,15 @@ func gitLocals(c *cobra.Command, g *globals, cache *gitsource.Cache, raw string,
 		gs.done()
 		return nil, func() {}, withCode(exitUsage, err)
 	}
+	// A commit with a valid SSH signature is signed by its key for the
+	// trust policy; a signature that does not verify stops the install.
+	var signers []sign.Identity
+	if id, ok, err := cache.CommitSigner(c.Context(), gs.res); err != nil {
+		gs.done()
+		return nil, func() {}, withCode(exitTrust, err)
+	} else if ok {
+		signers = []sign.Identity{id}
+	}
 	var out []install.Local
 	found := map[string]bool{}
 	var have []string
@@ -105,7 +115,7 @@ func gitLocals(c *cobra.Command, g *globals, cache *gitsource.Cache, raw string,
 			return nil, func() {}, withCode(exitValidation, fmt.Errorf("%s: %w", origin, err))
 		}
 		found[base], found[a.Skill.Name] = true, true
-		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: gs.res.Ref.In(s.Path).String(), Artifact: a})
+		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: gs.res.Ref.In(s.Path).String(), Signers: signers, Artifact: a})
 	}
 	for _, p := range pick {
 		if !found[p] {

@@ -394,3 +394,33 @@ func TestGitUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestGitSignedCommitPolicy: a commit SSH-signed by a key the policy
+// trusts installs at the policy's tier, with the signer in the receipt;
+// the same skill from an unsigned commit stays experimental.
+func TestGitSignedCommitPolicy(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	key, fp := gittest.SSHKey(t, work)
+	repo := gittest.NewRepo(t, work, "signed")
+	repo.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0")})
+	unsigned := repo.Commit("unsigned")
+	repo.Write(map[string]string{"s/more.md": "more"})
+	repo.CommitSigned("signed", key)
+	policy := filepath.Join(work, "policy.yaml")
+	body := "version: 1\npolicies:\n  - name: git-publishers\n    scopes: [\"*\"]\n    tier: community\n    identities:\n      - keyFingerprint: " + fp + "\n"
+	if err := os.WriteFile(policy, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := installedVersions(t, skillpm(t, 0, "install", repo.FileURL()+"@main", "--policy", policy, "--root", filepath.Join(work, "a"), "--output", "json"))
+	if got["s"] != "1.0.0 community" {
+		t.Errorf("signed commit: %v", got)
+	}
+	rec, _ := os.ReadFile(filepath.Join(work, "a", ".skillpm", "installed.json"))
+	if !strings.Contains(string(rec), fp) {
+		t.Errorf("receipt lacks the signer %s:\n%s", fp, rec)
+	}
+	if code, msg := skillpmErr("install", repo.FileURL()+"@"+unsigned, "--policy", policy, "--root", filepath.Join(work, "b")); code != exitTrust {
+		t.Errorf("unsigned commit without --allow-experimental: exit %d\n%s", code, msg)
+	}
+}
