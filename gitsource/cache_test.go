@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -289,5 +290,54 @@ func TestCommitSignerForged(t *testing.T) {
 	}
 	if _, _, err := c.CommitSigner(ctx, res); !errors.Is(err, gitsource.ErrBadSignature) {
 		t.Errorf("forged signature: %v", err)
+	}
+}
+
+// TestExportRefusesEscapingPaths: a tree (built with git mktree, which
+// checks no names) holding "s/../../evil" is refused before anything is
+// written.
+func TestExportRefusesEscapingPaths(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	repo := gittest.NewRepo(t, work, "evil")
+	blob := func(body string) string {
+		f := filepath.Join(work, "blob")
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return repo.Git("hash-object", "-w", f)
+	}
+	evil := blob("evil")
+	skillMD := blob(gittest.Skill("s", "1.0.0"))
+	run := func(input string) string {
+		cmd := exec.Command("git", "-C", repo.Dir, "mktree")
+		cmd.Stdin = strings.NewReader(input)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	inner := run("100644 blob " + evil + "\tevil\n")
+	up1 := run("040000 tree " + inner + "\t..\n")
+	s := run("100644 blob " + skillMD + "\tSKILL.md\n040000 tree " + up1 + "\t..\n")
+	root := run("040000 tree " + s + "\ts\n")
+	commit := repo.Git("commit-tree", root, "-m", "evil")
+	repo.Git("update-ref", "refs/heads/main", commit)
+	c := newCache(t)
+	r, _ := gitsource.Parse(repo.FileURL() + "@main")
+	res, err := c.Resolve(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "x", "tree")
+	if _, err := c.Export(ctx, res, dest); !errors.Is(err, gitsource.ErrUnsafeTree) || !strings.Contains(err.Error(), `"s/.."`) {
+		t.Errorf("escaping path: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dest), "evil")); err == nil {
+		t.Error("wrote outside the export directory")
+	}
+	if _, err := os.Stat(dest); err == nil {
+		t.Error("wrote the export directory")
 	}
 }

@@ -80,6 +80,11 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 		if len(f) != 3 {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
+		// Git itself refuses to check out such names, but a tree can hold
+		// them: nothing may be written outside dest or into a .git folder.
+		if !safePath(p) {
+			return nil, fmt.Errorf("%w: the tree holds the path %q, which git would refuse to check out", ErrUnsafeTree, p)
+		}
 		e := entry{mode: f[0], typ: f[1], oid: f[2], path: p}
 		if e.typ == "tree" {
 			trees[p] = e.oid
@@ -228,4 +233,18 @@ func (c *Cache) readBlobs(ctx context.Context, dir string, es []entry) (map[stri
 		rerr = err
 	}
 	return out, rerr
+}
+
+// safePath reports whether a path from a tree is relative, clean, and has
+// no "..", "." or ".git" element (in any letter case) and no backslash.
+func safePath(p string) bool {
+	if p == "" || path.IsAbs(p) || strings.Contains(p, "\\") {
+		return false
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == "" || el == "." || el == ".." || strings.EqualFold(el, ".git") {
+			return false
+		}
+	}
+	return true
 }
