@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/skillpm/skillpm/pkg/archive"
 )
 
 // Skill is one skill folder of a checkout.
@@ -29,6 +31,7 @@ func (s Skill) Ref(res *Resolved) *Ref { return res.Ref.At(res.Commit).In(s.Path
 
 type entry struct {
 	mode, typ, oid, path string
+	size                 int64
 }
 
 // Export writes the skill folders under the resolved reference's Subdir
@@ -60,7 +63,7 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"ls-tree", "-r", "-t", "-z", "--full-tree", res.Commit}
+	args := []string{"ls-tree", "-r", "-t", "-z", "--long", "--full-tree", res.Commit}
 	if res.Ref.Subdir != "" {
 		args = append(args, "--", res.Ref.Subdir)
 	}
@@ -77,7 +80,7 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 			continue
 		}
 		f := strings.Fields(meta)
-		if len(f) != 3 {
+		if len(f) != 4 {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
 		// Git itself refuses to check out such names, but a tree can hold
@@ -86,6 +89,11 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 			return nil, fmt.Errorf("%w: the tree holds the path %q, which git would refuse to check out", ErrUnsafeTree, p)
 		}
 		e := entry{mode: f[0], typ: f[1], oid: f[2], path: p}
+		if e.typ == "blob" {
+			if e.size, err = strconv.ParseInt(f[3], 10, 64); err != nil {
+				return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
+			}
+		}
 		if e.typ == "tree" {
 			trees[p] = e.oid
 			continue
@@ -133,6 +141,18 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 		case e.typ == "blob":
 			keep = append(keep, e)
 		}
+	}
+	// The archive limits apply before any blob is read into memory.
+	lim := archive.DefaultLimits()
+	var total int64
+	for _, e := range keep {
+		if e.size > lim.MaxFileBytes {
+			return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit of a skill file", ErrUnsafeTree, e.path, e.size, lim.MaxFileBytes)
+		}
+		total += e.size
+	}
+	if total > lim.MaxTotalBytes || len(keep) > lim.MaxEntries {
+		return nil, fmt.Errorf("%w: the skills hold %d files, %d bytes in all, over the limits (%d files, %d bytes)", ErrUnsafeTree, len(keep), total, lim.MaxEntries, lim.MaxTotalBytes)
 	}
 	blobs, err := c.readBlobs(ctx, dir, keep)
 	if err != nil {
