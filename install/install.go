@@ -646,7 +646,7 @@ func record(p *Planned, requested, installedAt string) Record {
 		Tree: p.Lock.Tree, Tier: p.Lock.Tier, Claimed: p.Claimed, Signers: signers, Grants: p.Grants,
 		Requested: requested, Dependencies: p.Lock.Dependencies, InstalledAt: installedAt}
 	if p.local != nil {
-		r.LocalPath = p.local.Dir
+		r.LocalPath, r.Git = p.local.where(), p.local.GitRef
 		if p.repo == nil {
 			r.Source = ""
 		}

@@ -13,17 +13,40 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
 
 // Local is a skill to install from a local directory.
 type Local struct {
-	// Dir is the directory, absolute; receipts record it as LocalPath.
+	// Dir is the directory, absolute; receipts record it as LocalPath
+	// unless Origin is set.
 	Dir string
+	// Origin, when set, is where Dir was exported from: a git reference
+	// at its commit (git+https://host/o/r@COMMIT#path). Receipts record it
+	// as LocalPath and the trust policy judges it under that name, since
+	// Dir is a temporary copy.
+	Origin string
+	// GitRef, when set, is the git reference as asked for (a branch, tag
+	// or range, not the commit), credentials removed. Receipts record it
+	// so that update can move the skill to that reference's newest commit.
+	GitRef string
+	// Signers are identities verified over the source the skill was built
+	// from (the key of a git commit's checked SSH signature); the trust
+	// policy judges the skill by them as it judges a registry signer.
+	Signers []sign.Identity
 	// Artifact is the directory built with registry.Build: the same
 	// reproducible layer and manifest digest publishing would give, so an
 	// identical signed published copy is recognised by its digest.
 	Artifact *registry.Artifact
+}
+
+// where is what receipts and the trust policy call the skill's origin.
+func (l *Local) where() string {
+	if l.Origin != "" {
+		return l.Origin
+	}
+	return l.Dir
 }
 
 func (l *Local) name() string    { return l.Artifact.Skill.Name }
@@ -34,7 +57,7 @@ func (l *Local) version() string { return l.Artifact.Skill.Version }
 func (l *Local) unpack(ctx context.Context, dest string) (*registry.PullResult, error) {
 	sum, err := archive.Unpack(ctx, bytes.NewReader(l.Artifact.Layer), dest, archive.Limits{})
 	if err != nil {
-		return nil, fmt.Errorf("unpacking %s: %w", l.Dir, err)
+		return nil, fmt.Errorf("unpacking %s: %w", l.where(), err)
 	}
 	return &registry.PullResult{Summary: sum, TreeVerified: sum.TreeHash == l.Artifact.Pack.TreeHash}, nil
 }
@@ -72,7 +95,7 @@ func (c *localCatalog) Versions(ctx context.Context, name string) ([]*semver.Ver
 	if l, ok := c.skills[name]; ok {
 		v, err := semver.StrictNewVersion(l.version())
 		if err != nil {
-			return nil, fmt.Errorf("%s: version %q: %w", l.Dir, l.version(), err)
+			return nil, fmt.Errorf("%s: version %q: %w", l.where(), l.version(), err)
 		}
 		return []*semver.Version{v}, nil
 	}
@@ -105,7 +128,7 @@ func (c *localCatalog) Dependencies(ctx context.Context, name string, v *semver.
 // Describe gives the local build's digest and tree.
 func (c *localCatalog) Describe(ctx context.Context, name string, v *semver.Version) (resolve.Artifact, error) {
 	if l, ok := c.skills[name]; ok {
-		return resolve.Artifact{Digest: l.Artifact.Descriptor.Digest.String(), Tree: l.Artifact.Pack.TreeHash}, nil
+		return resolve.Artifact{Digest: l.Artifact.Descriptor.Digest.String(), Tree: l.Artifact.Pack.TreeHash, Git: l.Origin}, nil
 	}
 	return c.Catalog.Describe(ctx, name, v)
 }
@@ -133,7 +156,7 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			v, err := repo.VerifySkill(ctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
 			if err != nil {
-				return nil, fmt.Errorf("%s@%s (published copy of %s): verifying signatures: %w", ls.Name, ls.Version, l.Dir, err)
+				return nil, fmt.Errorf("%s@%s (published copy of %s): verifying signatures: %w", ls.Name, ls.Version, l.where(), err)
 			}
 			if len(v.Signers) > 0 {
 				p.Verification, p.manifest, p.repo = v, m, repo
@@ -141,8 +164,13 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 			}
 		}
 	}
-	// No signed copy: the policy sees no signer, whatever it trusts.
-	d := tiers.Evaluate(opts.Policy, "local:"+strings.TrimPrefix(l.Dir, "/"), nil, p.Claimed, tiers.EvalOptions{})
-	p.Verification = &registry.Verification{Repository: "local:" + l.Dir, Manifest: a.Descriptor, Decision: d}
+	// No signed copy: the policy sees the source's signers (none for a
+	// directory), whatever it trusts.
+	scope, repo := "local:"+strings.TrimPrefix(l.Dir, "/"), "local:"+l.Dir
+	if l.Origin != "" {
+		scope, repo = l.Origin, l.Origin
+	}
+	d := tiers.Evaluate(opts.Policy, scope, l.Signers, p.Claimed, tiers.EvalOptions{})
+	p.Verification = &registry.Verification{Repository: repo, Manifest: a.Descriptor, Decision: d, Signers: l.Signers}
 	return p, nil
 }

@@ -29,7 +29,8 @@ type Record struct {
 	Version string `json:"version"`
 	// Source is the repository the skill came from ("" for a local directory).
 	Source string `json:"source,omitempty"`
-	// LocalPath is set for a skill installed from a local directory.
+	// LocalPath is set for a skill installed from a local directory (for
+	// one from git, the reference at its commit).
 	LocalPath string `json:"localPath,omitempty"`
 	Digest    string `json:"digest,omitempty"`
 	// Tree is the tree hash of the installed files; a mismatch means they
@@ -45,6 +46,10 @@ type Record struct {
 	Requested    string            `json:"requested,omitempty"`
 	Dependencies map[string]string `json:"dependencies,omitempty"`
 	InstalledAt  string            `json:"installedAt,omitempty"`
+
+	// Git is the git reference a skill from git was asked for by (branch,
+	// tag or range): what update resolves again.
+	Git string `json:"git,omitempty"`
 }
 
 // Grant records one declared permission and what allowed it: the tier, a

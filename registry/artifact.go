@@ -252,9 +252,16 @@ func gitInfo(ctx context.Context, dir string) (source, revision string) {
 }
 
 // stripUserinfo drops a password or token from a URL-form remote
-// ("https://user:token@host/x"); scp-form remotes ("git@host:x") carry no
-// secret and are kept.
+// ("https://user:token@host/x") and from an scp-form one
+// ("user:token@host:x" becomes "host:x"); an scp-form user without a
+// secret ("git@host:x") is kept.
 func stripUserinfo(remote string) string {
+	if !strings.Contains(remote, "://") {
+		if at := strings.LastIndex(remote, "@"); at >= 0 && strings.Contains(remote[:at], ":") {
+			return remote[at+1:]
+		}
+		return remote
+	}
 	u, err := url.Parse(remote)
 	if err != nil || u.Scheme == "" || u.User == nil {
 		return remote

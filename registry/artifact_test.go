@@ -160,6 +160,7 @@ func TestStripUserinfo(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://user:tok@github.com/a/b.git": "https://github.com/a/b.git",
 		"git@github.com:a/b.git":              "git@github.com:a/b.git",
+		"user:TOKEN@github.com:a/b.git":       "github.com:a/b.git",
 		"ssh://git@host/x":                    "ssh://host/x",
 		"":                                    "",
 	} {

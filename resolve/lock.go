@@ -30,6 +30,9 @@ type Artifact struct {
 	Digest string
 	// Tree is the tree hash the manifest states, "" when none.
 	Tree string
+	// Git is the git reference at its commit the artifact was built
+	// from, for skills installed from git; "" otherwise.
+	Git string
 }
 
 // LockOptions tunes [Lock]. The zero value resolves releases only and
@@ -225,6 +228,7 @@ func lockOf(ctx context.Context, cat Catalog, sol Solution, roots map[string]str
 			Source:       ns.Repository(key),
 			Digest:       art.Digest,
 			Tree:         art.Tree,
+			Git:          art.Git,
 			Dependencies: dv,
 			Requested:    roots[key],
 		}

@@ -51,6 +51,10 @@ type LockedSkill struct {
 	// Tree is the tree hash of the unpacked files the manifest states; ""
 	// when it states none.
 	Tree string `yaml:"tree,omitempty"`
+	// Git is, for a skill built from a git repository, the reference at
+	// the resolved commit: git+URL@COMMIT#FOLDER (credentials removed).
+	// install --frozen fetches that commit and checks Tree.
+	Git string `yaml:"git,omitempty"`
 	// Tier is the effective trust tier install computed; "" until known.
 	Tier string `yaml:"tier,omitempty"`
 	// Signers are the verified signer identities; empty until known.
@@ -178,7 +182,7 @@ func ReadLockfile(ctx context.Context, path string) (*Lockfile, error) {
 	return ParseLockfile(path, data)
 }
 
-var lockEntryFields = []string{"name", "version", "source", "digest", "tree", "tier", "signers", "dependencies", "requested"}
+var lockEntryFields = []string{"name", "version", "source", "digest", "tree", "git", "tier", "signers", "dependencies", "requested"}
 
 // ParseLockfile parses and checks a lock: its version, every entry's
 // fields (names, exact versions, digests, ranges), one entry per name.
@@ -271,6 +275,9 @@ func (p *fileParser) lockEntry(e *yaml.Node) (LockedSkill, error) {
 		if _, err := digest.Parse(s.Tree); err != nil {
 			return s, p.errAt(at("tree"), fmt.Sprintf("%s: tree %q is not a digest", s.Name, s.Tree), "")
 		}
+	}
+	if s.Git != "" && !IsGitName(s.Git) {
+		return s, p.errAt(at("git"), fmt.Sprintf("%s: git %q is not a git reference", s.Name, s.Git), "")
 	}
 	for dep, v := range s.Dependencies {
 		if _, err := semver.StrictNewVersion(v); err != nil || !skill.ValidName(dep) {
@@ -415,6 +422,9 @@ func (l *Lockfile) Diff(next *Lockfile) []string {
 		}
 		if o.Digest != n.Digest {
 			diffs = append(diffs, fmt.Sprintf("%s %s: locked as %s; the registry now has %s (republished)", n.Name, n.Version, o.Digest, n.Digest))
+		}
+		if o.Git != n.Git {
+			diffs = append(diffs, fmt.Sprintf("%s %s: locked from %s; resolving gives %s", n.Name, n.Version, orNone(o.Git), orNone(n.Git)))
 		}
 		if o.Tree != n.Tree {
 			diffs = append(diffs, fmt.Sprintf("%s %s: tree %s in the lock; the manifest now says %s", n.Name, n.Version, orNone(o.Tree), orNone(n.Tree)))

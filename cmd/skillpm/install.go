@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -51,6 +52,8 @@ type installFlags struct {
 	lock              string
 	allowSignerChange bool
 	noVCS             bool
+	skills            []string
+	offline           bool
 }
 
 func newInstallCmd(g *globals) *cobra.Command {
@@ -69,6 +72,15 @@ gaia-agent.yaml, whose optional skills are skipped with a message when
 nothing satisfies them) and installs exactly skills.lock when it satisfies
 the manifest (--frozen: fail instead of changing the lock).
 
+A REF that is a git reference (git+https://HOST/OWNER/REPO[@REV][#SUBDIR],
+git+ssh://..., git+file:///path, github:OWNER/REPO[/SUBDIR][@REV], or a
+https://github.com/... URL) is fetched with git, shallowly, into the cache
+(skillpm cache dir), by commit; every skill under SUBDIR is installed
+(--skill NAME picks some) as a local directory is, experimental, with the
+repository and commit recorded. REV is a branch, a tag, a full commit or
+a semver range over the version tags (v1.2.0, NAME-v1.2.0). --offline, or
+an unreachable remote, answers from the cache.
+
 A REF that is a local directory (./my-skill, /abs/my-skill) is built as
 publish would build it (--no-vcs as there) and installed from that build:
 it is experimental (so needs --allow-experimental) unless the default
@@ -86,6 +98,8 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
   skillpm install fix --host claude --host codex
   skillpm install code --grant shell:execute
   skillpm install ./my-skill --allow-experimental
+  skillpm install github:anthropics/skills --skill pdf --allow-experimental
+  skillpm install 'git+https://example.com/acme/skills@^1#skills/pdf' --allow-experimental
   skillpm install --root ./image/skills --from oci-layout:./bundle --min-tier verified --frozen`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runInstall(c, g, &f, args)
@@ -101,6 +115,8 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
+	c.Flags().StringArrayVar(&f.skills, "skill", nil, "from a git reference holding several skills, install only `NAME` (repeatable)")
+	c.Flags().BoolVar(&f.offline, "offline", false, "resolve git references from the git cache only")
 	return c
 }
 
@@ -126,6 +142,11 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			return withCode(exitUsage, err)
 		}
 		lockFile = lpath
+		var done func()
+		if m, local, done, err = gitRequirements(c, g, m, prev, f.frozen, f.offline); err != nil {
+			return err
+		}
+		defer done()
 		if m.Host != "" && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
 			f.rootFlags.hosts = []string{m.Host}
 			if roots, err = f.rootFlags.targets(g.defaultHost()); err != nil {
@@ -134,7 +155,22 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		}
 	} else {
 		var refs []string
+		var cache *gitsource.Cache
 		for _, a := range args {
+			if gitsource.Looks(a) {
+				if cache == nil {
+					if cache, err = gitCache(f.offline); err != nil {
+						return err
+					}
+				}
+				ls, done, err := gitLocals(c, g, cache, a, f.skills)
+				defer done()
+				if err != nil {
+					return err
+				}
+				local = append(local, ls...)
+				continue
+			}
 			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
 				l, err := buildLocal(c, g, a, f.noVCS)
 				if err != nil {

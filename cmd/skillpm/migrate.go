@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ type migrateFlags struct {
 func newMigrateCmd(g *globals) *cobra.Command {
 	var f migrateFlags
 	c := &cobra.Command{
-		Use:   "migrate DIR",
+		Use:   "migrate DIR|GIT-REF",
 		Short: "Convert a Hermes or OpenClaw skill into a GAIA skill",
 		Long: `Migrate reads the Hermes or OpenClaw skill in DIR and writes a GAIA skill
 to OUT/<name> (default ./migrated/<name>; the input is never modified).
@@ -33,11 +34,15 @@ security_tier: experimental. A name, version or description that breaks the
 rules is fixed. The report lists every field mapped, changed and left alone,
 and why.
 
+A git reference (see skillpm install --help) migrates every skill the
+repository (or its folder) holds, each reported with its reference.
+
 Exit status 3 when the skill cannot be migrated, or when the migrated skill
 (which is still written) does not pass strict validation.`,
 		Example: `  skillpm migrate ./pdf-extract --from hermes
   skillpm migrate ./git-status -o ./skills
-  skillpm migrate ./some-skill --dry-run --output json`,
+  skillpm migrate ./some-skill --dry-run --output json
+  skillpm migrate github:acme/hermes-skills -o ./skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runMigrate(c, g, f, args[0])
@@ -73,7 +78,45 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 	if err := opts.Validate(); err != nil {
 		return usageErrorf(c, err)
 	}
+	if gitsource.Looks(dir) {
+		return runMigrateGit(c, g, f, dir, opts)
+	}
+	return migrateOne(c, g, f, dir, "", opts)
+}
+
+// runMigrateGit migrates every skill of a git reference, going on past
+// one that fails and exiting with the first failure's code at the end.
+func runMigrateGit(c *cobra.Command, g *globals, f migrateFlags, raw string, opts migrate.Options) error {
+	cache, err := gitCache(false)
+	if err != nil {
+		return err
+	}
+	gs, err := gitExport(c, g, cache, raw)
+	if err != nil {
+		return err
+	}
+	defer gs.done()
+	var first error
+	for _, s := range gs.skills {
+		if err := migrateOne(c, g, f, s.Dir, s.Ref(gs.res).String(), opts); err != nil {
+			if len(gs.skills) > 1 && !g.json() {
+				fmt.Fprintf(g.stderr, "%s: %v\n", s.Ref(gs.res), err)
+			}
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// migrateOne migrates the skill in dir; origin, when set, is the git
+// reference dir was exported from, reported as the source.
+func migrateOne(c *cobra.Command, g *globals, f migrateFlags, dir, origin string, opts migrate.Options) error {
 	r, err := migrate.Run(c.Context(), dir, opts)
+	if err == nil && origin != "" {
+		r.Report.Source = origin
+	}
 	var nm *migrate.NotMigratableError
 	switch {
 	case errors.As(err, &nm):

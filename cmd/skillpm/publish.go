@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -170,6 +171,8 @@ type publishFlags struct {
 	sign  signFlags
 	// allowAudit publishes despite a block audit verdict.
 	allowAudit bool
+	// recursive publishes every skill under DIR (or in a git reference).
+	recursive bool
 }
 
 type publishJSON struct {
@@ -207,13 +210,21 @@ The packed files are audited first (see skillpm audit) at the tier the skill
 claims: findings are printed on stderr, and a block verdict refuses the
 publish (exit 5, nothing pushed) unless --allow-audit-findings.
 
+With -r, every skill under DIR is published in one run; a git reference
+(see skillpm install --help) publishes every skill it holds, recording the
+repository (credentials removed) and commit. Versions already published
+with the same content are skipped; the others are published and reported,
+and the run goes on past a failing skill, exiting non-zero at the end.
+
 Exit status: 3 when the skill is invalid, 5 when the audit blocks it, 6 when
 the registry fails after retries.`,
 		Example: `  skillpm publish ./web-research
   skillpm publish ./web-research --to ghcr.io/acme/skills
   skillpm publish ./web-research --to localhost:5000/skills --plain-http
   skillpm publish ./web-research --to oci-layout:./bundle
-  skillpm publish ./web-research --sign --key skillpm.key`,
+  skillpm publish ./web-research --sign --key skillpm.key
+  skillpm publish -r ./skills --to ghcr.io/acme/skills
+  skillpm publish github:acme/skills@v1.2.0 --to ghcr.io/acme/skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runPublish(c, g, &f, args[0])
@@ -223,12 +234,16 @@ the registry fails after retries.`,
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite a version already published with other content")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
 	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "publish even when the audit blocks the skill at the tier it claims")
+	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "publish every skill under DIR, or in a git reference, in one run")
 	f.addPlainHTTP(c)
 	f.sign.register(c, true)
 	return c
 }
 
 func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
+	if f.recursive || gitsource.Looks(dir) {
+		return runPublishMany(c, g, f, dir)
+	}
 	client, err := regClient(g, &f.regFlags)
 	if err != nil {
 		return err

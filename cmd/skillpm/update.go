@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
@@ -39,7 +40,8 @@ A version lower than the one installed is refused unless --allow-downgrade.
 A skill signed by none of the identities recorded when it was installed is
 refused unless --allow-signer-change. --dry-run prints the plan only.
 Skills installed from a local directory are left alone: install the
-directory again.`,
+directory again. Skills installed from git move to the newest commit of the
+branch, tag or range they were installed with.`,
 		Example: `  skillpm update
   skillpm update web-research --host claude
   skillpm update --dry-run --output json`,
@@ -83,10 +85,18 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
 		return withCode(exitUsage, err)
 	}
-	res, err := install.Update(ctx, client, graph, names, opts)
+	gitDone, gitRoots, err := updateGit(c, g, client, graph, names, opts)
 	if err != nil {
 		return installExit(m, "", err)
 	}
+	rest := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return gitDone[n] })
+	res := &install.Result{}
+	if len(names) == 0 || len(rest) > 0 {
+		if res, err = install.Update(ctx, client, graph, rest, opts); err != nil {
+			return installExit(m, "", err)
+		}
+	}
+	res.Roots = append(gitRoots, res.Roots...)
 	if g.json() {
 		rs := res.Roots
 		if rs == nil {
