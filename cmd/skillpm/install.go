@@ -126,10 +126,13 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			return withCode(exitUsage, err)
 		}
 		lockFile = lpath
-		if m.Host != "" && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
-			f.rootFlags.hosts = []string{m.Host}
-			if roots, err = f.rootFlags.targets(g.defaultHost()); err != nil {
-				return err
+		if roots, err = projectRoots(g, &f.rootFlags, m); err != nil {
+			return err
+		}
+		if stale := staleLockReport(prev, roots); len(stale) > 0 && !g.quiet {
+			fmt.Fprintf(g.stderr, "warning: %s is older than the installed skills (run skillpm update to move it):\n", lpath)
+			for _, s := range stale {
+				fmt.Fprintln(g.stderr, "  "+s)
 			}
 		}
 	} else {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ type updateFlags struct {
 	allowSignerChange bool
 	dryRun            bool
 	from              string
+	project           projectUpdateFlags
 }
 
 func newUpdateCmd(g *globals) *cobra.Command {
@@ -39,10 +41,19 @@ A version lower than the one installed is refused unless --allow-downgrade.
 A skill signed by none of the identities recorded when it was installed is
 refused unless --allow-signer-change. --dry-run prints the plan only.
 Skills installed from a local directory are left alone: install the
-directory again.`,
+directory again.
+
+In a project (a skills.yaml here, or --manifest), update moves the
+project instead: the skills named (or all) go to the newest versions the
+ranges in skills.yaml allow, the others keep their locked versions, the
+result is installed into the project's roots and skills.lock is
+rewritten. The ranges themselves change only with --breaking (those the
+newest release is outside of) or --latest (all of them), each to
+^NEWEST. install --frozen then installs exactly the new lock.`,
 		Example: `  skillpm update
   skillpm update web-research --host claude
-  skillpm update --dry-run --output json`,
+  skillpm update --dry-run --output json
+  skillpm update web-research --breaking    # in a project: skills.yaml and skills.lock`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runUpdate(c, g, &f, args)
 		},
@@ -53,11 +64,21 @@ directory again.`,
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a version signed by none of the recorded identities")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
 	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR")
+	c.Flags().StringVar(&f.project.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
+	c.Flags().StringVar(&f.project.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	c.Flags().BoolVar(&f.project.breaking, "breaking", false, "in a project: raise the ranges in skills.yaml that exclude the newest release")
+	c.Flags().BoolVar(&f.project.latest, "latest", false, "in a project: set every range in skills.yaml to ^NEWEST")
 	return c
 }
 
 func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) error {
 	ctx := c.Context()
+	if len(f.roots) == 0 && hasProject(f.project.manifest) {
+		return runProjectUpdate(c, g, f, names)
+	}
+	if f.project.breaking || f.project.latest {
+		return &usageError{errors.New("--breaking and --latest change the ranges in skills.yaml: run update in a project (or name it with --manifest)")}
+	}
 	roots, client, policy, vopts, err := f.setup(ctx, g)
 	if err != nil {
 		return err
