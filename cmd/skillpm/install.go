@@ -172,7 +172,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	}
 	res, err := install.Install(ctx, client, graph, m, prev, opts)
 	if err != nil {
-		return installExit(m, lockFile, err)
+		return notFoundHint(ctx, client, graph, m, err, installExit(m, lockFile, err))
 	}
 	if g.json() {
 		return writeJSON(g.stdout, map[string]any{"roots": res.Roots, "skills": res.Lock.Skills, "dryRun": f.dryRun})

@@ -162,7 +162,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newPolicyCmd(g),
 		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
 		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
-		newLockCmd(g),
+		newLockCmd(g), newOutdatedCmd(g), newTreeCmd(g), newWhyCmd(g), newDoctorCmd(g),
 		newAuditCmd(g),
 		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),
 		newServeCmd(g),
