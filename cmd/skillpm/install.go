@@ -162,7 +162,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
 		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
-		Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+		Warn: warnOnce(g),
 	}
 	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
 		return withCode(exitUsage, err)

@@ -93,7 +93,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
 		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
 		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange,
-		Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+		Warn: warnOnce(g),
 		OnPlan: func(_ context.Context, changes []install.Change) error {
 			if !g.json() {
 				printPlan(g.stdout, changes)

@@ -24,8 +24,10 @@ func newValidateCmd(g *globals) *cobra.Command {
 		Short: "Check skills against the skill format",
 		Long: `Validate checks each skill directory (default: the current directory)
 against the skill format and prints compiler-style diagnostics on stderr.
-Strict by default, as for publishing; --lenient reports only what makes a
-skill unusable as an error. Exit status 3 when any skill has errors.`,
+Strict by default: exactly the rules publish and pack apply (a version is
+required, 0.0.0 and init's placeholder description are refused); --lenient
+reports only what makes a skill unusable as an error. Exit status 3 when
+any skill has errors.`,
 		Example: `  skillpm validate ./web-search
   skillpm validate --lenient --recursive --summary ./skills
   skillpm validate --output json ./web-search`,
@@ -45,9 +47,9 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	opts := skill.Options{Mode: skill.Strict}
+	opts := skill.Options{Mode: skill.Strict, Publish: true}
 	if f.lenient {
-		opts.Mode = skill.Lenient
+		opts = skill.Options{Mode: skill.Lenient}
 	}
 	cat, err := loadCatalogs(f.catalogs)
 	if err != nil {
