@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/config"
@@ -98,7 +99,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
-	} else if isUsageError(err) {
+	} else if isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command ") {
+		// cobra reports an unknown command as a plain error.
 		code = exitUsage
 	}
 	if msg := err.Error(); msg != "" {
@@ -167,6 +169,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),
 		newServeCmd(g),
 	)
+	applyConventions(g, root)
 	return root
 }
 
