@@ -174,8 +174,16 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err != nil {
 		return notFoundHint(ctx, client, graph, m, err, installExit(m, lockFile, err))
 	}
+	if f.dryRun {
+		res.Roots = dryRunRoots(res)
+	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"roots": res.Roots, "skills": res.Lock.Skills, "dryRun": f.dryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": f.dryRun})
+	}
+	if f.dryRun {
+		// Only what would change, as update --dry-run shows it.
+		printPlan(g.stdout, res.Changes)
+		return nil
 	}
 	for _, r := range res.Roots {
 		verb := "installed"

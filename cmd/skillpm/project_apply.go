@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
@@ -129,8 +130,31 @@ func warnOnce(g *globals) func(string) {
 	}
 }
 
+// dryRunRoots keeps, in each root's "installed", only the skills the
+// dry run would change; the others are listed as unchanged.
+func dryRunRoots(res *install.Result) []install.RootResult {
+	out := []install.RootResult{}
+	for _, r := range res.Roots {
+		nr := install.RootResult{Root: r.Root, Installed: []string{}, Unchanged: []string{}}
+		for _, n := range append(append([]string{}, r.Installed...), r.Unchanged...) {
+			changed := slices.ContainsFunc(res.Changes, func(c install.Change) bool { return c.Root == r.Root.Dir && c.Name == n })
+			if changed {
+				nr.Installed = append(nr.Installed, n)
+			} else {
+				nr.Unchanged = append(nr.Unchanged, n)
+			}
+		}
+		out = append(out, nr)
+	}
+	return out
+}
+
 // printRoots prints what an install did in each root, as install does.
 func printRoots(g *globals, res *install.Result, dryRun bool) {
+	if dryRun {
+		printPlan(g.stdout, res.Changes)
+		return
+	}
 	for _, r := range res.Roots {
 		verb := "installed"
 		if dryRun {

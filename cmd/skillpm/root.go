@@ -104,7 +104,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code = exitUsage
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "skillpm: %s\n", msg)
+		if g.json() || jsonRequested(args) {
+			writeErrorJSON(stderr, code, msg)
+		} else {
+			fmt.Fprintf(stderr, "skillpm: %s\n", msg)
+		}
 	}
 	return code
 }

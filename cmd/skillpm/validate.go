@@ -197,9 +197,15 @@ func printDiagnostics(w io.Writer, ds skill.Diagnostics) {
 	}
 }
 
+// writeJSON prints v as skillpm's machine output: indented, with every
+// key of skillpm's own in snake_case (see snakeKeys and docs/json.md).
 func writeJSON(w io.Writer, v any) error {
+	norm, err := snakeKeys(v)
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return enc.Encode(norm)
 }
