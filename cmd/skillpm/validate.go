@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -64,6 +66,9 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 		}
 		found, err := skill.FindSkills(ctx, a)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return withCode(exitUsage, fmt.Errorf("%s does not exist: nothing to validate there yet (name a directory that holds skills)", a))
+			}
 			return fmt.Errorf("searching %s for skills: %w", a, err)
 		}
 		dirs = append(dirs, found...)
