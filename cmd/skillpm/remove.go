@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
@@ -19,6 +20,8 @@ func newRemoveCmd(g *globals) *cobra.Command {
 		Long: `Remove uninstalls skills from the chosen root(s) in one transaction. It
 refuses while another installed skill depends on one named (the error lists
 them) unless --force; --prune also removes dependencies nobody needs any more.
+Without --host, --scope or --root it removes the skills from every host's
+roots that hold them, naming each.
 
 In a project (a skills.yaml here), remove also takes the skills out of
 skills.yaml and skills.lock (with the dependencies nothing else needs),
@@ -31,12 +34,24 @@ from the roots --host, --scope and --root choose.`,
 			if !noSave && len(rf.roots) == 0 && hasProject("") {
 				return runProjectRemove(c, g, &rf, opts, args)
 			}
-			roots, err := rf.targets(g.defaultHost())
+			roots, all, err := rootsHolding(&rf, g.defaultHost(), args)
 			if err != nil {
 				return err
 			}
+			if all && len(roots) == 0 {
+				return notInstalledAnywhere(args)
+			}
 			for _, r := range roots {
-				res, err := install.Remove(c.Context(), r.Dir, args, opts)
+				here := args
+				if all {
+					// Every root that holds any of them loses what it holds.
+					rec, err := install.ReadReceipts(r.Dir)
+					if err != nil {
+						return err
+					}
+					here = slices.DeleteFunc(slices.Clone(args), func(n string) bool { _, ok := rec.Get(n); return !ok })
+				}
+				res, err := install.Remove(c.Context(), r.Dir, here, opts)
 				if err != nil {
 					return removeExit(err)
 				}

@@ -29,7 +29,8 @@ func newUpdateCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "update [NAME...]",
 		Short: "Update installed skills within the ranges they were installed with",
-		Long: `Update re-resolves the skills installed in each chosen root within the
+		Long: `Update re-resolves the skills installed in each chosen root (without
+--host, --scope or --root: every host's roots that hold them) within the
 ranges recorded when they were asked for, preferring the newest versions:
 of the skills named (and what they need), or of all of them. It prints the
 plan first (name: old -> new version, tier changes, NEW permissions), then
@@ -79,9 +80,24 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if f.project.breaking || f.project.latest {
 		return &usageError{errors.New("--breaking and --latest change the ranges in skills.yaml: run update in a project (or name it with --manifest)")}
 	}
-	roots, client, policy, vopts, err := f.setup(ctx, g)
+	_, client, policy, vopts, err := f.setup(ctx, g)
 	if err != nil {
 		return err
+	}
+	// Without --host, --scope or --root: every host's roots that hold
+	// what is to be updated.
+	roots, all, err := rootsHolding(&f.rootFlags, g.defaultHost(), names)
+	if err != nil {
+		return err
+	}
+	if all && len(roots) == 0 {
+		if len(names) > 0 {
+			return notInstalledAnywhere(names)
+		}
+		if !g.quiet && !g.json() {
+			fmt.Fprintln(g.stdout, "no skills installed by skillpm in any host's roots")
+		}
+		return nil
 	}
 	m := &resolve.Manifest{File: "the receipts"}
 	graph, err := projectGraph(client, g, f.from, m)
