@@ -115,7 +115,7 @@
           const act = el("td", { class: "actions-cell" });
           if (s.managed) {
             const b = el("button", { type: "button", class: "danger", "aria-label": "Remove " + s.name + " from " + s.host + " (" + s.scope + ")", text: "Remove" });
-            b.addEventListener("click", () => removeSkill(s, b));
+            b.addEventListener("click", () => askRemove(s, act, b));
             act.append(b);
           }
           tr.append(act);
@@ -138,6 +138,21 @@
       if (h === def) o.selected = true;
       sel.append(o);
     }
+  }
+
+  // askRemove asks before removing: the row's button becomes a question
+  // with "Remove" and "Keep"; nothing is removed until it is answered.
+  function askRemove(s, cell, button) {
+    const q = el("span", { class: "confirm-remove", role: "group", "aria-label": "Confirm removal of " + s.name },
+      el("span", { text: "Remove " + s.name + " from " + s.host + "? " }));
+    const yes = el("button", { type: "button", class: "danger confirm-yes", text: "Remove" });
+    const no = el("button", { type: "button", class: "confirm-no", text: "Keep" });
+    yes.addEventListener("click", () => removeSkill(s, yes));
+    no.addEventListener("click", () => { q.replaceWith(button); button.focus(); say(""); });
+    q.append(yes, " ", no);
+    button.replaceWith(q);
+    say("Remove " + s.name + " from " + s.host + "? Press Remove to confirm, Keep to cancel.");
+    no.focus();
   }
 
   async function removeSkill(s, button) {
@@ -213,11 +228,18 @@
       pending = null;
       $("confirm").disabled = true;
       $("plan-body").replaceChildren();
-      if (err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental)) {
+      if (err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental) &&
+          (err.refusals || []).every((r) => r.kind !== "above_ceiling" && r.kind !== "refused")) {
+        // Consent is a question to answer, not an error: which skill, at
+        // which tier, asks for which permission.
         renderConsent(err.needs);
-        $("plan-body").replaceChildren(el("p", { text: "This install needs your consent. Tick what you accept, then Check again." }));
+        const asks = el("ul", { id: "consent-question" });
+        for (const r of err.refusals || []) {
+          const what = r.permission ? "asks for " + r.permission : "is experimental (no signature the trust policy trusts)";
+          asks.append(el("li", { text: (r.skill || req.ref) + " (" + r.tier + ") " + what + "." }));
+        }
+        $("plan-body").replaceChildren(el("p", { text: "Allow these permissions? Tick what you accept, then Check again." }), asks);
         say("Consent needed for " + req.ref + ".");
-        showError(err);
         const recheck = el("button", { type: "button", id: "recheck", text: "Check again" });
         recheck.addEventListener("click", check);
         $("plan-body").append(recheck);
