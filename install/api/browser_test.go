@@ -176,6 +176,36 @@ func TestPanelInBrowser(t *testing.T) {
 		t.Fatalf("receipt: %v\n%s", err, receipts)
 	}
 
+	// A newer version within ^1 is published: the list marks the update
+	// and its Update button installs it (install.Update, as the CLI).
+	Publish(t, c, src, kp.Key, []testSkill{
+		{name: "repo-tools", version: "1.5.0", permissions: []string{"shell:execute:git", "filesystem:read"}},
+	})
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL()),
+		chromedp.WaitVisible(row+` .update-available`),
+	)
+	if err != nil {
+		t.Fatalf("seeing the update in the panel: %v", err)
+	}
+	if marker := run(ctx, t, chromedp.Text(row+` .update-available`)); !strings.Contains(marker, "update available: 1.5.0") {
+		t.Errorf("update marker = %q", marker)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Focus(row+` button.update`),
+		chromedp.SendKeys(row+` button.update`, kb.Enter),
+		chromedp.WaitNotPresent(row+` .update-available`),
+	)
+	if err != nil {
+		t.Fatalf("updating in the panel: %v", err)
+	}
+	if status := run(ctx, t, chromedp.Text(`#status`)); !strings.Contains(status, "Updated repo-tools 1.4.0 → 1.5.0") {
+		t.Errorf("status after update = %q", status)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".claude", "skills", "repo-tools", "SKILL.md")); err != nil || !strings.Contains(string(b), "1.5.0") {
+		t.Errorf("repo-tools not updated: %v", err)
+	}
+
 	// Remove it with the keyboard: the panel asks first, and "Keep"
 	// (focused) keeps it.
 	err = chromedp.Do(ctx,

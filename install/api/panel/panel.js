@@ -107,7 +107,8 @@
           tr.append(
             el("td", { "data-label": "Name" }, el("strong", { text: s.name }), s.edited ? el("span", { class: "muted", text: " (edited)" }) : null,
               s.shadowedBy ? el("span", { class: "muted", text: " (shadowed)" }) : null),
-            el("td", { "data-label": "Version", text: s.version || "—" }),
+            el("td", { "data-label": "Version" }, s.version || "—",
+              s.update ? el("span", { class: "update-available", text: " (update available: " + s.update + ")" }) : null),
             el("td", { "data-label": "Tier" }, tierBadge(s.tier)),
             el("td", { class: "source", "data-label": "Source", text: s.source || (s.managed ? "—" : "not installed by skillpm") }),
             permsCell(s),
@@ -116,6 +117,11 @@
           if (s.managed) {
             const b = el("button", { type: "button", class: "danger", "aria-label": "Remove " + s.name + " from " + s.host + " (" + s.scope + ")", text: "Remove" });
             b.addEventListener("click", () => askRemove(s, act, b));
+            if (s.update) {
+              const u = el("button", { type: "button", class: "update", "aria-label": "Update " + s.name + " to " + s.update + " in " + s.host, text: "Update" });
+              u.addEventListener("click", () => updateSkill(s, u));
+              act.append(u, " ");
+            }
             act.append(b);
           }
           tr.append(act);
@@ -137,6 +143,24 @@
       const o = el("option", { value: h, text: h });
       if (h === def) o.selected = true;
       sel.append(o);
+    }
+  }
+
+  // updateSkill updates one skill within its range, as skillpm update.
+  async function updateSkill(s, button) {
+    clearError();
+    button.disabled = true;
+    say("Updating " + s.name + " in " + s.host + "…");
+    try {
+      const res = await api("POST", "/api/skills/update", { name: s.name, host: s.host, scope: s.scope });
+      const moved = res.changes.map((c) => c.name + " " + (c.from || "(new)") + " → " + c.to);
+      say(moved.length ? "Updated " + moved.join(", ") + "." : s.name + " is up to date.");
+      await loadInstalled();
+      $("installed-heading").focus();
+    } catch (err) {
+      button.disabled = false;
+      say("");
+      showError(err);
     }
   }
 
