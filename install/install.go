@@ -369,7 +369,11 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 				perms = append(perms, perm)
 			}
 		}
-		reqs = append(reqs, tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms})
+		req := tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms}
+		if p.Verification != nil {
+			req.Claimed, req.Attested = p.Verification.Decision.Claimed, p.Verification.Decision.Attested
+		}
+		reqs = append(reqs, req)
 	}
 	var grants []skill.Permission
 	for _, g := range opts.Grants {

@@ -464,3 +464,20 @@ func depsText(m map[string]string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Without returns a copy of the lock without the entries named, so that
+// resolving against it lets those skills move to the newest versions
+// their ranges allow (lock --upgrade NAME, update NAME) while the others
+// keep theirs. No names drops every entry; a nil lock stays nil.
+func (l *Lockfile) Without(names ...string) *Lockfile {
+	if l == nil {
+		return nil
+	}
+	c := l.clone()
+	if len(names) == 0 {
+		c.Skills = nil
+		return c
+	}
+	c.Skills = slices.DeleteFunc(c.Skills, func(s LockedSkill) bool { return slices.Contains(names, s.Name) })
+	return c
+}

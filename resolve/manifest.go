@@ -42,6 +42,12 @@ type Manifest struct {
 	Registry string
 	// Host is where to install, as written; "" means none was written.
 	Host string
+	// Hosts are the agent hosts to install into (hosts:), as written; a
+	// host: line is read as a list of one.
+	Hosts []string
+	// Scope is "user" or "project" as written (scope:); "" means none
+	// was written, which a skills.yaml reads as project.
+	Scope string
 	// Skills are the requirements, sorted by name.
 	Skills []Requirement
 }
@@ -107,7 +113,8 @@ func ReadManifest(ctx context.Context, path string) (*Manifest, error) {
 // ParseManifest parses skills.yaml:
 //
 //	registry: ghcr.io/acme/skills   # default source of bare names (optional)
-//	host: claude                    # where to install (optional)
+//	scope: project                  # project (default) or user roots (optional)
+//	hosts: [claude]                 # where to install (optional; host: NAME too)
 //	skills:
 //	  fix: ^1
 //	  ghcr.io/other/skills/lint: ~1.4
@@ -122,7 +129,7 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 		return &Manifest{File: file}, err
 	}
 	m := &Manifest{File: file}
-	err = p.fields(root, []string{"registry", "host", "skills"}, "skills.yaml has registry:, host: and skills:", func(k, v *yaml.Node) error {
+	err = p.fields(root, []string{"registry", "host", "hosts", "scope", "skills"}, "skills.yaml has registry:, scope:, hosts: and skills:", func(k, v *yaml.Node) error {
 		switch k.Value {
 		case "registry":
 			s, err := p.str(v, "registry")
@@ -139,6 +146,29 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 				return err
 			}
 			m.Host = s
+		case "hosts":
+			if isNull(v) {
+				return nil
+			}
+			if v.Kind != yaml.SequenceNode {
+				return p.errAt(v, "hosts must be a list of host names, found "+kindName(v), "write hosts: [claude] or one - NAME per line")
+			}
+			for _, e := range v.Content {
+				s, err := p.str(deref(e), "a host")
+				if err != nil {
+					return err
+				}
+				m.Hosts = append(m.Hosts, s)
+			}
+		case "scope":
+			s, err := p.str(v, "scope")
+			if err != nil {
+				return err
+			}
+			if s != "user" && s != "project" {
+				return p.errAt(v, fmt.Sprintf("scope %q is not user or project", s), "write scope: project (roots under the project directory) or scope: user (the home directory's)")
+			}
+			m.Scope = s
 		case "skills":
 			reqs, err := p.rangeMap(v)
 			if err != nil {

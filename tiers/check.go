@@ -68,6 +68,10 @@ type Request struct {
 	Tier string
 	// Permissions are the skill's declared permissions.
 	Permissions []skill.Permission
+	// Claimed and Attested are the two sides of Tier ([Decision]), when
+	// known: a refusal then says which one held the skill down and how to
+	// raise it.
+	Claimed, Attested string
 }
 
 // Plan is what a skill is granted and by what.
@@ -134,8 +138,8 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 		}
 		name := skillName(r.Skill)
 		if r.Tier == skill.TierExperimental && !opts.AllowExperimental {
-			refuse("", fmt.Sprintf("%s is experimental: no signature the trust policy trusts", name),
-				"review it, then install it on purpose with --allow-experimental", ErrExperimental)
+			reason, fix := experimentalWhy(name, r)
+			refuse("", reason, fix, ErrExperimental)
 		}
 		ceiling := p.Ceilings.For(r.Tier)
 		for _, perm := range r.Permissions {
@@ -210,4 +214,16 @@ func skillName(s string) string {
 		return "the skill"
 	}
 	return s
+}
+
+// experimentalWhy says which side made a skill experimental, the tier it
+// claims or the tier its signers earn, and how to raise that side.
+func experimentalWhy(name string, r Request) (reason, fix string) {
+	const onPurpose = "or review it and install it on purpose with --allow-experimental"
+	if r.Claimed == skill.TierExperimental && r.Attested != "" && r.Attested != skill.TierExperimental {
+		return fmt.Sprintf("%s is experimental because it claims experimental (metadata.gaia.security_tier), although the trust policy attests %s for its signer", name, r.Attested),
+			fmt.Sprintf("the publisher raises security_tier to %s and publishes a new version (skillpm init --tier sets it), %s", r.Attested, onPurpose)
+	}
+	return fmt.Sprintf("%s is experimental: no signature the trust policy trusts (attested experimental)", name),
+		"sign it with a key or identity your trust policy lists (skillpm verify NAME shows its signers; skillpm policy --help), " + onPurpose
 }

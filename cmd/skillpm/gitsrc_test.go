@@ -119,12 +119,12 @@ func TestGitInstall(t *testing.T) {
 			t.Errorf("%v: %v", extra, v)
 		}
 	}
-	// cache prune empties the git cache: offline, nothing resolves now.
-	if out := skillpm(t, 0, "cache", "prune"); !strings.Contains(out, "removed the git cache (1 repositories)") {
-		t.Errorf("cache prune:\n%s", out)
+	// cache clean empties the git cache too: offline, nothing resolves now.
+	if out := skillpm(t, 0, "cache", "clean"); !strings.Contains(out, "removed the git cache (1 repositories)") {
+		t.Errorf("cache clean:\n%s", out)
 	}
 	if code, msg := skillpmErr("install", repo.FileURL()+"@^1#skills/pdf", "--root", filepath.Join(work, "offline", "c"), "--allow-experimental", "--offline"); code != exitRegistry || !strings.Contains(msg, "never fetched") {
-		t.Errorf("offline after prune: exit %d\n%s", code, msg)
+		t.Errorf("offline after clean: exit %d\n%s", code, msg)
 	}
 	if err := os.Rename(gone, repo.Dir); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -53,13 +54,22 @@ name, give a version or range (NAME@^1) or --registry.
   skillpm info fix --host claude --output json`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
+			// A path (./web-notes, skills/web-notes) is a local skill; a
+			// bare name is the installed or published skill, even beside a
+			// directory of that name (the one just published, say).
+			fi, statErr := os.Stat(args[0])
+			isDir := statErr == nil && fi.IsDir()
+			if isDir && strings.ContainsAny(args[0], `/\.`) {
 				return infoDir(c, g, args[0])
 			}
 			if ok, err := infoInstalled(c, g, &f, args[0]); ok || err != nil {
 				return err
 			}
-			return runInfo(c, g, &f, args[0])
+			err := runInfo(c, g, &f, args[0])
+			if err != nil && isDir && errors.Is(err, registry.ErrNotFound) {
+				return infoDir(c, g, args[0])
+			}
+			return err
 		},
 	}
 	c.Flags().BoolVar(&f.manifest, "manifest", false, "print the manifest JSON exactly as stored")

@@ -147,10 +147,13 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			return err
 		}
 		defer done()
-		if m.Host != "" && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
-			f.rootFlags.hosts = []string{m.Host}
-			if roots, err = f.rootFlags.targets(g.defaultHost()); err != nil {
-				return err
+		if roots, err = projectRoots(g, &f.rootFlags, m); err != nil {
+			return err
+		}
+		if stale := staleLockReport(prev, roots); len(stale) > 0 && !g.quiet {
+			fmt.Fprintf(g.stderr, "warning: %s is older than the installed skills (run skillpm update to move it):\n", lpath)
+			for _, s := range stale {
+				fmt.Fprintln(g.stderr, "  "+s)
 			}
 		}
 	} else {
@@ -195,7 +198,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
 		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
-		Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+		Warn: warnOnce(g),
 	}
 	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
 		return withCode(exitUsage, err)
@@ -205,10 +208,18 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	}
 	res, err := install.Install(ctx, client, graph, m, prev, opts)
 	if err != nil {
-		return installExit(m, lockFile, err)
+		return notFoundHint(ctx, client, graph, m, err, installExit(m, lockFile, err))
+	}
+	if f.dryRun {
+		res.Roots = dryRunRoots(res)
 	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"roots": res.Roots, "skills": res.Lock.Skills, "dryRun": f.dryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": f.dryRun})
+	}
+	if f.dryRun {
+		// Only what would change, as update --dry-run shows it.
+		printPlan(g.stdout, res.Changes)
+		return nil
 	}
 	for _, r := range res.Roots {
 		verb := "installed"

@@ -19,6 +19,7 @@ type lockFlags struct {
 	lock     string
 	from     string
 	frozen   bool
+	upgrade  bool
 }
 
 type lockJSON struct {
@@ -41,7 +42,6 @@ type lockSkillJSON struct {
 func newLockCmd(g *globals) *cobra.Command {
 	var f lockFlags
 	c := &cobra.Command{
-		Use:   "lock",
 		Short: "Resolve skills.yaml and write skills.lock without installing",
 		Long: `Lock resolves what the project manifest asks for and writes the lockfile,
 installing nothing. The manifest is skills.yaml (or, when there is none, a
@@ -64,6 +64,11 @@ requirement; otherwise the newest allowed version is chosen. The lock lists
 every skill with its version, repository, manifest digest, tree hash and
 the versions of its dependencies; it is rewritten only when it changes.
 
+--upgrade lets every skill (or only the skills named) move to the
+newest version the ranges allow, keeping the others where they are, as
+cargo update and uv lock --upgrade do; install (or install --frozen) then
+installs exactly that lock.
+
 --frozen changes nothing: it fails when the lock does not satisfy the
 manifest or resolving again would change it, naming each difference (for
 CI and reproducible installs).
@@ -74,11 +79,19 @@ set of versions satisfies the manifest (the explanation says why) or, with
 retries.`,
 		Example: `  skillpm lock
   skillpm lock --frozen
+  skillpm lock --upgrade
+  skillpm lock --upgrade web-research
   skillpm lock --from localhost:5000/skills --plain-http
   skillpm lock --manifest agents/gaia-agent.yaml --lock agents/skills.lock`,
-		Args: exactArgs(0),
+		Use: "lock [--upgrade [NAME...]]",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && !f.upgrade {
+				return usageErrorf(c, fmt.Errorf("lock takes skill names only with --upgrade, got %q", args[0]))
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return runLock(c, g, &f)
+			return runLock(c, g, &f, args)
 		},
 	}
 	fl := c.Flags()
@@ -86,6 +99,7 @@ retries.`,
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)")
 	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
+	fl.BoolVar(&f.upgrade, "upgrade", false, "let the skills named (or all) move to the newest versions their ranges allow")
 	f.addPlainHTTP(c)
 	return c
 }
@@ -108,12 +122,15 @@ func lockPaths(f *lockFlags) (manifest, lock string) {
 	return manifest, lock
 }
 
-func runLock(c *cobra.Command, g *globals, f *lockFlags) error {
+func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	ctx := c.Context()
+	if f.upgrade && f.frozen {
+		return usageErrorf(c, errors.New("--upgrade and --frozen contradict each other"))
+	}
 	mpath, lpath := lockPaths(f)
 	m, err := resolve.ReadManifest(ctx, mpath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return withCode(exitUsage, fmt.Errorf("no %s here: write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
+		return withCode(exitUsage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
 	}
 	if err != nil {
 		return withCode(exitUsage, err)
@@ -124,6 +141,12 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags) error {
 		prev = nil
 	case err != nil:
 		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
+	}
+	if f.upgrade {
+		if err := projectNames(&project{mpath: mpath, m: m, prev: prev}, names); err != nil {
+			return err
+		}
+		prev = prev.Without(names...)
 	}
 	client, err := regClient(g, &f.regFlags)
 	if err != nil {
@@ -140,16 +163,13 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags) error {
 		},
 	})
 	if err != nil {
-		return lockExit(m, lpath, err)
+		return notFoundHint(ctx, client, graph, m, err, lockExit(m, lpath, err))
 	}
 	data, err := next.Marshal()
 	if err != nil {
 		return err
 	}
-	var old []byte
-	if prev != nil {
-		old, _ = os.ReadFile(lpath)
-	}
+	old, _ := os.ReadFile(lpath)
 	changed := !bytes.Equal(old, data)
 	written := false
 	if changed && !f.frozen {

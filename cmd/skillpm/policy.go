@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -96,6 +97,9 @@ type checkJSON struct {
 func policyLoadError(g *globals, err error) error {
 	var pe *tiers.PolicyError
 	if !errors.As(err, &pe) {
+		if errors.Is(err, fs.ErrNotExist) {
+			return withCode(exitFailure, fmt.Errorf("%w\n\n%s", err, policyExample))
+		}
 		return err
 	}
 	file := ""
@@ -175,3 +179,18 @@ func printPolicy(w io.Writer, p *tiers.Policy, searched []string) {
 	roots := append([]string{"the public-good Sigstore root (embedded)"}, p.TrustedRoots...)
 	fmt.Fprintf(w, "trusted roots: %s\n", strings.Join(roots, ", "))
 }
+
+// policyExample is how to start a trust policy, shown when the file named
+// does not exist.
+const policyExample = `Write one, for instance (keys are read relative to the file):
+
+  version: 1
+  policies:
+    - name: our publishers
+      scopes: ["embedded/*"]        # or ghcr.io/acme/skills/*
+      tier: community
+      identities:
+        - key: publisher.pub        # skillpm keygen -o publisher
+
+then check it with skillpm policy check FILE, and put it at
+$XDG_CONFIG_HOME/skillpm/policy.yaml to use it without --policy.`

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
@@ -12,27 +13,47 @@ import (
 func newRemoveCmd(g *globals) *cobra.Command {
 	var rf rootFlags
 	var opts install.RemoveOptions
+	var noSave bool
 	c := &cobra.Command{
 		Use:   "remove NAME...",
 		Short: "Uninstall skills",
 		Long: `Remove uninstalls skills from the chosen root(s) in one transaction. It
 refuses while another installed skill depends on one named (the error lists
-them) unless --force; --prune also removes dependencies nobody needs any more.`,
+them) unless --force; --prune also removes dependencies nobody needs any more.
+Without --host, --scope or --root it removes the skills from every host's
+roots that hold them, naming each.
+
+In a project (a skills.yaml here), remove also takes the skills out of
+skills.yaml and skills.lock (with the dependencies nothing else needs),
+from the project's roots; --no-save removes the installed copies only,
+from the roots --host, --scope and --root choose.`,
 		Example: `  skillpm remove web-research
   skillpm remove fix --prune --host claude`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			roots, err := rf.targets(g.defaultHost())
+			if !noSave && len(rf.roots) == 0 && hasProject("") {
+				return runProjectRemove(c, g, &rf, opts, args)
+			}
+			roots, all, err := rootsHolding(&rf, g.defaultHost(), args)
 			if err != nil {
 				return err
 			}
+			if all && len(roots) == 0 {
+				return notInstalledAnywhere(args)
+			}
 			for _, r := range roots {
-				res, err := install.Remove(c.Context(), r.Dir, args, opts)
-				if err != nil {
-					if errors.Is(err, install.ErrDependedUpon) {
-						return withCode(exitFailure, err)
+				here := args
+				if all {
+					// Every root that holds any of them loses what it holds.
+					rec, err := install.ReadReceipts(r.Dir)
+					if err != nil {
+						return err
 					}
-					return err
+					here = slices.DeleteFunc(slices.Clone(args), func(n string) bool { _, ok := rec.Get(n); return !ok })
+				}
+				res, err := install.Remove(c.Context(), r.Dir, here, opts)
+				if err != nil {
+					return removeExit(err)
 				}
 				verb := "removed"
 				if opts.DryRun {
@@ -56,5 +77,14 @@ them) unless --force; --prune also removes dependencies nobody needs any more.`,
 	c.Flags().BoolVar(&opts.Prune, "prune", false, "also remove dependencies no remaining skill needs")
 	c.Flags().BoolVar(&opts.Force, "force", false, "remove even though other skills depend on it")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print what would be removed and change nothing")
+	c.Flags().BoolVar(&noSave, "no-save", false, "in a project: leave skills.yaml and skills.lock as they are")
 	return c
+}
+
+// removeExit maps remove's failures to exit codes.
+func removeExit(err error) error {
+	if errors.Is(err, install.ErrDependedUpon) {
+		return withCode(exitFailure, err)
+	}
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/config"
@@ -98,11 +99,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
-	} else if isUsageError(err) {
+	} else if isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command ") {
+		// cobra reports an unknown command as a plain error.
 		code = exitUsage
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "skillpm: %s\n", msg)
+		if g.json() || jsonRequested(args) {
+			writeErrorJSON(stderr, code, msg)
+		} else {
+			fmt.Fprintf(stderr, "skillpm: %s\n", msg)
+		}
 	}
 	return code
 }
@@ -159,18 +165,19 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newVersionCmd(g), newCacheCmd(g),
 		newValidateCmd(g),
 		newInitCmd(g),
-		newInstallCmd(g), newUpdateCmd(g), newListCmd(g), newRemoveCmd(g),
+		newInstallCmd(g), newAddCmd(g), newUpdateCmd(g), newListCmd(g), newRemoveCmd(g),
 		newAsfCmd(g), newRunCmd(g),
 		newMigrateCmd(g),
 		newPolicyCmd(g),
 		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
 		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
 		newSignBlobCmd(g), newVerifyBlobCmd(g),
-		newLockCmd(g),
+		newLockCmd(g), newOutdatedCmd(g), newTreeCmd(g), newWhyCmd(g), newDoctorCmd(g),
 		newAuditCmd(g),
 		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),
 		newServeCmd(g),
 	)
+	applyConventions(g, root)
 	return root
 }
 

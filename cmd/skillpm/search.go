@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -111,6 +112,15 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		opts.Verify = &vopts
 	}
 	res, err := client.Search(ctx, src, strings.Join(args, " "), opts)
+	if errors.Is(err, registry.ErrNoIndex) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
+		// A registry on this machine (the embedded one, a layout
+		// directory) gets its index built on first search, as index
+		// build would; a remote one is its maintainer's to build.
+		if err := buildLocalIndex(ctx, g, client, src); err != nil {
+			return err
+		}
+		res, err = client.Search(ctx, src, strings.Join(args, " "), opts)
+	}
 	if errors.Is(err, registry.ErrNoIndex) {
 		return withCode(exitResolution, err)
 	}
@@ -186,4 +196,20 @@ func printIndexSigners(g *globals, res *registry.SearchResult) {
 		ids[i] = id.String()
 	}
 	fmt.Fprintf(g.stderr, "index %s signed by %s\n", res.Index.Digest, strings.Join(ids, ", "))
+}
+
+// buildLocalIndex builds and stores the search index of a source on this
+// machine.
+func buildLocalIndex(ctx context.Context, g *globals, client *registry.Client, src registry.Source) error {
+	idx, err := client.BuildIndex(ctx, src, registry.IndexOptions{})
+	if err != nil {
+		return regExit(err)
+	}
+	if _, err := client.PushIndex(ctx, src, idx); err != nil {
+		return regExit(err)
+	}
+	if !g.quiet && !g.json() {
+		fmt.Fprintf(g.stderr, "built the search index of %s (%s); skillpm index build %s refreshes it\n", src, plural(len(idx.Skills), "skill"), src)
+	}
+	return nil
 }

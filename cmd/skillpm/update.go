@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ type updateFlags struct {
 	allowSignerChange bool
 	dryRun            bool
 	from              string
+	project           projectUpdateFlags
 }
 
 func newUpdateCmd(g *globals) *cobra.Command {
@@ -28,7 +30,8 @@ func newUpdateCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "update [NAME...]",
 		Short: "Update installed skills within the ranges they were installed with",
-		Long: `Update re-resolves the skills installed in each chosen root within the
+		Long: `Update re-resolves the skills installed in each chosen root (without
+--host, --scope or --root: every host's roots that hold them) within the
 ranges recorded when they were asked for, preferring the newest versions:
 of the skills named (and what they need), or of all of them. It prints the
 plan first (name: old -> new version, tier changes, NEW permissions), then
@@ -41,10 +44,19 @@ A skill signed by none of the identities recorded when it was installed is
 refused unless --allow-signer-change. --dry-run prints the plan only.
 Skills installed from a local directory are left alone: install the
 directory again. Skills installed from git move to the newest commit of the
-branch, tag or range they were installed with.`,
+branch, tag or range they were installed with.
+
+In a project (a skills.yaml here, or --manifest), update moves the
+project instead: the skills named (or all) go to the newest versions the
+ranges in skills.yaml allow, the others keep their locked versions, the
+result is installed into the project's roots and skills.lock is
+rewritten. The ranges themselves change only with --breaking (those the
+newest release is outside of) or --latest (all of them), each to
+^NEWEST. install --frozen then installs exactly the new lock.`,
 		Example: `  skillpm update
   skillpm update web-research --host claude
-  skillpm update --dry-run --output json`,
+  skillpm update --dry-run --output json
+  skillpm update web-research --breaking    # in a project: skills.yaml and skills.lock`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runUpdate(c, g, &f, args)
 		},
@@ -55,14 +67,39 @@ branch, tag or range they were installed with.`,
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a version signed by none of the recorded identities")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
 	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR")
+	c.Flags().StringVar(&f.project.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
+	c.Flags().StringVar(&f.project.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	c.Flags().BoolVar(&f.project.breaking, "breaking", false, "in a project: raise the ranges in skills.yaml that exclude the newest release")
+	c.Flags().BoolVar(&f.project.latest, "latest", false, "in a project: set every range in skills.yaml to ^NEWEST")
 	return c
 }
 
 func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) error {
 	ctx := c.Context()
-	roots, client, policy, vopts, err := f.setup(ctx, g)
+	if len(f.roots) == 0 && hasProject(f.project.manifest) {
+		return runProjectUpdate(c, g, f, names)
+	}
+	if f.project.breaking || f.project.latest {
+		return &usageError{errors.New("--breaking and --latest change the ranges in skills.yaml: run update in a project (or name it with --manifest)")}
+	}
+	_, client, policy, vopts, err := f.setup(ctx, g)
 	if err != nil {
 		return err
+	}
+	// Without --host, --scope or --root: every host's roots that hold
+	// what is to be updated.
+	roots, all, err := rootsHolding(&f.rootFlags, g.defaultHost(), names)
+	if err != nil {
+		return err
+	}
+	if all && len(roots) == 0 {
+		if len(names) > 0 {
+			return notInstalledAnywhere(names)
+		}
+		if !g.quiet && !g.json() {
+			fmt.Fprintln(g.stdout, "no skills installed by skillpm in any host's roots")
+		}
+		return nil
 	}
 	m := &resolve.Manifest{File: "the receipts"}
 	graph, err := projectGraph(client, g, f.from, m)
@@ -74,7 +111,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
 		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
 		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange,
-		Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+		Warn: warnOnce(g),
 		OnPlan: func(_ context.Context, changes []install.Change) error {
 			if !g.json() {
 				printPlan(g.stdout, changes)

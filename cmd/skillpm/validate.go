@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -24,8 +26,10 @@ func newValidateCmd(g *globals) *cobra.Command {
 		Short: "Check skills against the skill format",
 		Long: `Validate checks each skill directory (default: the current directory)
 against the skill format and prints compiler-style diagnostics on stderr.
-Strict by default, as for publishing; --lenient reports only what makes a
-skill unusable as an error. Exit status 3 when any skill has errors.`,
+Strict by default: exactly the rules publish and pack apply (a version is
+required, 0.0.0 and init's placeholder description are refused); --lenient
+reports only what makes a skill unusable as an error. Exit status 3 when
+any skill has errors.`,
 		Example: `  skillpm validate ./web-search
   skillpm validate --lenient --recursive --summary ./skills
   skillpm validate --output json ./web-search`,
@@ -45,9 +49,9 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	opts := skill.Options{Mode: skill.Strict}
+	opts := skill.Options{Mode: skill.Strict, Publish: true}
 	if f.lenient {
-		opts.Mode = skill.Lenient
+		opts = skill.Options{Mode: skill.Lenient}
 	}
 	cat, err := loadCatalogs(f.catalogs)
 	if err != nil {
@@ -62,6 +66,9 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 		}
 		found, err := skill.FindSkills(ctx, a)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return withCode(exitUsage, fmt.Errorf("%s does not exist: nothing to validate there yet (name a directory that holds skills)", a))
+			}
 			return fmt.Errorf("searching %s for skills: %w", a, err)
 		}
 		dirs = append(dirs, found...)
@@ -195,9 +202,15 @@ func printDiagnostics(w io.Writer, ds skill.Diagnostics) {
 	}
 }
 
+// writeJSON prints v as skillpm's machine output: indented, with every
+// key of skillpm's own in snake_case (see snakeKeys and docs/json.md).
 func writeJSON(w io.Writer, v any) error {
+	norm, err := snakeKeys(v)
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return enc.Encode(norm)
 }

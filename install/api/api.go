@@ -133,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("GET /api/skills", s.handleList)
 	s.mux.HandleFunc("GET /api/skills/search", s.handleSearch)
 	s.mux.HandleFunc("POST /api/skills/install", s.mutating(s.handleInstall))
+	s.mux.HandleFunc("POST /api/skills/update", s.mutating(s.handleUpdate))
 	s.mux.HandleFunc("GET /api/skills/{name}", s.handleDetail)
 	s.mux.HandleFunc("DELETE /api/skills/{name}", s.mutating(s.handleRemove))
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

@@ -107,6 +107,18 @@ func TestPanelInBrowser(t *testing.T) {
 		chromedp.SendKeys(`#ref`, kb.Enter),
 		// The plan asks for the dangerous permission; tick it with Space.
 		chromedp.WaitVisible(`#consent-items input[data-grant="shell:execute:git"]`),
+	)
+	if err != nil {
+		t.Fatalf("checking in the panel: %v", err)
+	}
+	// Consent is a question naming the skill, its tier and the
+	// permission, not an error.
+	question := run(ctx, t, chromedp.Text(`#consent-question`))
+	errorsShown := run(ctx, t, chromedp.Evaluate[int](`document.getElementById("errors").children.length`))
+	if !strings.Contains(question, "repo-tools@1.4.0 (community) asks for shell:execute:git") || errorsShown != 0 {
+		t.Errorf("consent question = %q with %d errors shown", question, errorsShown)
+	}
+	err = chromedp.Do(ctx,
 		chromedp.SendKeys(`#consent-items input[data-grant="shell:execute:git"]`, " "),
 		chromedp.Focus(`#recheck`),
 		chromedp.SendKeys(`#recheck`, kb.Enter),
@@ -164,10 +176,57 @@ func TestPanelInBrowser(t *testing.T) {
 		t.Fatalf("receipt: %v\n%s", err, receipts)
 	}
 
-	// Remove it with the keyboard.
+	// A newer version within ^1 is published: the list marks the update
+	// and its Update button installs it (install.Update, as the CLI).
+	Publish(t, c, src, kp.Key, []testSkill{
+		{name: "repo-tools", version: "1.5.0", permissions: []string{"shell:execute:git", "filesystem:read"}},
+	})
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL()),
+		chromedp.WaitVisible(row+` .update-available`),
+	)
+	if err != nil {
+		t.Fatalf("seeing the update in the panel: %v", err)
+	}
+	if marker := run(ctx, t, chromedp.Text(row+` .update-available`)); !strings.Contains(marker, "update available: 1.5.0") {
+		t.Errorf("update marker = %q", marker)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Focus(row+` button.update`),
+		chromedp.SendKeys(row+` button.update`, kb.Enter),
+		chromedp.WaitNotPresent(row+` .update-available`),
+	)
+	if err != nil {
+		t.Fatalf("updating in the panel: %v", err)
+	}
+	if status := run(ctx, t, chromedp.Text(`#status`)); !strings.Contains(status, "Updated repo-tools 1.4.0 → 1.5.0") {
+		t.Errorf("status after update = %q", status)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".claude", "skills", "repo-tools", "SKILL.md")); err != nil || !strings.Contains(string(b), "1.5.0") {
+		t.Errorf("repo-tools not updated: %v", err)
+	}
+
+	// Remove it with the keyboard: the panel asks first, and "Keep"
+	// (focused) keeps it.
 	err = chromedp.Do(ctx,
 		chromedp.Focus(row+` button.danger`),
 		chromedp.SendKeys(row+` button.danger`, kb.Enter),
+		chromedp.WaitVisible(row+` .confirm-remove`),
+		chromedp.SendKeys(row+` .confirm-no`, kb.Enter),
+		chromedp.WaitVisible(row+` button.danger`),
+	)
+	if err != nil {
+		t.Fatalf("asking before removing in the panel: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "skills", "repo-tools")); err != nil {
+		t.Fatalf("repo-tools was removed before the removal was confirmed: %v", err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Focus(row+` button.danger`),
+		chromedp.SendKeys(row+` button.danger`, kb.Enter),
+		chromedp.WaitVisible(row+` .confirm-yes`),
+		chromedp.Focus(row+` .confirm-yes`),
+		chromedp.SendKeys(row+` .confirm-yes`, kb.Enter),
 		chromedp.WaitVisible(`#no-skills`),
 	)
 	if err != nil {

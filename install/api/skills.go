@@ -32,7 +32,10 @@ type Skill struct {
 	Edited     bool   `json:"edited,omitempty"`
 	Invalid    bool   `json:"invalid,omitempty"`
 	// Requested is the range asked for; "" for a dependency.
-	Requested   string          `json:"requested,omitempty"`
+	Requested string `json:"requested,omitempty"`
+	// Update is the newest version within Requested above Version, when
+	// there is one: what skillpm update (and the Update button) installs.
+	Update      string          `json:"update,omitempty"`
 	Permissions []string        `json:"permissions"`
 	Grants      []install.Grant `json:"grants"`
 	Signers     []sign.Identity `json:"signers"`
@@ -162,6 +165,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		writeError(w, toError(err))
 		return
 	}
+	s.annotateUpdates(r.Context(), skills)
 	hosts := make([]string, 0, len(install.Hosts()))
 	for _, h := range install.Hosts() {
 		hosts = append(hosts, string(h))

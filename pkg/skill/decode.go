@@ -135,6 +135,9 @@ func (c *checker) decode(s *Skill) {
 		c.add(CodeDescriptionTooLong, lookup(top, "description"),
 			fmt.Sprintf("description is %d characters, more than %d", n, MaxDescriptionLen),
 			"keep the trigger sentence in the description and move detail into the body")
+	} else if isPlaceholderDescription(s.Description) {
+		c.add(CodeDescriptionPlaceholder, lookup(top, "description"), "description is still the placeholder skillpm init wrote",
+			"say what the skill does and when to use it, e.g. \"Summarize web pages. Use when the user asks for a summary of a URL.\"")
 	}
 }
 

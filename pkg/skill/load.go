@@ -109,7 +109,7 @@ func parse(file string, data []byte) (*Skill, Diagnostics) {
 func finish(ds Diagnostics, opts Options) Diagnostics {
 	for i := range ds {
 		sev := severityFor(ds[i].Code, opts.Mode)
-		if opts.Publish && (ds[i].Code == CodeVersionMissing || ds[i].Code == CodeVersionUnpublishable) {
+		if opts.Publish && (ds[i].Code == CodeVersionMissing || ds[i].Code == CodeVersionUnpublishable || ds[i].Code == CodeDescriptionPlaceholder) {
 			sev = Error
 		}
 		ds[i].Severity = sev

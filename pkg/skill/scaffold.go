@@ -13,11 +13,41 @@ import (
 var ErrExists = errors.New("directory already exists and is not empty")
 
 // Scaffold creates dir holding a new skill named after the directory's base
-// name: a SKILL.md that validates strictly, at version 0.1.0. It refuses a
-// directory that already has content and writes nothing on failure.
+// name: a SKILL.md at version 0.1.0, claiming the experimental tier, whose
+// only strict-validation finding is its placeholder description (the
+// author must write one before publishing). It refuses a directory that
+// already has content and writes nothing on failure.
 func Scaffold(ctx context.Context, dir string) error {
+	return ScaffoldWith(ctx, dir, ScaffoldOptions{Tier: "experimental"})
+}
+
+// ScaffoldOptions tunes [ScaffoldWith].
+type ScaffoldOptions struct {
+	// Tier is the security_tier the skill claims: verified, community or
+	// experimental. Install uses the lower of the claimed tier and the
+	// tier the trust policy gives its signer, so a skill meant to be
+	// signed claims the tier its publisher will be trusted at.
+	Tier string
+}
+
+// placeholderDescription starts the description Scaffold writes; a skill
+// whose description still starts so is not ready to publish.
+const placeholderDescription = "Describe what "
+
+// isPlaceholderDescription reports whether d is still Scaffold's.
+func isPlaceholderDescription(d string) bool {
+	return strings.HasPrefix(d, placeholderDescription) && strings.Contains(d, " does and when to use it.")
+}
+
+// ScaffoldWith is Scaffold claiming opts.Tier.
+func ScaffoldWith(ctx context.Context, dir string, opts ScaffoldOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	switch opts.Tier {
+	case "verified", "community", "experimental":
+	default:
+		return fmt.Errorf("tier %q: use verified, community or experimental", opts.Tier)
 	}
 	name := filepath.Base(filepath.Clean(dir))
 	if !ValidName(name) {
@@ -29,18 +59,18 @@ func Scaffold(ctx context.Context, dir string) error {
 	title := strings.ReplaceAll(name, "-", " ")
 	content := fmt.Sprintf(`---
 name: %s
-description: Describe what %s does and when to use it. Use when the user asks to …
+description: `+placeholderDescription+`%s does and when to use it. Use when the user asks to …
 version: 0.1.0
 metadata:
   gaia:
-    security_tier: experimental
+    security_tier: %s
     permissions: []
 ---
 # %s
 
 Write the instructions the agent follows when this skill is active:
 the steps, the tools to use, and what to produce.
-`, name, title, strings.ToUpper(title[:1])+title[1:])
+`, name, title, opts.Tier, strings.ToUpper(title[:1])+title[1:])
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err

@@ -107,7 +107,8 @@
           tr.append(
             el("td", { "data-label": "Name" }, el("strong", { text: s.name }), s.edited ? el("span", { class: "muted", text: " (edited)" }) : null,
               s.shadowedBy ? el("span", { class: "muted", text: " (shadowed)" }) : null),
-            el("td", { "data-label": "Version", text: s.version || "—" }),
+            el("td", { "data-label": "Version" }, s.version || "—",
+              s.update ? el("span", { class: "update-available", text: " (update available: " + s.update + ")" }) : null),
             el("td", { "data-label": "Tier" }, tierBadge(s.tier)),
             el("td", { class: "source", "data-label": "Source", text: s.source || (s.managed ? "—" : "not installed by skillpm") }),
             permsCell(s),
@@ -115,7 +116,12 @@
           const act = el("td", { class: "actions-cell" });
           if (s.managed) {
             const b = el("button", { type: "button", class: "danger", "aria-label": "Remove " + s.name + " from " + s.host + " (" + s.scope + ")", text: "Remove" });
-            b.addEventListener("click", () => removeSkill(s, b));
+            b.addEventListener("click", () => askRemove(s, act, b));
+            if (s.update) {
+              const u = el("button", { type: "button", class: "update", "aria-label": "Update " + s.name + " to " + s.update + " in " + s.host, text: "Update" });
+              u.addEventListener("click", () => updateSkill(s, u));
+              act.append(u, " ");
+            }
             act.append(b);
           }
           tr.append(act);
@@ -138,6 +144,39 @@
       if (h === def) o.selected = true;
       sel.append(o);
     }
+  }
+
+  // updateSkill updates one skill within its range, as skillpm update.
+  async function updateSkill(s, button) {
+    clearError();
+    button.disabled = true;
+    say("Updating " + s.name + " in " + s.host + "…");
+    try {
+      const res = await api("POST", "/api/skills/update", { name: s.name, host: s.host, scope: s.scope });
+      const moved = res.changes.map((c) => c.name + " " + (c.from || "(new)") + " → " + c.to);
+      say(moved.length ? "Updated " + moved.join(", ") + "." : s.name + " is up to date.");
+      await loadInstalled();
+      $("installed-heading").focus();
+    } catch (err) {
+      button.disabled = false;
+      say("");
+      showError(err);
+    }
+  }
+
+  // askRemove asks before removing: the row's button becomes a question
+  // with "Remove" and "Keep"; nothing is removed until it is answered.
+  function askRemove(s, cell, button) {
+    const q = el("span", { class: "confirm-remove", role: "group", "aria-label": "Confirm removal of " + s.name },
+      el("span", { text: "Remove " + s.name + " from " + s.host + "? " }));
+    const yes = el("button", { type: "button", class: "danger confirm-yes", text: "Remove" });
+    const no = el("button", { type: "button", class: "confirm-no", text: "Keep" });
+    yes.addEventListener("click", () => removeSkill(s, yes));
+    no.addEventListener("click", () => { q.replaceWith(button); button.focus(); say(""); });
+    q.append(yes, " ", no);
+    button.replaceWith(q);
+    say("Remove " + s.name + " from " + s.host + "? Press Remove to confirm, Keep to cancel.");
+    no.focus();
   }
 
   async function removeSkill(s, button) {
@@ -213,11 +252,18 @@
       pending = null;
       $("confirm").disabled = true;
       $("plan-body").replaceChildren();
-      if (err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental)) {
+      if (err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental) &&
+          (err.refusals || []).every((r) => r.kind !== "above_ceiling" && r.kind !== "refused")) {
+        // Consent is a question to answer, not an error: which skill, at
+        // which tier, asks for which permission.
         renderConsent(err.needs);
-        $("plan-body").replaceChildren(el("p", { text: "This install needs your consent. Tick what you accept, then Check again." }));
+        const asks = el("ul", { id: "consent-question" });
+        for (const r of err.refusals || []) {
+          const what = r.permission ? "asks for " + r.permission : "is experimental (no signature the trust policy trusts)";
+          asks.append(el("li", { text: (r.skill || req.ref) + " (" + r.tier + ") " + what + "." }));
+        }
+        $("plan-body").replaceChildren(el("p", { text: "Allow these permissions? Tick what you accept, then Check again." }), asks);
         say("Consent needed for " + req.ref + ".");
-        showError(err);
         const recheck = el("button", { type: "button", id: "recheck", text: "Check again" });
         recheck.addEventListener("click", check);
         $("plan-body").append(recheck);

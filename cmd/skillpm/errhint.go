@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// maxShownVersions is how many versions a not-found hint lists, newest
+// first.
+const maxShownVersions = 5
+
+// notFoundHint adds to a resolution failure where skillpm looked: for
+// each requirement of m that nothing satisfies, the source searched and
+// the versions it has (newest few), or, for a skill it does not have, the
+// close names it does have and the syntax of the other kinds of source.
+// raw is the failure as the library returned it; err is what the command
+// would report (raw mapped to an exit code), returned unchanged when raw
+// is not about resolution.
+func notFoundHint(ctx context.Context, c *registry.Client, graph *registry.Graph, m *resolve.Manifest, raw, err error) error {
+	var nse *resolve.NoSolutionError
+	if raw == nil || (!errors.As(raw, &nse) && !errors.Is(raw, resolve.ErrNotFound) && !errors.Is(raw, registry.ErrNotFound)) {
+		return err
+	}
+	hints := requirementHints(ctx, c, graph, m, false)
+	if len(hints) == 0 {
+		return err
+	}
+	code := exitResolution
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	return withCode(code, fmt.Errorf("%w\n\n%s", err, strings.Join(hints, "\n")))
+}
+
+// requirementHints describes, for each requirement of m nothing
+// published satisfies, what the source has.
+func requirementHints(ctx context.Context, c *registry.Client, graph *registry.Graph, m *resolve.Manifest, pre bool) []string {
+	ns := graph.Namespace()
+	var out []string
+	for _, r := range m.Skills {
+		key, err := ns.Key(r.Name)
+		if err != nil {
+			continue
+		}
+		src, name := ns.Split(key)
+		vs, err := graph.Versions(ctx, key)
+		if err != nil && !errors.Is(err, resolve.ErrNotFound) && !errors.Is(err, registry.ErrNotFound) {
+			continue
+		}
+		set, perr := resolve.ParseRange(orAny(r.Range), pre)
+		ok := false
+		for _, v := range vs {
+			ok = ok || (perr == nil && set.Contains(v))
+		}
+		if ok {
+			continue
+		}
+		if len(vs) == 0 {
+			out = append(out, fmt.Sprintf("%s is not published in %s.%s", name, sourceName(src), closeNames(ctx, c, src, name)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s: no version matches in %s; it has %s.", name, orAny(r.Range), sourceName(src), newestVersions(vs)))
+	}
+	if len(out) > 0 {
+		out = append(out, "Other sources: --from (or registry: in skills.yaml) for bare names, a registry reference (ghcr.io/acme/skills/NAME@^1), a local directory (./NAME), oci-layout:DIR; git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO.")
+	}
+	return out
+}
+
+func orAny(r string) string {
+	if r == "" {
+		return resolve.AnyRange
+	}
+	return r
+}
+
+// sourceName says which source was searched, as a user would name it.
+func sourceName(src string) string {
+	if src == resolve.EmbeddedSource {
+		return "the embedded registry"
+	}
+	return src
+}
+
+// newestVersions lists the newest few versions, newest first.
+func newestVersions(vs []*semver.Version) string {
+	s := append([]*semver.Version(nil), vs...)
+	sort.Sort(sort.Reverse(semver.Collection(s)))
+	var names []string
+	for i, v := range s {
+		if i == maxShownVersions {
+			names = append(names, fmt.Sprintf("and %d older", len(s)-i))
+			break
+		}
+		names = append(names, v.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// closeNames suggests the names src holds within a small edit distance of
+// name, as " Did you mean a, b?"; "" when it has none or cannot list.
+func closeNames(ctx context.Context, c *registry.Client, src, name string) string {
+	spec := registry.SourceSpec{}
+	if src != resolve.EmbeddedSource {
+		var err error
+		if spec, err = registry.ParseSource(src); err != nil {
+			return ""
+		}
+	}
+	s, err := c.OpenSource(spec)
+	if err != nil {
+		return ""
+	}
+	names, err := c.SourceNames(ctx, s)
+	if err != nil {
+		return ""
+	}
+	close := suggest(name, names)
+	if len(close) == 0 {
+		return ""
+	}
+	return " Did you mean " + strings.Join(close, ", ") + "?"
+}
+
+// suggest returns the candidates within edit distance max(2, len/3) of
+// name, or containing it, closest first, at most three.
+func suggest(name string, candidates []string) []string {
+	type scored struct {
+		s string
+		d int
+	}
+	limit := max(2, len(name)/3)
+	var out []scored
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		d := editDistance(name, c)
+		if d <= limit || (len(name) >= 3 && strings.Contains(c, name)) {
+			out = append(out, scored{c, d})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].d < out[j].d })
+	var names []string
+	for i, s := range out {
+		if i == 3 {
+			break
+		}
+		names = append(names, s.s)
+	}
+	return names
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

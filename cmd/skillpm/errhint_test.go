@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"abc", "", 3}, {"web-reserch", "web-research", 1}, {"kitten", "sitting", 3}} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	names := []string{"code", "code-review", "web-research", "notes", "zzz"}
+	if got := suggest("web-reserch", names); !slices.Equal(got, []string{"web-research"}) {
+		t.Errorf("suggest(web-reserch) = %v", got)
+	}
+	if got := suggest("cod", names); !slices.Equal(got, []string{"code", "code-review"}) {
+		t.Errorf("suggest(cod) = %v", got)
+	}
+	if got := suggest("qqqqqqq", names); len(got) != 0 {
+		t.Errorf("suggest(qqqqqqq) = %v", got)
+	}
+}
+
+func TestNewestVersions(t *testing.T) {
+	var vs []*semver.Version
+	for _, s := range []string{"0.1.0", "1.0.0", "1.2.0", "1.1.0", "2.0.0", "0.2.0", "0.3.0"} {
+		vs = append(vs, semver.MustParse(s))
+	}
+	if got, want := newestVersions(vs), "2.0.0, 1.2.0, 1.1.0, 1.0.0, 0.3.0, and 2 older"; got != want {
+		t.Errorf("newestVersions = %q, want %q", got, want)
+	}
+}
+
+func TestSnakeKeys(t *testing.T) {
+	for in, want := range map[string]string{"dryRun": "dry_run", "ShadowedBy": "shadowed_by", "Name": "name", "index_signatures": "index_signatures",
+		"XDG_DATA_HOME": "XDG_DATA_HOME", "helper-lib": "helper-lib", "shell:execute": "shell:execute", "CODE": "CODE", "keyFingerprint": "key_fingerprint",
+		"HTTPServer": "http_server", "sha256": "sha256"} {
+		if got := snakeKey(in); got != want {
+			t.Errorf("snakeKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+	v, err := snakeKeys(map[string]any{"dryRun": true, "desc": map[string]any{"mediaType": "x", "artifactType": "y"}, "big": json.Number("12345678901234567890")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	if got, want := string(b), `{"big":12345678901234567890,"desc":{"artifactType":"y","mediaType":"x"},"dry_run":true}`; got != want {
+		t.Errorf("snakeKeys = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// project is a project's manifest and lock as read from disk, for the
+// commands that change them together (add, remove, update, lock).
+type project struct {
+	mpath, lpath string
+	// m is the manifest; data its bytes, nil when there is none yet.
+	m    *resolve.Manifest
+	data []byte
+	// prev is the lock, nil when there is none yet.
+	prev *resolve.Lockfile
+}
+
+// openProject reads the manifest and lock at the paths the flags name
+// (lockPaths). A missing manifest is not an error: p.data is nil and p.m
+// an empty manifest at the path it would be written to.
+func openProject(ctx context.Context, manifest, lock string) (*project, error) {
+	mpath, lpath := lockPaths(&lockFlags{manifest: manifest, lock: lock})
+	p := &project{mpath: mpath, lpath: lpath}
+	data, err := os.ReadFile(mpath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.m = &resolve.Manifest{File: mpath}
+		if abs, err := filepath.Abs(mpath); err == nil {
+			p.m.Dir = filepath.Dir(abs)
+		}
+	case err != nil:
+		return nil, err
+	default:
+		if p.m, err = resolve.ReadManifest(ctx, mpath); err != nil {
+			return nil, lockExit(&resolve.Manifest{File: mpath}, lpath, err)
+		}
+		p.data = data
+	}
+	if p.prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
+		}
+		p.prev = nil
+	}
+	return p, nil
+}
+
+// exists reports whether the project has a manifest on disk.
+func (p *project) exists() bool { return p.data != nil }
+
+// hasProject reports whether a project manifest is where lockPaths looks.
+func hasProject(manifest string) bool {
+	mpath, _ := lockPaths(&lockFlags{manifest: manifest})
+	_, err := os.Stat(mpath)
+	return err == nil
+}
+
+// projectScope is the scope a manifest installs into: scope: as written,
+// else project for skills.yaml (its skills belong to the project) and user
+// for a GAIA agent's gaia-agent.yaml (the agent reads the user's roots).
+func projectScope(m *resolve.Manifest) install.Scope {
+	if m.Scope != "" {
+		return install.Scope(m.Scope)
+	}
+	if b := filepath.Base(m.File); b == resolve.AgentManifestFile || b == "gaia-agent.yml" {
+		return install.ScopeUser
+	}
+	return install.ScopeProject
+}
+
+// projectRoots returns where a project's skills go: --root, else the
+// hosts of --host, hosts: or host:, else chooseHost's; at --scope, else
+// the manifest's scope (projectScope). Project roots are under the
+// manifest's directory, wherever the command runs.
+func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Root, error) {
+	if len(rf.roots) > 0 {
+		return rf.targets(install.DefaultHost)
+	}
+	scope := projectScope(m)
+	if rf.scope != "" {
+		s, err := install.ParseScope(rf.scope)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		scope = s
+	}
+	env := osEnv()
+	if m.Dir != "" {
+		env.Cwd = m.Dir
+	}
+	names := rf.hosts
+	if len(names) == 0 {
+		names = m.Hosts
+		if len(names) == 0 && m.Host != "" {
+			names = []string{m.Host}
+		}
+	}
+	var hosts []install.Host
+	for _, s := range names {
+		h, err := install.ParseHost(s)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("%s: %w", m.File, err)}
+		}
+		hosts = append(hosts, h)
+	}
+	if len(hosts) == 0 {
+		h, err := chooseHost(g, env)
+		if err != nil {
+			return nil, err
+		}
+		hosts = []install.Host{h}
+	}
+	var out []install.Root
+	for _, h := range hosts {
+		d, err := install.RootDir(h, scope, env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
+	}
+	return out, nil
+}
+
+// save writes the manifest (when data differs from what was read) and
+// the lock together: both or neither.
+func (p *project) save(data []byte, lock *resolve.Lockfile) error {
+	lb, err := lock.Marshal()
+	if err != nil {
+		return err
+	}
+	var files []atomicfile.File
+	if !slices.Equal(data, p.data) {
+		files = append(files, atomicfile.File{Path: p.mpath, Data: data, Perm: 0o644})
+	}
+	if old, err := os.ReadFile(p.lpath); err != nil || !slices.Equal(old, lb) {
+		files = append(files, atomicfile.File{Path: p.lpath, Data: lb, Perm: 0o644})
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	return atomicfile.WriteFiles(files)
+}
+
+// staleLockReport lists the skills a lock pins below what the roots
+// hold: applying such a lock would be a downgrade nobody asked for.
+func staleLockReport(lock *resolve.Lockfile, roots []install.Root) []string {
+	if lock == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range roots {
+		rec, err := install.ReadReceipts(r.Dir)
+		if err != nil {
+			continue
+		}
+		for _, got := range rec.Skills {
+			ls := lock.Get(got.Name)
+			if ls == nil || got.Source == "" {
+				continue
+			}
+			if newer(got.Version, ls.Version) {
+				out = append(out, fmt.Sprintf("%s: %s holds %s, skills.lock pins %s", got.Name, r.Dir, got.Version, ls.Version))
+			}
+		}
+	}
+	return out
+}
+
+// newer reports whether version a is above version b; versions that do
+// not parse compare as not newer.
+func newer(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	return errA == nil && errB == nil && va.GreaterThan(vb)
+}

@@ -1,0 +1,122 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// UpdateRequest is the body of POST /api/skills/update.
+type UpdateRequest struct {
+	// Name is the installed skill to update within its requested range.
+	Name  string `json:"name"`
+	Host  string `json:"host"`
+	Scope string `json:"scope"`
+	// Grants consent to dangerous permissions the new version adds.
+	Grants []string `json:"grants"`
+}
+
+// UpdateResult is what POST /api/skills/update did.
+type UpdateResult struct {
+	Root    install.Root     `json:"root"`
+	Changes []install.Change `json:"changes"`
+	Updated []string         `json:"updated"`
+}
+
+// annotateUpdates sets Update on each skill asked for by name that has a
+// newer version within its requested range, as skillpm update would
+// install; a source that cannot be read leaves the skill unmarked.
+func (s *Server) annotateUpdates(ctx context.Context, skills []Skill) {
+	ns, err := (&resolve.Manifest{}).Namespace(s.cfg.From)
+	if err != nil {
+		return
+	}
+	graph, err := registry.NewGraph(s.cfg.Client.Session(), ns)
+	if err != nil {
+		return
+	}
+	for i := range skills {
+		sk := &skills[i]
+		if !sk.Managed || sk.Source == "" || sk.Requested == "" {
+			continue
+		}
+		cur, err := semver.NewVersion(sk.Version)
+		if err != nil {
+			continue
+		}
+		set, err := resolve.ParseRange(sk.Requested, cur.Prerelease() != "")
+		if err != nil {
+			continue
+		}
+		vs, err := graph.Versions(ctx, ns.KeyOf(sk.Source))
+		if err != nil {
+			continue
+		}
+		var best *semver.Version
+		for _, v := range vs {
+			if set.Contains(v) && v.GreaterThan(cur) && (best == nil || v.GreaterThan(best)) {
+				best = v
+			}
+		}
+		if best != nil {
+			sk.Update = best.String()
+		}
+	}
+}
+
+// handleUpdate runs the CLI's update (install.Update) for one installed
+// skill in one root.
+func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
+	var req UpdateRequest
+	if aerr := decode(r, &req); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	req.Name = strings.TrimSpace(req.Name)
+	if !skill.ValidName(req.Name) {
+		writeError(w, badRequest("name the installed skill to update in \"name\""))
+		return
+	}
+	for _, g := range req.Grants {
+		if _, err := skill.ParsePermission(g); err != nil {
+			writeError(w, badRequest("grant "+g+": "+err.Error()))
+			return
+		}
+	}
+	root, aerr := s.target(req.Host, req.Scope)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	ns, err := (&resolve.Manifest{}).Namespace(s.cfg.From)
+	if err != nil {
+		writeError(w, badRequest(err.Error()))
+		return
+	}
+	client := s.cfg.Client.Session()
+	graph, err := registry.NewGraph(client, ns)
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	opts := install.Options{
+		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust,
+		Grants: req.Grants, LockWait: s.cfg.LockWait, Warn: s.cfg.Warn,
+	}
+	res, err := install.Update(r.Context(), client, graph, []string{req.Name}, opts)
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	out := UpdateResult{Root: root, Changes: res.Changes, Updated: []string{}}
+	for _, rr := range res.Roots {
+		out.Updated = append(out.Updated, rr.Installed...)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
