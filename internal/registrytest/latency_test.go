@@ -1,0 +1,38 @@
+package registrytest
+
+import (
+	"testing"
+	"time"
+)
+
+func TestTraceRounds(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	cases := []struct {
+		name  string
+		spans [][2]int
+		want  int
+	}{
+		{"none", nil, 0},
+		{"one", [][2]int{{0, 10}}, 1},
+		{"parallel", [][2]int{{0, 10}, {1, 11}, {2, 9}}, 1},
+		{"sequential", [][2]int{{20, 30}, {0, 10}, {10, 20}}, 3},
+		// The chain follows the request that ended first: 0-10 then 11-20
+		// then 21-30, though 5-15 overlaps the second.
+		{"interleaved", [][2]int{{0, 10}, {5, 15}, {11, 20}, {21, 30}}, 3},
+		// A long request spans two short rounds: two rounds, not three.
+		{"long", [][2]int{{0, 100}, {0, 10}, {20, 30}}, 2},
+	}
+	for _, c := range cases {
+		tr := NewTrace()
+		for _, s := range c.spans {
+			tr.add(span{start: at(s[0]), end: at(s[1])}, 1)
+		}
+		if got := tr.Rounds(); got != c.want {
+			t.Errorf("%s: Rounds() = %d, want %d", c.name, got, c.want)
+		}
+		if tr.Requests() != len(c.spans) || tr.Bytes() != int64(len(c.spans)) {
+			t.Errorf("%s: %d requests, %d bytes", c.name, tr.Requests(), tr.Bytes())
+		}
+	}
+}
