@@ -22,7 +22,12 @@ type Trace struct {
 	bytes int64
 }
 
-type span struct{ start, end time.Time }
+// span is one request, or one connection's handshake (handshake set),
+// from its start to its end as the proxy saw them.
+type span struct {
+	start, end time.Time
+	handshake  bool
+}
 
 // NewTrace returns an empty Trace.
 func NewTrace() *Trace { return &Trace{} }
@@ -41,17 +46,24 @@ func (t *Trace) add(s span, n int64) {
 	t.bytes += n
 }
 
-func (t *Trace) conn() {
+func (t *Trace) conn(s span) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.conns++
+	t.spans = append(t.spans, s)
 }
 
 // Requests returns how many requests were recorded.
 func (t *Trace) Requests() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.spans)
+	n := 0
+	for _, s := range t.spans {
+		if !s.handshake {
+			n++
+		}
+	}
+	return n
 }
 
 // Conns returns how many connections the proxies accepted.
@@ -73,8 +85,9 @@ func (t *Trace) Bytes() int64 {
 // chain had ended. Requests that overlap in time were in flight together
 // and count once; a request that had to wait for another's answer (the
 // next dependency level, a manifest after its tag, or a queue slot) counts
-// again. A new connection's handshake counts as a round of its own when it
-// delays its first request (see ProxyOptions.Delay). With a delay of d
+// again. A new connection's handshake is a span of its own, ending when
+// its first request may arrive: a round when the client opened the
+// connection only once it needed it (see ProxyOptions.Delay). With a delay of d
 // each way that dwarfs the client's own work, Rounds × 2d is the part of
 // the wall time that latency alone costs.
 func (t *Trace) Rounds() int {
@@ -126,20 +139,24 @@ func (l *slowListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.trace != nil {
-		l.trace.conn()
-	}
-	return &slowConn{Conn: c, rtt: l.rtt}, nil
+	return &slowConn{Conn: c, rtt: l.rtt, trace: l.trace, accepted: time.Now()}, nil
 }
 
 type slowConn struct {
 	net.Conn
-	rtt  time.Duration
-	once sync.Once
+	rtt      time.Duration
+	trace    *Trace
+	accepted time.Time
+	once     sync.Once
 }
 
 func (c *slowConn) Read(p []byte) (int, error) {
-	c.once.Do(func() { time.Sleep(c.rtt) })
+	c.once.Do(func() {
+		time.Sleep(time.Until(c.accepted.Add(c.rtt)))
+		if c.trace != nil {
+			c.trace.conn(span{start: c.accepted, end: time.Now(), handshake: true})
+		}
+	})
 	return c.Conn.Read(p)
 }
 

@@ -35,4 +35,13 @@ func TestTraceRounds(t *testing.T) {
 			t.Errorf("%s: %d requests, %d bytes", c.name, tr.Requests(), tr.Bytes())
 		}
 	}
+	// A connection opened once a request had ended delays the next
+	// request by its handshake: a round, though not a request.
+	tr := NewTrace()
+	tr.add(span{start: at(0), end: at(10)}, 0)
+	tr.conn(span{start: at(11), end: at(20), handshake: true})
+	tr.add(span{start: at(21), end: at(30)}, 0)
+	if tr.Rounds() != 3 || tr.Requests() != 2 || tr.Conns() != 1 {
+		t.Errorf("handshake: %d rounds, %d requests, %d conns; want 3, 2, 1", tr.Rounds(), tr.Requests(), tr.Conns())
+	}
 }
