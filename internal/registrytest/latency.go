@@ -196,3 +196,33 @@ func (w *countingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // Unwrap lets http.ResponseController reach the server's writer.
 func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// MaxInFlight returns the most requests the proxies were serving at once.
+func (t *Trace) MaxInFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	type edge struct {
+		at time.Time
+		d  int
+	}
+	var es []edge
+	for _, s := range t.spans {
+		if !s.handshake {
+			es = append(es, edge{s.start, 1}, edge{s.end, -1})
+		}
+	}
+	// An end sorts before a start at the same instant: the two did not
+	// overlap.
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].at.Equal(es[j].at) {
+			return es[i].d < es[j].d
+		}
+		return es[i].at.Before(es[j].at)
+	})
+	n, most := 0, 0
+	for _, e := range es {
+		n += e.d
+		most = max(most, n)
+	}
+	return most
+}

@@ -31,6 +31,9 @@ func TestTraceRounds(t *testing.T) {
 		if got := tr.Rounds(); got != c.want {
 			t.Errorf("%s: Rounds() = %d, want %d", c.name, got, c.want)
 		}
+		if c.name == "parallel" && tr.MaxInFlight() != 3 || c.name == "sequential" && tr.MaxInFlight() != 1 {
+			t.Errorf("%s: MaxInFlight() = %d", c.name, tr.MaxInFlight())
+		}
 		if tr.Requests() != len(c.spans) || tr.Bytes() != int64(len(c.spans)) {
 			t.Errorf("%s: %d requests, %d bytes", c.name, tr.Requests(), tr.Bytes())
 		}
