@@ -15,10 +15,26 @@ import (
 // tag lists and nothing more per unchanged skill. Entries it cannot use
 // are left to the registry.
 func pinLocked(ctx context.Context, c *registry.Client, prev *resolve.Lockfile) {
-	if prev == nil {
-		return
+	if prev != nil {
+		pin(ctx, c, prev.Skills)
 	}
-	for _, ls := range prev.Skills {
+}
+
+// pinReceipts pins what rec records as installed (see pinLocked): an
+// update re-resolves every skill it updates, and the versions installed
+// are the likeliest answers.
+func pinReceipts(ctx context.Context, c *registry.Client, rec *Receipts) {
+	var ls []resolve.LockedSkill
+	for _, r := range rec.Skills {
+		if r.Source != "" {
+			ls = append(ls, resolve.LockedSkill{Name: r.Name, Version: r.Version, Source: r.Source, Digest: r.Digest})
+		}
+	}
+	pin(ctx, c, ls)
+}
+
+func pin(ctx context.Context, c *registry.Client, skills []resolve.LockedSkill) {
+	for _, ls := range skills {
 		d, err := digest.Parse(ls.Digest)
 		if err != nil {
 			continue
