@@ -101,10 +101,6 @@ func (t *Trace) Rounds() int {
 	// 1 + max chain(j) over the spans that ended before i started. Ends
 	// are kept sorted with a running maximum of chain lengths.
 	sort.Slice(spans, func(i, j int) bool { return spans[i].start.Before(spans[j].start) })
-	type done struct {
-		end   time.Time
-		chain int
-	}
 	byEnd := make([]int, len(spans))
 	for i := range byEnd {
 		byEnd[i] = i
