@@ -190,7 +190,8 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 			}
 		}
 		// Layers download while the solver runs, except in a dry run.
-		stop := g.PrefetchWith(ctx, registry.PrefetchOptions{Jobs: opts.Jobs, Roots: roots, Layers: !opts.DryRun})
+		stop := g.PrefetchWith(ctx, registry.PrefetchOptions{Jobs: opts.Jobs, Roots: roots, Layers: !opts.DryRun,
+			Prefer: prev.Preferences(cat.Namespace())})
 		defer stop()
 	}
 	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})

@@ -20,6 +20,8 @@ type prefetcher struct {
 	seen map[string]bool
 	// layers also downloads the layer of each version prefetched.
 	layers bool
+	// prefer is the version to prefetch per key, when its range allows it.
+	prefer map[string]*semver.Version
 }
 
 // PrefetchOptions configures PrefetchWith.
@@ -34,6 +36,10 @@ type PrefetchOptions struct {
 	// known. A version the solver does not choose costs its layer's
 	// bytes, never a round trip on the way to the solution.
 	Layers bool
+	// Prefer names, per solver name, the version the solver will prefer
+	// (a lock's): it is prefetched instead of the newest when it is
+	// published and in range, as the solver will choose it.
+	Prefer map[string]*semver.Version
 }
 
 // Prefetch makes the Graph fetch ahead of the solver with up to jobs
@@ -52,7 +58,7 @@ func (g *Graph) PrefetchWith(ctx context.Context, opts PrefetchOptions) (stop fu
 		jobs = DefaultHostRequests
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	p := &prefetcher{ctx: pctx, sem: make(chan struct{}, jobs), seen: map[string]bool{}, layers: opts.Layers}
+	p := &prefetcher{ctx: pctx, sem: make(chan struct{}, jobs), seen: map[string]bool{}, layers: opts.Layers, prefer: opts.Prefer}
 	g.pre = p
 	for key, rng := range opts.Roots {
 		g.warm(p, key, rng)
@@ -93,6 +99,11 @@ func (g *Graph) warm(p *prefetcher, key, rng string) {
 		}
 		vs = slices.Clone(vs)
 		slices.SortFunc(vs, func(a, b *semver.Version) int { return b.Compare(a) })
+		if pv := p.prefer[key]; pv != nil && c.Check(pv) {
+			if i := slices.IndexFunc(vs, pv.Equal); i >= 0 {
+				vs = []*semver.Version{vs[i]}
+			}
+		}
 		for _, v := range vs {
 			if v.Prerelease() == "" && c.Check(v) {
 				select {
