@@ -54,7 +54,8 @@ type Options struct {
 	Prerelease bool
 	// LockFile, when set, is where skills.lock is written with the commit.
 	LockFile string
-	// Jobs bounds concurrent fetches; 0 means 8.
+	// Jobs bounds concurrent fetches; 0 means registry.DefaultHostRequests
+	// (the Client bounds the requests per host in any case).
 	Jobs int
 	// LockWait bounds the wait for another skillpm on a root.
 	LockWait time.Duration
@@ -178,6 +179,7 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 		}
 	}
 	opts.progress(Event{Stage: StageResolving})
+	pinLocked(ctx, c, prev)
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
 	if g, ok := cat.(*registry.Graph); ok {
@@ -187,7 +189,9 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 				roots[key] = r.Range
 			}
 		}
-		stop := g.Prefetch(ctx, opts.Jobs, roots)
+		// Layers download while the solver runs, except in a dry run.
+		stop := g.PrefetchWith(ctx, registry.PrefetchOptions{Jobs: opts.Jobs, Roots: roots, Layers: !opts.DryRun,
+			Prefer: prev.Preferences(cat.Namespace())})
 		defer stop()
 	}
 	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
@@ -658,5 +662,7 @@ func record(p *Planned, requested, installedAt string) Record {
 	return r
 }
 
-// defaultJobs bounds concurrent registry work when Options.Jobs is 0.
-const defaultJobs = 8
+// defaultJobs bounds concurrent registry work when Options.Jobs is 0: as
+// many skills at once as the Client lets requests to one host await their
+// answers, since at internet latency each job spends its time waiting.
+const defaultJobs = registry.DefaultHostRequests

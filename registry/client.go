@@ -83,6 +83,10 @@ type Options struct {
 	// Transport is the HTTP transport under retries and stall detection;
 	// nil means a new http.Transport honouring the proxy environment.
 	Transport http.RoundTripper
+	// HostRequests bounds the requests to one registry host that await
+	// their answers at once; 0 means DefaultHostRequests. The default
+	// transport also keeps that many idle connections per host.
+	HostRequests int
 	// UserAgent is sent with every request; "" means "skillpm".
 	UserAgent string
 	// Progress, when set, receives transfer progress: every blob of a push,
@@ -101,6 +105,9 @@ func (o Options) Validate() error {
 	t := o.Timeouts
 	if t.Dial < 0 || t.TLSHandshake < 0 || t.Stall < 0 {
 		return fmt.Errorf("%w: Timeouts must not be negative", ErrInvalidOptions)
+	}
+	if o.HostRequests < 0 {
+		return fmt.Errorf("%w: HostRequests must not be negative", ErrInvalidOptions)
 	}
 	l := o.Limits
 	if l.MaxManifestBytes < 0 || l.MaxConfigBytes < 0 || l.MaxLayerBytes < 0 {
@@ -132,6 +139,9 @@ func (o Options) resolved() Options {
 	defn(&o.Limits.MaxLayerBytes, dl.MaxLayerBytes)
 	if o.UserAgent == "" {
 		o.UserAgent = "skillpm"
+	}
+	if o.HostRequests == 0 {
+		o.HostRequests = DefaultHostRequests
 	}
 	return o
 }
@@ -224,15 +234,15 @@ func New(opts Options) (*Client, error) {
 			DialContext:           (&net.Dialer{Timeout: opts.Timeouts.Dial, KeepAlive: 30 * time.Second}).DialContext,
 			TLSHandshakeTimeout:   opts.Timeouts.TLSHandshake,
 			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          100,
-			MaxIdleConnsPerHost:   32,
+			MaxIdleConns:          max(100, 2*opts.HostRequests),
+			MaxIdleConnsPerHost:   opts.HostRequests,
 			IdleConnTimeout:       90 * time.Second,
 			ExpectContinueTimeout: time.Second,
 		}
 	}
 	policy := opts.Retry.orasPolicy()
 	hc := &http.Client{Transport: &retry.Transport{
-		Base:   &stallTransport{base: base, timeout: opts.Timeouts.Stall},
+		Base:   newHostLimit(&stallTransport{base: base, timeout: opts.Timeouts.Stall}, opts.HostRequests),
 		Policy: func() retry.Policy { return policy },
 	}}
 	c.http = &auth.Client{

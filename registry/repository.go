@@ -320,6 +320,12 @@ func (r *Repository) Get(ctx context.Context, sel Selector, pre bool) (*Manifest
 		m = r.c.manifests[sel.Digest]
 		r.c.mu.Unlock()
 		if m == nil {
+			// Nor does one in the content cache.
+			if m, err = r.cachedManifest(ctx, sel.Digest); err != nil {
+				return nil, err
+			}
+		}
+		if m == nil {
 			res, err := r.Resolve(ctx, sel, pre)
 			if err != nil {
 				return nil, err
@@ -432,11 +438,16 @@ func (r *Repository) fetchBytes(ctx context.Context, desc ocispec.Descriptor, ma
 // without unpacking it: an installer downloads while it verifies
 // signatures, and Pull then reads from disk.
 func (r *Repository) FetchLayer(ctx context.Context, m *Manifest) error {
-	f, err := r.open(ctx, m.Layer(), r.c.opts.Limits.MaxLayerBytes, "layer")
-	if err != nil {
-		return err
-	}
-	return f.Close()
+	// A prefetch and the installer asking for the same layer share one
+	// download.
+	_, err := r.c.shared(ctx, "layer "+r.loc.String()+"@"+m.Layer().Digest.String(), func(ctx context.Context) (any, error) {
+		f, err := r.open(ctx, m.Layer(), r.c.opts.Limits.MaxLayerBytes, "layer")
+		if err != nil {
+			return nil, err
+		}
+		return nil, f.Close()
+	})
+	return err
 }
 
 // open returns desc's content from the content cache, verified and open

@@ -50,6 +50,13 @@ if [ -d pkg/audit ]; then
 fi
 bench ./registry 'Mirror200' 2x
 
+# Latency: the same graph through a proxy that adds a round trip time to
+# every request and every new connection (SKILLPM_BENCH_RTT, default
+# 50ms), skillpm beside the oras CLI through the same proxy. Its own table.
+lat=bin/bench-latency.out
+go test -run '^$' -bench 'Latency100' -benchtime 1x -timeout 20m ./install | grep '^Benchmark' | tee "$lat" >&2
+go test -run '^$' -bench 'LatencyMirror200' -benchtime 1x -timeout 20m ./registry | grep '^Benchmark' | tee -a "$lat" >&2
+
 # Peer for packing: GNU tar + gzip over the same kind of 100 MB tree.
 peer=$(mktemp -d)
 trap 'rm -rf "$peer"' EXIT
@@ -87,3 +94,25 @@ BEGIN {
 	else if (name == "LABELLED") printf "| audit labelled set: %s cases | precision %s | recall %s | - | 1.00 / 1.00 |\n", $2, $3, $4
 	else printf "| %s | %s | - | - | - |\n", name, secs(ns)
 }' "$out"
+
+# The physical floor of a figure is its sequential round trips times the
+# RTT plus its bytes over the link's bandwidth (SKILLPM_BENCH_MBPS, in
+# Mbit/s, default 100): what no client can beat with that many rounds.
+echo
+awk -v mbps="${SKILLPM_BENCH_MBPS:-100}" '
+function metric(name,   i) { for (i = 3; i < NF; i++) if ($(i+1) == name) return $i; return "" }
+function floor_ms(side) { return metric(side "rounds") * rtt + metric(side "bytes") * 8 / (mbps * 1e3) }
+function fig(side) { return sprintf("%.0f ms, %d rounds, %d requests (floor %.0f ms)", metric(side "ms"), metric(side "rounds"), metric(side "requests"), floor_ms(side)) }
+BEGIN { first = 1 }
+{
+	name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
+	rtt = metric("rtt-ms")
+	if (first) {
+		printf "| at %d ms RTT, %d Mbit/s | skillpm | oras loop | ratio | target |\n|---|---|---|---|---|\n", rtt, mbps
+		first = 0
+	}
+	if (name == "Latency100/cold") printf "| cold install, 100-skill graph | %s | %s | %.2f | <= 8 rounds, <= 1.0 s |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
+	else if (name == "Latency100/warm") printf "| warm no-op install, 100 skills | %.1f ms, %d requests | - | - | 0 requests |\n", metric("skillpm-ms"), metric("skillpm-requests")
+	else if (name == "Latency100/update") printf "| update check, 100 installed skills | %s | %s (tags) | %.2f | <= 2 rounds |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
+	else if (name == "LatencyMirror200") printf "| mirror 200 signed skills | %s | %s (cp -r over %d, scaled to 200) | %.3f | <= 0.15 |\n", fig("skillpm-"), fig("oras-"), metric("oras-sample"), metric("skillpm/oras")
+}' "$lat"

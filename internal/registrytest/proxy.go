@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Fault is what a Proxy does to one request.
@@ -50,6 +51,8 @@ type Proxy struct {
 
 	upstream *url.URL
 	rule     Rule
+	delay    time.Duration
+	trace    *Trace
 	rp       *httputil.ReverseProxy
 	mu       sync.Mutex
 	seen     map[string]int
@@ -61,13 +64,42 @@ type Proxy struct {
 // the proxy and every request goes through it.
 func NewProxy(t testing.TB, reg *Registry, rule Rule) *Proxy {
 	t.Helper()
+	return NewProxyWith(t, reg, ProxyOptions{Rule: rule})
+}
+
+// ProxyOptions configures NewProxyWith.
+type ProxyOptions struct {
+	// Rule picks each request's fault; nil passes everything.
+	Rule Rule
+	// Delay is the one-way latency of the link the proxy simulates: every
+	// request is held for 2 × Delay (one round trip) before it is
+	// forwarded, and every new connection's first request for another
+	// round trip (the TCP handshake). Zero is loopback.
+	Delay time.Duration
+	// Trace, when set, records every request's span, bytes and the
+	// connections accepted; several proxies may share one.
+	Trace *Trace
+}
+
+// NewProxyWith starts a proxy in front of reg as NewProxy does, with a
+// simulated link latency and a trace (see ProxyOptions).
+func NewProxyWith(t testing.TB, reg *Registry, opts ProxyOptions) *Proxy {
+	t.Helper()
 	u, err := url.Parse(reg.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{upstream: u, rule: rule, seen: map[string]int{}}
+	rule := opts.Rule
+	if rule == nil {
+		rule = func(*http.Request, int) Fault { return Pass }
+	}
+	p := &Proxy{upstream: u, rule: rule, delay: opts.Delay, trace: opts.Trace, seen: map[string]int{}}
 	p.rp = httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(p)
+	srv := httptest.NewUnstartedServer(p)
+	if opts.Delay > 0 || opts.Trace != nil {
+		srv.Listener = &slowListener{Listener: srv.Listener, rtt: 2 * opts.Delay, trace: opts.Trace}
+	}
+	srv.Start()
 	t.Cleanup(srv.Close)
 	p.URL = srv.URL
 	p.Host = strings.TrimPrefix(srv.URL, "http://")
@@ -76,6 +108,23 @@ func NewProxy(t testing.TB, reg *Registry, rule Rule) *Proxy {
 
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.trace != nil {
+		start := time.Now()
+		body := &countingBody{ReadCloser: r.Body}
+		r.Body = body
+		cw := &countingWriter{ResponseWriter: w}
+		w = cw
+		defer func() { p.trace.add(span{start: start, end: time.Now()}, body.n+cw.n) }()
+	}
+	if p.delay > 0 {
+		t := time.NewTimer(2 * p.delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
 	key := r.Method + " " + r.URL.Path
 	p.mu.Lock()
 	n := p.seen[key]

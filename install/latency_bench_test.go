@@ -1,0 +1,174 @@
+package install
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// benchRTT returns the round trip time the latency benchmarks simulate:
+// $SKILLPM_BENCH_RTT (a Go duration), else 50ms.
+func benchRTT(b *testing.B) time.Duration {
+	b.Helper()
+	if s := os.Getenv("SKILLPM_BENCH_RTT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			b.Fatalf("SKILLPM_BENCH_RTT=%q: want a duration such as 50ms", s)
+		}
+		return d
+	}
+	return 50 * time.Millisecond
+}
+
+// latencyMetrics reports one side's wall time, sequential round trips,
+// requests, connections and bytes under prefix ("skillpm-" or "oras-").
+func latencyMetrics(b *testing.B, prefix string, wall time.Duration, tr *registrytest.Trace) {
+	b.ReportMetric(float64(wall.Microseconds())/1e3, prefix+"ms")
+	b.ReportMetric(float64(tr.Rounds()), prefix+"rounds")
+	b.ReportMetric(float64(tr.Requests()), prefix+"requests")
+	b.ReportMetric(float64(tr.Conns()), prefix+"conns")
+	b.ReportMetric(float64(tr.Bytes()), prefix+"bytes")
+}
+
+// orasLoop runs oras once per name, args built by argv, timed and traced.
+func orasLoop(ctx context.Context, b *testing.B, dir string, tr *registrytest.Trace, names []string, argv func(string) []string) time.Duration {
+	b.Helper()
+	tr.Reset()
+	start := time.Now()
+	for _, n := range names {
+		cmd := registrytest.OrasCmd(ctx, b, dir, argv(n)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("oras %v: %v\n%s", cmd.Args[1:], err, out)
+		}
+	}
+	return time.Since(start)
+}
+
+// BenchmarkLatency100 is the 100-skill graph of BenchmarkInstallCold100
+// behind a proxy that adds a round trip time (SKILLPM_BENCH_RTT, default
+// 50ms) to every request and another to every new connection, in front of
+// the real distribution registry. For each case it reports the wall time
+// and the sequential round trips (the longest chain of requests each of
+// which started after the previous one ended; see registrytest.Trace), of
+// skillpm and of the oras CLI in a loop through the same proxy:
+//
+//   - cold: install the graph with an empty cache; oras pulls each skill.
+//   - warm: install the project's lock into the root that holds it.
+//   - update: `skillpm update --dry-run` of the 100 installed skills with
+//     the cache the install left; oras lists each skill's tags.
+//
+// Run it with -benchtime 1x: each case is one operation.
+func BenchmarkLatency100(b *testing.B) {
+	rtt := benchRTT(b)
+	reg := registrytest.Start(b, registrytest.Options{InMemory: true})
+	registrytest.Oras(b)
+	tr := registrytest.NewTrace()
+	proxy := registrytest.NewProxyWith(b, reg, registrytest.ProxyOptions{Delay: rtt / 2, Trace: tr})
+	ctx := context.Background()
+	work := b.TempDir()
+	pub, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(work, "pubcache"), EmbeddedDir: filepath.Join(work, "embedded")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Published straight to the registry: only what is measured pays the
+	// latency.
+	pubSrc, err := pub.Remote(reg.Host + "/bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := publishGraph(b, pub, pubSrc, work)
+	ns := proxy.Host + "/bench"
+	m := &resolve.Manifest{File: "skills.yaml", Registry: ns}
+	for _, n := range names {
+		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: "^1"})
+	}
+	cacheDir := filepath.Join(work, "cache")
+	root := filepath.Join(work, "root")
+	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
+	newClient := func() (*registry.Client, *registry.Graph) {
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c, g
+	}
+	var lock *resolve.Lockfile
+	b.Run("cold", func(b *testing.B) {
+		if b.N != 1 {
+			b.Fatal("run with -benchtime 1x")
+		}
+		c, g := newClient()
+		tr.Reset()
+		start := time.Now()
+		res, err := Install(ctx, c, g, m, nil, opts)
+		wall := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(res.Roots[0].Installed); n != benchGraph {
+			b.Fatalf("installed %d skills", n)
+		}
+		lock = res.Lock
+		latencyMetrics(b, "skillpm-", wall, tr)
+		owall := orasLoop(ctx, b, work, tr, names, func(n string) []string {
+			return []string{"pull", "--plain-http", "-o", filepath.Join(work, "oras", n), ns + "/" + n + ":1.0.0"}
+		})
+		latencyMetrics(b, "oras-", owall, tr)
+		b.ReportMetric(wall.Seconds()/owall.Seconds(), "skillpm/oras")
+		b.ReportMetric(float64(rtt.Milliseconds()), "rtt-ms")
+	})
+	if lock == nil {
+		return
+	}
+	b.Run("warm", func(b *testing.B) {
+		c, g := newClient()
+		tr.Reset()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			res, err := Install(ctx, c, g, m, lock, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(res.Roots[0].Unchanged) != benchGraph {
+				b.Fatalf("not a no-op: %+v", res.Roots[0])
+			}
+		}
+		latencyMetrics(b, "skillpm-", time.Since(start)/time.Duration(b.N), tr)
+		b.ReportMetric(float64(rtt.Milliseconds()), "rtt-ms")
+	})
+	b.Run("update", func(b *testing.B) {
+		if b.N != 1 {
+			b.Fatal("run with -benchtime 1x")
+		}
+		c, g := newClient()
+		uopts := opts
+		uopts.DryRun = true
+		tr.Reset()
+		start := time.Now()
+		res, err := Update(ctx, c, g, nil, uopts)
+		wall := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Changes) != 0 {
+			b.Fatalf("update check found changes: %+v", res.Changes)
+		}
+		latencyMetrics(b, "skillpm-", wall, tr)
+		owall := orasLoop(ctx, b, work, tr, names, func(n string) []string {
+			return []string{"repo", "tags", "--plain-http", ns + "/" + n}
+		})
+		latencyMetrics(b, "oras-", owall, tr)
+		b.ReportMetric(wall.Seconds()/owall.Seconds(), "skillpm/oras")
+		b.ReportMetric(float64(rtt.Milliseconds()), "rtt-ms")
+	})
+}

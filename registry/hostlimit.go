@@ -1,0 +1,52 @@
+package registry
+
+import (
+	"net/http"
+	"sync"
+)
+
+// DefaultHostRequests is how many requests to one registry host may await
+// their answers at once when Options.HostRequests is zero. At internet
+// latency a client's time goes to round trips, not bandwidth, so this is
+// well above the 8 that fill a loopback link; it stays below what
+// registries rate-limit a client for, and every idle connection up to it
+// is kept for reuse.
+const DefaultHostRequests = 64
+
+// hostLimit bounds the requests per host that are waiting for their
+// response headers. A response's body does not hold a slot: a job that
+// streams a blob from one host into another (a mirror within one
+// registry) would otherwise wait on itself.
+type hostLimit struct {
+	base http.RoundTripper
+	n    int
+	mu   sync.Mutex
+	sems map[string]chan struct{}
+}
+
+func newHostLimit(base http.RoundTripper, n int) *hostLimit {
+	return &hostLimit{base: base, n: n, sems: map[string]chan struct{}{}}
+}
+
+func (l *hostLimit) sem(host string) chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.sems[host]
+	if !ok {
+		s = make(chan struct{}, l.n)
+		l.sems[host] = s
+	}
+	return s
+}
+
+// RoundTrip implements http.RoundTripper.
+func (l *hostLimit) RoundTrip(req *http.Request) (*http.Response, error) {
+	s := l.sem(req.URL.Host)
+	select {
+	case s <- struct{}{}:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	defer func() { <-s }()
+	return l.base.RoundTrip(req)
+}
