@@ -111,7 +111,7 @@ type HookOptions struct {
 	// State is the caller's state choice; the payload's session_id is used
 	// when it names no session.
 	State StateOptions
-	// Env is the process environment; the payload's cwd replaces WorkDir.
+	// Env is the process environment; the payload's cwd replaces Cwd.
 	Env Env
 }
 
@@ -138,7 +138,7 @@ func (r *Runner) Hook(ctx context.Context, kind string, payload []byte, ho HookO
 	}
 	env := ho.Env
 	if in.Cwd != "" && filepath.IsAbs(in.Cwd) {
-		env.WorkDir = in.Cwd
+		env.Cwd = in.Cwd
 	}
 	so := ho.State
 	if so.Session == "" && so.Path == "" && in.SessionID != "" {

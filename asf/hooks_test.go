@@ -50,7 +50,7 @@ type hookEnv struct {
 func newHookEnv(t *testing.T) *hookEnv {
 	t.Helper()
 	h := &hookEnv{work: t.TempDir()}
-	h.env = Env{Home: t.TempDir(), WorkDir: t.TempDir()}
+	h.env = Env{Home: t.TempDir(), Cwd: t.TempDir()}
 	h.r = New(Options{SkillDirs: []string{abs(t, exampleRoot)}})
 	loc, err := ResolveState(StateOptions{Session: recordedSession}, h.env)
 	if err != nil {
@@ -281,7 +281,7 @@ func TestHookWorktreeFallback(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	wt, err := ResolveState(StateOptions{}, Env{Home: h.env.Home, WorkDir: repo})
+	wt, err := ResolveState(StateOptions{}, Env{Home: h.env.Home, Cwd: repo})
 	if err != nil || wt.Scope != ScopeWorktree {
 		t.Fatalf("%v %v", wt, err)
 	}

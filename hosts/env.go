@@ -40,19 +40,13 @@ func (e Env) Lookup(k string) string {
 }
 
 // Abs makes p absolute as a shell user expects: "~" and "~/..." are under
-// Home, a relative path is under Cwd. It returns "" when p needs a home
-// directory or working directory that Env does not have.
+// Home, a relative path is under Cwd. Without the Home or Cwd it needs the
+// result stays relative; Dir.Resolve reports that case as an error.
 func (e Env) Abs(p string) string {
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
-		if e.Home == "" {
-			return ""
-		}
 		p = filepath.Join(e.Home, strings.TrimPrefix(p[1:], "/"))
 	case !filepath.IsAbs(p):
-		if e.Cwd == "" {
-			return ""
-		}
 		p = filepath.Join(e.Cwd, p)
 	}
 	return filepath.Clean(p)

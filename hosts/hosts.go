@@ -81,13 +81,13 @@ func (d Dir) Resolve(env Env) (string, error) {
 			base, from = v, "$"+d.Env+"="+v
 		}
 	}
-	p := env.Abs(base)
-	if p == "" {
-		if strings.HasPrefix(base, "~") {
-			return "", fmt.Errorf("%w: %s needs it", ErrNoHome, from)
-		}
+	switch {
+	case (base == "~" || strings.HasPrefix(base, "~/")) && env.Home == "":
+		return "", fmt.Errorf("%w: %s needs it", ErrNoHome, from)
+	case !strings.HasPrefix(base, "~") && !filepath.IsAbs(base) && env.Cwd == "":
 		return "", fmt.Errorf("%w: %s is relative", ErrNoCwd, from)
 	}
+	p := env.Abs(base)
 	if d.Join != "" {
 		p = filepath.Join(p, filepath.FromSlash(d.Join))
 	}
@@ -326,7 +326,11 @@ func (t *Table) WithFile(path string, optional bool) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newTable(t, hs)
+	nt, err := newTable(t, hs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return nt, nil
 }
 
 // EnvFile names the user hosts file; unset, it is
@@ -339,7 +343,7 @@ func UserFile(env Env) (string, bool) {
 	if p := env.Lookup(EnvFile); p != "" {
 		return env.Abs(p), true
 	}
-	d, err := Dir{Env: "XDG_CONFIG_HOME", Dir: "~/.config", Join: "skillpm/hosts.yaml"}.Resolve(env)
+	d, err := Dir{Env: "XDG_CONFIG_HOME", Dir: "~/.config", Join: filepath.Join("skillpm", "hosts.yaml")}.Resolve(env)
 	if err != nil {
 		return "", false
 	}

@@ -42,12 +42,12 @@ type asfSetup struct {
 }
 
 func (f *asfFlags) setup() (*asfSetup, error) {
-	env, err := asf.OSEnv()
+	env, err := processEnv()
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(asf.HostNames(), f.host) {
-		return nil, withCode(exitUsage, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host, strings.Join(asf.HostNames(), ", ")))
+	if !slices.Contains(env.Table().IDs(), f.host) {
+		return nil, withCode(exitUsage, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host, strings.Join(env.Table().IDs(), ", ")))
 	}
 	return &asfSetup{
 		runner: asf.New(asf.Options{SkillDirs: asf.SearchPath(f.skillsRoots, env)}),
@@ -570,7 +570,7 @@ is replaced atomically and keeps its mode.`,
 				if f.host != "claude" {
 					return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host claude", f.host))
 				}
-				env, err := asf.OSEnv()
+				env, err := processEnv()
 				if err != nil {
 					return err
 				}
