@@ -5,6 +5,7 @@ package install
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/skillpm/skillpm/hosts"
 )
@@ -109,13 +110,13 @@ func SearchRoots(h Host, env Env) ([]Root, error) {
 }
 
 // AllSearchRoots returns the own roots of every host, host by host in id
-// order, project before user, each directory once (under the first host
-// that owns it).
+// order, each host's scopes in its precedence order, each directory once
+// (under the first host that owns it).
 func AllSearchRoots(env Env) []Root {
 	var out []Root
 	seen := map[string]bool{}
 	for _, h := range env.Table().Hosts() {
-		for _, s := range []Scope{ScopeProject, ScopeUser} {
+		for _, s := range ownOrder(h) {
 			dirs := h.User
 			if s == ScopeProject {
 				dirs = h.Project
@@ -128,6 +129,22 @@ func AllSearchRoots(env Env) []Root {
 				seen[p] = true
 				out = append(out, Root{Host: Host(h.ID), Scope: s, Dir: p})
 			}
+		}
+	}
+	return out
+}
+
+// ownOrder is the order in which h reads its own scopes.
+func ownOrder(h hosts.Host) []Scope {
+	var out []Scope
+	for _, e := range h.Search {
+		if e.Host == "" && e.Dir == nil && !slices.Contains(out, e.Scope) {
+			out = append(out, e.Scope)
+		}
+	}
+	for _, s := range []Scope{ScopeProject, ScopeUser} {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
 		}
 	}
 	return out
