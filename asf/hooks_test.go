@@ -153,6 +153,21 @@ func TestHookStop(t *testing.T) {
 	if res := h.hook(t, HookStop, stop); res.Action != ActionAllow {
 		t.Errorf("at the gate: %v", res.Action)
 	}
+	// ... and marks the run as waiting, as the reference's Stop hook does.
+	st, err := ReadState(h.loc.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := st.Control; !c.Interrupted || c.InterruptReason != "awaiting user confirmation at DIAGNOSIS_007_EXPLAIN_CONFIRM" || c.InterruptedBy != InterruptedByStopHook || st.Status != StatusInterrupted {
+		t.Errorf("at the gate: interrupted %v %q by %q, status %s", c.Interrupted, c.InterruptReason, c.InterruptedBy, st.Status)
+	}
+	// The user's answer turns the wait into their interruption, so resume
+	// counts it as the confirmation.
+	h.hook(t, HookPrompt, payload(t, "user-prompt-submit.json", h.work, "", nil))
+	st = mustState(t)(h.r.Resume(ctx, h.loc))
+	if s := st.Control.Steps["DIAGNOSIS_007_EXPLAIN_CONFIRM"]; !s.Confirmed || st.Control.Interrupted {
+		t.Errorf("resume after the answer: confirmed %v, interrupted %v", s.Confirmed, st.Control.Interrupted)
+	}
 	mustState(t)(h.r.Complete(ctx, h.loc, "DIAGNOSIS_007_EXPLAIN_CONFIRM", CompleteOptions{Confirmed: true}))
 	mustState(t)(h.r.Complete(ctx, h.loc, "CODE", CompleteOptions{}))
 	if res := h.hook(t, HookStop, stop); res.Action != ActionAllow {
