@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillpm/skillpm/hosts"
 )
 
 // Environment variables the runner reads.
@@ -24,17 +26,11 @@ const (
 // named: Claude Code, whose hooks the runner adapts first.
 const DefaultHost = "claude"
 
-// Env is the part of the process environment the runner depends on. Tests
-// build one by hand; OSEnv reads the real one.
-type Env struct {
-	// Home is the user's home directory.
-	Home string
-	// WorkDir is the working directory: the project scope of discovery
-	// roots and where a git worktree is looked for.
-	WorkDir string
-	// Getenv reads an environment variable; nil reads nothing.
-	Getenv func(string) string
-}
+// Env is the process environment the runner depends on: home, working
+// directory, variables and hosts table. It is
+// the hosts package's Env, shared with install, list and the HTTP API, so
+// CODEX_HOME=~/x or GAIA_CONFIG_DIR=rel names the same directory to all.
+type Env = hosts.Env
 
 // OSEnv returns the environment of the running process.
 func OSEnv() (Env, error) {
@@ -45,122 +41,46 @@ func OSEnv() (Env, error) {
 	if err != nil {
 		return Env{}, fmt.Errorf("finding the working directory: %w", err)
 	}
-	return Env{Home: home, WorkDir: wd, Getenv: os.Getenv}, nil
+	return Env{Home: home, Cwd: wd, Getenv: os.Getenv}, nil
 }
 
-func (e Env) getenv(k string) string {
-	if e.Getenv == nil {
-		return ""
-	}
-	return e.Getenv(k)
-}
+// HostNames lists the hosts the runner knows: the hosts table's ids.
+func HostNames() []string { return hosts.Builtin().IDs() }
 
-// Abs makes p absolute: "~/" is the home directory and a relative path is
-// relative to WorkDir.
-func (e Env) Abs(p string) string {
-	switch {
-	case p == "~":
-		p = e.Home
-	case strings.HasPrefix(p, "~/"):
-		p = filepath.Join(e.Home, p[2:])
-	case !filepath.IsAbs(p):
-		p = filepath.Join(e.WorkDir, p)
-	}
-	return filepath.Clean(p)
-}
-
-// host is one row of the hosts table.
-type host struct {
-	name string
-	// project is the project-scope skills root, relative to the work dir.
-	project string
-	// user is the user-scope skills root.
-	user func(Env) string
-	// state is the root of session state files.
-	state func(Env) string
-}
-
-// envOr returns $name joined with elem when the variable is set, else
-// def under the home directory.
-func envOr(e Env, name, def string, elem ...string) string {
-	if v := e.getenv(name); v != "" {
-		return filepath.Join(append([]string{e.Abs(v)}, elem...)...)
-	}
-	return filepath.Join(append([]string{e.Home, def}, elem...)...)
-}
-
-// hosts is the discovery-roots table (design/resolve-install.md) plus each
-// host's ASF state root (spec §10). It is this package's only copy, to be
-// replaced by the install package's table (install.RootDir, whose host
-// order it follows) once the CLI passes the search path in from there.
-func hosts() []host {
-	return []host{
-		{
-			name:    "agents",
-			project: filepath.Join(".agents", "skills"),
-			user:    func(e Env) string { return filepath.Join(e.Home, ".agents", "skills") },
-			state:   func(e Env) string { return filepath.Join(e.Home, ".agents", "state", "asf") },
-		},
-		{
-			name:    "claude",
-			project: filepath.Join(".claude", "skills"),
-			user:    func(e Env) string { return filepath.Join(e.Home, ".claude", "skills") },
-			state:   func(e Env) string { return filepath.Join(e.Home, ".claude", "state", "asf") },
-		},
-		{
-			name:    "codex",
-			project: filepath.Join(".codex", "skills"),
-			user:    func(e Env) string { return envOr(e, "CODEX_HOME", ".codex", "skills") },
-			state:   func(e Env) string { return envOr(e, "CODEX_HOME", ".codex", "state", "asf") },
-		},
-		{
-			name:    "gaia",
-			project: filepath.Join(".gaia", "skills"),
-			user:    func(e Env) string { return envOr(e, "GAIA_CONFIG_DIR", ".gaia", "skills") },
-			state:   func(e Env) string { return envOr(e, "GAIA_CONFIG_DIR", ".gaia", "state", "asf") },
-		},
-		{
-			name:    "opencode",
-			project: filepath.Join(".opencode", "skills"),
-			user:    func(e Env) string { return filepath.Join(e.Home, ".config", "opencode", "skills") },
-			state:   func(e Env) string { return filepath.Join(e.Home, ".local", "share", "opencode", "state", "asf") },
-		},
-	}
-}
-
-// HostNames lists the hosts the runner knows, in precedence order.
-func HostNames() []string {
-	var out []string
-	for _, h := range hosts() {
-		out = append(out, h.name)
-	}
-	return out
-}
-
-func lookupHost(name string) (host, error) {
+func lookupHost(env Env, name string) (hosts.Host, error) {
 	if name == "" {
 		name = DefaultHost
 	}
-	for _, h := range hosts() {
-		if h.name == name {
-			return h, nil
-		}
+	h, err := env.Table().Get(name)
+	if err != nil {
+		return hosts.Host{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownHost, name, strings.Join(env.Table().IDs(), ", "))
 	}
-	return host{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownHost, name, strings.Join(HostNames(), ", "))
+	return h, nil
 }
 
-// DefaultSearchPath returns the hosts' skill discovery roots: every
-// project-scope root (relative to env.WorkDir) before every user-scope
-// root, so a project's skills shadow the user's whichever host they were
-// installed for; within a scope, hosts in the install package's order
-// (agents, claude, codex, gaia, opencode). It is the part of the search
-// path the install package's table is to provide.
+// DefaultSearchPath returns the hosts' skill discovery roots from the
+// hosts table: every host's own project roots (under env.Cwd) before every
+// user root (bare project roots such as OpenClaw's ./skills left out), so a project's skills shadow the user's whichever host they
+// were installed for; within a scope, hosts in id order. Roots that need a
+// missing home directory are left out.
 func DefaultSearchPath(env Env) []string {
 	var project, user []string
-	for _, h := range hosts() {
-		project = append(project, env.Abs(h.project))
-		if u := h.user(env); filepath.IsAbs(u) {
-			user = append(user, u)
+	for _, h := range env.Table().Hosts() {
+		for _, d := range h.Project {
+			// A bare project root (OpenClaw's "skills", its workspace
+			// folder) would make any repository's skills/ directory
+			// callable; the runner keeps to the hosts' dot-directories.
+			if !strings.HasPrefix(d.Dir, ".") {
+				continue
+			}
+			if p, err := d.Resolve(env); err == nil {
+				project = append(project, p)
+			}
+		}
+		for _, d := range h.User {
+			if p, err := d.Resolve(env); err == nil {
+				user = append(user, p)
+			}
 		}
 	}
 	return dedupe(append(project, user...))
@@ -168,11 +88,11 @@ func DefaultSearchPath(env Env) []string {
 
 // SearchPath is where skill calls are resolved, first match wins: the
 // explicit roots (--skills-root) or, when there are none, $ASF_SKILLS_ROOT;
-// then DefaultSearchPath. Relative roots are relative to env.WorkDir.
+// then DefaultSearchPath. Relative roots are relative to env.Cwd.
 func SearchPath(explicit []string, env Env) []string {
 	var roots []string
 	if len(explicit) == 0 {
-		explicit = filepath.SplitList(env.getenv(EnvSkillsRoot))
+		explicit = filepath.SplitList(env.Lookup(EnvSkillsRoot))
 	}
 	for _, r := range explicit {
 		if strings.TrimSpace(r) != "" {
@@ -184,13 +104,13 @@ func SearchPath(explicit []string, env Env) []string {
 
 // StateRoot is the directory holding a host's session state files.
 func StateRoot(hostName string, env Env) (string, error) {
-	h, err := lookupHost(hostName)
+	h, err := lookupHost(env, hostName)
 	if err != nil {
 		return "", err
 	}
-	r := h.state(env)
-	if !filepath.IsAbs(r) {
-		return "", fmt.Errorf("no home directory for the %s state root: pass --state-root DIR or --state FILE", h.name)
+	r, err := env.Table().StateRoot(h.ID, env)
+	if err != nil {
+		return "", fmt.Errorf("the %s state root: %w: pass --state-root DIR or --state FILE", h.ID, err)
 	}
 	return r, nil
 }

@@ -115,7 +115,7 @@ func FuzzHook(f *testing.F) {
 	f.Add([]byte(`{"session_id":"s","prompt":"/asf fix now","tool_input":{"file_path":"SKILL.md"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := New(Options{SkillDirs: []string{"../testdata/asf"}})
-		env := Env{Home: t.TempDir(), WorkDir: t.TempDir()}
+		env := Env{Home: t.TempDir(), Cwd: t.TempDir()}
 		for _, kind := range HookKinds() {
 			res, err := r.Hook(context.Background(), kind, data, HookOptions{Env: env})
 			if err != nil {

@@ -111,7 +111,7 @@ type HookOptions struct {
 	// State is the caller's state choice; the payload's session_id is used
 	// when it names no session.
 	State StateOptions
-	// Env is the process environment; the payload's cwd replaces WorkDir.
+	// Env is the process environment; the payload's cwd replaces Cwd.
 	Env Env
 }
 
@@ -138,7 +138,7 @@ func (r *Runner) Hook(ctx context.Context, kind string, payload []byte, ho HookO
 	}
 	env := ho.Env
 	if in.Cwd != "" && filepath.IsAbs(in.Cwd) {
-		env.WorkDir = in.Cwd
+		env.Cwd = in.Cwd
 	}
 	so := ho.State
 	if so.Session == "" && so.Path == "" && in.SessionID != "" {
@@ -227,15 +227,22 @@ func (r *Runner) hookStop(ctx context.Context, loc Location, in *HookInput) (*Ho
 	if err != nil || st == nil {
 		return allow, err
 	}
-	if _, s, _ := st.Current(); st.Control.Interrupted || s.Mode == ModeUserConfirmation {
+	if st.Control.Interrupted {
 		return allow, nil
 	}
 	var res *HookResult
 	_, err = r.update(ctx, loc, func(st *State) error {
 		key, s, ok := st.Current()
-		if !ok || st.Control.Interrupted || s.Mode == ModeUserConfirmation {
+		if !ok || st.Control.Interrupted {
 			res = allow // changed since the unlocked read
 			return nil
+		}
+		if s.Mode == ModeUserConfirmation {
+			// The agent stops to ask the user: the run waits, marked as the
+			// reference runtime's Stop hook marks it, so status and the
+			// next prompt know why.
+			res = allow
+			return interrupt(st, "awaiting user confirmation at "+key, InterruptedByStopHook)
 		}
 		c := &st.Control
 		if in.StopHookActive {
@@ -291,7 +298,11 @@ func (r *Runner) hookPrompt(ctx context.Context, loc Location, in *HookInput) (*
 			res = &HookResult{Action: ActionAllow}
 			return nil
 		}
-		if !st.Control.Interrupted {
+		// A wait the Stop hook marked at a confirmation step is answered by
+		// this prompt: it becomes the user's interruption, so resume
+		// counts it as the confirmation.
+		waiting := st.Control.InterruptedBy == InterruptedByStopHook && s.Mode == ModeUserConfirmation
+		if !st.Control.Interrupted || waiting {
 			if err := interrupt(st, "user prompt: "+truncate(in.Prompt, maxPromptEcho), InterruptedByUser); err != nil {
 				return err
 			}

@@ -50,7 +50,7 @@ type hookEnv struct {
 func newHookEnv(t *testing.T) *hookEnv {
 	t.Helper()
 	h := &hookEnv{work: t.TempDir()}
-	h.env = Env{Home: t.TempDir(), WorkDir: t.TempDir()}
+	h.env = Env{Home: t.TempDir(), Cwd: t.TempDir()}
 	h.r = New(Options{SkillDirs: []string{abs(t, exampleRoot)}})
 	loc, err := ResolveState(StateOptions{Session: recordedSession}, h.env)
 	if err != nil {
@@ -152,6 +152,21 @@ func TestHookStop(t *testing.T) {
 	mustState(t)(h.r.Complete(ctx, h.loc, "DIAGNOSIS_002_REFERENCE_CHECK", CompleteOptions{}))
 	if res := h.hook(t, HookStop, stop); res.Action != ActionAllow {
 		t.Errorf("at the gate: %v", res.Action)
+	}
+	// ... and marks the run as waiting, as the reference's Stop hook does.
+	st, err := ReadState(h.loc.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := st.Control; !c.Interrupted || c.InterruptReason != "awaiting user confirmation at DIAGNOSIS_007_EXPLAIN_CONFIRM" || c.InterruptedBy != InterruptedByStopHook || st.Status != StatusInterrupted {
+		t.Errorf("at the gate: interrupted %v %q by %q, status %s", c.Interrupted, c.InterruptReason, c.InterruptedBy, st.Status)
+	}
+	// The user's answer turns the wait into their interruption, so resume
+	// counts it as the confirmation.
+	h.hook(t, HookPrompt, payload(t, "user-prompt-submit.json", h.work, "", nil))
+	st = mustState(t)(h.r.Resume(ctx, h.loc))
+	if s := st.Control.Steps["DIAGNOSIS_007_EXPLAIN_CONFIRM"]; !s.Confirmed || st.Control.Interrupted {
+		t.Errorf("resume after the answer: confirmed %v, interrupted %v", s.Confirmed, st.Control.Interrupted)
 	}
 	mustState(t)(h.r.Complete(ctx, h.loc, "DIAGNOSIS_007_EXPLAIN_CONFIRM", CompleteOptions{Confirmed: true}))
 	mustState(t)(h.r.Complete(ctx, h.loc, "CODE", CompleteOptions{}))
@@ -281,7 +296,7 @@ func TestHookWorktreeFallback(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	wt, err := ResolveState(StateOptions{}, Env{Home: h.env.Home, WorkDir: repo})
+	wt, err := ResolveState(StateOptions{}, Env{Home: h.env.Home, Cwd: repo})
 	if err != nil || wt.Scope != ScopeWorktree {
 		t.Fatalf("%v %v", wt, err)
 	}

@@ -57,22 +57,22 @@ func ValidSession(id string) bool {
 
 // ResolveState picks the state file: --state, then a session
 // (<state root>/<session>.json), then $ASF_STATE, then $ASF_SESSION, then
-// .workflow/state.json at the top of the git worktree holding env.WorkDir,
+// .workflow/state.json at the top of the git worktree holding env.Cwd,
 // else <state root>/workspace-<hash>.json for the work dir. The reference
 // runtime keys that last file by skill name, which commands after init do
 // not know; a hash of the work dir alone is stable across commands.
 func ResolveState(so StateOptions, env Env) (Location, error) {
-	loc := Location{Workspace: env.WorkDir}
+	loc := Location{Workspace: env.Cwd}
 	if so.Path != "" {
 		loc.Path, loc.Scope = env.Abs(so.Path), ScopeExplicit
 		loc.Args = []string{"--state", loc.Path}
 		return loc, nil
 	}
 	session, fromEnv := so.Session, false
-	if session == "" && env.getenv(EnvState) == "" {
-		session, fromEnv = env.getenv(EnvSession), true
+	if session == "" && env.Lookup(EnvState) == "" {
+		session, fromEnv = env.Lookup(EnvSession), true
 	}
-	if _, err := lookupHost(so.Host); err != nil {
+	if _, err := lookupHost(env, so.Host); err != nil {
 		return Location{}, err
 	}
 	if session != "" {
@@ -91,11 +91,11 @@ func ResolveState(so StateOptions, env Env) (Location, error) {
 		loc.Args = append([]string{"--session", session}, rootArgs...)
 		return loc, nil
 	}
-	if p := env.getenv(EnvState); p != "" {
+	if p := env.Lookup(EnvState); p != "" {
 		loc.Path, loc.Scope = env.Abs(p), ScopeEnv
 		return loc, nil
 	}
-	if top := worktreeTop(env.WorkDir); top != "" {
+	if top := worktreeTop(env.Cwd); top != "" {
 		loc.Path, loc.Scope = filepath.Join(top, ".workflow", "state.json"), ScopeWorktree
 		return loc, nil
 	}
@@ -103,7 +103,7 @@ func ResolveState(so StateOptions, env Env) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	sum := sha256.Sum256([]byte(canonicalDir(env.WorkDir)))
+	sum := sha256.Sum256([]byte(canonicalDir(env.Cwd)))
 	loc.Path, loc.Scope = filepath.Join(root, "workspace-"+hex.EncodeToString(sum[:8])+".json"), ScopeWorkspace
 	loc.Args = rootArgs
 	return loc, nil

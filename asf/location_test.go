@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestResolveState(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			loc, err := ResolveState(c.so, Env{Home: home, WorkDir: c.wd, Getenv: mapEnv(c.vars)})
+			loc, err := ResolveState(c.so, Env{Home: home, Cwd: c.wd, Getenv: mapEnv(c.vars)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,13 +65,13 @@ func TestResolveState(t *testing.T) {
 
 	// Outside a worktree and without a session: one file per directory,
 	// the same for every command run there.
-	env := Env{Home: home, WorkDir: work}
+	env := Env{Home: home, Cwd: work}
 	a, err := ResolveState(StateOptions{}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := ResolveState(StateOptions{}, env)
-	other, _ := ResolveState(StateOptions{}, Env{Home: home, WorkDir: home})
+	other, _ := ResolveState(StateOptions{}, Env{Home: home, Cwd: home})
 	if a.Scope != ScopeWorkspace || a.Path != b.Path || a.Path == other.Path || filepath.Dir(a.Path) != claude ||
 		!strings.HasPrefix(filepath.Base(a.Path), "workspace-") {
 		t.Errorf("workspace state: %s %s, other %s", a.Scope, a.Path, other.Path)
@@ -78,7 +79,7 @@ func TestResolveState(t *testing.T) {
 }
 
 func TestResolveStateRejects(t *testing.T) {
-	env := Env{Home: t.TempDir(), WorkDir: t.TempDir()}
+	env := Env{Home: t.TempDir(), Cwd: t.TempDir()}
 	for _, s := range []string{"../x", "a/b", `a\b`, ".hidden", "a..b", strings.Repeat("x", 129), "a b", "é"} {
 		if _, err := ResolveState(StateOptions{Session: s}, env); !errors.Is(err, ErrInvalidSession) {
 			t.Errorf("session %q: %v", s, err)
@@ -99,24 +100,45 @@ func TestResolveStateRejects(t *testing.T) {
 }
 
 func TestSearchPath(t *testing.T) {
-	env := Env{Home: "/h", WorkDir: "/w", Getenv: mapEnv(map[string]string{
-		EnvSkillsRoot: "/a:rel", "CODEX_HOME": "/cx", "GAIA_CONFIG_DIR": "/g",
+	env := Env{Home: "/h", Cwd: "/w", Getenv: mapEnv(map[string]string{
+		EnvSkillsRoot: "/a:rel", "CODEX_HOME": "~/cx", "GAIA_CONFIG_DIR": "g", "CLAUDE_CONFIG_DIR": "/cc",
 	})}
-	want := []string{"/a", "/w/rel",
-		"/w/.agents/skills", "/w/.claude/skills", "/w/.codex/skills", "/w/.gaia/skills", "/w/.opencode/skills",
-		"/h/.agents/skills", "/h/.claude/skills", "/cx/skills", "/g/skills", "/h/.config/opencode/skills"}
-	if got := SearchPath(nil, env); !reflect.DeepEqual(got, want) {
-		t.Errorf("SearchPath:\n got %v\nwant %v", got, want)
+	got := SearchPath(nil, env)
+	pos := map[string]int{}
+	for i, d := range got {
+		if _, dup := pos[d]; dup {
+			t.Errorf("%s twice in %v", d, got)
+		}
+		pos[d] = i
+	}
+	// Explicit roots first; every project root before every user root;
+	// the hosts' variables moved with "~" and relative values expanded;
+	// GAIA has no project root (amd/gaia 0.23.0 defers it).
+	if got[0] != "/a" || got[1] != "/w/rel" {
+		t.Errorf("SearchPath does not start with $ASF_SKILLS_ROOT: %v", got)
+	}
+	for _, d := range []string{"/w/.agents/skills", "/w/.claude/skills", "/w/.codex/skills", "/w/.opencode/skills", "/h/.agents/skills", "/cc/skills", "/h/cx/skills", "/w/g/skills", "/h/.config/opencode/skills"} {
+		if _, ok := pos[d]; !ok {
+			t.Errorf("SearchPath lacks %s: %v", d, got)
+		}
+	}
+	for _, d := range []string{"/w/skills", "/w/.gaia/skills", "/h/.claude/skills", "/h/.codex/skills", "/h/.gaia/skills"} {
+		if _, ok := pos[d]; ok {
+			t.Errorf("SearchPath has %s: %v", d, got)
+		}
+	}
+	if pos["/w/.opencode/skills"] > pos["/h/.agents/skills"] {
+		t.Errorf("a user root before a project root: %v", got)
 	}
 	// Explicit roots replace $ASF_SKILLS_ROOT; duplicates go.
-	got := SearchPath([]string{"/x", "/w/.claude/skills"}, env)
-	if got[0] != "/x" || got[1] != "/w/.claude/skills" || got[2] != "/w/.agents/skills" || len(got) != 11 {
+	got = SearchPath([]string{"/x", "/w/.claude/skills"}, env)
+	if got[0] != "/x" || got[1] != "/w/.claude/skills" || got[2] != "/w/.agents/skills" || slices.Contains(got, "/a") {
 		t.Errorf("SearchPath with roots: %v", got)
 	}
-	env.Getenv = nil
-	if got := DefaultSearchPath(env); got[7] != "/h/.codex/skills" || got[8] != "/h/.gaia/skills" {
-		t.Errorf("defaults without env: %v", got)
+	if r, err := StateRoot("gaia", env); err != nil || r != "/w/g/state/asf" {
+		t.Errorf("gaia state root: %s %v", r, err)
 	}
+	env.Getenv = nil
 	if r, err := StateRoot("gaia", env); err != nil || r != "/h/.gaia/state/asf" {
 		t.Errorf("gaia state root: %s %v", r, err)
 	}

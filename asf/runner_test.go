@@ -34,7 +34,7 @@ func testRunner(t *testing.T, dirs ...string) (*Runner, Location) {
 		},
 		NewID: func() string { return "00000000-0000-4000-8000-000000000001" },
 	})
-	env := Env{Home: t.TempDir(), WorkDir: t.TempDir()}
+	env := Env{Home: t.TempDir(), Cwd: t.TempDir()}
 	loc, err := ResolveState(StateOptions{Session: "s1", Root: filepath.Join(env.Home, "state")}, env)
 	if err != nil {
 		t.Fatal(err)

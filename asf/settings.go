@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 )
 
@@ -22,16 +23,19 @@ const (
 )
 
 // ClaudeSettingsPath is Claude Code's settings file: ~/.claude/settings.json
-// for the user scope, ./.claude/settings.json for the project scope.
+// (or $CLAUDE_CONFIG_DIR/settings.json) for the user scope, ./.claude/settings.json for the project scope.
 func ClaudeSettingsPath(scope string, env Env) (string, error) {
 	switch scope {
 	case "", ScopeUser:
-		if env.Home == "" {
-			return "", errors.New("no home directory for the user settings: pass --settings FILE or --scope project")
+		// Claude Code reads its user settings from $CLAUDE_CONFIG_DIR when
+		// set, as it does its skills (hosts table, claude).
+		p, err := hosts.Dir{Env: "CLAUDE_CONFIG_DIR", Dir: "~/.claude", Join: "settings.json"}.Resolve(env)
+		if err != nil {
+			return "", fmt.Errorf("the user settings: %w: pass --settings FILE or --scope project", err)
 		}
-		return filepath.Join(env.Home, ".claude", "settings.json"), nil
+		return p, nil
 	case ScopeProject:
-		return filepath.Join(env.WorkDir, ".claude", "settings.json"), nil
+		return filepath.Join(env.Cwd, ".claude", "settings.json"), nil
 	}
 	return "", fmt.Errorf("unknown scope %q: use user or project", scope)
 }

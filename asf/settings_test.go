@@ -253,7 +253,7 @@ func TestInstallRefusesBadSettings(t *testing.T) {
 }
 
 func TestClaudeSettingsPath(t *testing.T) {
-	env := Env{Home: "/h", WorkDir: "/w"}
+	env := Env{Home: "/h", Cwd: "/w"}
 	for scope, want := range map[string]string{"": "/h/.claude/settings.json", "user": "/h/.claude/settings.json", "project": "/w/.claude/settings.json"} {
 		if got, err := ClaudeSettingsPath(scope, env); err != nil || got != want {
 			t.Errorf("%q: %s %v", scope, got, err)

@@ -296,6 +296,9 @@ func ReadState(path string) (*State, error) {
 		st.Data = map[string]json.RawMessage{}
 	}
 	st.fillReference()
+	// The snapshot fields are derived from control, which the reference
+	// runtime updates without touching them: status reads control.
+	st.sync()
 	return &st, nil
 }
 

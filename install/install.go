@@ -624,6 +624,11 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
 			if d.Code == skill.CodeToolUnknown {
 				return fmt.Errorf("%s: %s", filepath.Base(r.Dir), d.Message)
 			}
+			// Lenient validation only warns, but no host would load it:
+			// installing would put a skill where nothing sees it.
+			if d.Code == skill.CodeLowercaseSkillFile {
+				return fmt.Errorf("%s: %s, which no host loads (they read only %s): rename it to %s in the skill and publish again", filepath.Base(r.Dir), d.Message, skill.SkillFile, skill.SkillFile)
+			}
 		}
 	}
 	// The static audit of what is about to be installed, judged at each

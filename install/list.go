@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -29,12 +30,34 @@ type Listed struct {
 	Edited bool `json:"edited,omitempty"`
 	// Invalid is true when the skill does not load even leniently.
 	Invalid bool `json:"invalid,omitempty"`
+	// Ignored says why the host does not load this folder at all (a
+	// lower-case skill.md, a symlink the host does not follow).
+	Ignored string `json:"ignored,omitempty"`
+	// Link is the target when the folder is a symlink.
+	Link string `json:"link,omitempty"`
+	// ConflictsWith is the directory of another copy of the same name when
+	// the host keeps one copy but not always the same one (OpenCode).
+	ConflictsWith string `json:"conflictsWith,omitempty"`
 }
 
-// List returns the skills in roots, in the order given (which is
-// precedence order within a host), marking shadowed copies. Roots that do
-// not exist are skipped.
+// List returns the skills in roots as the built-in hosts table describes
+// their hosts; see ListWith.
 func List(ctx context.Context, roots []Root) ([]Listed, error) {
+	return ListWith(ctx, roots, nil)
+}
+
+// ListWith returns the skills in roots, in the order given (a host's
+// precedence order, see SearchRoots), as each root's host itself loads
+// them (t describes the hosts; nil is the built-in table): a folder
+// without an exact SKILL.md, or a symlink the host does not follow, is
+// listed as ignored; a name found again is shadowed by the first copy for
+// a first-wins host, listed as a conflict for a host whose choice is not
+// fixed, and left alone for a host that offers every copy. Roots that do
+// not exist are skipped.
+func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, error) {
+	if t == nil {
+		t = hosts.Builtin()
+	}
 	var out []Listed
 	winner := map[string]string{} // host/name -> dir of the winning copy
 	for _, r := range roots {
@@ -49,16 +72,29 @@ func List(ctx context.Context, roots []Root) ([]Listed, error) {
 		if err != nil {
 			return nil, err
 		}
+		rule, symlinks := hosts.FirstWins, hosts.SymlinksFollowed
+		if h, err := t.Get(string(r.Host)); err == nil {
+			rule, symlinks = h.Duplicates, h.Symlinks
+		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if !e.IsDir() || e.Name() == stateDir {
-				continue
-			}
 			dir := filepath.Join(r.Dir, e.Name())
 			l := Listed{Root: r, Name: e.Name(), Dir: dir}
+			if e.Type()&os.ModeSymlink != 0 {
+				fi, err := os.Stat(dir)
+				if err != nil || !fi.IsDir() {
+					continue // a dangling link or a link to a file: no skill
+				}
+				l.Link, _ = os.Readlink(dir)
+				if symlinks == hosts.SymlinksIgnored {
+					l.Ignored = "a symlink, which " + string(r.Host) + " does not follow"
+				}
+			} else if !e.IsDir() || e.Name() == stateDir {
+				continue
+			}
 			s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
 			if s == nil {
 				if ds.Has(skill.CodeNoSkillFile) {
@@ -70,6 +106,9 @@ func List(ctx context.Context, roots []Root) ([]Listed, error) {
 				l.Tier = s.Tier()
 				l.Invalid = ds.HasErrors()
 			}
+			if ds.Has(skill.CodeLowercaseSkillFile) && l.Ignored == "" {
+				l.Ignored = "the file is not named " + hosts.SkillFile + ", the only name hosts load"
+			}
 			if rr, ok := rec.Get(e.Name()); ok {
 				l.Managed = true
 				l.Version, l.Tier, l.Source = rr.Version, rr.Tier, rr.Source
@@ -80,11 +119,18 @@ func List(ctx context.Context, roots []Root) ([]Listed, error) {
 					l.Edited = true
 				}
 			}
-			key := string(r.Host) + "/" + l.Name
-			if w, ok := winner[key]; ok {
-				l.ShadowedBy = w
-			} else {
-				winner[key] = dir
+			if l.Ignored == "" {
+				key := string(r.Host) + "/" + l.Name
+				if w, ok := winner[key]; ok {
+					switch rule {
+					case hosts.FirstWins:
+						l.ShadowedBy = w
+					case hosts.Unordered:
+						l.ConflictsWith = w
+					}
+				} else {
+					winner[key] = dir
+				}
 			}
 			out = append(out, l)
 		}

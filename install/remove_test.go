@@ -126,7 +126,7 @@ func TestList(t *testing.T) {
 	}
 	by := map[string]Listed{}
 	for _, l := range got {
-		by[l.Root.Scope.String()+"/"+l.Name] = l
+		by[string(l.Root.Scope)+"/"+l.Name] = l
 	}
 	if l := by["project/code"]; l.Managed || l.Version != "9.0.0" || l.ShadowedBy != "" {
 		t.Errorf("project code: %+v", l)

@@ -5,24 +5,24 @@ package install
 
 import (
 	"fmt"
-	"path/filepath"
-	"sort"
-	"strings"
+	"slices"
+
+	"github.com/skillpm/skillpm/hosts"
 )
 
 // Scope selects user-wide or project-local roots.
-type Scope string
+type Scope = hosts.Scope
 
 // Scopes.
 const (
-	ScopeUser    Scope = "user"
-	ScopeProject Scope = "project"
+	ScopeUser    = hosts.ScopeUser
+	ScopeProject = hosts.ScopeProject
 )
 
-// Host names an agent host whose discovery roots skillpm knows.
+// Host names an agent host of the hosts table (package hosts).
 type Host string
 
-// Known hosts.
+// Hosts skillpm names in code; the table knows many more.
 const (
 	HostGaia     Host = "gaia"
 	HostClaude   Host = "claude"
@@ -34,27 +34,33 @@ const (
 // DefaultHost is used when neither --host nor configuration names one.
 const DefaultHost = HostAgents
 
-// Hosts returns the known hosts, sorted.
-func Hosts() []Host {
-	return []Host{HostAgents, HostClaude, HostCodex, HostGaia, HostOpenCode}
+// Env is what root resolution reads from the environment (home, working
+// directory, variables, hosts table); the one type install, list, the
+// ASF runner and the HTTP API share.
+type Env = hosts.Env
+
+// Hosts returns the hosts of the built-in table, sorted.
+func Hosts() []Host { return HostsIn(Env{}) }
+
+// HostsIn returns the hosts of env's table, sorted.
+func HostsIn(env Env) []Host {
+	var out []Host
+	for _, id := range env.Table().IDs() {
+		out = append(out, Host(id))
+	}
+	return out
 }
 
-// ParseHost validates a host name.
-func ParseHost(s string) (Host, error) {
-	for _, h := range Hosts() {
-		if string(h) == s {
-			return h, nil
-		}
-	}
-	names := make([]string, 0, 5)
-	for _, h := range Hosts() {
-		names = append(names, string(h))
-	}
-	return "", fmt.Errorf("unknown host %q: use one of %s, or --root DIR for another directory", s, strings.Join(names, ", "))
-}
+// ParseHost validates a host name against the built-in table.
+func ParseHost(s string) (Host, error) { return ParseHostIn(Env{}, s) }
 
-// String returns the scope name.
-func (s Scope) String() string { return string(s) }
+// ParseHostIn validates a host name against env's table.
+func ParseHostIn(env Env, s string) (Host, error) {
+	if _, err := env.Table().Get(s); err != nil {
+		return "", err
+	}
+	return Host(s), nil
+}
 
 // ParseScope validates a scope name.
 func ParseScope(s string) (Scope, error) {
@@ -62,99 +68,83 @@ func ParseScope(s string) (Scope, error) {
 	case ScopeUser, ScopeProject:
 		return Scope(s), nil
 	}
-	return "", fmt.Errorf("unknown scope %q: use user or project", s)
+	return "", fmt.Errorf("%w %q: use user or project", hosts.ErrUnknownScope, s)
 }
 
-// Env is what root resolution reads from the environment, so tests and
-// the HTTP API can pass their own.
-type Env struct {
-	Home   string
-	Cwd    string
-	Getenv func(string) string
-}
-
-func (e Env) getenv(k string) string {
-	if e.Getenv == nil {
-		return ""
-	}
-	return e.Getenv(k)
-}
-
-// Root is one discovery root of a host.
+// Root is one discovery root as one host reads it.
 type Root struct {
-	Host  Host   `json:"host"`
-	Scope Scope  `json:"scope"`
-	Dir   string `json:"dir"`
+	// Host is the host whose view the root is part of.
+	Host Host `json:"host"`
+	// Scope is user or project.
+	Scope Scope `json:"scope"`
+	// Dir is the absolute directory.
+	Dir string `json:"dir"`
+	// Owner is the host whose own root this is, when not Host (Codex
+	// reads the agents roots, OpenCode Claude's).
+	Owner Host `json:"owner,omitempty"`
 }
 
-// RootDir returns the discovery root of host at scope, following the
-// hosts' own conventions (GAIA_CONFIG_DIR and CODEX_HOME are honoured).
+// RootDir returns where skillpm installs for host h at scope s: the host's
+// first own root of that scope, with the variables that move it (such as
+// CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, GAIA_CONFIG_DIR) expanded.
 func RootDir(h Host, s Scope, env Env) (string, error) {
-	if s == ScopeProject {
-		switch h {
-		case HostOpenCode:
-			return filepath.Join(env.Cwd, ".opencode", "skills"), nil
-		case HostGaia, HostClaude, HostAgents, HostCodex:
-			return filepath.Join(env.Cwd, "."+string(h), "skills"), nil
-		}
-		return "", fmt.Errorf("unknown host %q", h)
-	}
-	if env.Home == "" {
-		return "", fmt.Errorf("cannot find the %s user root: HOME is not set (use --root DIR)", h)
-	}
-	switch h {
-	case HostGaia:
-		if d := env.getenv("GAIA_CONFIG_DIR"); d != "" {
-			return filepath.Join(d, "skills"), nil
-		}
-		return filepath.Join(env.Home, ".gaia", "skills"), nil
-	case HostClaude:
-		return filepath.Join(env.Home, ".claude", "skills"), nil
-	case HostAgents:
-		return filepath.Join(env.Home, ".agents", "skills"), nil
-	case HostCodex:
-		if d := env.getenv("CODEX_HOME"); d != "" {
-			return filepath.Join(d, "skills"), nil
-		}
-		return filepath.Join(env.Home, ".codex", "skills"), nil
-	case HostOpenCode:
-		return filepath.Join(env.Home, ".config", "opencode", "skills"), nil
-	}
-	return "", fmt.Errorf("unknown host %q", h)
+	return env.Table().RootDir(string(h), s, env)
 }
 
-// SearchRoots returns a host's roots in precedence order: project scope
-// before user scope, as the agentskills client guide asks (GAIA follows
-// the same order). Skills found earlier shadow those found later.
+// SearchRoots returns every root host h reads, in its precedence order
+// (the hosts table's search list), each directory once.
 func SearchRoots(h Host, env Env) ([]Root, error) {
-	var out []Root
-	for _, s := range []Scope{ScopeProject, ScopeUser} {
-		d, err := RootDir(h, s, env)
-		if err != nil {
-			return nil, err
+	rs, err := env.Table().SearchRoots(string(h), env)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Root, 0, len(rs))
+	for _, r := range rs {
+		root := Root{Host: h, Scope: r.Scope, Dir: r.Dir}
+		if r.Host != string(h) {
+			root.Owner = Host(r.Host)
 		}
-		out = append(out, Root{Host: h, Scope: s, Dir: d})
+		out = append(out, root)
 	}
 	return out, nil
 }
 
-// AllSearchRoots returns the roots of every host, host by host in name
-// order, each in precedence order, without duplicates.
+// AllSearchRoots returns the own roots of every host, host by host in id
+// order, each host's scopes in its precedence order, each directory once
+// (under the first host that owns it).
 func AllSearchRoots(env Env) []Root {
 	var out []Root
 	seen := map[string]bool{}
-	hosts := Hosts()
-	sort.Slice(hosts, func(i, j int) bool { return hosts[i] < hosts[j] })
-	for _, h := range hosts {
-		roots, err := SearchRoots(h, env)
-		if err != nil {
-			continue // a host without HOME has no user root; the others still count
-		}
-		for _, r := range roots {
-			if !seen[r.Dir] {
-				seen[r.Dir] = true
-				out = append(out, r)
+	for _, h := range env.Table().Hosts() {
+		for _, s := range ownOrder(h) {
+			dirs := h.User
+			if s == ScopeProject {
+				dirs = h.Project
 			}
+			for _, d := range dirs {
+				p, err := d.Resolve(env)
+				if err != nil || seen[p] {
+					continue // a root without HOME is skipped; the others still count
+				}
+				seen[p] = true
+				out = append(out, Root{Host: Host(h.ID), Scope: s, Dir: p})
+			}
+		}
+	}
+	return out
+}
+
+// ownOrder is the order in which h reads its own scopes.
+func ownOrder(h hosts.Host) []Scope {
+	var out []Scope
+	for _, e := range h.Search {
+		if e.Host == "" && e.Dir == nil && !slices.Contains(out, e.Scope) {
+			out = append(out, e.Scope)
+		}
+	}
+	for _, s := range []Scope{ScopeProject, ScopeUser} {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
 		}
 	}
 	return out

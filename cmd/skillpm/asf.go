@@ -42,12 +42,12 @@ type asfSetup struct {
 }
 
 func (f *asfFlags) setup() (*asfSetup, error) {
-	env, err := asf.OSEnv()
+	env, err := processEnv()
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(asf.HostNames(), f.host) {
-		return nil, withCode(exitUsage, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host, strings.Join(asf.HostNames(), ", ")))
+	if !slices.Contains(env.Table().IDs(), f.host) {
+		return nil, withCode(exitUsage, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host, strings.Join(env.Table().IDs(), ", ")))
 	}
 	return &asfSetup{
 		runner: asf.New(asf.Options{SkillDirs: asf.SearchPath(f.skillsRoots, env)}),
@@ -124,10 +124,11 @@ step at a time, with the ASF reference runtime's commands, step keys and
 state file (plus the spec's session snapshot).
 
 Skills are looked up as <root>/<name>/SKILL.md in --skills-root (or
-$ASF_SKILLS_ROOT, a list), then in the hosts' discovery roots: every project
-root (./.agents/skills, ./.claude/skills, ./.codex/skills, ./.gaia/skills,
-./.opencode/skills) before every user root (~/.agents/skills, …), so a
-project's skills shadow the user's.
+$ASF_SKILLS_ROOT, a list), then in the hosts' discovery roots (skillpm
+hosts): every project root (./.agents/skills, ./.claude/skills,
+./.codex/skills, ./.opencode/skills, …) before every user root
+(~/.agents/skills, $CLAUDE_CONFIG_DIR/skills, …), so a project's skills
+shadow the user's.
 
 State lives in --state FILE; else, with --session ID (or a hook payload's
 session_id), in <state root>/ID.json, the root being the host's
@@ -152,7 +153,10 @@ instructions are its SKILL.md body; the reference skips it.
   skillpm asf complete DIAGNOSIS_001_CAPTURE_CLASSIFY --session 1f2e
   skillpm asf hooks install --host claude`,
 		Args: exactArgs(0),
-		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
+		// Without a command it is a usage error (exit 2), as in the reference.
+		RunE: func(c *cobra.Command, args []string) error {
+			return &usageError{errors.New("skillpm asf needs a command (init, current, complete, status, …): see skillpm asf --help")}
+		},
 	}
 	f.register(c, true)
 	c.AddCommand(
@@ -570,7 +574,7 @@ is replaced atomically and keeps its mode.`,
 				if f.host != "claude" {
 					return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host claude", f.host))
 				}
-				env, err := asf.OSEnv()
+				env, err := processEnv()
 				if err != nil {
 					return err
 				}

@@ -13,11 +13,15 @@ func newListCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List installed skills per host and root",
-		Long: `List shows every skill in the discovery roots of each host, project roots
-before user roots (the order hosts read them), with version, tier and
-source. A copy hidden by an earlier one of the same name is marked shadowed;
-skills skillpm did not install are marked unmanaged, and installed skills
-whose files were edited by hand are marked edited.`,
+		Long: `List shows every skill in the discovery roots, with version, tier and
+source. With --host, it shows what that host itself loads: every root it
+reads (its own and other hosts', see skillpm hosts) in its precedence
+order; a copy hidden by an earlier one of the same name is marked shadowed
+(or conflict, for a host that does not pick the same copy every time);
+folders the host ignores (a lower-case skill.md, a symlink it does not
+follow) are marked ignored. Without --host, every host's own roots are
+listed once. Skills skillpm did not install are marked unmanaged, and
+installed skills whose files were edited by hand are marked edited.`,
 		Example: `  skillpm list
   skillpm list --host claude --scope project
   skillpm list --root ./image/skills --output json`,
@@ -27,7 +31,7 @@ whose files were edited by hand are marked edited.`,
 			if err != nil {
 				return err
 			}
-			items, err := install.List(c.Context(), roots)
+			items, err := install.ListWith(c.Context(), roots, osEnv().Table())
 			if err != nil {
 				return err
 			}
@@ -46,8 +50,12 @@ whose files were edited by hand are marked edited.`,
 			for _, l := range items {
 				status := "ok"
 				switch {
+				case l.Ignored != "":
+					status = "ignored: " + l.Ignored
 				case l.Invalid:
 					status = "invalid"
+				case l.ConflictsWith != "":
+					status = "conflict: " + string(l.Root.Host) + " loads this or " + l.ConflictsWith + ", not always the same"
 				case l.ShadowedBy != "":
 					status = "shadowed by " + l.ShadowedBy
 				case l.Edited:

@@ -1,8 +1,11 @@
 package main
 
 import (
-	"os"
+	"errors"
+	"slices"
+	"strings"
 
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -15,15 +18,33 @@ type rootFlags struct {
 }
 
 func (f *rootFlags) register(c *cobra.Command) {
-	c.Flags().StringArrayVar(&f.hosts, "host", nil, "agent host whose roots to use: agents, claude, codex, gaia, opencode (repeatable)")
+	c.Flags().StringArrayVar(&f.hosts, "host", nil, "agent host whose roots to use: one of `skillpm hosts` (repeatable)")
 	c.Flags().StringVar(&f.scope, "scope", "", "user or project roots (default: user; list shows both)")
 	c.Flags().StringArrayVar(&f.roots, "root", nil, "a custom root `DIR` instead of a host's (repeatable)")
 }
 
+// processEnv is the one environment every command resolves roots with:
+// home, working directory, variables, and the hosts table with the user's
+// hosts file ($SKILLPM_HOSTS, else $XDG_CONFIG_HOME/skillpm/hosts.yaml).
+func processEnv() (hosts.Env, error) {
+	env := hosts.OSEnv()
+	t, err := hosts.Load(env)
+	if err != nil {
+		return hosts.Env{}, err
+	}
+	env.Hosts = t
+	return env, nil
+}
+
+// osEnv is processEnv for callers that cannot fail: a broken user hosts
+// file falls back to the built-in table (the commands that resolve roots
+// report it).
 func osEnv() install.Env {
-	home, _ := os.UserHomeDir()
-	cwd, _ := os.Getwd()
-	return install.Env{Home: home, Cwd: cwd, Getenv: os.Getenv}
+	env, err := processEnv()
+	if err != nil {
+		return hosts.OSEnv()
+	}
+	return env
 }
 
 // targets returns the roots to write to: the custom roots, else one root
@@ -44,14 +65,21 @@ func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
 		}
 		scope = s
 	}
-	hosts, err := f.hostList(def)
+	env, err := processEnv()
+	if err != nil {
+		return nil, err
+	}
+	hs, err := f.hostList(env, def)
 	if err != nil {
 		return nil, err
 	}
 	var out []install.Root
-	for _, h := range hosts {
-		d, err := install.RootDir(h, scope, osEnv())
+	for _, h := range hs {
+		d, err := install.RootDir(h, scope, env)
 		if err != nil {
+			if errorsIsNoProject(err) {
+				return nil, &usageError{err}
+			}
 			return nil, err
 		}
 		out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
@@ -59,48 +87,70 @@ func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
 	return out, nil
 }
 
-// searched returns the roots to read, in precedence order per host: the
-// custom roots, else every host's (or the named hosts') project and user
-// roots, or only the chosen scope.
+// searched returns the roots to read. With --host, each named host's view:
+// every root it reads, its own and other hosts', in its precedence order.
+// Without, every host's own roots, each directory once. --scope keeps one
+// scope; --scope project for a host without project roots is refused.
 func (f *rootFlags) searched() ([]install.Root, error) {
 	if len(f.roots) > 0 {
 		return f.targets(install.DefaultHost)
 	}
-	var hosts []install.Host
-	if len(f.hosts) == 0 {
-		hosts = install.Hosts()
-	} else {
-		var err error
-		if hosts, err = f.hostList(""); err != nil {
-			return nil, err
+	env, err := processEnv()
+	if err != nil {
+		return nil, err
+	}
+	if f.scope != "" {
+		if _, err := install.ParseScope(f.scope); err != nil {
+			return nil, &usageError{err}
 		}
 	}
-	var out []install.Root
-	for _, h := range hosts {
-		roots, err := install.SearchRoots(h, osEnv())
+	var all []install.Root
+	if len(f.hosts) == 0 {
+		all = install.AllSearchRoots(env)
+	} else {
+		hs, err := f.hostList(env, "")
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range roots {
-			if f.scope == "" || string(r.Scope) == f.scope {
-				out = append(out, r)
+		for _, h := range hs {
+			if f.scope == string(install.ScopeProject) {
+				if _, err := install.RootDir(h, install.ScopeProject, env); errorsIsNoProject(err) {
+					return nil, &usageError{err}
+				}
+			}
+			roots, err := install.SearchRoots(h, env)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, roots...)
+		}
+	}
+	var out []install.Root
+	for _, r := range all {
+		if f.scope == "" || string(r.Scope) == f.scope {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (f *rootFlags) hostList(env hosts.Env, def install.Host) ([]install.Host, error) {
+	if len(f.hosts) == 0 {
+		return []install.Host{def}, nil
+	}
+	var out []install.Host
+	for _, s := range f.hosts {
+		for _, name := range strings.Split(s, ",") {
+			h, err := install.ParseHostIn(env, strings.TrimSpace(name))
+			if err != nil {
+				return nil, &usageError{err}
+			}
+			if !slices.Contains(out, h) {
+				out = append(out, h)
 			}
 		}
 	}
 	return out, nil
 }
 
-func (f *rootFlags) hostList(def install.Host) ([]install.Host, error) {
-	if len(f.hosts) == 0 {
-		return []install.Host{def}, nil
-	}
-	var out []install.Host
-	for _, s := range f.hosts {
-		h, err := install.ParseHost(s)
-		if err != nil {
-			return nil, &usageError{err}
-		}
-		out = append(out, h)
-	}
-	return out, nil
-}
+func errorsIsNoProject(err error) bool { return errors.Is(err, hosts.ErrNoProjectRoot) }

@@ -8,22 +8,26 @@ import (
 	"github.com/skillpm/skillpm/install"
 )
 
-// TestASFRootsMatchInstall checks that the runner, which keeps its own
-// copy of the hosts' table (it depends only on the foundation), looks for
-// skills in exactly the roots install writes to, with and without the
-// hosts' environment variables. The order differs on purpose: the runner
-// puts every project root before every user root.
+// TestASFRootsMatchInstall checks that the runner looks for skills in
+// exactly the roots install writes to, with and without the hosts'
+// environment variables (absolute, "~" and relative values). The order
+// differs on purpose: the runner puts every project root before every user
+// root.
 func TestASFRootsMatchInstall(t *testing.T) {
 	for _, vars := range []map[string]string{
 		{},
 		{"CODEX_HOME": "/codex-home", "GAIA_CONFIG_DIR": "/gaia-config"},
+		{"CODEX_HOME": "~/codex", "GAIA_CONFIG_DIR": "~/gaia", "CLAUDE_CONFIG_DIR": "rel/claude", "XDG_CONFIG_HOME": "~"},
 	} {
 		getenv := func(k string) string { return vars[k] }
 		var want []string
 		for _, r := range install.AllSearchRoots(install.Env{Home: "/users/u", Cwd: "/srv/project", Getenv: getenv}) {
+			if r.Dir == "/srv/project/skills" {
+				continue // OpenClaw's bare project root: the runner leaves it out on purpose
+			}
 			want = append(want, r.Dir)
 		}
-		got := asf.DefaultSearchPath(asf.Env{Home: "/users/u", WorkDir: "/srv/project", Getenv: getenv})
+		got := asf.DefaultSearchPath(asf.Env{Home: "/users/u", Cwd: "/srv/project", Getenv: getenv})
 		slices.Sort(want)
 		slices.Sort(got)
 		if !slices.Equal(got, want) {

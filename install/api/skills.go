@@ -61,30 +61,28 @@ const maxFiles = 1000
 // project and user roots, or only one scope.
 func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
 	q := r.URL.Query()
-	hosts := install.Hosts()
-	if h := q.Get("host"); h != "" {
-		ph, err := install.ParseHost(h)
-		if err != nil {
-			return nil, badRequest(err.Error())
-		}
-		hosts = []install.Host{ph}
-	}
 	scope := q.Get("scope")
 	if scope != "" {
 		if _, err := install.ParseScope(scope); err != nil {
 			return nil, badRequest(err.Error())
 		}
 	}
-	var out []install.Root
-	for _, h := range hosts {
-		roots, err := install.SearchRoots(h, s.cfg.Env)
+	// Without a host, every host's own roots once (as the CLI's list);
+	// with one, that host's view: every root it reads, in its order.
+	all := install.AllSearchRoots(s.cfg.Env)
+	if h := q.Get("host"); h != "" {
+		ph, err := install.ParseHostIn(s.cfg.Env, h)
 		if err != nil {
 			return nil, badRequest(err.Error())
 		}
-		for _, rt := range roots {
-			if scope == "" || string(rt.Scope) == scope {
-				out = append(out, rt)
-			}
+		if all, err = install.SearchRoots(ph, s.cfg.Env); err != nil {
+			return nil, badRequest(err.Error())
+		}
+	}
+	var out []install.Root
+	for _, rt := range all {
+		if scope == "" || string(rt.Scope) == scope {
+			out = append(out, rt)
 		}
 	}
 	return out, nil
@@ -96,7 +94,7 @@ func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
 func (s *Server) target(host, scope string) (install.Root, *Error) {
 	h := s.cfg.Host
 	if host != "" {
-		ph, err := install.ParseHost(host)
+		ph, err := install.ParseHostIn(s.cfg.Env, host)
 		if err != nil {
 			return install.Root{}, badRequest(err.Error())
 		}
@@ -166,8 +164,8 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.annotateUpdates(r.Context(), skills)
-	hosts := make([]string, 0, len(install.Hosts()))
-	for _, h := range install.Hosts() {
+	hosts := make([]string, 0, len(install.HostsIn(s.cfg.Env)))
+	for _, h := range install.HostsIn(s.cfg.Env) {
 		hosts = append(hosts, string(h))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"skills": skills, "hosts": hosts, "defaultHost": s.cfg.Host})

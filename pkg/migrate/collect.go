@@ -200,8 +200,11 @@ func (c *collector) addToolsets(field string, n *yaml.Node) {
 // permissions returns what was collected as permission strings.
 func (c *collector) permissions() []string {
 	var out []string
-	if len(c.bins.vals) > 0 {
-		out = append(out, "shell:execute:"+strings.Join(c.bins.vals, ","))
+	// One grant per binary: GAIA's runtime (amd/gaia 0.23.0, permissions.py)
+	// refuses a whole skill whose shell:execute scope is not one bare
+	// executable name, so "shell:execute:curl,jq" would not load there.
+	for _, b := range c.bins.vals {
+		out = append(out, "shell:execute:"+b)
 	}
 	return append(out, c.perms.vals...)
 }

@@ -379,7 +379,7 @@ func TestFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(r.SkillFile()), "shell:execute:curl,jq") || len(r.Report.Migrated) != 2 {
+	if !strings.Contains(string(r.SkillFile()), "shell:execute:curl\n      - shell:execute:jq\n") || len(r.Report.Migrated) != 2 {
 		t.Errorf("auto did not map both formats: %v\n%s", r.Report.Migrated, r.SkillFile())
 	}
 	r, err = migrate.Migrate(ctx, dir, migrate.Options{From: migrate.Hermes})

@@ -15,6 +15,7 @@ const (
 	CodeYAMLAlias           = "yaml-alias"
 	CodeYAMLMergeKey        = "yaml-merge-key"
 	CodeDuplicateKey        = "duplicate-key"
+	CodeKeyNotScalar        = "yaml-key-not-scalar"
 	CodeFrontmatterNotMap   = "frontmatter-not-mapping"
 	CodeBodyTooLong         = "body-too-long"
 	CodeNameMissing         = "name-missing"
@@ -39,6 +40,7 @@ const (
 	CodeTierInvalid            = "tier-invalid"
 	CodePermissionInvalid      = "permission-invalid"
 	CodePermissionDuplicate    = "permission-duplicate"
+	CodeShellScope             = "shell-scope-not-binary"
 	CodeRequirementInvalid     = "requirement-invalid"
 	CodeSkillRangeInvalid      = "skill-range-invalid"
 	CodeSkillDepInvalid        = "skill-dependency-invalid"
@@ -72,8 +74,9 @@ type rule struct {
 }
 
 var rules = map[string]rule{
-	CodeNoSkillFile:            {Error, true},
-	CodeLowercaseSkillFile:     {Warning, false},
+	CodeNoSkillFile:        {Error, true},
+	CodeLowercaseSkillFile: {Error, false}, // hosts load only SKILL.md
+
 	CodeUnreadable:             {Error, true},
 	CodeFrontmatterMissing:     {Error, true},
 	CodeFrontmatterUnclosed:    {Error, true},
@@ -83,6 +86,7 @@ var rules = map[string]rule{
 	CodeYAMLAlias:              {Error, true},
 	CodeYAMLMergeKey:           {Error, true},
 	CodeDuplicateKey:           {Error, true},
+	CodeKeyNotScalar:           {Error, true}, // GAIA (PyYAML) cannot load an unhashable key
 	CodeFrontmatterNotMap:      {Error, true},
 	CodeBodyTooLong:            {Warning, false},
 	CodeNameMissing:            {Error, false},
@@ -91,7 +95,7 @@ var rules = map[string]rule{
 	CodeDescriptionMissing:     {Error, true},
 	CodeDescriptionTooLong:     {Error, false},
 	CodeDescriptionPlaceholder: {Warning, false},
-	CodeLicenseType:            {Warning, false},
+	CodeLicenseType:            {Error, false}, // GAIA refuses a non-string license
 	CodeVersionMissing:         {Warning, false},
 	CodeVersionNumber:          {Error, false},
 	CodeVersionInvalid:         {Error, false},
@@ -105,6 +109,7 @@ var rules = map[string]rule{
 	CodeTierInvalid:            {Error, false},
 	CodePermissionInvalid:      {Error, true},
 	CodePermissionDuplicate:    {Warning, false},
+	CodeShellScope:             {Error, false}, // GAIA refuses the whole skill
 	CodeRequirementInvalid:     {Error, false},
 	CodeSkillRangeInvalid:      {Error, false},
 	CodeSkillDepInvalid:        {Error, false},

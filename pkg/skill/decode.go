@@ -295,6 +295,11 @@ func (c *checker) decodeMetadata(s *Skill, v *yaml.Node) {
 	})
 }
 
+// bareBinary is GAIA's BINARY_NAME_RE (amd/gaia 0.23.0, binaries.py): a
+// shell:execute scope names one executable as it is typed, never a path
+// or a list.
+var bareBinary = regexp.MustCompile(`^[a-z][a-z0-9._+-]*$`)
+
 func (c *checker) decodePermissions(s *Skill, v *yaml.Node) {
 	if isNull(v) {
 		return
@@ -315,6 +320,14 @@ func (c *checker) decodePermissions(s *Skill, v *yaml.Node) {
 			pe := err.(*PermissionError)
 			c.add(CodePermissionInvalid, e, pe.Error(), pe.Hint)
 			continue
+		}
+		if p.Domain == "shell" && p.Level == "execute" && p.Scope != "" && !bareBinary.MatchString(p.Scope) {
+			msg := fmt.Sprintf("shell:execute scope %q is not one bare executable name; GAIA refuses the whole skill", p.Scope)
+			hint := "name the command as it is typed, e.g. shell:execute:git"
+			if bins := strings.Split(p.Scope, ","); len(bins) > 1 {
+				hint = "write one grant per binary: shell:execute:" + strings.Join(bins, ", shell:execute:")
+			}
+			c.add(CodeShellScope, e, msg, hint)
 		}
 		if seen[p.String()] {
 			c.add(CodePermissionDuplicate, e, fmt.Sprintf("permission %s is declared twice", p), "remove the repeated entry")

@@ -180,6 +180,12 @@ func checkNodes(n *yaml.Node, ds *Diagnostics) {
 					Hint:    "write the merged fields out in full"})
 				continue
 			}
+			if k.Kind != yaml.ScalarNode {
+				*ds = append(*ds, Diagnostic{Code: CodeKeyNotScalar, Line: k.Line, Column: k.Column,
+					Message: "a mapping key is " + kindName(k) + "; keys must be plain strings",
+					Hint:    "write the key as a string, e.g. name: …"})
+				continue
+			}
 			if seen[k.Value] {
 				*ds = append(*ds, Diagnostic{Code: CodeDuplicateKey, Line: k.Line, Column: k.Column,
 					Message: fmt.Sprintf("key %q appears twice in the same mapping", k.Value),

@@ -141,7 +141,7 @@ func findSkillFile(dir string) (string, *Diagnostic, error) {
 			f := filepath.Join(dir, e.Name())
 			return f, &Diagnostic{Code: CodeLowercaseSkillFile, File: f,
 				Message: fmt.Sprintf("the skill file is named %s", e.Name()),
-				Hint:    "rename it to SKILL.md; some hosts only look for that name"}, nil
+				Hint:    "rename it to SKILL.md: GAIA, Claude Code, Codex and OpenCode load only that name and ignore this folder"}, nil
 		}
 	}
 	return "", nil, ErrNoSkillFile

@@ -83,7 +83,7 @@ func ParsePermission(s string) (Permission, error) {
 		return fail("it is empty", "write domain:level, e.g. network:read")
 	}
 	if strings.TrimSpace(s) != s || strings.ContainsAny(s, " \t\n") {
-		return fail("it contains white space", "write domain:level[:scope] with no spaces, e.g. shell:execute:git,npm")
+		return fail("it contains white space", "write domain:level[:scope] with no spaces, e.g. shell:execute:git")
 	}
 	parts := strings.SplitN(s, ":", 3)
 	if len(parts) < 2 {

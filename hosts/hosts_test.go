@@ -1,0 +1,210 @@
+package hosts
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltin(t *testing.T) {
+	tb := Builtin()
+	ids := tb.IDs()
+	if len(ids) < 20 {
+		t.Fatalf("%d hosts, want at least 20", len(ids))
+	}
+	for _, want := range []string{"claude", "codex", "opencode", "gaia", "agents", "cursor", "gemini", "copilot", "windsurf", "goose", "amp", "cline", "roo", "kiro", "qwen", "continue", "openhands", "hermes", "openclaw", "zed"} {
+		h, err := tb.Get(want)
+		if err != nil {
+			t.Errorf("%s: %v", want, err)
+			continue
+		}
+		facts := map[string]bool{}
+		for _, s := range h.Sources {
+			facts[s.Fact] = true
+			if s.Ref == "" {
+				t.Errorf("%s: a source without ref", want)
+			}
+		}
+		for _, f := range []string{"roots", "precedence"} {
+			if !facts[f] {
+				t.Errorf("%s: no source for %s", want, f)
+			}
+		}
+	}
+}
+
+func env(vars map[string]string) Env {
+	return Env{Home: "/home/u", Cwd: "/work/p", Getenv: func(k string) string { return vars[k] }}
+}
+
+// TestEnvOverrides: each variable that moves a host's user root, with an
+// absolute, a "~" and a relative value, moves the install root, the first
+// search root of that scope and (where it applies) the state root alike.
+func TestEnvOverrides(t *testing.T) {
+	tb := Builtin()
+	cases := []struct {
+		host, env, def, join string
+	}{
+		{"claude", "CLAUDE_CONFIG_DIR", "/home/u/.claude", "skills"},
+		{"codex", "CODEX_HOME", "/home/u/.codex", "skills"},
+		{"opencode", "XDG_CONFIG_HOME", "/home/u/.config", "opencode/skills"},
+		{"gaia", "GAIA_CONFIG_DIR", "/home/u/.gaia", "skills"},
+	}
+	for _, c := range cases {
+		for _, v := range []struct{ value, base string }{
+			{"", c.def},
+			{"   ", c.def},
+			{"/abs/dir", "/abs/dir"},
+			{"~/moved", "/home/u/moved"},
+			{"~", "/home/u"},
+			{"rel/dir", "/work/p/rel/dir"},
+			{"./rel", "/work/p/rel"},
+		} {
+			e := env(map[string]string{c.env: v.value})
+			want := filepath.Join(v.base, filepath.FromSlash(c.join))
+			got, err := tb.RootDir(c.host, ScopeUser, e)
+			if err != nil || got != want {
+				t.Errorf("%s with %s=%q: install root %q, %v; want %q", c.host, c.env, v.value, got, err, want)
+			}
+			roots, err := tb.SearchRoots(c.host, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, r := range roots {
+				if r.Host == c.host && r.Scope == ScopeUser {
+					found = r.Dir == want
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s with %s=%q: search roots %v do not read %s first", c.host, c.env, v.value, roots, want)
+			}
+			if c.host != "opencode" {
+				st, err := tb.StateRoot(c.host, e)
+				if wantSt := filepath.Join(v.base, "state", "asf"); err != nil || st != wantSt {
+					t.Errorf("%s with %s=%q: state root %q, %v; want %q", c.host, c.env, v.value, st, err, wantSt)
+				}
+			}
+		}
+	}
+}
+
+func TestSearchRootsMatchHosts(t *testing.T) {
+	tb := Builtin()
+	e := env(nil)
+	got := func(id string) []string {
+		roots, err := tb.SearchRoots(id, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range roots {
+			out = append(out, string(r.Scope)+":"+r.Dir)
+		}
+		return out
+	}
+	// As the real hosts were seen to read them (see hosts.yaml sources).
+	want := map[string][]string{
+		"codex":    {"project:/work/p/.codex/skills", "user:/home/u/.codex/skills", "user:/home/u/.agents/skills", "project:/work/p/.agents/skills"},
+		"opencode": {"project:/work/p/.opencode/skills", "user:/home/u/.config/opencode/skills", "user:/home/u/.opencode/skills", "project:/work/p/.claude/skills", "user:/home/u/.claude/skills", "project:/work/p/.agents/skills", "user:/home/u/.agents/skills"},
+		"claude":   {"user:/home/u/.claude/skills", "project:/work/p/.claude/skills"},
+		"gaia":     {"user:/home/u/.gaia/skills", "project:/work/p/.claude/skills", "user:/home/u/.claude/skills"},
+	}
+	for id, w := range want {
+		if g := got(id); strings.Join(g, " ") != strings.Join(w, " ") {
+			t.Errorf("%s reads\n %v\nwant\n %v", id, g, w)
+		}
+	}
+	// GAIA reads Claude's user root at ~/.claude whatever CLAUDE_CONFIG_DIR says.
+	roots, _ := tb.SearchRoots("gaia", env(map[string]string{"CLAUDE_CONFIG_DIR": "/x"}))
+	if roots[len(roots)-1].Dir != "/home/u/.claude/skills" {
+		t.Errorf("gaia with CLAUDE_CONFIG_DIR: %v", roots)
+	}
+}
+
+func TestNoProjectRoot(t *testing.T) {
+	_, err := Builtin().RootDir("gaia", ScopeProject, env(nil))
+	var npe *NoProjectRootError
+	if !errors.As(err, &npe) || !errors.Is(err, ErrNoProjectRoot) || !strings.Contains(err.Error(), "deferred") {
+		t.Fatalf("gaia project root: %v", err)
+	}
+}
+
+func TestNoHome(t *testing.T) {
+	e := Env{Cwd: "/w"}
+	if _, err := Builtin().RootDir("claude", ScopeUser, e); !errors.Is(err, ErrNoHome) {
+		t.Errorf("claude user root without home: %v", err)
+	}
+	if d, err := Builtin().RootDir("claude", ScopeProject, e); err != nil || d != "/w/.claude/skills" {
+		t.Errorf("claude project root without home: %q %v", d, err)
+	}
+	e.Getenv = func(string) string { return "/abs" }
+	if d, err := Builtin().RootDir("claude", ScopeUser, e); err != nil || d != "/abs/skills" {
+		t.Errorf("claude user root from an absolute variable without home: %q %v", d, err)
+	}
+}
+
+func TestUserFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "hosts.yaml")
+	os.WriteFile(good, []byte(`hosts:
+  - id: myagent
+    name: My Agent
+    user: [{env: MYAGENT_HOME, dir: ~/.myagent, join: skills}]
+    project: [{dir: .myagent/skills}]
+    search: [project, user, agents/project]
+    duplicates: first-wins
+    symlinks: unknown
+    sources: [{fact: roots, ref: "my agent docs 1.0"}]
+`), 0o644)
+	e := env(map[string]string{EnvFile: good, "MYAGENT_HOME": "~/m"})
+	tb, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := tb.RootDir("myagent", ScopeUser, e); err != nil || d != "/home/u/m/skills" {
+		t.Errorf("added host root %q %v", d, err)
+	}
+	if h, _ := tb.Get("myagent"); h.Builtin {
+		t.Error("a user host is marked builtin")
+	}
+	for name, body := range map[string]string{
+		"redefine": "hosts:\n  - {id: claude, name: C, user: [{dir: ~/c}], project: [{dir: c}], search: [user], duplicates: all, symlinks: unknown, sources: [{fact: roots, ref: x}]}\n",
+		"unknown":  "hosts:\n  - {id: x, name: X, colour: red}\n",
+		"noroots":  "hosts:\n  - {id: x, name: X, search: [user], duplicates: all, symlinks: unknown, sources: [{fact: roots, ref: x}]}\n",
+		"badref":   "hosts:\n  - {id: x, name: X, user: [{dir: ~/x}], project: [{dir: x}], search: [nope/user], duplicates: all, symlinks: unknown, sources: [{fact: roots, ref: x}]}\n",
+		"absproj":  "hosts:\n  - {id: x, name: X, user: [{dir: ~/x}], project: [{dir: /x}], search: [user], duplicates: all, symlinks: unknown, sources: [{fact: roots, ref: x}]}\n",
+	} {
+		p := filepath.Join(dir, name+".yaml")
+		os.WriteFile(p, []byte(body), 0o644)
+		if _, err := Load(env(map[string]string{EnvFile: p})); !errors.Is(err, ErrInvalidTable) {
+			t.Errorf("%s: %v, want ErrInvalidTable", name, err)
+		}
+	}
+	if _, err := Load(env(map[string]string{EnvFile: filepath.Join(dir, "missing.yaml")})); err == nil {
+		t.Error("a missing $SKILLPM_HOSTS file is not an error")
+	}
+	if tb, err := Load(Env{Home: dir, Getenv: func(string) string { return "" }}); err != nil || tb != Builtin() {
+		t.Errorf("no user file: %v", err)
+	}
+}
+
+func TestSharing(t *testing.T) {
+	tb := Builtin()
+	e := env(nil)
+	got := strings.Join(tb.Sharing("/work/p/.agents/skills", e), ",")
+	for _, id := range []string{"agents", "amp", "cline", "copilot", "cursor", "gemini", "zed"} {
+		if !strings.Contains(","+got+",", ","+id+",") {
+			t.Errorf(".agents/skills shared by %s, missing %s", got, id)
+		}
+	}
+	readers := strings.Join(tb.Readers("/home/u/.agents/skills", e), ",")
+	for _, id := range []string{"codex", "opencode", "agents"} {
+		if !strings.Contains(","+readers+",", ","+id+",") {
+			t.Errorf("~/.agents/skills read by %s, missing %s", readers, id)
+		}
+	}
+}
