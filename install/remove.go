@@ -21,6 +21,8 @@ type RemoveOptions struct {
 	DryRun bool
 	// LockWait bounds the wait for another skillpm; 0 means DefaultLockWait.
 	LockWait time.Duration
+	// Hook is passed to the transaction (crash-safety tests).
+	Hook func(step string) error
 }
 
 // RemoveResult says what was (or would be) removed.
@@ -118,6 +120,7 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 	if err != nil {
 		return nil, err
 	}
+	tx.Hook = opts.Hook
 	for _, n := range res.Removed {
 		tx.Remove(n)
 		rec.Delete(n)

@@ -113,6 +113,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	var m *resolve.Manifest
 	var prev *resolve.Lockfile
 	var local []install.Local
+	var refs []string
 	lockFile := ""
 	if len(args) == 0 {
 		mpath, lpath := lockPaths(&lockFlags{manifest: f.manifest, lock: f.lock})
@@ -133,7 +134,6 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			}
 		}
 	} else {
-		var refs []string
 		for _, a := range args {
 			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
 				l, err := buildLocal(c, g, a, f.noVCS)
@@ -167,7 +167,12 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if f.dryRun {
 		opts.LockFile = ""
 	}
-	res, err := install.Install(ctx, client, graph, m, prev, opts)
+	var res *install.Result
+	if len(args) > 0 {
+		res, err = install.InstallRefs(ctx, client, graph, "the command line", refs, opts)
+	} else {
+		res, err = install.Install(ctx, client, graph, m, prev, opts)
+	}
 	if err != nil {
 		return installExit(m, lockFile, err)
 	}
