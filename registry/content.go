@@ -1,11 +1,15 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
@@ -96,4 +100,48 @@ func mapString(m map[string]string) string {
 		parts[i] = k + ": " + m[k]
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// CheckLayer unpacks m's layer into a temporary directory (with the
+// bounded unpacker, checking the tree hash the manifest carries), parses
+// its SKILL.md and compares it with the manifest's index (CheckContent).
+// Mirror with Verify uses it, so a mirror never carries an artifact that
+// install would refuse for disagreeing with itself.
+func (r *Repository) CheckLayer(ctx context.Context, m *Manifest) error {
+	tmp, err := os.MkdirTemp("", "skillpm-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := r.Pull(ctx, m, filepath.Join(tmp, "skill"), PullOptions{}); err != nil {
+		return err
+	}
+	s, ds := skill.Load(ctx, filepath.Join(tmp, "skill"), skill.Options{Mode: skill.Lenient})
+	if s == nil || ds.HasErrors() {
+		return fmt.Errorf("%s@%s: %w: the SKILL.md inside the layer does not load: %v", r.loc, m.Metadata.Version, ErrInvalidArtifact, ds.Err())
+	}
+	return CheckContent(m.Metadata, s)
+}
+
+// checkArtifact refuses to publish an artifact whose annotations were
+// not generated from its own content: Build writes them from the parsed
+// SKILL.md and the packed tree, and nothing else may.
+func checkArtifact(a *Artifact) error {
+	if a == nil || a.Skill == nil || len(a.Manifest.Layers) != 1 {
+		return fmt.Errorf("%w: not an artifact made by Build", ErrInvalidArtifact)
+	}
+	m, need, err := parseManifest(Location{}, a.Descriptor, a.ManifestBytes)
+	if err != nil {
+		return err
+	}
+	if len(need) > 0 {
+		return fmt.Errorf("%s@%s: %w: annotations %s are missing; build the artifact with skillpm publish", a.Skill.Name, a.Skill.Version, ErrInvalidArtifact, strings.Join(need, ", "))
+	}
+	if m.Metadata.Tree != a.Pack.TreeHash {
+		return &ContentMismatchError{Skill: a.Skill.Name + "@" + a.Skill.Version, Field: "tree", Index: m.Metadata.Tree, Layer: a.Pack.TreeHash}
+	}
+	if digest.FromBytes(a.ManifestBytes) != a.Descriptor.Digest || a.Manifest.Layers[0].Digest != digest.FromBytes(a.Layer) {
+		return fmt.Errorf("%s@%s: %w: the manifest, descriptor and layer do not match", a.Skill.Name, a.Skill.Version, ErrInvalidArtifact)
+	}
+	return CheckContent(m.Metadata, a.Skill)
 }
