@@ -29,6 +29,10 @@ type Listed struct {
 	Edited bool `json:"edited,omitempty"`
 	// Invalid is true when the skill does not load even leniently.
 	Invalid bool `json:"invalid,omitempty"`
+	// Pending says the skill is part of a transaction a crash interrupted
+	// ("install" or "remove"); its files and receipt may disagree until
+	// the next skillpm command on the root completes it.
+	Pending string `json:"pending,omitempty"`
 }
 
 // List returns the skills in roots, in the order given (which is
@@ -49,6 +53,20 @@ func List(ctx context.Context, roots []Root) ([]Listed, error) {
 		if err != nil {
 			return nil, err
 		}
+		pend, err := PendingIn(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		pending := map[string]string{}
+		if pend != nil {
+			for _, n := range pend.Install {
+				pending[n] = "install"
+			}
+			for _, n := range pend.Remove {
+				pending[n] = "remove"
+			}
+		}
+		listed := map[string]bool{}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
 			if err := ctx.Err(); err != nil {
@@ -80,6 +98,10 @@ func List(ctx context.Context, roots []Root) ([]Listed, error) {
 					l.Edited = true
 				}
 			}
+			if kind, ok := pending[l.Name]; ok {
+				l.Pending, l.Edited, l.Managed = kind, false, true
+			}
+			listed[l.Name] = true
 			key := string(r.Host) + "/" + l.Name
 			if w, ok := winner[key]; ok {
 				l.ShadowedBy = w
@@ -88,6 +110,26 @@ func List(ctx context.Context, roots []Root) ([]Listed, error) {
 			}
 			out = append(out, l)
 		}
+		// A pending skill moved aside (or not yet in place) is listed too:
+		// it is not gone, its transaction is unfinished.
+		for _, n := range sortedKeys(mapSet(pending)) {
+			if listed[n] {
+				continue
+			}
+			l := Listed{Root: r, Name: n, Dir: filepath.Join(r.Dir, n), Managed: true, Pending: pending[n]}
+			if rr, ok := rec.Get(n); ok {
+				l.Version, l.Tier, l.Source = rr.Version, rr.Tier, rr.Source
+			}
+			out = append(out, l)
+		}
 	}
 	return out, nil
+}
+
+func mapSet(m map[string]string) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }

@@ -46,6 +46,8 @@ whose files were edited by hand are marked edited.`,
 			for _, l := range items {
 				status := "ok"
 				switch {
+				case l.Pending != "":
+					status = "interrupted " + l.Pending + " (the next skillpm command completes it)"
 				case l.Invalid:
 					status = "invalid"
 				case l.ShadowedBy != "":
