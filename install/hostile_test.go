@@ -293,3 +293,33 @@ func TestInstallDangerousNeedsConsentFromLayer(t *testing.T) {
 		t.Errorf("grants %+v, want shell:execute by grant", g)
 	}
 }
+
+// TestInstallRecordsTreeFromLayer: a manifest without a tree hash used to
+// record tree "" in the receipt and the lock, so edits were never seen.
+// The tree of the verified layer's files is recorded instead.
+func TestInstallRecordsTreeFromLayer(t *testing.T) {
+	e := newHostileEnv(t)
+	a := e.build("notree", "notree", map[string]string{"SKILL.md": skillMD("notree", "1.0.0")})
+	ann := honestAnnotations(a)
+	delete(ann, registry.AnnotationTree)
+	e.pushCrafted("notree", "1.0.0", a, a.Config, ann)
+	root, res, err := e.install("notree", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ReadReceipts(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := rec.Get("notree")
+	if r.Tree != a.Pack.TreeHash || res.Lock.Get("notree").Tree != a.Pack.TreeHash {
+		t.Fatalf("receipt tree %q, lock tree %q, want the layer's %s", r.Tree, res.Lock.Get("notree").Tree, a.Pack.TreeHash)
+	}
+	if err := os.WriteFile(filepath.Join(root, "notree", "SKILL.md"), []byte(skillMD("notree", "1.0.0")+"edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, err := List(context.Background(), []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}})
+	if err != nil || len(items) != 1 || !items[0].Edited {
+		t.Errorf("list after an edit: %+v (%v), want notree edited", items, err)
+	}
+}

@@ -73,9 +73,16 @@ type Options struct {
 	// its receipt (or the previous lock) pins (--allow-signer-change).
 	AllowSignerChange bool
 	// AllowDowngrade lets Update choose a lower version than the one
-	// installed (--allow-downgrade). Install never refuses a downgrade:
-	// naming a version is asking for it.
+	// installed, and Install a lower version than prev (the project's lock,
+	// or what the first root holds) when the range asked for still admits
+	// prev's version: the newer one vanished from the registry
+	// (--allow-downgrade). Naming a range that excludes it is asking for
+	// the downgrade.
 	AllowDowngrade bool
+	// AllowRepublished accepts a version whose manifest digest differs
+	// from the one locked or installed for that same version: its tag was
+	// moved to other content (--allow-republished).
+	AllowRepublished bool
 	// Local are skills to install from local directories, each built with
 	// registry.Build. Install adds each to the manifest at its exact
 	// version; their dependencies resolve normally.
@@ -180,8 +187,15 @@ func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, reque
 	if err := j.checkPins(opts, false); err != nil {
 		return nil, err
 	}
+	if err := j.checkLockDowngrade(opts); err != nil {
+		return nil, err
+	}
 	if err := j.consent(ctx, opts); err != nil {
 		return nil, err
+	}
+	if opts.Frozen {
+		// --frozen installs the lock as it is and never writes it.
+		opts.LockFile = ""
 	}
 	res := &Result{Lock: j.lock, Plan: j.plan, Changes: j.changes}
 	rrs, err := j.commit(ctx, opts, held)
@@ -287,6 +301,9 @@ type job struct {
 	stages []*rootStage
 	// dry is the staging of a dry run, outside every root.
 	dry *Txn
+	// manifest and ns are what was resolved, for the downgrade check.
+	manifest *resolve.Manifest
+	ns       resolve.Namespace
 }
 
 // newJob resolves, fetches and verifies, and reads each root's receipts.
@@ -323,7 +340,7 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 	if err != nil {
 		return nil, err
 	}
-	j := &job{lock: lock, prev: prev, plan: plan, roots: roots}
+	j := &job{lock: lock, prev: prev, plan: plan, roots: roots, manifest: m, ns: cat.Namespace()}
 	for _, r := range roots {
 		rec, err := ReadReceipts(r.Dir)
 		if err != nil {

@@ -27,6 +27,9 @@ type changeFlags struct {
 	yes     bool
 	minTier string
 	force   bool
+	// allowRepublished accepts a version whose tag was moved to other
+	// content.
+	allowRepublished bool
 }
 
 func (f *changeFlags) register(c *cobra.Command) {
@@ -38,6 +41,7 @@ func (f *changeFlags) register(c *cobra.Command) {
 	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
 	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
+	c.Flags().BoolVar(&f.allowRepublished, "allow-republished", false, "accept a version whose digest differs from the one locked or installed (its tag was moved)")
 }
 
 type installFlags struct {
@@ -50,6 +54,7 @@ type installFlags struct {
 	manifest          string
 	lock              string
 	allowSignerChange bool
+	allowDowngrade    bool
 	noVCS             bool
 }
 
@@ -100,6 +105,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")
+	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the locked or installed one when the newer one is gone")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
 	return c
 }
@@ -159,6 +165,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
 		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
+		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
 		Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
 	}
 	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
@@ -232,7 +239,7 @@ func buildLocal(c *cobra.Command, g *globals, dir string, noVCS bool) (install.L
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
 	var le *install.LockedError
 	switch {
-	case errors.Is(err, tiers.ErrRefused):
+	case errors.Is(err, tiers.ErrRefused), errors.Is(err, install.ErrRepublished):
 		return withCode(exitTrust, err)
 	case errors.As(err, &le):
 		return withCode(exitFailure, err)

@@ -17,7 +17,8 @@ func newRemoveCmd(g *globals) *cobra.Command {
 		Short: "Uninstall skills",
 		Long: `Remove uninstalls skills from the chosen root(s) in one transaction. It
 refuses while another installed skill depends on one named (the error lists
-them) unless --force; --prune also removes dependencies nobody needs any more.`,
+them), or while one was edited by hand since it was installed, unless
+--force; --prune also removes dependencies nobody needs any more.`,
 		Example: `  skillpm remove web-research
   skillpm remove fix --prune --host claude`,
 		Args: minArgs(1),
@@ -29,7 +30,7 @@ them) unless --force; --prune also removes dependencies nobody needs any more.`,
 			for _, r := range roots {
 				res, err := install.Remove(c.Context(), r.Dir, args, opts)
 				if err != nil {
-					if errors.Is(err, install.ErrDependedUpon) {
+					if errors.Is(err, install.ErrDependedUpon) || errors.Is(err, install.ErrEdited) {
 						return withCode(exitFailure, err)
 					}
 					return err
@@ -54,7 +55,7 @@ them) unless --force; --prune also removes dependencies nobody needs any more.`,
 	}
 	rf.register(c)
 	c.Flags().BoolVar(&opts.Prune, "prune", false, "also remove dependencies no remaining skill needs")
-	c.Flags().BoolVar(&opts.Force, "force", false, "remove even though other skills depend on it")
+	c.Flags().BoolVar(&opts.Force, "force", false, "remove even though other skills depend on it or its files were edited")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print what would be removed and change nothing")
 	return c
 }
