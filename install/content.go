@@ -110,7 +110,13 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 				return err
 			}
 		}
-		p.Permissions = s.skill.PermissionStrings()
+		// What ceilings and consent judge: the declared permissions and
+		// those allowed-tools amounts to (hosts pre-approve those tools).
+		p.Permissions = nil
+		for _, perm := range s.skill.EffectivePermissions() {
+			p.Permissions = append(p.Permissions, perm.String())
+		}
+		p.UnknownTools = skill.MapAllowedTools(s.skill.AllowedTools).Unknown
 		p.Claimed = s.skill.Tier()
 		if p.Lock.Tree == "" {
 			// A manifest without a tree hash: record the one of the files

@@ -98,10 +98,13 @@ type Options struct {
 
 // Planned is one skill of an install plan.
 type Planned struct {
-	Lock         resolve.LockedSkill `json:"lock"`
-	Permissions  []string            `json:"permissions"`
-	Claimed      string              `json:"claimed"`
-	Grants       []Grant             `json:"grants,omitempty"`
+	Lock        resolve.LockedSkill `json:"lock"`
+	Permissions []string            `json:"permissions"`
+	Claimed     string              `json:"claimed"`
+	Grants      []Grant             `json:"grants,omitempty"`
+	// UnknownTools are allowed-tools entries that map to no permission;
+	// they need consent outside the verified tier.
+	UnknownTools []string `json:"unknownTools,omitempty"`
 	Verification *registry.Verification
 	manifest     *registry.Manifest
 	repo         *registry.Repository
@@ -514,7 +517,7 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 				perms = append(perms, perm)
 			}
 		}
-		reqs = append(reqs, tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms})
+		reqs = append(reqs, tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms, UnknownTools: p.UnknownTools})
 	}
 	var grants []skill.Permission
 	for _, g := range opts.Grants {
