@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -239,7 +240,7 @@ func buildLocal(c *cobra.Command, g *globals, dir string, noVCS bool) (install.L
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
 	var le *install.LockedError
 	switch {
-	case errors.Is(err, tiers.ErrRefused), errors.Is(err, install.ErrRepublished):
+	case errors.Is(err, tiers.ErrRefused), errors.Is(err, install.ErrRepublished), errors.Is(err, archive.ErrImplicitExec):
 		return withCode(exitTrust, err)
 	case errors.As(err, &le):
 		return withCode(exitFailure, err)
