@@ -19,6 +19,9 @@ var (
 	ErrReceipt = errors.New("install receipts are unreadable")
 	// ErrDowngrade means an update would lower an installed version.
 	ErrDowngrade = errors.New("update would downgrade a skill")
+	// ErrRepublished means a version's manifest digest differs from the
+	// one locked or installed for it: its tag was moved.
+	ErrRepublished = errors.New("version republished with other content")
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
 	ErrUnsupportedRef = errors.New("reference cannot be installed")
 )

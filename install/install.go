@@ -3,17 +3,19 @@ package install
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -72,9 +74,16 @@ type Options struct {
 	// its receipt (or the previous lock) pins (--allow-signer-change).
 	AllowSignerChange bool
 	// AllowDowngrade lets Update choose a lower version than the one
-	// installed (--allow-downgrade). Install never refuses a downgrade:
-	// naming a version is asking for it.
+	// installed, and Install a lower version than prev (the project's lock,
+	// or what the first root holds) when the range asked for still admits
+	// prev's version: the newer one vanished from the registry
+	// (--allow-downgrade). Naming a range that excludes it is asking for
+	// the downgrade.
 	AllowDowngrade bool
+	// AllowRepublished accepts a version whose manifest digest differs
+	// from the one locked or installed for that same version: its tag was
+	// moved to other content (--allow-republished).
+	AllowRepublished bool
 	// Local are skills to install from local directories, each built with
 	// registry.Build. Install adds each to the manifest at its exact
 	// version; their dependencies resolve normally.
@@ -90,10 +99,13 @@ type Options struct {
 
 // Planned is one skill of an install plan.
 type Planned struct {
-	Lock         resolve.LockedSkill `json:"lock"`
-	Permissions  []string            `json:"permissions"`
-	Claimed      string              `json:"claimed"`
-	Grants       []Grant             `json:"grants,omitempty"`
+	Lock        resolve.LockedSkill `json:"lock"`
+	Permissions []string            `json:"permissions"`
+	Claimed     string              `json:"claimed"`
+	Grants      []Grant             `json:"grants,omitempty"`
+	// UnknownTools are allowed-tools entries that map to no permission;
+	// they need consent outside the verified tier.
+	UnknownTools []string `json:"unknownTools,omitempty"`
 	Verification *registry.Verification
 	manifest     *registry.Manifest
 	repo         *registry.Repository
@@ -119,10 +131,22 @@ type Result struct {
 }
 
 // Install resolves what m asks for (with prev's versions preferred), then
-// fetches, verifies and checks every skill of the solution before any
-// root is touched, then commits each root atomically. Nothing is written
-// when anything is refused. A skill whose receipt (or prev's entry) pins
-// signers must be signed by one of them unless opts.AllowSignerChange.
+// fetches, verifies, unpacks and checks every skill of the solution before
+// anything is committed, then commits each root atomically. Nothing is
+// committed when anything is refused. A skill whose receipt (or prev's
+// entry) pins signers must be signed by one of them unless
+// opts.AllowSignerChange.
+//
+// Every root's lock is held from before its receipts are read until its
+// commit, with any interrupted transaction finished first, so a plan is
+// never made from receipts another skillpm is about to change. Callers
+// that build m from what a root holds use InstallRefs instead, which
+// builds it under the lock.
+//
+// Tiers, permissions and consent are decided from the SKILL.md inside
+// each verified layer, parsed once where it is staged; a manifest whose
+// annotations or config disagree with it is refused
+// (registry.ErrContentMismatch, wrapped with tiers.ErrRefused).
 func Install(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options) (*Result, error) {
 	// Installing a project's lock that satisfies its manifest into roots
 	// that already hold it is a no-op that asks no registry anything.
@@ -131,8 +155,32 @@ func Install(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *re
 			return &Result{Lock: prev, Roots: rrs, Changes: []Change{}}, nil
 		}
 	}
+	return install(ctx, c, cat, func() (*resolve.Manifest, *resolve.Lockfile, error) { return m, prev, nil }, opts)
+}
+
+// InstallRefs installs the references refs as FromRefs turns them into a
+// manifest (file names them in messages), reading the first root's
+// receipts only once every root is locked and recovered.
+func InstallRefs(ctx context.Context, c *registry.Client, cat resolve.Catalog, file string, refs []string, opts Options) (*Result, error) {
+	return install(ctx, c, cat, func() (*resolve.Manifest, *resolve.Lockfile, error) { return FromRefs(file, refs, opts.Roots) }, opts)
+}
+
+func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, request func() (*resolve.Manifest, *resolve.Lockfile, error), opts Options) (*Result, error) {
+	held, err := lockRoots(ctx, opts.Roots, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer held.unlock()
+	m, prev, err := request()
+	if err != nil {
+		return nil, err
+	}
 	j, err := newJob(ctx, c, cat, m, prev, opts.Roots, opts)
 	if err != nil {
+		return nil, err
+	}
+	defer j.abort()
+	if err := j.stageAll(ctx, opts); err != nil {
 		return nil, err
 	}
 	if opts.OnPlan != nil {
@@ -143,13 +191,104 @@ func Install(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *re
 	if err := j.checkPins(opts, false); err != nil {
 		return nil, err
 	}
+	if err := j.checkLockDowngrade(opts); err != nil {
+		return nil, err
+	}
 	if err := j.consent(ctx, opts); err != nil {
 		return nil, err
 	}
+	if opts.Frozen {
+		// --frozen installs the lock as it is and never writes it.
+		opts.LockFile = ""
+	}
 	res := &Result{Lock: j.lock, Plan: j.plan, Changes: j.changes}
-	rrs, err := j.commit(ctx, opts)
+	rrs, err := j.commit(ctx, opts, held)
 	res.Roots = rrs
 	return res, err
+}
+
+// heldRoots are the locks of the roots of one command, taken in a fixed
+// order (so two commands on overlapping roots cannot deadlock) before
+// anything in them is read, and held until every commit is done.
+type heldRoots struct {
+	locks     map[string]*RootLock
+	order     []string
+	recovered map[string]bool
+	// fresh are the roots that had no state directory, created those that
+	// did not exist at all, committed those a transaction was committed to.
+	fresh, committed map[string]bool
+	// created are, per fresh root, the directories it made to reach it,
+	// deepest first.
+	created map[string][]string
+}
+
+// lockRoots locks every root and finishes any transaction a crash
+// interrupted there. A dry run takes no lock and recovers nothing: it
+// writes nothing.
+func lockRoots(ctx context.Context, roots []Root, opts Options) (*heldRoots, error) {
+	h := &heldRoots{locks: map[string]*RootLock{}, recovered: map[string]bool{}, fresh: map[string]bool{}, created: map[string][]string{}, committed: map[string]bool{}}
+	if opts.DryRun {
+		return h, nil
+	}
+	wait := opts.LockWait
+	if wait == 0 {
+		wait = DefaultLockWait
+	}
+	var dirs []string
+	for _, r := range roots {
+		if !slices.Contains(dirs, r.Dir) {
+			dirs = append(dirs, r.Dir)
+		}
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		if _, err := os.Lstat(filepath.Join(d, stateDir)); errors.Is(err, fs.ErrNotExist) {
+			h.fresh[d] = true
+			for p := d; ; p = filepath.Dir(p) {
+				if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) || filepath.Dir(p) == p {
+					break
+				}
+				h.created[d] = append(h.created[d], p)
+			}
+		}
+		l, err := Lock(ctx, d, wait)
+		if err != nil {
+			h.unlock()
+			return nil, err
+		}
+		h.locks[d] = l
+		h.order = append(h.order, d)
+		rec, err := Recover(ctx, d)
+		if err != nil {
+			h.unlock()
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		h.recovered[d] = rec
+	}
+	return h, nil
+}
+
+// unlock releases every lock. A root this command found without any
+// skillpm state and committed nothing to is left as it was found: its
+// lock file goes while still held (Lock notices a lock file unlinked
+// under it), then the state directory and, when it made it, the root.
+func (h *heldRoots) unlock() {
+	for i := len(h.order) - 1; i >= 0; i-- {
+		d := h.order[i]
+		l := h.locks[d]
+		undo := h.fresh[d] && !h.committed[d]
+		if undo {
+			l.discard()
+		}
+		l.Unlock()
+		if undo {
+			os.Remove(filepath.Join(d, stateDir))
+			for _, p := range h.created[d] {
+				os.Remove(p) // only while empty
+			}
+		}
+	}
+	h.order, h.locks = nil, nil
 }
 
 // job is one resolution and its verified plan, for the roots it is to be
@@ -159,14 +298,20 @@ type job struct {
 	prev  *resolve.Lockfile
 	plan  []*Planned
 	roots []Root
-	// receipts are each root's receipts as read for planning; commitRoot
-	// reads them again under the root's lock.
+	// receipts are each root's receipts, read under the root's lock.
 	receipts []*Receipts
 	changes  []Change
+	// stages are each root's staged transaction, in roots order.
+	stages []*rootStage
+	// dry is the staging of a dry run, outside every root.
+	dry *Txn
+	// manifest and ns are what was resolved, for the downgrade check.
+	manifest *resolve.Manifest
+	ns       resolve.Namespace
 }
 
-// newJob resolves, fetches and verifies, and works out what changes in
-// each root. It writes nothing.
+// newJob resolves, fetches and verifies, and reads each root's receipts.
+// It writes nothing.
 func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, roots []Root, opts Options) (*job, error) {
 	warn := opts.Warn
 	if warn == nil {
@@ -202,7 +347,7 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 	if err != nil {
 		return nil, err
 	}
-	j := &job{lock: lock, prev: prev, plan: plan, roots: roots}
+	j := &job{lock: lock, prev: prev, plan: plan, roots: roots, manifest: m, ns: cat.Namespace()}
 	for _, r := range roots {
 		rec, err := ReadReceipts(r.Dir)
 		if err != nil {
@@ -221,12 +366,15 @@ func (j *job) consent(ctx context.Context, opts Options) error {
 	return checkTrust(ctx, j.lock, j.plan, j.carried(), j.kept(), opts)
 }
 
-// commit installs the plan into each of the job's roots in turn.
-func (j *job) commit(ctx context.Context, opts Options) ([]RootResult, error) {
+// commit installs the staged plan into each of the job's roots in turn.
+func (j *job) commit(ctx context.Context, opts Options, held *heldRoots) ([]RootResult, error) {
 	var out []RootResult
-	for _, r := range j.roots {
+	for i, r := range j.roots {
 		opts.progress(Event{Stage: StageCommitting, Root: r.Dir})
-		rr, err := commitRoot(ctx, r, j.lock, j.plan, opts)
+		// From here on the root may hold this command's journal.
+		held.committed[r.Dir] = true
+		rr, err := j.commitRoot(ctx, i, opts)
+		rr.Recovered = held.recovered[r.Dir]
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", r.Dir, err)
 		}
@@ -373,7 +521,7 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 				perms = append(perms, perm)
 			}
 		}
-		req := tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms}
+		req := tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms, UnknownTools: p.UnknownTools}
 		if p.Verification != nil {
 			req.Claimed, req.Attested = p.Verification.Decision.Claimed, p.Verification.Decision.Attested
 		}
@@ -457,75 +605,46 @@ func dependencyPath(lock *resolve.Lockfile, name string) []string {
 	return path
 }
 
-// commitRoot installs the plan into one root: lock, recover, skip what is
-// already there, stage and check the rest, commit.
-func commitRoot(ctx context.Context, r Root, lock *resolve.Lockfile, plan []*Planned, opts Options) (RootResult, error) {
+// commitRoot commits root i's staged transaction with the receipts of
+// the whole plan. The root's lock is held since its receipts were read.
+func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, error) {
+	r := j.roots[i]
 	res := RootResult{Root: r, Installed: []string{}, Unchanged: []string{}}
 	if opts.DryRun {
-		for _, p := range plan {
+		for _, p := range j.plan {
 			res.Installed = append(res.Installed, p.Lock.Name)
 		}
 		return res, nil
 	}
-	wait := opts.LockWait
-	if wait == 0 {
-		wait = DefaultLockWait
-	}
-	rl, err := Lock(ctx, r.Dir, wait)
-	if err != nil {
-		return res, err
-	}
-	defer rl.Unlock()
-	if res.Recovered, err = Recover(ctx, r.Dir); err != nil {
-		return res, err
-	}
-	rec, err := ReadReceipts(r.Dir)
-	if err != nil {
-		return res, err
-	}
-	var todo []*Planned
+	st, rec := j.stages[i], j.receipts[i]
 	recChanged := false
-	for _, p := range plan {
-		old, ok := rec.Get(p.Lock.Name)
-		dir := filepath.Join(r.Dir, p.Lock.Name)
-		if ok && old.Digest == p.Lock.Digest {
-			if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && sum.TreeHash == old.Tree {
-				res.Unchanged = append(res.Unchanged, p.Lock.Name)
-				requested := p.Lock.Requested
-				if requested == "" {
-					requested = old.Requested
-				}
-				nr := record(p, requested, old.InstalledAt)
-				// A new requested range, tier or grant is worth a commit
-				// even when no file changes.
-				recChanged = recChanged || !sameRecord(nr, old)
-				rec.Put(nr)
-				continue
-			}
+	for _, p := range st.unchanged {
+		old, _ := rec.Get(p.Lock.Name)
+		res.Unchanged = append(res.Unchanged, p.Lock.Name)
+		requested := p.Lock.Requested
+		if requested == "" {
+			requested = old.Requested
 		}
-		if _, err := os.Stat(dir); err == nil && !opts.Force {
-			if !ok {
-				return res, fmt.Errorf("%w: %s exists in %s but was not installed by skillpm; move it away or use --force", ErrEdited, p.Lock.Name, r.Dir)
-			}
-			if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
-				return res, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to overwrite them", ErrEdited, p.Lock.Name, r.Dir)
-			}
-		}
-		todo = append(todo, p)
+		nr := record(p, requested, old.InstalledAt)
+		// A new requested range, tier or grant is worth a commit even
+		// when no file changes.
+		recChanged = recChanged || !sameRecord(nr, old)
+		rec.Put(nr)
 	}
-	if len(todo) == 0 && !recChanged && !lockChanged(opts.LockFile, lock) {
+	if len(st.todo) == 0 && !recChanged && !lockChanged(opts.LockFile, j.lock) {
 		return res, nil
 	}
-	tx, err := Begin(r.Dir)
-	if err != nil {
-		return res, err
+	if st.tx == nil {
+		tx, err := Begin(r.Dir)
+		if err != nil {
+			return res, err
+		}
+		st.tx = tx
 	}
+	tx := st.tx
+	st.tx = nil // committed or aborted below, never aborted again
 	tx.Hook = opts.Hook
-	if err := stage(ctx, tx, todo, opts); err != nil {
-		tx.Abort()
-		return res, err
-	}
-	for _, p := range todo {
+	for _, p := range st.todo {
 		old, _ := rec.Get(p.Lock.Name)
 		requested := p.Lock.Requested
 		if requested == "" {
@@ -539,7 +658,7 @@ func commitRoot(ctx context.Context, r Root, lock *resolve.Lockfile, plan []*Pla
 		res.Installed = append(res.Installed, p.Lock.Name)
 	}
 	if opts.LockFile != "" {
-		b, err := lock.Marshal()
+		b, err := j.lock.Marshal()
 		if err != nil {
 			tx.Abort()
 			return res, err
@@ -571,10 +690,20 @@ func lockChanged(path string, lock *resolve.Lockfile) bool {
 	return err != nil || string(have) != string(want)
 }
 
+// staged is one skill as unpacked and parsed in a staging area: the
+// SKILL.md that lands, and the tree hash of the files that land.
+type staged struct {
+	skill *skill.Skill
+	tree  string
+	dir   string
+}
+
 // stage pulls every skill into the transaction's staging area (checking
 // the tree hash against the manifest) and validates it leniently, then
-// checks tools_required across the whole set.
-func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
+// checks tools_required across the whole set and audits it. It returns
+// each skill as parsed there, by name: the one parse every trust decision
+// is made from.
+func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) (map[string]staged, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -585,7 +714,7 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
 	// directory.
 	g.SetLimit(min(jobs, runtime.GOMAXPROCS(0)))
 	var mu sync.Mutex
-	dirs := map[string]string{}
+	out := map[string]staged{}
 	for _, p := range todo {
 		dest := tx.StageDir(p.Lock.Name)
 		g.Go(func() error {
@@ -603,50 +732,60 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) error {
 				return fmt.Errorf("%s@%s: %w: unpacked tree %s, lock says %s", p.Lock.Name, p.Lock.Version, registry.ErrTreeMismatch, pr.Summary.TreeHash, p.Lock.Tree)
 			}
 			mu.Lock()
-			dirs[p.Lock.Name] = dest
+			out[p.Lock.Name] = staged{tree: pr.Summary.TreeHash, dir: dest}
 			mu.Unlock()
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, err
 	}
 	// Lenient validation, with the tools the set provides counted as known.
-	names := make([]string, 0, len(dirs))
+	names := make([]string, 0, len(out))
 	for _, p := range todo {
-		names = append(names, dirs[p.Lock.Name])
+		names = append(names, out[p.Lock.Name].dir)
 	}
-	for _, r := range skill.LoadSet(ctx, names, skill.Options{Mode: skill.Lenient, Catalog: opts.Catalog}) {
+	for i, r := range skill.LoadSet(ctx, names, skill.Options{Mode: skill.Lenient, Catalog: opts.Catalog}) {
+		p := todo[i]
 		if r.Diagnostics.HasErrors() {
-			return fmt.Errorf("%s does not load: %w", filepath.Base(r.Dir), r.Diagnostics.Err())
+			return nil, fmt.Errorf("%s@%s does not load: %w", p.Lock.Name, p.Lock.Version, r.Diagnostics.Err())
 		}
 		for _, d := range r.Diagnostics {
 			if d.Code == skill.CodeToolUnknown {
-				return fmt.Errorf("%s: %s", filepath.Base(r.Dir), d.Message)
+				return nil, fmt.Errorf("%s@%s: %s", p.Lock.Name, p.Lock.Version, d.Message)
 			}
 			// Lenient validation only warns, but no host would load it:
 			// installing would put a skill where nothing sees it.
 			if d.Code == skill.CodeLowercaseSkillFile {
-				return fmt.Errorf("%s: %s, which no host loads (they read only %s): rename it to %s in the skill and publish again", filepath.Base(r.Dir), d.Message, skill.SkillFile, skill.SkillFile)
+				return nil, fmt.Errorf("%s@%s: %s, which no host loads (they read only %s): rename it to %s in the skill and publish again", p.Lock.Name, p.Lock.Version, d.Message, skill.SkillFile, skill.SkillFile)
 			}
+		}
+		st := out[p.Lock.Name]
+		st.skill = r.Skill
+		out[p.Lock.Name] = st
+		// The index the plan was made from must describe these bytes.
+		if err := checkContent(p, r.Skill); err != nil {
+			return nil, err
 		}
 	}
 	// The static audit of what is about to be installed, judged at each
 	// skill's effective tier; a block stops the whole set.
 	effective := make(map[string]string, len(todo))
+	dirs := make(map[string]string, len(todo))
 	for _, p := range todo {
 		effective[p.Lock.Name] = p.Lock.Tier
+		dirs[p.Lock.Name] = out[p.Lock.Name].dir
 	}
 	outs, err := AuditStaged(ctx, dirs, effective, AuditOptions{AllowFindings: opts.AllowAuditFindings, Tool: opts.AuditTool})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, o := range outs {
 		if opts.Warn != nil && o.Verdict.Decision != audit.Pass {
 			opts.Warn(fmt.Sprintf("%s: audit verdict %s at %s (%d findings; see skillpm audit)", o.Name, o.Verdict.Decision, o.Verdict.Tier, len(o.Report.Findings)))
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // record makes the receipt of p. A skill from a local directory records

@@ -38,6 +38,10 @@ type Listed struct {
 	// ConflictsWith is the directory of another copy of the same name when
 	// the host keeps one copy but not always the same one (OpenCode).
 	ConflictsWith string `json:"conflictsWith,omitempty"`
+	// Pending says the skill is part of a transaction a crash interrupted
+	// ("install" or "remove"); its files and receipt may disagree until
+	// the next skillpm command on the root completes it.
+	Pending string `json:"pending,omitempty"`
 }
 
 // List returns the skills in roots as the built-in hosts table describes
@@ -76,6 +80,20 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 		if h, err := t.Get(string(r.Host)); err == nil {
 			rule, symlinks = h.Duplicates, h.Symlinks
 		}
+		pend, err := PendingIn(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		pending := map[string]string{}
+		if pend != nil {
+			for _, n := range pend.Install {
+				pending[n] = "install"
+			}
+			for _, n := range pend.Remove {
+				pending[n] = "remove"
+			}
+		}
+		listed := map[string]bool{}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
 			if err := ctx.Err(); err != nil {
@@ -119,6 +137,10 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 					l.Edited = true
 				}
 			}
+			if kind, ok := pending[l.Name]; ok {
+				l.Pending, l.Edited, l.Managed = kind, false, true
+			}
+			listed[l.Name] = true
 			if l.Ignored == "" {
 				key := string(r.Host) + "/" + l.Name
 				if w, ok := winner[key]; ok {
@@ -134,6 +156,26 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 			}
 			out = append(out, l)
 		}
+		// A pending skill moved aside (or not yet in place) is listed too:
+		// it is not gone, its transaction is unfinished.
+		for _, n := range sortedKeys(mapSet(pending)) {
+			if listed[n] {
+				continue
+			}
+			l := Listed{Root: r, Name: n, Dir: filepath.Join(r.Dir, n), Managed: true, Pending: pending[n]}
+			if rr, ok := rec.Get(n); ok {
+				l.Version, l.Tier, l.Source = rr.Version, rr.Tier, rr.Source
+			}
+			out = append(out, l)
+		}
 	}
 	return out, nil
+}
+
+func mapSet(m map[string]string) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }

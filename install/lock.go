@@ -31,10 +31,9 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*RootLock, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	fl := flock.New(filepath.Join(dir, "lock"))
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	ok, err := fl.TryLockContext(wctx, 50*time.Millisecond)
+	fl, ok, err := lockFile(wctx, dir)
 	if !ok {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -52,6 +51,38 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*RootLock, erro
 	// Best effort: the PID only improves the waiter's message.
 	_ = os.WriteFile(filepath.Join(dir, "lock.pid"), []byte(pid+"\n"), 0o644)
 	return &RootLock{fl: fl, pid: pid}, nil
+}
+
+// lockFile locks dir's lock file. A holder may unlink the file before it
+// unlocks (a refused install into a root that had no state leaves none
+// behind), so a lock won on a file no longer at the path is let go and
+// taken again on the file that is.
+func lockFile(ctx context.Context, dir string) (*flock.Flock, bool, error) {
+	path := filepath.Join(dir, "lock")
+	for {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, false, err
+		}
+		fl := flock.New(path)
+		ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
+		if !ok || err != nil {
+			return fl, ok, err
+		}
+		held, herr := fl.Stat()
+		cur, cerr := os.Stat(path)
+		if herr == nil && cerr == nil && os.SameFile(held, cur) {
+			return fl, true, nil
+		}
+		fl.Unlock()
+	}
+}
+
+// discard removes the lock file (and its PID file) while the lock is
+// still held; Unlock must follow.
+func (l *RootLock) discard() {
+	dir := filepath.Dir(l.fl.Path())
+	_ = os.Remove(filepath.Join(dir, "lock.pid"))
+	_ = os.Remove(l.fl.Path())
 }
 
 // Unlock releases the lock. The PID file goes first, while the lock is

@@ -1,24 +1,84 @@
 package install
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-func TestPending(t *testing.T) {
+func TestStaged(t *testing.T) {
 	root := t.TempDir()
-	if j, s, err := Pending(filepath.Join(root, "missing")); j || len(s) != 0 || err != nil {
-		t.Fatalf("missing root: %v %v %v", j, s, err)
+	if s, err := Staged(filepath.Join(root, "missing")); len(s) != 0 || err != nil {
+		t.Fatalf("missing root: %v %v", s, err)
 	}
 	if err := os.MkdirAll(filepath.Join(root, stateDir, txPrefix+"abc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, stateDir, journalFile), []byte("{}"), 0o644); err != nil {
+	if s, err := Staged(root); len(s) != 1 || err != nil {
+		t.Fatalf("Staged = %v %v, want one staging dir", s, err)
+	}
+}
+
+// TestListShowsPendingTransaction: after a kill mid-commit, list names
+// the interrupted install instead of calling the skill edited or leaving
+// it out; recovery completes it and removes the temporary files of
+// atomic writes a crash left behind.
+func TestListShowsPendingTransaction(t *testing.T) {
+	reg := newTestRegistry(t)
+	reg.publish("txa", "1.0.0", nil, nil)
+	reg.publish("txa", "1.0.1", nil, map[string]string{"new.md": "new\n"})
+	reg.publish("txb", "1.0.0", nil, nil)
+	root := t.TempDir()
+	if _, err := reg.installRefs(root, []string{"txa@1.0.0"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	j, s, err := Pending(root)
-	if !j || len(s) != 1 || err != nil {
-		t.Fatalf("Pending = %v %v %v, want a journal and one staging dir", j, s, err)
+	crash := errors.New("killed")
+	// Killed with txa moved aside and not yet replaced, txb not in place.
+	_, err := reg.installRefs(root, []string{"txa@1.0.1", "txb"}, func(o *Options) {
+		o.Hook = func(step string) error {
+			if step == "old:txa" {
+				return crash
+			}
+			return nil
+		}
+	})
+	if !errors.Is(err, crash) {
+		t.Fatalf("install: %v, want the simulated kill", err)
+	}
+	stray := filepath.Join(root, stateDir, ".journal.json.tmp-123")
+	if err := os.WriteFile(stray, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PendingIn(root)
+	if err != nil || p == nil || !strings.Contains(p.String(), "interrupted install of txa, txb") {
+		t.Fatalf("pending: %v %v", p, err)
+	}
+	items, err := List(context.Background(), []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Listed{}
+	for _, l := range items {
+		got[l.Name] = l
+	}
+	for _, n := range []string{"txa", "txb"} {
+		if l, ok := got[n]; !ok || l.Pending != "install" || l.Edited {
+			t.Errorf("%s listed as %+v (present %v), want pending install, not edited", n, l, ok)
+		}
+	}
+	if _, err := Recover(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Errorf("recovery left %s (%v)", stray, err)
+	}
+	if p, err := PendingIn(root); p != nil || err != nil {
+		t.Errorf("still pending after recovery: %v %v", p, err)
+	}
+	if v := installedVersion(t, root, "txa"); v != "1.0.1" {
+		t.Errorf("txa %s after recovery, want 1.0.1", v)
 	}
 }

@@ -91,6 +91,9 @@ func (j *job) checkPins(opts Options, update bool) error {
 			}
 		}
 	}
+	if err := j.checkRepublished(opts); err != nil {
+		return err
+	}
 	for _, p := range j.plan {
 		var pinned [][]sign.Identity
 		if ls := j.prev.Get(p.Lock.Name); ls != nil && len(ls.Signers) > 0 && ls.Source == p.Lock.Source {
@@ -171,4 +174,80 @@ func (j *job) kept() map[string][]Grant {
 		}
 	}
 	return out
+}
+
+// checkRepublished refuses, unless AllowRepublished, a skill whose
+// version is the one locked in prev or installed in a root from the same
+// source, but whose manifest digest is not: the version's tag was moved
+// to other content.
+func (j *job) checkRepublished(opts Options) error {
+	if opts.AllowRepublished {
+		return nil
+	}
+	for _, p := range j.plan {
+		if p.local != nil {
+			continue
+		}
+		type known struct{ where, digest string }
+		var seen []known
+		if ls := j.prev.Get(p.Lock.Name); ls != nil && ls.Source == p.Lock.Source && ls.Version == p.Lock.Version && ls.Digest != "" {
+			seen = append(seen, known{"the lock", ls.Digest})
+		}
+		for i, rec := range j.receipts {
+			if old, ok := rec.Get(p.Lock.Name); ok && old.Source == p.Lock.Source && old.Version == p.Lock.Version && old.Digest != "" {
+				seen = append(seen, known{j.roots[i].Dir, old.Digest})
+			}
+		}
+		for _, k := range seen {
+			if k.digest != p.Lock.Digest {
+				return fmt.Errorf("%w: %s@%s was republished: %s has %s, %s now serves %s; check with its publisher, then rerun with --allow-republished to accept the new content",
+					ErrRepublished, p.Lock.Name, p.Lock.Version, k.where, k.digest, p.Lock.Source, p.Lock.Digest)
+			}
+		}
+	}
+	return nil
+}
+
+// checkLockDowngrade refuses, unless AllowDowngrade, an install that
+// would put a lower version than prev's (the project's lock, or what the
+// first root holds) when nothing asked for it: the range asked for still
+// admits prev's version, or the skill is only a dependency. That happens
+// when the newer version vanished from the registry.
+func (j *job) checkLockDowngrade(opts Options) error {
+	if opts.AllowDowngrade || j.prev == nil {
+		return nil
+	}
+	ranges := map[string]string{}
+	if j.manifest != nil {
+		for _, r := range j.manifest.Skills {
+			if key, err := j.ns.Key(r.Name); err == nil {
+				ranges[key] = r.Range
+			}
+		}
+	}
+	for _, p := range j.plan {
+		old := j.prev.Get(p.Lock.Name)
+		if old == nil || old.Source != p.Lock.Source || versionChange(old.Version, p.Lock.Version) != ChangeDowngrade {
+			continue
+		}
+		if rng, ok := ranges[p.Lock.Name]; ok && !admits(rng, old.Version) {
+			continue // the range asked for excludes the locked version
+		}
+		return fmt.Errorf("%w: %s is locked at %s but the newest version the registry offers for it is %s (was %s withdrawn?); rerun with --allow-downgrade to accept %s",
+			ErrDowngrade, p.Lock.Name, old.Version, p.Lock.Version, old.Version, p.Lock.Version)
+	}
+	return nil
+}
+
+// admits reports whether the range rng admits version v.
+func admits(rng, v string) bool {
+	c, err := semver.NewConstraint(rng)
+	if err != nil {
+		return false
+	}
+	sv, err := semver.StrictNewVersion(v)
+	if err != nil {
+		return false
+	}
+	return c.Check(sv)
 }

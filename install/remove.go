@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/skillpm/skillpm/pkg/archive"
 )
 
 // RemoveOptions controls Remove.
@@ -15,12 +17,15 @@ type RemoveOptions struct {
 	// Prune also removes dependencies that no remaining skill needs and
 	// that were not asked for by name.
 	Prune bool
-	// Force removes a skill even though other installed skills need it.
+	// Force removes a skill even though other installed skills need it,
+	// or its files were edited by hand since it was installed.
 	Force bool
 	// DryRun computes the plan and changes nothing.
 	DryRun bool
 	// LockWait bounds the wait for another skillpm; 0 means DefaultLockWait.
 	LockWait time.Duration
+	// Hook is passed to the transaction (crash-safety tests).
+	Hook func(step string) error
 }
 
 // RemoveResult says what was (or would be) removed.
@@ -96,6 +101,12 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 	}
 	res := &RemoveResult{}
 	for _, n := range sortedKeys(gone) {
+		// Hand edits are not thrown away without --force.
+		if r, _ := rec.Get(n); !opts.Force && exists(filepath.Join(root, n)) {
+			if sum, err := archive.TreeHashInstalled(ctx, filepath.Join(root, n)); err != nil || (r.Tree != "" && sum.TreeHash != r.Tree) {
+				return nil, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to remove them", ErrEdited, n, root)
+			}
+		}
 		var left []string
 		for _, d := range rec.Dependents(n) {
 			if !gone[d] {
@@ -118,6 +129,7 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 	if err != nil {
 		return nil, err
 	}
+	tx.Hook = opts.Hook
 	for _, n := range res.Removed {
 		tx.Remove(n)
 		rec.Delete(n)

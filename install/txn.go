@@ -228,7 +228,11 @@ func Recover(ctx context.Context, root string) (recovered bool, err error) {
 		return recovered, err
 	}
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), txPrefix) {
+		// Staging dirs, and the temporary files of atomic writes (journal,
+		// receipts) a crash left before their rename.
+		stale := (e.IsDir() && strings.HasPrefix(e.Name(), txPrefix)) ||
+			(!e.IsDir() && strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-"))
+		if stale {
 			if err := os.RemoveAll(filepath.Join(root, stateDir, e.Name())); err != nil {
 				return recovered, err
 			}
@@ -236,4 +240,52 @@ func Recover(ctx context.Context, root string) (recovered bool, err error) {
 		}
 	}
 	return recovered, nil
+}
+
+// Pending is a transaction a crash interrupted after its journal was
+// written: the next skillpm command on the root completes it.
+type Pending struct {
+	// Root is the root's directory.
+	Root string `json:"root"`
+	// Install and Remove name the skills it installs and removes.
+	Install []string `json:"install,omitempty"`
+	Remove  []string `json:"remove,omitempty"`
+}
+
+// String says what is pending and what completes it.
+func (p Pending) String() string {
+	var parts []string
+	if len(p.Install) > 0 {
+		parts = append(parts, "install of "+strings.Join(p.Install, ", "))
+	}
+	if len(p.Remove) > 0 {
+		parts = append(parts, "removal of "+strings.Join(p.Remove, ", "))
+	}
+	return fmt.Sprintf("interrupted %s in %s; the next skillpm command on it completes it", strings.Join(parts, " and "), p.Root)
+}
+
+// PendingIn reads root's journal without taking the lock or changing
+// anything: nil when no transaction is pending.
+func PendingIn(root string) (*Pending, error) {
+	jb, err := os.ReadFile(filepath.Join(root, stateDir, journalFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var j journal
+	if err := json.Unmarshal(jb, &j); err != nil {
+		return nil, fmt.Errorf("the install journal %s is corrupt (%v); inspect %s and remove the journal to continue",
+			filepath.Join(root, stateDir, journalFile), err, filepath.Join(root, stateDir))
+	}
+	p := &Pending{Root: root}
+	for _, op := range j.Ops {
+		if op.Remove {
+			p.Remove = append(p.Remove, op.Name)
+		} else {
+			p.Install = append(p.Install, op.Name)
+		}
+	}
+	return p, nil
 }

@@ -29,8 +29,18 @@ import (
 // and Changes cover every root.
 func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names []string, opts Options) (*Result, error) {
 	opts.LockFile, opts.Frozen, opts.Local = "", false, nil
+	held, err := lockRoots(ctx, opts.Roots, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer held.unlock()
 	found := map[string]bool{}
 	var jobs []*job
+	defer func() {
+		for _, j := range jobs {
+			j.abort()
+		}
+	}()
 	for _, r := range opts.Roots {
 		rec, err := ReadReceipts(r.Dir)
 		if err != nil {
@@ -47,6 +57,9 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
 		}
 		jobs = append(jobs, j)
+		if err := j.stageAll(ctx, opts); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+		}
 	}
 	for _, n := range names {
 		if !found[n] {
@@ -84,7 +97,7 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 		}
 	}
 	for _, j := range jobs {
-		rrs, err := j.commit(ctx, opts)
+		rrs, err := j.commit(ctx, opts, held)
 		res.Roots = append(res.Roots, rrs...)
 		if err != nil {
 			return res, err

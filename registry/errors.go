@@ -66,6 +66,11 @@ var (
 	// verifies, or its tier is below the floor), or a search index that
 	// had to be signed and no signature verifies for.
 	ErrUnverified = errors.New("refused by verification")
+
+	// ErrContentMismatch reports a manifest whose annotations or config
+	// disagree with the SKILL.md inside its layer. See
+	// [*ContentMismatchError].
+	ErrContentMismatch = errors.New("manifest disagrees with its layer")
 )
 
 // DigestMismatchError names where content failed verification: which

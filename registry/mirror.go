@@ -381,6 +381,14 @@ func (cp *copier) version(ctx context.Context, version, want string, opts Mirror
 		if err != nil {
 			return failed(err)
 		}
+		// The tier and permissions a mirror vouches for are the layer's.
+		if err := cp.repo.CheckLayer(ctx, sm); err != nil {
+			if errors.Is(err, ErrContentMismatch) {
+				mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%w: %w", ErrUnverified, err)
+				return mv
+			}
+			return failed(err)
+		}
 		mv.Tier = v.Decision.Effective
 		switch {
 		case len(v.Signers) == 0:

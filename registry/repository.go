@@ -580,7 +580,9 @@ type PublishResult struct {
 	Replaced *ocispec.Descriptor
 }
 
-// Publish pushes a built artifact to src under its version's tag. A
+// Publish pushes a built artifact to src under its version's tag. The
+// artifact's annotations must be the ones Build generates from its
+// content (a *ContentMismatchError otherwise): they are never passed in. A
 // version already published with the same digest is a no-op; with another
 // digest it is an *ImmutableError unless opts.Force. Blobs the target
 // already has are not sent again. A version already holding the same
@@ -588,6 +590,9 @@ type PublishResult struct {
 // provenance (source, revision, created), is also left as it is:
 // republishing unchanged files from a later commit is not a conflict.
 func (c *Client) Publish(ctx context.Context, src Source, a *Artifact, opts PublishOptions) (*PublishResult, error) {
+	if err := checkArtifact(a); err != nil {
+		return nil, err
+	}
 	r, err := c.Repository(src, a.Skill.Name)
 	if err != nil {
 		return nil, err

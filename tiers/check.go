@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -72,6 +73,10 @@ type Request struct {
 	// known: a refusal then says which one held the skill down and how to
 	// raise it.
 	Claimed, Attested string
+	// UnknownTools are allowed-tools entries that map to no known
+	// permission: hosts pre-approve them, so outside the verified tier each
+	// needs consent (--yes or a prompt).
+	UnknownTools []string
 }
 
 // Plan is what a skill is granted and by what.
@@ -176,6 +181,20 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 					"rerun with "+flag+" or --yes", ErrNeedsConsent)
 			}
 		}
+		if r.Tier != skill.TierVerified && len(r.UnknownTools) > 0 {
+			list := strings.Join(r.UnknownTools, ", ")
+			switch {
+			case opts.Yes:
+			case opts.Prompter != nil:
+				asks = append(asks, pending{req: i, grant: -1, consent: Consent{
+					Skill: r.Skill, Tier: r.Tier,
+					Question: fmt.Sprintf("%s (%s) lists allowed-tools skillpm cannot map to a permission: %s. Hosts pre-approve them. Allow them?", name, r.Tier, list),
+				}})
+			default:
+				refuse("", fmt.Sprintf("%s (%s) lists allowed-tools skillpm cannot map to a permission (%s), which hosts pre-approve, and there is no terminal to ask", name, r.Tier, list),
+					"review them, then rerun with --yes", ErrNeedsConsent)
+			}
+		}
 		plans[i] = plan
 	}
 	if len(refusals) > 0 {
@@ -188,9 +207,13 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 		}
 		if !ok {
 			r := reqs[a.req]
+			what, perm := a.consent.Permission.String(), a.consent.Permission.String()
+			if a.grant < 0 {
+				what, perm = "allowed-tools "+strings.Join(r.UnknownTools, ", "), ""
+			}
 			return nil, &RefusedError{Refusals: []Refusal{{
-				Skill: r.Skill, Tier: r.Tier, Permission: a.consent.Permission.String(),
-				Reason: fmt.Sprintf("you declined %s for %s", a.consent.Permission, skillName(r.Skill)),
+				Skill: r.Skill, Tier: r.Tier, Permission: perm,
+				Reason: fmt.Sprintf("you declined %s for %s", what, skillName(r.Skill)),
 				Fix:    "install without that skill, or answer yes",
 				Kind:   ErrDeclined,
 			}}}

@@ -121,13 +121,20 @@ is listed with what to do).`,
 				} else {
 					dr.Skills = len(rec.Skills)
 				}
-				j, staged, err := install.Pending(r.Dir)
+				pend, err := install.PendingIn(r.Dir)
 				if err != nil {
 					dr.Problems = append(dr.Problems, err.Error())
 				}
-				dr.Journal, dr.Staged = j, staged
-				if j || len(staged) > 0 {
-					dr.Problems = append(dr.Problems, "an interrupted transaction is pending: the next install, update or remove here finishes or discards it")
+				staged, err := install.Staged(r.Dir)
+				if err != nil {
+					dr.Problems = append(dr.Problems, err.Error())
+				}
+				dr.Journal, dr.Staged = pend != nil, staged
+				switch {
+				case pend != nil:
+					dr.Problems = append(dr.Problems, pend.String())
+				case len(staged) > 0:
+					dr.Problems = append(dr.Problems, "an interrupted transaction left staging directories: the next install, update or remove here discards them")
 				}
 				for _, p := range dr.Problems {
 					rep.Problems = append(rep.Problems, r.Dir+": "+p)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -28,6 +29,9 @@ type changeFlags struct {
 	yes     bool
 	minTier string
 	force   bool
+	// allowRepublished accepts a version whose tag was moved to other
+	// content.
+	allowRepublished bool
 }
 
 func (f *changeFlags) register(c *cobra.Command) {
@@ -39,6 +43,7 @@ func (f *changeFlags) register(c *cobra.Command) {
 	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
 	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
+	c.Flags().BoolVar(&f.allowRepublished, "allow-republished", false, "accept a version whose digest differs from the one locked or installed (its tag was moved)")
 }
 
 type installFlags struct {
@@ -51,6 +56,7 @@ type installFlags struct {
 	manifest          string
 	lock              string
 	allowSignerChange bool
+	allowDowngrade    bool
 	noVCS             bool
 	skills            []string
 	offline           bool
@@ -114,6 +120,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")
+	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the locked or installed one when the newer one is gone")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
 	c.Flags().StringArrayVar(&f.skills, "skill", nil, "from a git reference holding several skills, install only `NAME` (repeatable)")
 	c.Flags().BoolVar(&f.offline, "offline", false, "resolve git references from the git cache only")
@@ -129,6 +136,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	var m *resolve.Manifest
 	var prev *resolve.Lockfile
 	var local []install.Local
+	var refs []string
 	lockFile := ""
 	if len(args) == 0 {
 		mpath, lpath := lockPaths(&lockFlags{manifest: f.manifest, lock: f.lock})
@@ -157,7 +165,6 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			}
 		}
 	} else {
-		var refs []string
 		var cache *gitsource.Cache
 		for _, a := range args {
 			if gitsource.Looks(a) {
@@ -198,6 +205,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
 		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
+		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
 		Warn: warnOnce(g),
 	}
 	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
@@ -206,7 +214,12 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if f.dryRun {
 		opts.LockFile = ""
 	}
-	res, err := install.Install(ctx, client, graph, m, prev, opts)
+	var res *install.Result
+	if len(args) > 0 {
+		res, err = install.InstallRefs(ctx, client, graph, "the command line", refs, opts)
+	} else {
+		res, err = install.Install(ctx, client, graph, m, prev, opts)
+	}
 	if err != nil {
 		return notFoundHint(ctx, client, graph, m, err, installExit(m, lockFile, err))
 	}
@@ -274,7 +287,7 @@ func buildLocal(c *cobra.Command, g *globals, dir string, noVCS bool) (install.L
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
 	var le *install.LockedError
 	switch {
-	case errors.Is(err, tiers.ErrRefused):
+	case errors.Is(err, tiers.ErrRefused), errors.Is(err, install.ErrRepublished), errors.Is(err, archive.ErrImplicitExec):
 		return withCode(exitTrust, err)
 	case errors.As(err, &le):
 		return withCode(exitFailure, err)

@@ -50,6 +50,8 @@ installed skills whose files were edited by hand are marked edited.`,
 			for _, l := range items {
 				status := "ok"
 				switch {
+				case l.Pending != "":
+					status = "interrupted " + l.Pending + " (the next skillpm command completes it)"
 				case l.Ignored != "":
 					status = "ignored: " + l.Ignored
 				case l.Invalid:

@@ -19,7 +19,8 @@ func newRemoveCmd(g *globals) *cobra.Command {
 		Short: "Uninstall skills",
 		Long: `Remove uninstalls skills from the chosen root(s) in one transaction. It
 refuses while another installed skill depends on one named (the error lists
-them) unless --force; --prune also removes dependencies nobody needs any more.
+them), or while one was edited by hand since it was installed, unless
+--force; --prune also removes dependencies nobody needs any more.
 Without --host, --scope or --root it removes the skills from every host's
 roots that hold them, naming each.
 
@@ -75,7 +76,7 @@ from the roots --host, --scope and --root choose.`,
 	}
 	rf.register(c)
 	c.Flags().BoolVar(&opts.Prune, "prune", false, "also remove dependencies no remaining skill needs")
-	c.Flags().BoolVar(&opts.Force, "force", false, "remove even though other skills depend on it")
+	c.Flags().BoolVar(&opts.Force, "force", false, "remove even though other skills depend on it or its files were edited")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print what would be removed and change nothing")
 	c.Flags().BoolVar(&noSave, "no-save", false, "in a project: leave skills.yaml and skills.lock as they are")
 	return c

@@ -46,6 +46,14 @@ var (
 	// compression ratio.
 	ErrLimit = errors.New("limit exceeded")
 
+	// ErrImplicitExec reports an entry that a tool would act on just
+	// because it is there, with no trust prompt: VCS metadata (.git, .hg,
+	// .svn, .bzr, _darcs, .jj, anywhere, as a folder or a file), whose
+	// config runs commands (core.fsmonitor, hooks) on a plain "git status"
+	// from a shell prompt or an editor. Publishing never packs VCS
+	// folders, so a layer holding one was made by hand.
+	ErrImplicitExec = errors.New("file that tools run implicitly")
+
 	// ErrCorrupt reports a stream that is not a well-formed gzip'd tar.
 	ErrCorrupt = errors.New("corrupt archive")
 

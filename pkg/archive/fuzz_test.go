@@ -26,7 +26,7 @@ func fuzzLimits() Limits {
 
 var sentinels = []error{
 	ErrUnsafePath, ErrLinkEntry, ErrSpecialFile, ErrDuplicateEntry, ErrCaseCollision,
-	ErrPathConflict, ErrLimit, ErrCorrupt,
+	ErrPathConflict, ErrLimit, ErrCorrupt, ErrImplicitExec,
 }
 
 // FuzzUnpack feeds arbitrary bytes to Unpack, once as they are (a .tar.gz)

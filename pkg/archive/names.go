@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -169,4 +170,20 @@ func (t *tracker) add(entry, name string, dir bool, size int64) (implied []strin
 		t.total += size
 	}
 	return implied, existed, nil
+}
+
+// implicitlyRun says why name (slash-separated) must not be unpacked: a
+// component is VCS metadata, which git, hg and svn (and every prompt or
+// editor that calls them) act on with no trust prompt. direnv's .envrc
+// and mise's config are left alone: both run nothing until the user
+// allows the file. Compared case-insensitively, as the file systems that
+// fold case would open it. "" means it is fine.
+func implicitlyRun(name string) string {
+	for _, c := range strings.Split(name, "/") {
+		switch strings.ToLower(c) {
+		case ".git", ".hg", ".svn", ".bzr", "_darcs", ".jj":
+			return fmt.Sprintf("%s is version-control metadata: git, hg or svn run in the installed skill would read its config and hooks and run the commands they name; publishing leaves VCS folders out, so republish the skill with skillpm publish", c)
+		}
+	}
+	return ""
 }

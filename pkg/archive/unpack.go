@@ -159,6 +159,9 @@ func extract(ctx context.Context, r io.Reader, root *os.Root, lim Limits) (Summa
 		if size < 0 {
 			return Summary{}, entryErr(entry, ErrCorrupt, "negative size")
 		}
+		if why := implicitlyRun(name); why != "" {
+			return Summary{}, entryErr(entry, ErrImplicitExec, "%s", why)
+		}
 		implied, existed, err := trk.add(entry, name, dir, size)
 		if err != nil {
 			return Summary{}, err

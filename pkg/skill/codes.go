@@ -33,35 +33,40 @@ const (
 	CodeVersionUnpublishable   = "version-unpublishable"
 	CodeCompatibility          = "compatibility-invalid"
 	CodeAllowedTools           = "allowed-tools-invalid"
-	CodeMetadataType           = "metadata-type"
-	CodeUnknownField           = "unknown-field"
-	CodeGaiaType               = "gaia-type"
-	CodeGaiaUnknownField       = "gaia-unknown-field"
-	CodeTierInvalid            = "tier-invalid"
-	CodePermissionInvalid      = "permission-invalid"
-	CodePermissionDuplicate    = "permission-duplicate"
-	CodeShellScope             = "shell-scope-not-binary"
-	CodeRequirementInvalid     = "requirement-invalid"
-	CodeSkillRangeInvalid      = "skill-range-invalid"
-	CodeSkillDepInvalid        = "skill-dependency-invalid"
-	CodeExecutionInvalid       = "execution-invalid"
-	CodeCallInvalid            = "call-invalid"
-	CodeStepPathInvalid        = "step-path-invalid"
-	CodeStepMissing            = "step-missing"
-	CodeAskUserOnSkill         = "ask-user-on-skill"
-	CodeImplicitDependency     = "implicit-dependency"
-	CodeToolInvalid            = "tool-invalid"
-	CodeToolDuplicate          = "tool-duplicate"
-	CodeToolsPyMissing         = "tools-py-missing"
-	CodeToolsPySyntax          = "tools-py-syntax"
-	CodeToolNotImplemented     = "tool-not-implemented"
-	CodeToolNotDeclared        = "tool-not-declared"
-	CodeToolParamMismatch      = "tool-param-mismatch"
-	CodeToolParamRequired      = "tool-param-required"
-	CodeToolParamType          = "tool-param-type"
-	CodeToolsRequiredInvalid   = "tools-required-invalid"
-	CodeToolUnknown            = "tool-unknown"
-	CodeSymlink                = "symlink"
+	// CodeAllowedToolsUndeclared: allowed-tools amounts to permissions
+	// that are not declared.
+	CodeAllowedToolsUndeclared = "allowed-tools-undeclared"
+	// CodeAllowedToolsUnknown: allowed-tools names tools skillpm cannot map.
+	CodeAllowedToolsUnknown  = "allowed-tools-unknown"
+	CodeMetadataType         = "metadata-type"
+	CodeUnknownField         = "unknown-field"
+	CodeGaiaType             = "gaia-type"
+	CodeGaiaUnknownField     = "gaia-unknown-field"
+	CodeTierInvalid          = "tier-invalid"
+	CodePermissionInvalid    = "permission-invalid"
+	CodePermissionDuplicate  = "permission-duplicate"
+	CodeShellScope           = "shell-scope-not-binary"
+	CodeRequirementInvalid   = "requirement-invalid"
+	CodeSkillRangeInvalid    = "skill-range-invalid"
+	CodeSkillDepInvalid      = "skill-dependency-invalid"
+	CodeExecutionInvalid     = "execution-invalid"
+	CodeCallInvalid          = "call-invalid"
+	CodeStepPathInvalid      = "step-path-invalid"
+	CodeStepMissing          = "step-missing"
+	CodeAskUserOnSkill       = "ask-user-on-skill"
+	CodeImplicitDependency   = "implicit-dependency"
+	CodeToolInvalid          = "tool-invalid"
+	CodeToolDuplicate        = "tool-duplicate"
+	CodeToolsPyMissing       = "tools-py-missing"
+	CodeToolsPySyntax        = "tools-py-syntax"
+	CodeToolNotImplemented   = "tool-not-implemented"
+	CodeToolNotDeclared      = "tool-not-declared"
+	CodeToolParamMismatch    = "tool-param-mismatch"
+	CodeToolParamRequired    = "tool-param-required"
+	CodeToolParamType        = "tool-param-type"
+	CodeToolsRequiredInvalid = "tools-required-invalid"
+	CodeToolUnknown          = "tool-unknown"
+	CodeSymlink              = "symlink"
 )
 
 // rule says how a code is reported in each mode.
@@ -102,6 +107,8 @@ var rules = map[string]rule{
 	CodeVersionUnpublishable:   {Warning, false},
 	CodeCompatibility:          {Error, false},
 	CodeAllowedTools:           {Warning, false},
+	CodeAllowedToolsUndeclared: {Warning, false},
+	CodeAllowedToolsUnknown:    {Warning, false},
 	CodeMetadataType:           {Error, false},
 	CodeUnknownField:           {Warning, false},
 	CodeGaiaType:               {Error, false},

@@ -77,6 +77,7 @@ func scalarText(n *yaml.Node) (string, bool) {
 // decode fills s from its frontmatter node.
 func (c *checker) decode(s *Skill) {
 	top := s.Node
+	var allowed *yaml.Node
 	mapEntries(top, func(k, v *yaml.Node) {
 		switch k.Value {
 		case "name":
@@ -109,6 +110,9 @@ func (c *checker) decode(s *Skill) {
 		case "allowed-tools":
 			if !isString(v) && !isStringList(v) {
 				c.add(CodeAllowedTools, v, "allowed-tools should be a string or a list of strings, found "+kindName(v), "write allowed-tools: Read Grep, or a list")
+			} else {
+				s.AllowedTools = decodeAllowedTools(v)
+				allowed = v
 			}
 		case "metadata":
 			c.decodeMetadata(s, v)
@@ -119,6 +123,9 @@ func (c *checker) decode(s *Skill) {
 				"move tool-specific fields under metadata.<namespace>, or remove it")
 		}
 	})
+	if allowed != nil {
+		c.checkAllowedTools(s, allowed)
+	}
 	if lookup(top, "name") == nil {
 		c.addAt(CodeNameMissing, top.Line, top.Column, "the frontmatter has no name", "add name: <directory-name>")
 	}

@@ -47,6 +47,9 @@ type Skill struct {
 	Compatibility string
 	Gaia          Gaia
 	Execution     *Execution
+	// AllowedTools are the allowed-tools entries, in either written form
+	// (a string or a list); see EffectivePermissions.
+	AllowedTools []string
 
 	// Body is the Markdown after the frontmatter; BodyLine is its first line.
 	Body     string

@@ -1,0 +1,196 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// rootStage is what one root gets from a job: the skills it already
+// holds as planned, and the transaction staging the others.
+type rootStage struct {
+	unchanged []*Planned
+	todo      []*Planned
+	// tx is nil until something is staged, and again once committed.
+	tx *Txn
+}
+
+// stageAll works out, under every root's lock, what each root needs,
+// stages it there (a dry run stages into a temporary directory outside
+// every root), and then decides each skill's permissions and tree hash
+// from the files that land, refusing a manifest that disagrees with its
+// own layer. The changes are worked out again from what was staged.
+func (j *job) stageAll(ctx context.Context, opts Options) error {
+	kept := j.kept()
+	content := map[string]staged{}
+	var union []*Planned
+	for i, r := range j.roots {
+		st := &rootStage{}
+		j.stages = append(j.stages, st)
+		rec := j.receipts[i]
+		for _, p := range j.plan {
+			old, ok := rec.Get(p.Lock.Name)
+			dir := filepath.Join(r.Dir, p.Lock.Name)
+			if ok && old.Digest == p.Lock.Digest {
+				if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && sum.TreeHash == old.Tree {
+					st.unchanged = append(st.unchanged, p)
+					continue
+				}
+			}
+			if _, err := os.Stat(dir); err == nil && !opts.Force {
+				if !ok {
+					return fmt.Errorf("%s: %w: %s exists in %s but was not installed by skillpm; move it away or use --force", r.Dir, ErrEdited, p.Lock.Name, r.Dir)
+				}
+				if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
+					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to overwrite them", r.Dir, ErrEdited, p.Lock.Name, r.Dir)
+				}
+			}
+			st.todo = append(st.todo, p)
+			if !containsPlanned(union, p) {
+				union = append(union, p)
+			}
+		}
+		if opts.DryRun || len(st.todo) == 0 {
+			continue
+		}
+		tx, err := Begin(r.Dir)
+		if err != nil {
+			return err
+		}
+		st.tx = tx
+		got, err := stage(ctx, tx, st.todo, opts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		for name, s := range got {
+			if first, ok := content[name]; ok && first.tree != s.tree {
+				return fmt.Errorf("%s: %s unpacked to tree %s here and %s in another root", r.Dir, name, s.tree, first.tree)
+			}
+			if _, ok := content[name]; !ok {
+				content[name] = s
+			}
+		}
+	}
+	if opts.DryRun && len(union) > 0 {
+		// A dry run decides from the same bytes, unpacked where no root
+		// sees them, and removed when the job ends.
+		tmp, err := os.MkdirTemp("", "skillpm-dry-run-")
+		if err != nil {
+			return err
+		}
+		tx, err := Begin(tmp)
+		if err != nil {
+			os.RemoveAll(tmp)
+			return err
+		}
+		j.dry = tx
+		got, err := stage(ctx, tx, union, opts)
+		if err != nil {
+			return err
+		}
+		content = got
+	}
+	for _, p := range j.plan {
+		s, ok := content[p.Lock.Name]
+		if !ok {
+			if _, k := kept[p.Lock.Name]; k {
+				continue // every root holds it as planned, with its consent
+			}
+			// Held unchanged by every root but judged again (its tier
+			// moved): its installed files match the tree hash recorded
+			// from its verified layer.
+			var err error
+			if s, err = loadInstalled(ctx, j, p); err != nil {
+				return err
+			}
+		}
+		// What ceilings and consent judge: the declared permissions and
+		// those allowed-tools amounts to (hosts pre-approve those tools).
+		p.Permissions = nil
+		for _, perm := range s.skill.EffectivePermissions() {
+			p.Permissions = append(p.Permissions, perm.String())
+		}
+		p.UnknownTools = skill.MapAllowedTools(s.skill.AllowedTools).Unknown
+		p.Claimed = s.skill.Tier()
+		if p.Lock.Tree == "" {
+			// A manifest without a tree hash: record the one of the files
+			// that land, so later edits are seen.
+			p.Lock.Tree = s.tree
+			if ls := j.lock.Get(p.Lock.Name); ls != nil {
+				ls.Tree = s.tree
+			}
+		}
+	}
+	j.changes = j.diff()
+	return nil
+}
+
+// loadInstalled parses the copy of p a root already holds unchanged.
+func loadInstalled(ctx context.Context, j *job, p *Planned) (staged, error) {
+	for i, st := range j.stages {
+		if !containsPlanned(st.unchanged, p) {
+			continue
+		}
+		dir := filepath.Join(j.roots[i].Dir, p.Lock.Name)
+		s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
+		if s == nil {
+			return staged{}, fmt.Errorf("%s@%s in %s does not load: %w", p.Lock.Name, p.Lock.Version, j.roots[i].Dir, ds.Err())
+		}
+		if err := checkContent(p, s); err != nil {
+			return staged{}, err
+		}
+		old, _ := j.receipts[i].Get(p.Lock.Name)
+		return staged{skill: s, tree: old.Tree, dir: dir}, nil
+	}
+	return staged{}, fmt.Errorf("%s@%s: no copy to judge (internal error)", p.Lock.Name, p.Lock.Version)
+}
+
+// checkContent refuses p when the index it was planned from (its
+// manifest's annotations or config; a local build's own parse) disagrees
+// with s, the SKILL.md of the files that land, or when that SKILL.md
+// names another skill or version than the one resolved.
+func checkContent(p *Planned, s *skill.Skill) error {
+	var md registry.Metadata
+	switch {
+	case p.manifest != nil:
+		md = p.manifest.Metadata
+	case p.local != nil:
+		md = registry.IndexOf(p.local.Artifact.Skill)
+	default:
+		return nil
+	}
+	if err := registry.CheckContent(md, s); err != nil {
+		return fmt.Errorf("%w: %w", tiers.ErrRefused, err)
+	}
+	return nil
+}
+
+func containsPlanned(ps []*Planned, p *Planned) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// abort discards whatever the job staged and did not commit.
+func (j *job) abort() {
+	for _, st := range j.stages {
+		if st.tx != nil {
+			st.tx.Abort()
+			st.tx = nil
+		}
+	}
+	if j.dry != nil {
+		j.dry.Abort()
+		os.RemoveAll(j.dry.root)
+		j.dry = nil
+	}
+}
