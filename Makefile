@@ -36,12 +36,16 @@ vet:
 staticcheck: tools
 	$(STATICCHECK) ./...
 
+# The test processes share one compiled copy of the audit's parsers
+# (pkg/audit/internal/treesitter): compiling takes ~10 s under -race.
 unit:
-	$(GO) test -race -count=1 ./...
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
+	SKILLPM_TREESITTER_CACHE=$$cache $(GO) test -race -count=1 ./...
 
 ## fuzz: run every Fuzz target briefly; the seed corpora live in each package's testdata/fuzz.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; export SKILLPM_TREESITTER_CACHE=$$(mktemp -d); trap 'rm -rf "$$SKILLPM_TREESITTER_CACHE"' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$f"; \
 	    out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out"; exit 1; }; \

@@ -103,14 +103,30 @@ compile tsx_scanner.o "$ts/tsx/src/scanner.c" "$ts/tsx/src"
 	"$work/py_parser.o" "$work/py_scanner.o" "$work/js_parser.o" "$work/js_scanner.o" \
 	"$work/ts_parser.o" "$work/ts_scanner.o" "$work/tsx_parser.o" "$work/tsx_scanner.o"
 
+# The module redistributes these sources: keep their licences beside it.
+notices() {
+	echo "treesitter.wasm is built by scripts/treesitter-wasm/build.sh from the"
+	echo "sources below, linked with wasi-libc $WASI_LIBC_VERSION and compiler-rt"
+	echo "$TOOLCHAIN_VERSION. Their licences follow."
+	for m in "$RUNTIME:$rt" "$PYTHON:$py" "$JAVASCRIPT:$js" "$TYPESCRIPT:$ts"; do
+		printf '\n==== %s (tree-sitter runtime or grammar)\n\n' "${m%%:*}"
+		cat "${m#*:}/LICENSE"
+	done
+	printf '\n==== wasi-libc %s (Debian copyright file)\n\n' "$WASI_LIBC_VERSION"
+	cat /usr/share/doc/wasi-libc/copyright
+}
+notices >"$work/NOTICES.txt"
+
 sum=$(cd "$work" && sha256sum treesitter.wasm | cut -d' ' -f1)
 if $check; then
 	got=$(cut -d' ' -f1 "$out.sha256")
 	[[ $sum == "$got" ]] || die "rebuilt module $sum differs from committed $got"
 	cmp -s "$work/treesitter.wasm" "$out" || die "rebuilt module differs from $out"
+	cmp -s "$work/NOTICES.txt" "$(dirname "$out")/NOTICES.txt" || die "NOTICES.txt differs"
 	echo "treesitter.wasm reproduced: $sum"
 	exit 0
 fi
 cp "$work/treesitter.wasm" "$out"
+cp "$work/NOTICES.txt" "$(dirname "$out")/NOTICES.txt"
 echo "$sum  treesitter.wasm" >"$out.sha256"
 echo "wrote $out ($sum)"
