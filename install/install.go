@@ -325,6 +325,30 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 	}
 	opts.progress(Event{Stage: StageResolving})
 	pinLocked(ctx, c, prev)
+	lock, plan, err := installLocked(ctx, c, cat.Namespace(), m, prev, opts)
+	if err != nil {
+		return nil, err
+	}
+	if lock == nil {
+		if lock, plan, err = resolveAndPrepare(ctx, c, cat, m, prev, opts, warn); err != nil {
+			return nil, err
+		}
+	}
+	j := &job{lock: lock, prev: prev, plan: plan, roots: roots, manifest: m, ns: cat.Namespace()}
+	for _, r := range roots {
+		rec, err := ReadReceipts(r.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		j.receipts = append(j.receipts, rec)
+	}
+	j.changes = j.diff()
+	return j, nil
+}
+
+// resolveAndPrepare resolves m (prev's versions preferred), then fetches
+// and verifies the solution.
+func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, error) {
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
 	if g, ok := cat.(*registry.Graph); ok {
@@ -341,22 +365,13 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 	}
 	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plan, err := prepare(ctx, c, cat.Namespace(), lock, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	j := &job{lock: lock, prev: prev, plan: plan, roots: roots, manifest: m, ns: cat.Namespace()}
-	for _, r := range roots {
-		rec, err := ReadReceipts(r.Dir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Dir, err)
-		}
-		j.receipts = append(j.receipts, rec)
-	}
-	j.changes = j.diff()
-	return j, nil
+	return lock, plan, nil
 }
 
 // consent applies the tier rules to the job's whole set (checkTrust),

@@ -62,6 +62,8 @@ func orasLoop(ctx context.Context, b *testing.B, dir string, tr *registrytest.Tr
 //   - warm: install the project's lock into the root that holds it.
 //   - update: `skillpm update --dry-run` of the 100 installed skills with
 //     the cache the install left; oras lists each skill's tags.
+//   - frozen: `install --frozen` of the lock into a new root with an empty
+//     cache (a CI machine); oras pulls each skill by the lock's digest.
 //
 // Run it with -benchtime 1x: each case is one operation.
 func BenchmarkLatency100(b *testing.B) {
@@ -166,6 +168,43 @@ func BenchmarkLatency100(b *testing.B) {
 		latencyMetrics(b, "skillpm-", wall, tr)
 		owall := orasLoop(ctx, b, work, tr, names, func(n string) []string {
 			return []string{"repo", "tags", "--plain-http", ns + "/" + n}
+		})
+		latencyMetrics(b, "oras-", owall, tr)
+		b.ReportMetric(wall.Seconds()/owall.Seconds(), "skillpm/oras")
+		b.ReportMetric(float64(rtt.Milliseconds()), "rtt-ms")
+	})
+	b.Run("frozen", func(b *testing.B) {
+		if b.N != 1 {
+			b.Fatal("run with -benchtime 1x")
+		}
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(work, "cache-frozen"), EmbeddedDir: filepath.Join(work, "embedded")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fopts := opts
+		fopts.Frozen, fopts.LockFile = true, ""
+		fopts.Roots = []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root-frozen")}}
+		tr.Reset()
+		start := time.Now()
+		res, err := Install(ctx, c, g, m, lock, fopts)
+		wall := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(res.Roots[0].Installed); n != benchGraph {
+			b.Fatalf("installed %d skills", n)
+		}
+		latencyMetrics(b, "skillpm-", wall, tr)
+		digests := map[string]string{}
+		for _, ls := range lock.Skills {
+			digests[ls.Name] = ls.Digest
+		}
+		owall := orasLoop(ctx, b, work, tr, names, func(n string) []string {
+			return []string{"pull", "--plain-http", "-o", filepath.Join(work, "oras-frozen", n), ns + "/" + n + "@" + digests[n]}
 		})
 		latencyMetrics(b, "oras-", owall, tr)
 		b.ReportMetric(wall.Seconds()/owall.Seconds(), "skillpm/oras")

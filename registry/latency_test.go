@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,6 +98,16 @@ func TestCachedManifestAsksNothing(t *testing.T) {
 	}
 	if log := proxy.Log()[before:]; len(log) != 0 {
 		t.Errorf("cached manifests cost requests: %v", log)
+	}
+
+	// With an empty cache, a manifest by digest is one GET, no HEAD.
+	before = len(proxy.Log())
+	c5 := remoteClient(t, nil)
+	if m, err := open(c5, "pinned").Get(ctx, Selector{Kind: SelectDigest, Raw: d.String(), Digest: d}, false); err != nil || m.Descriptor.Digest != d {
+		t.Fatalf("Get by digest, empty cache = %+v, %v", m, err)
+	}
+	if log := proxy.Log()[before:]; len(log) != 1 || !strings.HasPrefix(log[0], "GET ") {
+		t.Errorf("a manifest by digest cost %v; want one GET", log)
 	}
 
 	// Pins that must not take: another skill's manifest, and a digest the

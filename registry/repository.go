@@ -326,12 +326,14 @@ func (r *Repository) Get(ctx context.Context, sel Selector, pre bool) (*Manifest
 			}
 		}
 		if m == nil {
-			res, err := r.Resolve(ctx, sel, pre)
-			if err != nil {
+			// One GET by digest, not a HEAD then a GET: the bytes are
+			// checked against the digest asked for as they are cached.
+			if m, err = r.manifestByTag(ctx, sel.Digest.String()); err != nil {
 				return nil, err
 			}
-			if m, err = r.Manifest(ctx, res.Descriptor); err != nil {
-				return nil, err
+			if m.Descriptor.Digest != sel.Digest {
+				return nil, &DigestMismatchError{Registry: r.loc.Registry, Repository: r.loc.Repository, Digest: sel.Digest.String(),
+					Err: fmt.Errorf("the registry answered with manifest %s", m.Descriptor.Digest)}
 			}
 		}
 	} else {
