@@ -72,6 +72,9 @@ type Request struct {
 	// known: a refusal then says which one held the skill down and how to
 	// raise it.
 	Claimed, Attested string
+	// Signers are the verified signer identities as text, copied into
+	// refusals.
+	Signers []string
 }
 
 // Plan is what a skill is granted and by what.
@@ -134,7 +137,7 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 	for i, r := range reqs {
 		plan := Plan{Skill: r.Skill, Tier: r.Tier, Grants: make([]Grant, 0, len(r.Permissions))}
 		refuse := func(perm, reason, fix string, kind error) {
-			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Reason: reason, Fix: fix, Kind: kind})
+			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Reason: reason, Fix: fix, Kind: kind, Signers: r.Signers})
 		}
 		name := skillName(r.Skill)
 		if r.Tier == skill.TierExperimental && !opts.AllowExperimental {
