@@ -539,6 +539,9 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 		req := tiers.Request{Skill: p.Lock.Name + "@" + p.Lock.Version, Tier: p.Lock.Tier, Permissions: perms, UnknownTools: p.UnknownTools}
 		if p.Verification != nil {
 			req.Claimed, req.Attested = p.Verification.Decision.Claimed, p.Verification.Decision.Attested
+			for _, id := range p.Verification.Signers {
+				req.Signers = append(req.Signers, id.String())
+			}
 		}
 		reqs = append(reqs, req)
 	}

@@ -15,10 +15,13 @@ show() { printf '$ %s\n' "$*"; "$@"; }
 
 step "Author a skill: scaffold and validate it"
 show "$SKILLPM" init "$DEMO/src/hello-world"
+# init's description is a placeholder strict validation refuses: write one.
+show sed -i 's/^description: .*/description: Greet the user by name. Use when a conversation starts./' "$DEMO/src/hello-world/SKILL.md"
 show "$SKILLPM" validate "$DEMO/src/hello-world"
 
 step "Validate the worked examples (strict)"
-show "$SKILLPM" validate testdata/skills/* testdata/asf/fix testdata/asf/diagnosis testdata/asf/code
+show "$SKILLPM" validate testdata/skills/* testdata/asf/fix testdata/asf/diagnosis testdata/asf/code ||
+	echo "(exit $?: incident-review has no version; strict validation applies the publish rules)"
 
 step "Compiler-style diagnostics for a broken skill (exit 3)"
 "$SKILLPM" validate testdata/invalid/tool-param-type/fixture || echo "(exit $?)"

@@ -77,6 +77,9 @@ type Request struct {
 	// permission: hosts pre-approve them, so outside the verified tier each
 	// needs consent (--yes or a prompt).
 	UnknownTools []string
+	// Signers are the verified signer identities as text, copied into
+	// refusals.
+	Signers []string
 }
 
 // Plan is what a skill is granted and by what.
@@ -139,7 +142,7 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 	for i, r := range reqs {
 		plan := Plan{Skill: r.Skill, Tier: r.Tier, Grants: make([]Grant, 0, len(r.Permissions))}
 		refuse := func(perm, reason, fix string, kind error) {
-			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Reason: reason, Fix: fix, Kind: kind})
+			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Reason: reason, Fix: fix, Kind: kind, Signers: r.Signers})
 		}
 		name := skillName(r.Skill)
 		if r.Tier == skill.TierExperimental && !opts.AllowExperimental {

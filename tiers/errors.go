@@ -103,6 +103,9 @@ type Refusal struct {
 	Reason string `json:"reason"`
 	// Fix says what to do, naming the flag when one helps.
 	Fix string `json:"fix,omitempty"`
+	// Signers are the skill's verified signers ([Request.Signers]), so
+	// that a consent question can say who vouches for it.
+	Signers []string `json:"signers,omitempty"`
 	// Kind is the specific sentinel (ErrAboveCeiling, ErrNeedsConsent, …).
 	Kind error `json:"-"`
 }

@@ -178,7 +178,7 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 			}
 			added = append(added, e)
 		}
-		out := map[string]any{"manifest": p.mpath, "lock": p.lpath, "added": added, "skills": lockSkills(lock), "dry_run": f.dryRun}
+		out := map[string]any{"schema": schemaOf("add"), "manifest": p.mpath, "lock": p.lpath, "added": added, "skills": lockSkills(lock), "dry_run": f.dryRun}
 		if res != nil {
 			out["roots"] = res.Roots
 		}

@@ -133,6 +133,16 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err != nil {
 		return err
 	}
+	if len(args) > 0 && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
+		// The one default host rule (chooseHost), as add and a project use.
+		h, err := chooseHost(g, osEnv())
+		if err != nil {
+			return err
+		}
+		if roots, err = f.rootFlags.targets(h); err != nil {
+			return err
+		}
+	}
 	var m *resolve.Manifest
 	var prev *resolve.Lockfile
 	var local []install.Local

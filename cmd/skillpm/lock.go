@@ -23,6 +23,7 @@ type lockFlags struct {
 }
 
 type lockJSON struct {
+	Schema  string          `json:"schema"`
 	Lock    string          `json:"lock"`
 	Changed bool            `json:"changed"`
 	Written bool            `json:"written"`
@@ -179,7 +180,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 		written = true
 	}
 	if g.json() {
-		j := lockJSON{Lock: lpath, Changed: changed, Written: written, Skills: []lockSkillJSON{}}
+		j := lockJSON{Schema: schemaOf("lock"), Lock: lpath, Changed: changed, Written: written, Skills: []lockSkillJSON{}}
 		for _, s := range next.Skills {
 			j.Skills = append(j.Skills, lockSkillJSON{Name: s.Name, Version: s.Version, Source: s.Source, Digest: s.Digest,
 				Tree: s.Tree, Dependencies: s.Dependencies, Requested: s.Requested})

@@ -13,7 +13,7 @@ import (
 // TestReadmeTourInSync: the README's short tour is what
 // testdata/script/readme_tour.txtar runs. Every command of its sh blocks
 // (skillpm, mkdir, cd; "~" read as $HOME) is a line of the script, in the
-// same order, and its policy.yaml block is the script's policy.yaml, so
+// same order (the script may check more between them), and its policy.yaml block is the script's policy.yaml, so
 // the tour cannot drift from what is tested.
 func TestReadmeTourInSync(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -63,8 +63,16 @@ func TestReadmeTourInSync(t *testing.T) {
 			got = append(got, line)
 		}
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("the script's commands:\n%s\n\nthe README's tour:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	// The script may check more (extra exec lines), but runs every tour
+	// command, in the tour's order.
+	i = 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	if i < len(want) {
+		t.Errorf("the script does not run the README's %q (or not in the tour's order); the script's commands:\n%s", want[i], strings.Join(got, "\n"))
 	}
 	for _, f := range ar.Files {
 		if f.Name == "policy.yaml" && string(f.Data) != policy {

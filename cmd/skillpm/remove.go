@@ -61,7 +61,7 @@ from the roots --host, --scope and --root choose.`,
 					verb = "would remove"
 				}
 				if g.json() {
-					if err := writeJSON(g.stdout, map[string]any{"root": r.Dir, "removed": res.Removed, "broken": res.Broken, "dryRun": opts.DryRun}); err != nil {
+					if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Dir, "removed": res.Removed, "broken": res.Broken, "dry_run": opts.DryRun}); err != nil {
 						return err
 					}
 					continue

@@ -82,7 +82,7 @@ func runProjectRemove(c *cobra.Command, g *globals, rf *rootFlags, opts install.
 		}
 	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"manifest": p.mpath, "lock": p.lpath, "removed": written, "roots": results, "dry_run": opts.DryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "manifest": p.mpath, "lock": p.lpath, "removed": written, "roots": results, "dry_run": opts.DryRun})
 	}
 	verb := "removed"
 	if opts.DryRun {

@@ -145,6 +145,13 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		}
 		return writeJSON(g.stdout, j)
 	}
+	if g.quiet {
+		// -q: only the names found, one a line.
+		for _, h := range res.Hits {
+			fmt.Fprintln(g.stdout, h.Skill.Name)
+		}
+		return nil
+	}
 	if opts.Verify != nil {
 		printIndexSigners(g, res)
 	}

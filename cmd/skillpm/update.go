@@ -139,7 +139,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 		if rs == nil {
 			rs = []install.RootResult{}
 		}
-		return writeJSON(g.stdout, map[string]any{"changes": res.Changes, "roots": rs, "dryRun": f.dryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "changes": res.Changes, "roots": rs, "dry_run": f.dryRun})
 	}
 	if f.dryRun {
 		return nil

@@ -146,7 +146,7 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, names []stri
 		return err
 	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"lock": p.lpath, "changes": res.Changes, "roots": res.Roots, "skills": lockSkills(lock), "dry_run": f.dryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "lock": p.lpath, "changes": res.Changes, "roots": res.Roots, "skills": lockSkills(lock), "dry_run": f.dryRun})
 	}
 	if f.dryRun {
 		return nil

@@ -165,8 +165,10 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	case f.minTier != "" && tiers.Rank(d.Effective) < tiers.Rank(f.minTier):
 		refusal = fmt.Errorf("%s is %s, below --min-tier %s", at, d.Effective, f.minTier)
 	}
-	for _, warn := range d.Warnings {
-		fmt.Fprintf(g.stderr, "warning: %s: %s\n", at, warn)
+	if !g.quiet {
+		for _, warn := range d.Warnings {
+			fmt.Fprintf(g.stderr, "warning: %s: %s\n", at, warn)
+		}
 	}
 	if g.json() {
 		j := verifyDoc(p, repo, m, v, f.minTier)
@@ -174,6 +176,9 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 		if err := writeJSON(g.stdout, j); err != nil {
 			return err
 		}
+	} else if g.quiet {
+		// -q: only the answer, the effective tier.
+		fmt.Fprintln(g.stdout, d.Effective)
 	} else {
 		printVerification(g.stdout, p, repo, m, v, av)
 	}

@@ -115,7 +115,7 @@ func TestPanelInBrowser(t *testing.T) {
 	// permission, not an error.
 	question := run(ctx, t, chromedp.Text(`#consent-question`))
 	errorsShown := run(ctx, t, chromedp.Evaluate[int](`document.getElementById("errors").children.length`))
-	if !strings.Contains(question, "repo-tools@1.4.0 (community) asks for shell:execute:git") || errorsShown != 0 {
+	if !strings.Contains(question, "repo-tools@1.4.0 (community, signed by key sha256:") || !strings.Contains(question, ") asks for shell:execute:git") || errorsShown != 0 {
 		t.Errorf("consent question = %q with %d errors shown", question, errorsShown)
 	}
 	err = chromedp.Do(ctx,

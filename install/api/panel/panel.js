@@ -260,7 +260,8 @@
         const asks = el("ul", { id: "consent-question" });
         for (const r of err.refusals || []) {
           const what = r.permission ? "asks for " + r.permission : "is experimental (no signature the trust policy trusts)";
-          asks.append(el("li", { text: (r.skill || req.ref) + " (" + r.tier + ") " + what + "." }));
+          const by = r.signers && r.signers.length ? ", signed by " + r.signers.join(", ") : ", not signed by anyone the trust policy names";
+          asks.append(el("li", { text: (r.skill || req.ref) + " (" + r.tier + by + ") " + what + "." }));
         }
         $("plan-body").replaceChildren(el("p", { text: "Allow these permissions? Tick what you accept, then Check again." }), asks);
         say("Consent needed for " + req.ref + ".");
