@@ -178,6 +178,7 @@ func gitRequirements(c *cobra.Command, g *globals, m *resolve.Manifest, prev *re
 			}
 			ref = ref.At(r.Range)
 		}
+		asked := ref
 		var locked []resolve.LockedSkill
 		if frozen && prev == nil {
 			done()
@@ -215,7 +216,12 @@ func gitRequirements(c *cobra.Command, g *globals, m *resolve.Manifest, prev *re
 			done()
 			return nil, nil, func() {}, err
 		}
-		for _, l := range ls {
+		for i, l := range ls {
+			// Receipts keep the reference as asked, not the locked commit,
+			// so that update can move it.
+			if lr, err := gitsource.Parse(l.Origin); err == nil {
+				ls[i].GitRef = asked.In(lr.Subdir).String()
+			}
 			for _, e := range locked {
 				if e.Name == l.Artifact.Skill.Name && e.Tree != "" && e.Tree != l.Artifact.Pack.TreeHash {
 					done()

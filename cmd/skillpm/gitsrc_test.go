@@ -312,6 +312,9 @@ func TestGitLockFrozen(t *testing.T) {
 	if again, _ := os.ReadFile(lockPath); string(again) != string(lock) {
 		t.Errorf("--frozen changed the lock:\n%s", again)
 	}
+	if rec, _ := os.ReadFile(filepath.Join(work, "b", ".skillpm", "installed.json")); !strings.Contains(string(rec), `"git": "`+url+`@main#skills/pdf"`) {
+		t.Errorf("receipt does not keep the reference as asked:\n%s", rec)
+	}
 	if got := install("c"); got["pdf"] != "3.0.0 experimental" || got["docx"] != "1.0.0 experimental" {
 		t.Errorf("install after the branch moved: %v", got)
 	}
