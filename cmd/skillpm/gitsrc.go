@@ -84,11 +84,16 @@ func gitLocals(c *cobra.Command, g *globals, cache *gitsource.Cache, raw string,
 	// A commit with a valid SSH signature is signed by its key for the
 	// trust policy; a signature that does not verify stops the install.
 	var signers []sign.Identity
-	if id, ok, err := cache.CommitSigner(c.Context(), gs.res); err != nil {
+	if key, ok, err := cache.CommitSigner(c.Context(), gs.res); err != nil {
 		gs.done()
 		return nil, func() {}, withCode(exitTrust, err)
 	} else if ok {
-		signers = []sign.Identity{id}
+		fp := sign.Fingerprint(key)
+		if fp == "" {
+			gs.done()
+			return nil, func() {}, withCode(exitTrust, fmt.Errorf("%s: the commit's signing key (%T) has no fingerprint", gs.res.Ref, key))
+		}
+		signers = []sign.Identity{{KeyFingerprint: fp}}
 	}
 	var out []install.Local
 	found := map[string]bool{}

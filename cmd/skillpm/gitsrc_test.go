@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/gittest"
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/sign"
 )
 
 // skillpmErr runs the CLI in-process and returns its exit code and
@@ -404,7 +405,8 @@ func TestGitUpdate(t *testing.T) {
 func TestGitSignedCommitPolicy(t *testing.T) {
 	work := t.TempDir()
 	cliEnv(t, work)
-	key, fp := gittest.SSHKey(t, work)
+	key, pub := gittest.SSHKey(t, work)
+	fp := sign.Fingerprint(pub)
 	repo := gittest.NewRepo(t, work, "signed")
 	repo.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0")})
 	unsigned := repo.Commit("unsigned")
