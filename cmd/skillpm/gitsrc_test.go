@@ -429,3 +429,21 @@ func TestGitSignedCommitPolicy(t *testing.T) {
 		t.Errorf("unsigned commit without --allow-experimental: exit %d\n%s", code, msg)
 	}
 }
+
+// TestLockGitNames: skillpm lock says git references are locked by
+// install, naming the line, instead of reading them as skill names.
+func TestLockGitNames(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	if err := os.WriteFile(filepath.Join(work, "skills.yaml"), []byte("skills:\n  \"git+file:///srv/r#s\": \"*\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(work); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	if code, msg := skillpmErr("lock"); code != exitUsage || !strings.Contains(msg, "skills.yaml:2: git+file:///srv/r#s is a git reference: skillpm install") {
+		t.Errorf("exit %d: %s", code, msg)
+	}
+}
