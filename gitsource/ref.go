@@ -106,8 +106,8 @@ func parseURL(s, note string) (*Ref, error) {
 	p := u.Path
 	if i := strings.LastIndex(p, "@"); i >= 0 {
 		p, r.Rev = p[:i], p[i+1:]
-		if r.Rev == "" {
-			return nil, fmt.Errorf("%w: empty revision after @", ErrInvalidRef)
+		if err := checkRev(r.Rev); err != nil {
+			return nil, err
 		}
 	}
 	p = strings.TrimSuffix(p, "/")
@@ -130,8 +130,8 @@ func parseShorthand(host, s string) (*Ref, error) {
 	r := &Ref{Scheme: "https", Host: host}
 	if i := strings.LastIndex(s, "@"); i >= 0 {
 		s, r.Rev = s[:i], s[i+1:]
-		if r.Rev == "" {
-			return nil, fmt.Errorf("%w: empty revision after @", ErrInvalidRef)
+		if err := checkRev(r.Rev); err != nil {
+			return nil, err
 		}
 	}
 	parts := strings.SplitN(s, "/", 3)
@@ -175,12 +175,27 @@ func parseBare(s string) (*Ref, error) {
 			return nil, fmt.Errorf("%w: write https://%s/OWNER/REPO[/tree/REV/SUBDIR]", ErrInvalidRef, u.Host)
 		}
 		r.Rev = rest[1]
+		if err := checkRev(r.Rev); err != nil {
+			return nil, err
+		}
 		if r.Subdir, err = cleanSubdir(strings.Join(rest[2:], "/")); err != nil {
 			return nil, err
 		}
 	}
 	r.Note = "read " + redactURL(u) + " as " + r.String()
 	return r, nil
+}
+
+// checkRev refuses a revision that cannot be written back into a
+// reference: empty, or holding "#" or a control character.
+func checkRev(rev string) error {
+	if rev == "" {
+		return fmt.Errorf("%w: empty revision after @", ErrInvalidRef)
+	}
+	if strings.ContainsFunc(rev, func(r rune) bool { return r == '#' || r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("%w: revision %q holds # or a control character", ErrInvalidRef, rev)
+	}
+	return nil
 }
 
 func cleanSubdir(s string) (string, error) {

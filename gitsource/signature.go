@@ -3,6 +3,7 @@ package gitsource
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -12,72 +13,66 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skillpm/skillpm/sign"
 	"golang.org/x/crypto/ssh"
 )
 
 // CommitSigner checks the SSH signature of the resolved commit offline,
-// from the commit object in the cache, and returns the signing key as a
-// signer identity (its fingerprint, as the trust policy names keys). An
-// unsigned commit, or one signed another way (OpenPGP, gitsign), gives
-// ok false and no error: it is simply unsigned for skillpm. A signature
-// that does not verify is an error.
+// from the commit object in the cache, and returns the signing public key
+// (ed25519, ECDSA or RSA, as crypto/x509 can marshal). An unsigned commit,
+// or one signed another way (OpenPGP, gitsign), gives ok false and no
+// error: it is simply unsigned for skillpm. A signature that does not
+// verify is an error.
 //
 // The signature is verified by ssh-keygen -Y check-novalidate against the
 // key it carries; whether that key is trusted is the policy's decision.
 // It covers the commit, whose tree id covers every file exported from it.
-func (c *Cache) CommitSigner(ctx context.Context, res *Resolved) (id sign.Identity, ok bool, err error) {
-	id, ok, err = c.commitSigner(ctx, res)
+func (c *Cache) CommitSigner(ctx context.Context, res *Resolved) (key crypto.PublicKey, ok bool, err error) {
+	key, ok, err = c.commitSigner(ctx, res)
 	if err != nil {
-		return id, false, &Error{Ref: res.Ref.At(res.Commit).String(), Err: err}
+		return nil, false, &Error{Ref: res.Ref.At(res.Commit).String(), Err: err}
 	}
-	return id, ok, nil
+	return key, ok, nil
 }
 
-func (c *Cache) commitSigner(ctx context.Context, res *Resolved) (sign.Identity, bool, error) {
-	var none sign.Identity
+func (c *Cache) commitSigner(ctx context.Context, res *Resolved) (crypto.PublicKey, bool, error) {
 	if err := c.lookGit(); err != nil {
-		return none, false, err
+		return nil, false, err
 	}
 	dir, err := c.repoDir(ctx, res.Ref)
 	if err != nil {
-		return none, false, err
+		return nil, false, err
 	}
 	raw, err := c.cmd(dir, nil, "cat-file", "commit", res.Commit).output(ctx)
 	if err != nil {
-		return none, false, err
+		return nil, false, err
 	}
 	payload, armored := splitSignature(raw)
 	if !strings.HasPrefix(armored, "-----BEGIN SSH SIGNATURE-----") {
-		return none, false, nil
+		return nil, false, nil
 	}
 	keygen, err := exec.LookPath("ssh-keygen")
 	if err != nil {
-		return none, false, fmt.Errorf("%w: the commit is SSH-signed and checking it needs ssh-keygen (OpenSSH); install it", ErrBadSignature)
+		return nil, false, fmt.Errorf("%w: the commit is SSH-signed and checking it needs ssh-keygen (OpenSSH); install it", ErrBadSignature)
 	}
 	tmp, err := os.MkdirTemp("", "skillpm-sig-")
 	if err != nil {
-		return none, false, err
+		return nil, false, err
 	}
 	defer os.RemoveAll(tmp)
 	sigFile := filepath.Join(tmp, "commit.sig")
 	if err := os.WriteFile(sigFile, []byte(armored), 0o600); err != nil {
-		return none, false, err
+		return nil, false, err
 	}
 	cmd := exec.CommandContext(ctx, keygen, "-Y", "check-novalidate", "-n", "git", "-s", sigFile)
 	cmd.Stdin = strings.NewReader(payload)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return none, false, fmt.Errorf("%w: commit %s: %s", ErrBadSignature, short(res.Commit), strings.TrimSpace(string(out)))
+		return nil, false, fmt.Errorf("%w: commit %s: %s", ErrBadSignature, short(res.Commit), strings.TrimSpace(string(out)))
 	}
 	pub, err := sshsigKey(armored)
 	if err != nil {
-		return none, false, fmt.Errorf("%w: commit %s: %v", ErrBadSignature, short(res.Commit), err)
+		return nil, false, fmt.Errorf("%w: commit %s: %v", ErrBadSignature, short(res.Commit), err)
 	}
-	fp := sign.Fingerprint(pub)
-	if fp == "" {
-		return none, false, fmt.Errorf("%w: commit %s: the key cannot be named as a fingerprint", ErrBadSignature, short(res.Commit))
-	}
-	return sign.Identity{KeyFingerprint: fp}, true, nil
+	return pub, true, nil
 }
 
 // splitSignature removes the gpgsig header (and its continuation lines)
@@ -103,7 +98,7 @@ func splitSignature(raw string) (payload, sig string) {
 
 // sshsigKey returns the public key an armored SSHSIG blob carries (the
 // PROTOCOL.sshsig layout: "SSHSIG", a version, then the key).
-func sshsigKey(armored string) (any, error) {
+func sshsigKey(armored string) (crypto.PublicKey, error) {
 	var b64 strings.Builder
 	for _, line := range strings.Split(armored, "\n") {
 		if !strings.HasPrefix(line, "-----") {

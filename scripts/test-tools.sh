@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the real parts the tests use, pinned: the distribution registry,
-# the oras and cosign CLIs, staticcheck (Go module proxy) and Debian's
-# headless Chromium (apt, when run as root or with sudo). Called by
+# the oras and cosign CLIs, staticcheck (Go module proxy), and Debian's
+# headless Chromium, git and ssh-keygen (apt, as root or with sudo). Called by
 # `make test` and so by .ci/run; each step is skipped when the pinned
 # tool is already there, so a second run asks no registry anything.
 set -euo pipefail
@@ -22,17 +22,29 @@ gotool registry github.com/distribution/distribution/v3/cmd/registry@v3.1.2 'dis
 gotool oras oras.land/oras/cmd/oras@v1.3.6 'oras.land/oras.*v1.3.6'
 gotool cosign github.com/sigstore/cosign/v3/cmd/cosign@v3.1.3 'cosign/v3.*v3.1.3'
 
+# Debian packages: headless Chromium for the panel's browser test; git
+# (with git http-backend) and ssh-keygen for the git source tests.
+pkgs=()
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+	pkgs+=(chromium)
+fi
+if ! command -v git >/dev/null 2>&1; then
+	pkgs+=(git)
+fi
+if ! command -v ssh-keygen >/dev/null 2>&1; then
+	pkgs+=(openssh-client)
+fi
+if [ ${#pkgs[@]} -gt 0 ]; then
 	sudo=
 	if [ "$(id -u)" != 0 ]; then
 		if command -v sudo >/dev/null 2>&1; then
 			sudo=sudo
 		else
-			echo "chromium is missing and this user cannot install it: run 'apt-get install -y chromium' as root" >&2
+			echo "${pkgs[*]} missing and this user cannot install them: run 'apt-get install -y ${pkgs[*]}' as root" >&2
 			exit 1
 		fi
 	fi
-	echo "installing Debian's chromium"
+	echo "installing Debian's ${pkgs[*]}"
 	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${pkgs[@]}" >/dev/null
 fi

@@ -84,11 +84,16 @@ func gitLocals(c *cobra.Command, g *globals, cache *gitsource.Cache, raw string,
 	// A commit with a valid SSH signature is signed by its key for the
 	// trust policy; a signature that does not verify stops the install.
 	var signers []sign.Identity
-	if id, ok, err := cache.CommitSigner(c.Context(), gs.res); err != nil {
+	if key, ok, err := cache.CommitSigner(c.Context(), gs.res); err != nil {
 		gs.done()
 		return nil, func() {}, withCode(exitTrust, err)
 	} else if ok {
-		signers = []sign.Identity{id}
+		fp := sign.Fingerprint(key)
+		if fp == "" {
+			gs.done()
+			return nil, func() {}, withCode(exitTrust, fmt.Errorf("%s: the commit's signing key (%T) has no fingerprint", gs.res.Ref, key))
+		}
+		signers = []sign.Identity{{KeyFingerprint: fp}}
 	}
 	var out []install.Local
 	found := map[string]bool{}
@@ -178,6 +183,7 @@ func gitRequirements(c *cobra.Command, g *globals, m *resolve.Manifest, prev *re
 			}
 			ref = ref.At(r.Range)
 		}
+		asked := ref
 		var locked []resolve.LockedSkill
 		if frozen && prev == nil {
 			done()
@@ -215,7 +221,12 @@ func gitRequirements(c *cobra.Command, g *globals, m *resolve.Manifest, prev *re
 			done()
 			return nil, nil, func() {}, err
 		}
-		for _, l := range ls {
+		for i, l := range ls {
+			// Receipts keep the reference as asked, not the locked commit,
+			// so that update can move it.
+			if lr, err := gitsource.Parse(l.Origin); err == nil {
+				ls[i].GitRef = asked.In(lr.Subdir).String()
+			}
 			for _, e := range locked {
 				if e.Name == l.Artifact.Skill.Name && e.Tree != "" && e.Tree != l.Artifact.Pack.TreeHash {
 					done()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/gittest"
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/sign"
 )
 
 // skillpmErr runs the CLI in-process and returns its exit code and
@@ -312,6 +313,9 @@ func TestGitLockFrozen(t *testing.T) {
 	if again, _ := os.ReadFile(lockPath); string(again) != string(lock) {
 		t.Errorf("--frozen changed the lock:\n%s", again)
 	}
+	if rec, _ := os.ReadFile(filepath.Join(work, "b", ".skillpm", "installed.json")); !strings.Contains(string(rec), `"git": "`+url+`@main#skills/pdf"`) {
+		t.Errorf("receipt does not keep the reference as asked:\n%s", rec)
+	}
 	if got := install("c"); got["pdf"] != "3.0.0 experimental" || got["docx"] != "1.0.0 experimental" {
 		t.Errorf("install after the branch moved: %v", got)
 	}
@@ -401,7 +405,8 @@ func TestGitUpdate(t *testing.T) {
 func TestGitSignedCommitPolicy(t *testing.T) {
 	work := t.TempDir()
 	cliEnv(t, work)
-	key, fp := gittest.SSHKey(t, work)
+	key, pub := gittest.SSHKey(t, work)
+	fp := sign.Fingerprint(pub)
 	repo := gittest.NewRepo(t, work, "signed")
 	repo.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0")})
 	unsigned := repo.Commit("unsigned")
@@ -422,5 +427,23 @@ func TestGitSignedCommitPolicy(t *testing.T) {
 	}
 	if code, msg := skillpmErr("install", repo.FileURL()+"@"+unsigned, "--policy", policy, "--root", filepath.Join(work, "b")); code != exitTrust {
 		t.Errorf("unsigned commit without --allow-experimental: exit %d\n%s", code, msg)
+	}
+}
+
+// TestLockGitNames: skillpm lock says git references are locked by
+// install, naming the line, instead of reading them as skill names.
+func TestLockGitNames(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	if err := os.WriteFile(filepath.Join(work, "skills.yaml"), []byte("skills:\n  \"git+file:///srv/r#s\": \"*\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(work); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	if code, msg := skillpmErr("lock"); code != exitUsage || !strings.Contains(msg, "skills.yaml:2: git+file:///srv/r#s is a git reference: skillpm install") {
+		t.Errorf("exit %d: %s", code, msg)
 	}
 }

@@ -136,6 +136,12 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	for _, r := range m.Skills {
+		// Git references are locked by building them, which install does.
+		if resolve.IsGitName(r.Name) {
+			return withCode(exitUsage, fmt.Errorf("%s:%d: %s is a git reference: skillpm install resolves, builds and locks git references (lock resolves registry skills only)", m.File, r.Line, r.Name))
+		}
+	}
 	prev, err := resolve.ReadLockfile(ctx, lpath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -84,7 +84,7 @@ func runPublishMany(c *cobra.Command, g *globals, f *publishFlags, arg string) e
 	}
 	// Skills are built, audited and pushed a few at a time (each one's
 	// messages held back and printed in order); signing, which may use
-	// one key or one keyless session, goes one by one afterwards.
+	// one key or one keyless identity token, goes one by one afterwards.
 	type outcome struct {
 		a   *registry.Artifact
 		res *registry.PublishResult

@@ -1,19 +1,18 @@
 package gittest
 
 import (
+	"crypto"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
-	"github.com/skillpm/skillpm/sign"
 	"golang.org/x/crypto/ssh"
 )
 
 // SSHKey makes an ed25519 SSH key pair with ssh-keygen in dir and returns
-// the private key file and the public key's fingerprint as skillpm names
-// keys (sign.Identity.KeyFingerprint).
-func SSHKey(t testing.TB, dir string) (keyFile, fingerprint string) {
+// the private key file and the public key.
+func SSHKey(t testing.TB, dir string) (keyFile string, pub crypto.PublicKey) {
 	t.Helper()
 	keyFile = filepath.Join(dir, "id_ed25519")
 	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", keyFile).CombinedOutput(); err != nil {
@@ -23,11 +22,11 @@ func SSHKey(t testing.TB, dir string) (keyFile, fingerprint string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, _, _, _, err := ssh.ParseAuthorizedKey(data)
+	key, _, _, _, err := ssh.ParseAuthorizedKey(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return keyFile, sign.Fingerprint(pub.(ssh.CryptoPublicKey).CryptoPublicKey())
+	return keyFile, key.(ssh.CryptoPublicKey).CryptoPublicKey()
 }
 
 // CommitSigned commits everything signed with the SSH key keyFile and
