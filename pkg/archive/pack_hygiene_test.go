@@ -12,18 +12,22 @@ import (
 func TestPackHonoursGitignore(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]spec{
-		".gitignore":        {body: "dist/\n*.tmp\n"},
-		".skillignore":      {body: "notes.md\n"},
-		"SKILL.md":          {body: "x"},
-		"dist/bundle.js":    {body: "x"},
-		"scratch.tmp":       {body: "x"},
-		"notes.md":          {body: "x"},
-		"scripts/run.py":    {body: "x"},
-		"scripts/cache.tmp": {body: "x"},
+		".gitignore":            {body: "dist/\n*.tmp\n"},
+		".skillignore":          {body: "notes.md\n"},
+		"SKILL.md":              {body: "x"},
+		"dist/bundle.js":        {body: "x"},
+		"scratch.tmp":           {body: "x"},
+		"notes.md":              {body: "x"},
+		"scripts/run.py":        {body: "x"},
+		"scripts/cache.tmp":     {body: "x"},
+		"web/.gitignore":        {body: "/build\n"},
+		"web/build/app.js":      {body: "x"},
+		"web/src/build/keep.js": {body: "kept: /build is anchored at web/"},
 	}
 	writeTree(t, dir, sortedKeys(files), files)
 	data, _ := packBytes(t, dir, PackOptions{})
-	want := []string{".gitignore", ".skillignore", "SKILL.md", "scripts/", "scripts/run.py"}
+	want := []string{".gitignore", ".skillignore", "SKILL.md", "scripts/", "scripts/run.py",
+		"web/", "web/.gitignore", "web/src/", "web/src/build/", "web/src/build/keep.js"}
 	if got := headerNames(tarHeaders(t, data)); !slices.Equal(got, want) {
 		t.Fatalf("entries:\n got %q\nwant %q", got, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,8 +20,9 @@ import (
 // matches one of its own patterns.
 const IgnoreFile = ".skillignore"
 
-// GitIgnoreFile is the git ignore file, also honoured at the root of a
-// skill directory: what git would not commit is not packed either.
+// GitIgnoreFile is the git ignore file, honoured at the root of a skill
+// directory and below it (each for its own subtree): what git would not
+// commit is not packed either.
 const GitIgnoreFile = ".gitignore"
 
 // maxIgnoreFileBytes keeps a runaway .skillignore from being read whole.
@@ -75,6 +77,7 @@ func collect(ctx context.Context, dir string, rules walkRules, lim Limits) ([]sr
 		return nil, fmt.Errorf("archive: %s is not a directory", dir)
 	}
 	var igns []*ignore.GitIgnore
+	nested := map[string]*ignore.GitIgnore{}
 	if rules == packRules {
 		for _, name := range []string{IgnoreFile, GitIgnoreFile} {
 			ign, err := readIgnore(dir, name)
@@ -112,11 +115,27 @@ func collect(ctx context.Context, dir string, rules walkRules, lim Limits) ([]sr
 			for _, ign := range igns {
 				skip = skip || ign.MatchesPath(m)
 			}
+			// A .gitignore below the root applies to its own subtree, with
+			// paths relative to its directory, as in git.
+			for up := path.Dir(rel); !skip && up != "."; up = path.Dir(up) {
+				if ign := nested[up]; ign != nil {
+					skip = ign.MatchesPath(strings.TrimPrefix(m, up+"/"))
+				}
+			}
 			if skip {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
 				return nil
+			}
+			if d.IsDir() {
+				ign, err := readIgnore(p, GitIgnoreFile)
+				if err != nil {
+					return err
+				}
+				if ign != nil {
+					nested[rel] = ign
+				}
 			}
 			if len(entries) >= 4*lim.MaxEntries {
 				// Only a memory guard against a huge tree: empty directories

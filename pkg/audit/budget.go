@@ -55,3 +55,91 @@ func capVal(v val) val {
 	v.known = false
 	return v
 }
+
+// Bracket nesting beyond what the languages' own parsers accept: CPython
+// refuses more than 200 nested brackets ("too many nested parentheses"),
+// and JavaScript engines overflow their parser's stack a few thousand
+// levels deep. Such a file cannot run, and parsing it is where the time of
+// a bracket bomb goes, so it is reported opaque without being parsed.
+const (
+	maxPyNesting = 200
+	maxJSNesting = 2000
+)
+
+// bracketDepth returns the deepest bracket nesting of source code outside
+// string literals and comments (# for Python, // and /* */ for
+// JavaScript), and the line where it is first exceeded past limit (0 when
+// it is not). Template literals and regular expressions are read as
+// strings, which is close enough for a bound.
+func bracketDepth(src []byte, python bool, limit int) (int, int) {
+	depth, deepest, line := 0, 0, 1
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\n':
+			line++
+		case python && c == '#', !python && c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			line++
+		case !python && c == '/' && i+1 < len(src) && src[i+1] == '*':
+			for i += 2; i+1 < len(src) && !(src[i] == '*' && src[i+1] == '/'); i++ {
+				if src[i] == '\n' {
+					line++
+				}
+			}
+			i++
+		case c == '\'' || c == '"' || !python && c == '`':
+			triple := python && i+2 < len(src) && src[i+1] == c && src[i+2] == c
+			if triple {
+				i += 2
+			}
+			for i++; i < len(src); i++ {
+				if src[i] == '\\' {
+					i++
+					continue
+				}
+				if src[i] == '\n' {
+					line++
+					if !triple && c != '`' {
+						break
+					}
+				}
+				if src[i] == c && (!triple || i+2 < len(src) && src[i+1] == c && src[i+2] == c) {
+					if triple {
+						i += 2
+					}
+					break
+				}
+			}
+		case c == '(' || c == '[' || c == '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest == limit+1 {
+					return deepest, line
+				}
+			}
+		case c == ')' || c == ']' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return deepest, 0
+}
+
+// tooDeep reports code nested beyond what its language runs, as opaque.
+func (r *run) tooDeep(rel, name string, src []byte, python bool) bool {
+	limit := maxJSNesting
+	if python {
+		limit = maxPyNesting
+	}
+	if _, line := bracketDepth(src, python, limit); line > 0 {
+		r.add(Finding{Rule: RuleCodeOpaque, File: rel, Line: line,
+			Message: fmt.Sprintf("%s nests brackets more than %d deep, which its interpreter refuses; it was not analysed: this blocks at community and verified", name, limit)})
+		return true
+	}
+	return false
+}

@@ -169,6 +169,19 @@ func rejectPublicSSH(text string, m []int) bool {
 	return strings.HasSuffix(path, ".pub") || strings.HasPrefix(rest, ".pub")
 }
 
+// rejectPastedValue drops "paste the code back into the terminal" and
+// the like: pasting a value a program asks for (an OAuth code, a token, a
+// URL) is not running a command.
+func rejectPastedValue(text string, m []int) bool {
+	seg := strings.ToLower(text[m[0]:m[1]])
+	for _, v := range []string{"code back", "the code", "auth code", "token", "url", "key", "password", "output", "result", "response", "value", "id "} {
+		if strings.Contains(seg, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // rejectDataPipe drops "curl … | python -m json.tool" and the like: an
 // interpreter given its program as an argument (-c, -m, -e, a script
 // file) reads the download as data, not code.
@@ -313,8 +326,9 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 		// real malware in skills: "download this tool", "paste into
 		// Terminal", password-protected archives, paste sites)
 		{id: RuleInstrRunBinary, what: "tells the user or model to paste a command into a terminal",
-			kw: [][]string{{"paste"}, {"terminal", "powershell", "command prompt", "cmd", "console", "shell", "run dialog", "win+r", "win + r"}},
-			re: `(?i)\b(?:paste|copy[\s-]+(?:and[\s-]+)?paste)\b[^.!?\n]{0,80}?\b(?:into|in|to)\s+(?:(?:your|a|the|an?\s+open|new|macos|mac|windows)\s+)*(?:terminal|powershell|command\s+prompt|cmd(?:\.exe)?|console|shell|run\s+dialog)\b|\b(?:open|launch|start)\s+(?:(?:the|a|your)\s+)?(?:terminal|powershell|command\s+prompt|cmd|run\s+dialog|win\s*\+\s*r)\b[^.!?\n]{0,60}?\bpaste\b|\bwin\s*\+\s*r\b[^.!?\n]{0,60}?\bpaste\b`},
+			kw:     [][]string{{"paste"}, {"terminal", "powershell", "command prompt", "cmd", "console", "shell", "run dialog", "win+r", "win + r"}},
+			reject: rejectPastedValue,
+			re:     `(?i)\b(?:paste|copy[\s-]+(?:and[\s-]+)?paste)\b[^.!?\n]{0,80}?\b(?:into|in|to)\s+(?:(?:your|a|the|an?\s+open|new|macos|mac|windows)\s+)*(?:terminal|powershell|command\s+prompt|cmd(?:\.exe)?|console|shell|run\s+dialog)\b|\b(?:open|launch|start)\s+(?:(?:the|a|your)\s+)?(?:terminal|powershell|command\s+prompt|cmd|run\s+dialog|win\s*\+\s*r)\b[^.!?\n]{0,60}?\bpaste\b|\bwin\s*\+\s*r\b[^.!?\n]{0,60}?\bpaste\b`},
 		{id: RuleInstrRunBinary, what: "sends the user or model to a paste site for something to run",
 			kw:     [][]string{{"pastebin", "paste.ee", "rentry", "hastebin", "ghostbin", "controlc", "dpaste", "justpaste", "privatebin", "pastes.io", "paste.rs", "glot.io"}},
 			re:     `(?i)\b(?:pastebin\.com|paste\.ee|rentry\.(?:co|org)|hastebin\.(?:com|skyra\.pw)|ghostbin\.\w+|controlc\.com|dpaste\.(?:com|org)|justpaste\.it|privatebin\.\w+|pastes\.io|paste\.rs|glot\.io)\b`,
@@ -324,7 +338,7 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 			re: `(?i)\b(?:password[\s-]protected|encrypted)\s+(?:zip|rar|7z|7-zip|archive|file)s?\b|\b(?:zip|rar|7z|archive)\s+(?:file\s+)?password\s*(?:is\b|:)|\b(?:extract|unzip|unpack|unrar|open)\b[^.!?\n]{0,60}?\b(?:with|using)\s+(?:the\s+)?password\b|\bpassword\s*(?:is\b|:)\s*\S+[^.!?\n]{0,60}?\b(?:zip|rar|7z|archive|extract|unzip|unpack)\b`},
 		{id: RuleInstrRunBinary, what: "tells the user or model to download an executable or archive and run it",
 			kw:    [][]string{{"download", "get ", "grab", "fetch", "install"}, {".exe", ".msi", ".dmg", ".pkg", ".appimage", ".scr", ".bat", ".cmd", ".ps1", ".vbs", ".jar", ".apk", ".zip", ".rar", ".7z", ".run", ".bin", "binary", "executable", "installer", "release"}, {"run", "execut", "launch", "open", "double", "start", "install"}},
-			re:    `(?i)\b(?:download|get|grab|fetch)\w*\b(?:[^.!?\n]|\.\S){0,150}?(?:\.(?:exe|msi|dmg|pkg|appimage|scr|bat|cmd|ps1|vbs|jar|apk|zip|rar|7z|run|bin)\b|\b(?:binary|executable|installer|latest\s+release|release\s+(?:archive|binary|asset))\b)`,
+			re:    `(?i)\b(?:download|get|grab|fetch)\b(?:[^.!?\n]|\.\S){0,150}?(?:\.(?:exe|msi|dmg|pkg|appimage|scr|bat|cmd|ps1|vbs|jar|apk|zip|rar|7z|run|bin)\b|\b(?:binary|executable|installer|latest\s+release|release\s+(?:archive|binary|asset))\b)`,
 			after: `(?i)^(?:[^.!?\n]|\.\S){0,150}?\b(?:run|execute|launch|open|double[\s-]click|start)\w*\b`},
 		{id: RuleInstrRunBinary, what: "tells the user or model to run a downloaded binary",
 			kw: [][]string{{"run", "execut", "launch", "open", "double"}, {"download"}},

@@ -25,6 +25,9 @@ func (r *run) analyzeJS(rel string, src []byte, kind fileKind) {
 	case kindTSX:
 		lang, name = r.s.langs.tsx, "TypeScript"
 	}
+	if r.tooDeep(rel, name, src, false) {
+		return
+	}
 	root := r.parseFile(lang, name, rel, src)
 	if root == nil {
 		return

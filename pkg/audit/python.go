@@ -49,6 +49,9 @@ func newCodeSite(r *run, file string, src []byte, base int, embedded bool, depth
 
 // analyzePython audits a Python file.
 func (r *run) analyzePython(rel string, src []byte) {
+	if r.tooDeep(rel, "Python", src, true) {
+		return
+	}
 	root := r.parseFile(r.s.langs.python, "Python", rel, src)
 	if root == nil {
 		return

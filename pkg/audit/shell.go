@@ -851,6 +851,13 @@ func (a *shAnalysis) interpreter(p syntax.Pos, name, kind string, rest []*syntax
 // otherwise judged by where it comes from.
 func (a *shAnalysis) inlineCode(p syntax.Pos, name, kind string, code *syntax.Word, ev string) {
 	s := a.summarize(code)
+	text, ok := wordText(code)
+	if s.net && kind != "shell" && onlyQuotedUnknowns(text) {
+		// node -e "connect('$URL')": the download is a string in the
+		// program, data rather than code.
+		s.net = false
+		text, ok = placeholders(text), true
+	}
 	switch {
 	case s.net:
 		a.add(RuleShCurlPipe, p, 0, name+" runs code downloaded at run time", ev)
@@ -859,7 +866,6 @@ func (a *shAnalysis) inlineCode(p syntax.Pos, name, kind string, code *syntax.Wo
 		a.add(RuleCodeObfuscated, p, 0, name+" runs decoded code", ev)
 		return
 	}
-	text, ok := wordText(code)
 	if !ok {
 		a.add(RuleShEval, p, 0, name+" runs code built from variables or command output", ev)
 		return
@@ -1000,4 +1006,28 @@ func (a *shAnalysis) stmtHost(st *syntax.Stmt) string {
 		return host == ""
 	})
 	return host
+}
+
+// onlyQuotedUnknowns reports whether every unknown part of a program's
+// text sits alone inside a string literal ('…', "…" or `…`) of the
+// program, where it is data.
+func onlyQuotedUnknowns(text string) bool {
+	found := false
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], unknownPart)
+		if j < 0 {
+			break
+		}
+		j += i
+		found = true
+		if j == 0 || j+1 >= len(text) {
+			return false
+		}
+		q := text[j-1]
+		if (q != '\'' && q != '"' && q != '`') || text[j+1] != q {
+			return false
+		}
+		i = j + 1
+	}
+	return found
 }

@@ -153,7 +153,11 @@ func lexPython(src string) ([]pyTok, error) {
 			}
 			switch op {
 			case "(", "[", "{":
-				depth++
+				// CPython refuses more than 200 nested brackets; stopping
+				// there keeps a bracket bomb from costing a token each.
+				if depth++; depth > 200 {
+					return nil, &PySyntaxError{Line: line, Msg: "too many nested parentheses (CPython allows 200)"}
+				}
 			case ")", "]", "}":
 				if depth == 0 {
 					return nil, &PySyntaxError{Line: line, Msg: fmt.Sprintf("unmatched %q", op)}

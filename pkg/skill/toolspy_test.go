@@ -1,7 +1,9 @@
 package skill
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -121,5 +123,21 @@ func TestParsePermission(t *testing.T) {
 	if !p.Within(Permission{Domain: "filesystem", Level: "write"}) || p.Within(Permission{Domain: "filesystem", Level: "read"}) ||
 		p.Within(Permission{Domain: "filesystem", Level: "write", Scope: "/tmp"}) {
 		t.Error("Within is wrong")
+	}
+}
+
+// TestParsePythonFuncsNestingLimit: like CPython, more than 200 nested
+// brackets is a syntax error, found before the rest of a bracket bomb is
+// tokenized.
+func TestParsePythonFuncsNestingLimit(t *testing.T) {
+	ok := "x = " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200) + "\n"
+	if _, err := ParsePythonFuncs([]byte(ok)); err != nil {
+		t.Fatalf("200 levels: %v", err)
+	}
+	bomb := strings.Repeat("(", 2_000_000) + strings.Repeat(")", 2_000_000)
+	_, err := ParsePythonFuncs([]byte(bomb))
+	var se *PySyntaxError
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "nested parentheses") {
+		t.Fatalf("bomb: err = %v, want a nesting syntax error", err)
 	}
 }
