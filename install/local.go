@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -155,10 +156,13 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 		if err == nil && m.Metadata.Name == ls.Name && m.Metadata.Version == ls.Version {
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			v, err := repo.VerifySkill(ctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
-			if err != nil {
+			// The content cache serves a manifest by digest whichever
+			// repository asks, so a source that never held this skill
+			// answers only here: then there is no published copy.
+			if err != nil && !errors.Is(err, registry.ErrNotFound) {
 				return nil, fmt.Errorf("%s@%s (published copy of %s): verifying signatures: %w", ls.Name, ls.Version, l.where(), err)
 			}
-			if len(v.Signers) > 0 {
+			if err == nil && len(v.Signers) > 0 {
 				p.Verification, p.manifest, p.repo = v, m, repo
 				return p, nil
 			}
