@@ -20,7 +20,8 @@ import (
 // satisfy m, or (without frozen) one whose manifests disagree with it;
 // with opts.Frozen that disagreement is a *resolve.StaleError.
 func installLocked(ctx context.Context, c *registry.Client, ns resolve.Namespace, m *resolve.Manifest, prev *resolve.Lockfile, opts Options) (*resolve.Lockfile, []*Planned, error) {
-	if prev == nil || len(prev.Skills) == 0 || len(opts.Local) > 0 || prev.Satisfies(m, ns) != nil {
+	// --allow-republished (without --frozen) asks what the tags say now.
+	if prev == nil || len(prev.Skills) == 0 || len(opts.Local) > 0 || (opts.AllowRepublished && !opts.Frozen) || prev.Satisfies(m, ns) != nil {
 		return nil, nil, nil
 	}
 	lock := *prev

@@ -108,7 +108,8 @@ func TestInstallFromLockReadsNoTags(t *testing.T) {
 // TestInstallFromLockChecksManifests: a lock whose entries fit together on
 // paper (lk-b's dependency locked at the version the entry names) but not
 // by what lk-b's manifest requires is refused with --frozen, naming the
-// requirement, and re-resolved without it.
+// requirement; without it, re-resolving moves lk-a below the lock, which
+// needs AllowDowngrade.
 func TestInstallFromLockChecksManifests(t *testing.T) {
 	f := newLockFixture(t)
 	ctx := context.Background()
@@ -141,7 +142,13 @@ func TestInstallFromLockChecksManifests(t *testing.T) {
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "lk-b 1.0.0: needs lk-a ^1, the lock has 2.0.0") {
 		t.Fatalf("frozen install of a lock its manifests contradict: %v", err)
 	}
+	// Without --frozen the solver re-resolves, which moves lk-a down from
+	// the locked 2.0.0: refused unless AllowDowngrade (never silent).
 	opts.Frozen = false
+	if _, err := Install(ctx, c, g, m, &bad, opts); !errors.Is(err, ErrDowngrade) {
+		t.Fatalf("re-resolving below the lock: %v, want ErrDowngrade", err)
+	}
+	opts.AllowDowngrade = true
 	res, err := Install(ctx, c, g, m, &bad, opts)
 	if err != nil {
 		t.Fatal(err)

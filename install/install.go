@@ -324,7 +324,10 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 		}
 	}
 	opts.progress(Event{Stage: StageResolving})
-	pinLocked(ctx, c, prev)
+	// --allow-republished asks what the tags say now: nothing is pinned.
+	if !opts.AllowRepublished {
+		pinLocked(ctx, c, prev)
+	}
 	lock, plan, err := installLocked(ctx, c, cat.Namespace(), m, prev, opts)
 	if err != nil {
 		return nil, err

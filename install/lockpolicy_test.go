@@ -66,8 +66,10 @@ func TestInstallRefusesSilentDowngrade(t *testing.T) {
 }
 
 // TestRepublishedVersionRefused: txa 1.0.0 is installed and locked; its
-// tag is then moved to other content. Update and install refuse it as
-// republished, naming both digests, unless AllowRepublished.
+// tag is then moved to other content. Update and install keep the
+// installed bytes; an update that reads the moved tag (no cached pin)
+// refuses it as republished, naming both digests; AllowRepublished takes
+// the new content.
 func TestRepublishedVersionRefused(t *testing.T) {
 	reg := newTestRegistry(t)
 	reg.publish("txa", "1.0.0", nil, nil)
@@ -99,13 +101,36 @@ func TestRepublishedVersionRefused(t *testing.T) {
 			t.Errorf("%s: %v, want a republished refusal naming %s and %s", what, err, first, moved)
 		}
 	}
-	_, err = reg.update(root, nil, 0)
+	// With the install's cache, update and install keep the installed
+	// bytes: the version is pinned to the digest the receipts record.
+	if _, err := reg.update(root, nil, 0); err != nil {
+		t.Fatalf("update with the pinned version: %v", err)
+	}
+	if rec, _ := ReadReceipts(root); rec == nil {
+		t.Fatal("no receipts")
+	} else if r, _ := rec.Get("txa"); r.Digest != first {
+		t.Fatalf("update replaced txa: %s, want %s", r.Digest, first)
+	}
+	// A machine whose cache never saw the first digest (a fresh checkout
+	// with the old lock) reads the moved tag and refuses it.
+	fresh := *reg
+	if fresh.client, err = registry.New(registry.Options{CacheDir: t.TempDir(), EmbeddedDir: filepath.Join(filepath.Dir(reg.work), "registry")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = fresh.update(root, nil, 0)
 	wantBoth("update", err)
-	// A fresh checkout installing with the old lock, after the cache
-	// forgot the tag: the lock's digest is what counts.
-	_, err = reg.installRefs(root, []string{"txa@1.0.0"}, nil)
-	wantBoth("install", err)
-	if _, err := reg.installRefs(root, []string{"txa@1.0.0"}, func(o *Options) { o.AllowRepublished = true }); err != nil {
+	// Installing again where the receipts record txa installs their
+	// digest: the moved content never lands without AllowRepublished.
+	if _, err := fresh.installRefs(root, []string{"txa@1.0.0"}, nil); err != nil {
+		t.Fatalf("install of the recorded version: %v", err)
+	}
+	if rec, _ := ReadReceipts(root); rec == nil {
+		t.Fatal("no receipts")
+	} else if r, _ := rec.Get("txa"); r.Digest != first {
+		t.Fatalf("install replaced txa: %s, want %s", r.Digest, first)
+	}
+	// A later process (as the CLI is) that allows the move installs it.
+	if _, err := fresh.installRefs(root, []string{"txa@1.0.0"}, func(o *Options) { o.AllowRepublished = true }); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := ReadReceipts(root)

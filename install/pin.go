@@ -13,7 +13,10 @@ import (
 // solver reads those versions' requirements from the content cache rather
 // than asking the registry for their tags: an update check then costs the
 // tag lists and nothing more per unchanged skill. Entries it cannot use
-// are left to the registry.
+// are left to the registry. A pinned version whose tag was since moved
+// to other content keeps the pinned bytes (nothing is replaced without
+// AllowRepublished, which pins nothing); a machine without the pinned
+// manifest in its cache reads the tag and refuses the move (ErrRepublished).
 func pinLocked(ctx context.Context, c *registry.Client, prev *resolve.Lockfile) {
 	if prev != nil {
 		pin(ctx, c, prev.Skills)
