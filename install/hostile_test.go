@@ -362,3 +362,26 @@ func TestInstallRefusesVCSMetadata(t *testing.T) {
 		t.Errorf("the refused install wrote the root (%v)", err)
 	}
 }
+
+// TestGrantReachesOnlyNamedSkills: --grant shell:execute given for app
+// used to grant it to every dependency too. A dependency now needs
+// --grant dep:shell:execute, and the refusal shows the chain.
+func TestGrantReachesOnlyNamedSkills(t *testing.T) {
+	e := newHostileEnv(t)
+	dep := e.build("dep", "dep", map[string]string{"SKILL.md": skillMD("dep", "1.0.0", "shell:execute")})
+	e.pushCrafted("dep", "1.0.0", dep, dep.Config, honestAnnotations(dep))
+	appMD := strings.Replace(skillMD("app", "1.0.0", "shell:execute"), "    permissions:\n", "    requirements:\n      skills:\n        dep: ^1\n    permissions:\n", 1)
+	app := e.build("app", "app", map[string]string{"SKILL.md": appMD})
+	e.pushCrafted("app", "1.0.0", app, app.Config, honestAnnotations(app))
+	root, _, err := e.install("app", func(o *Options) { o.Grants = []string{"shell:execute"} })
+	assertRefusedUntouched(t, root, "app", err, "dep@1.0.0", "--grant dep:shell:execute", "app@1.0.0 -> dep@1.0.0")
+	_, res, err := e.install("app", func(o *Options) { o.Grants = []string{"shell:execute", "dep:shell:execute"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Plan {
+		if len(p.Grants) != 1 || p.Grants[0].By != string(tiers.GrantedByFlag) {
+			t.Errorf("%s grants %+v", p.Lock.Name, p.Grants)
+		}
+	}
+}
