@@ -385,3 +385,39 @@ func TestGrantReachesOnlyNamedSkills(t *testing.T) {
 		}
 	}
 }
+
+// TestGaiaRootCarriesEnforcedTier: GAIA shows the tier in the installed
+// SKILL.md, which used to be the publisher's claim (verified) although
+// skillpm enforced community. The installed copy now says community, its
+// receipt records that copy's tree (list does not call it edited), and
+// Describe keeps both the claim and the enforced tier.
+func TestGaiaRootCarriesEnforcedTier(t *testing.T) {
+	e := newHostileEnv(t)
+	md := strings.Replace(skillMD("claimer", "1.0.0"), "security_tier: community", "security_tier: verified", 1)
+	a := e.build("claimer", "claimer", map[string]string{"SKILL.md": md})
+	e.pushCrafted("claimer", "1.0.0", a, a.Config, honestAnnotations(a))
+	var root string
+	_, _, err := e.install("claimer", func(o *Options) {
+		root = filepath.Join(e.work, "gaia-root")
+		o.Roots = []Root{{Host: HostGaia, Scope: ScopeUser, Dir: root}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(root, "claimer", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "security_tier: community") || strings.Contains(string(got), "verified") {
+		t.Errorf("installed SKILL.md:\n%s\nwant security_tier: community", got)
+	}
+	roots := []Root{{Host: HostGaia, Scope: ScopeUser, Dir: root}}
+	items, err := List(context.Background(), roots)
+	if err != nil || len(items) != 1 || items[0].Edited || items[0].Tier != "community" {
+		t.Errorf("list: %+v (%v), want claimer community, not edited", items, err)
+	}
+	in, err := Describe(context.Background(), roots, "claimer")
+	if err != nil || len(in) != 1 || in[0].Tier != "community" || in[0].Claimed != "verified" || in[0].Edited {
+		t.Errorf("describe: %+v (%v), want enforced community, claimed verified", in, err)
+	}
+}

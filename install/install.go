@@ -666,7 +666,11 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 		if !opts.InstalledAt.IsZero() {
 			at = opts.InstalledAt.UTC().Format(time.RFC3339)
 		}
-		rec.Put(record(p, requested, at))
+		nr := record(p, requested, at)
+		if tree, ok := st.trees[p.Lock.Name]; ok {
+			nr.Tree = tree // the copy this root holds
+		}
+		rec.Put(nr)
 		res.Installed = append(res.Installed, p.Lock.Name)
 	}
 	if opts.LockFile != "" {
