@@ -8,6 +8,12 @@ import (
 // Sentinel errors. Callers test them with errors.Is; the messages that wrap
 // them say which skill, step or file is concerned.
 var (
+	// ErrSymlink reports a state file, lock, state directory or step
+	// reached through a symbolic link: the runner follows none, so a link
+	// planted in a skill or a worktree cannot make it read or write
+	// elsewhere.
+	ErrSymlink = errors.New("symbolic link refused")
+
 	// ErrSkillNotFound means no search root holds <root>/<name>/SKILL.md.
 	ErrSkillNotFound = errors.New("skill not found")
 	// ErrInvalidSkillName means a skill name is empty or contains a path.

@@ -249,7 +249,15 @@ func (p *planner) expand(callPath []string, l *loaded) error {
 
 func (p *planner) addStep(callPath []string, l *loaded, c skill.Call) error {
 	cp := extend(callPath, c.Step)
-	file := filepath.Join(l.dir, filepath.FromSlash(path.Clean(strings.ReplaceAll(c.Step, `\`, "/"))))
+	rel := path.Clean(strings.ReplaceAll(c.Step, `\`, "/"))
+	file := filepath.Join(l.dir, filepath.FromSlash(rel))
+	// No component below the skill may be a link: a step under a linked
+	// directory would be read from outside the skill.
+	for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+		if fi, err := os.Lstat(filepath.Join(l.dir, filepath.FromSlash(d))); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return &PlanError{Path: cp, Err: fmt.Errorf("%w: %s is under %s, a symbolic link; a step must be inside the skill", ErrSymlink, file, d)}
+		}
+	}
 	fi, err := os.Lstat(file)
 	switch {
 	case err != nil:

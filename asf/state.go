@@ -2,6 +2,7 @@ package asf
 
 import (
 	"github.com/skillpm/skillpm/internal/atomicfile"
+	"io"
 
 	"bytes"
 	"context"
@@ -275,7 +276,7 @@ const maxStateBytes = 16 << 20
 
 // ReadState reads the state file at path. A missing file is ErrNoWorkflow.
 func ReadState(path string) (*State, error) {
-	data, err := os.ReadFile(path)
+	data, err := readNoFollow(path, maxStateBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w in %s: start one with skillpm asf init SKILL \"TASK\"", ErrNoWorkflow, path)
 	}
@@ -353,13 +354,21 @@ func (r *Runner) lockState(ctx context.Context, path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the ASF state directory: %w", err)
 	}
-	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
+	for _, p := range []string{filepath.Dir(path), path + ".lock", path} {
+		if err := notSymlink(p); err != nil {
+			return nil, err
+		}
+	}
+	fl := flock.New(path+".lock", flock.SetPermissions(0o600), flock.SetFlag(os.O_CREATE|os.O_RDWR|oNoFollow))
 	lctx, cancel := context.WithTimeout(ctx, r.opts.lockTimeout())
 	defer cancel()
 	ok, err := fl.TryLockContext(lctx, stateLockRetry)
 	if !ok || err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if err != nil && lctx.Err() == nil {
+			return nil, fmt.Errorf("%w: opening %s.lock: %v", ErrSymlink, path, err)
 		}
 		return nil, fmt.Errorf("%w: %s.lock is held by another process (waited %s)", ErrLocked, path, r.opts.lockTimeout())
 	}
@@ -398,4 +407,33 @@ func (r *Runner) update(ctx context.Context, loc Location, fn func(*State) error
 		return nil, err
 	}
 	return st, nil
+}
+
+// notSymlink refuses p when it is a symbolic link; a missing p is fine.
+func notSymlink(p string) error {
+	fi, err := os.Lstat(p)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%w: %s is a symbolic link; the ASF runner follows none (remove it)", ErrSymlink, p)
+	}
+	return nil
+}
+
+// readNoFollow reads at most max bytes of the regular file p, refusing a
+// symbolic link in its last component (and its directory being one).
+func readNoFollow(p string, max int64) ([]byte, error) {
+	if err := notSymlink(filepath.Dir(p)); err != nil {
+		return nil, err
+	}
+	if err := notSymlink(p); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrInvalidState, p)
+	}
+	return io.ReadAll(io.LimitReader(f, max))
 }

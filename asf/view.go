@@ -99,7 +99,10 @@ func stepText(s StepState) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("%w: the state has no path for %s", ErrStepFileNotFound, s.File)
 	}
-	f, err := os.Open(p)
+	if err := notSymlink(p); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrStepFileNotFound, err)
 	}

@@ -19,6 +19,10 @@ type rootStage struct {
 	todo      []*Planned
 	// tx is nil until something is staged, and again once committed.
 	tx *Txn
+	// trees are the tree hashes of what this root gets where they differ
+	// from the layer's (the GAIA host's SKILL.md carries the enforced
+	// tier).
+	trees map[string]string
 }
 
 // stageAll works out, under every root's lock, what each root needs,
@@ -67,6 +71,11 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		got, err := stage(ctx, tx, st.todo, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		if r.Host == HostGaia {
+			if st.trees, err = enforceTier(ctx, st.todo, got); err != nil {
+				return fmt.Errorf("%s: %w", r.Dir, err)
+			}
 		}
 		for name, s := range got {
 			if first, ok := content[name]; ok && first.tree != s.tree {
@@ -142,6 +151,11 @@ func loadInstalled(ctx context.Context, j *job, p *Planned) (staged, error) {
 		if s == nil {
 			return staged{}, fmt.Errorf("%s@%s in %s does not load: %w", p.Lock.Name, p.Lock.Version, j.roots[i].Dir, ds.Err())
 		}
+		if j.roots[i].Host == HostGaia && p.manifest != nil {
+			// Its SKILL.md carries the tier enforced at install, not the
+			// claim (enforceTier); the rest must still agree.
+			s.Gaia.SecurityTier = p.manifest.Metadata.Tier
+		}
 		if err := checkContent(p, s); err != nil {
 			return staged{}, err
 		}
@@ -193,4 +207,38 @@ func (j *job) abort() {
 		os.RemoveAll(j.dry.root)
 		j.dry = nil
 	}
+}
+
+// enforceTier writes each staged skill's effective tier into its
+// SKILL.md's metadata.gaia.security_tier, as GAIA's own installer does:
+// GAIA shows that field, so it must say what skillpm enforced, not what
+// the publisher claimed. It returns the tree hash of each rewritten copy,
+// which its receipt records so that list does not call it edited. The
+// parse that trust was decided from is of the layer's bytes, made before.
+func enforceTier(ctx context.Context, todo []*Planned, got map[string]staged) (map[string]string, error) {
+	trees := map[string]string{}
+	for _, p := range todo {
+		s, ok := got[p.Lock.Name]
+		if !ok || s.skill == nil || s.skill.Tier() == p.Lock.Tier {
+			continue
+		}
+		file := s.skill.File
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		out, err := skill.SetSecurityTier(data, p.Lock.Tier)
+		if err != nil {
+			return nil, fmt.Errorf("%s@%s: writing the enforced tier into SKILL.md: %w", p.Lock.Name, p.Lock.Version, err)
+		}
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			return nil, err
+		}
+		sum, err := archive.TreeHashInstalled(ctx, s.dir)
+		if err != nil {
+			return nil, err
+		}
+		trees[p.Lock.Name] = sum.TreeHash
+	}
+	return trees, nil
 }

@@ -362,3 +362,62 @@ func TestInstallRefusesVCSMetadata(t *testing.T) {
 		t.Errorf("the refused install wrote the root (%v)", err)
 	}
 }
+
+// TestGrantReachesOnlyNamedSkills: --grant shell:execute given for app
+// used to grant it to every dependency too. A dependency now needs
+// --grant dep:shell:execute, and the refusal shows the chain.
+func TestGrantReachesOnlyNamedSkills(t *testing.T) {
+	e := newHostileEnv(t)
+	dep := e.build("dep", "dep", map[string]string{"SKILL.md": skillMD("dep", "1.0.0", "shell:execute")})
+	e.pushCrafted("dep", "1.0.0", dep, dep.Config, honestAnnotations(dep))
+	appMD := strings.Replace(skillMD("app", "1.0.0", "shell:execute"), "    permissions:\n", "    requirements:\n      skills:\n        dep: ^1\n    permissions:\n", 1)
+	app := e.build("app", "app", map[string]string{"SKILL.md": appMD})
+	e.pushCrafted("app", "1.0.0", app, app.Config, honestAnnotations(app))
+	root, _, err := e.install("app", func(o *Options) { o.Grants = []string{"shell:execute"} })
+	assertRefusedUntouched(t, root, "app", err, "dep@1.0.0", "--grant dep:shell:execute", "app@1.0.0 -> dep@1.0.0")
+	_, res, err := e.install("app", func(o *Options) { o.Grants = []string{"shell:execute", "dep:shell:execute"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Plan {
+		if len(p.Grants) != 1 || p.Grants[0].By != string(tiers.GrantedByFlag) {
+			t.Errorf("%s grants %+v", p.Lock.Name, p.Grants)
+		}
+	}
+}
+
+// TestGaiaRootCarriesEnforcedTier: GAIA shows the tier in the installed
+// SKILL.md, which used to be the publisher's claim (verified) although
+// skillpm enforced community. The installed copy now says community, its
+// receipt records that copy's tree (list does not call it edited), and
+// Describe keeps both the claim and the enforced tier.
+func TestGaiaRootCarriesEnforcedTier(t *testing.T) {
+	e := newHostileEnv(t)
+	md := strings.Replace(skillMD("claimer", "1.0.0"), "security_tier: community", "security_tier: verified", 1)
+	a := e.build("claimer", "claimer", map[string]string{"SKILL.md": md})
+	e.pushCrafted("claimer", "1.0.0", a, a.Config, honestAnnotations(a))
+	var root string
+	_, _, err := e.install("claimer", func(o *Options) {
+		root = filepath.Join(e.work, "gaia-root")
+		o.Roots = []Root{{Host: HostGaia, Scope: ScopeUser, Dir: root}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(root, "claimer", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "security_tier: community") || strings.Contains(string(got), "verified") {
+		t.Errorf("installed SKILL.md:\n%s\nwant security_tier: community", got)
+	}
+	roots := []Root{{Host: HostGaia, Scope: ScopeUser, Dir: root}}
+	items, err := List(context.Background(), roots)
+	if err != nil || len(items) != 1 || items[0].Edited || items[0].Tier != "community" {
+		t.Errorf("list: %+v (%v), want claimer community, not edited", items, err)
+	}
+	in, err := Describe(context.Background(), roots, "claimer")
+	if err != nil || len(in) != 1 || in[0].Tier != "community" || in[0].Claimed != "verified" || in[0].Edited {
+		t.Errorf("describe: %+v (%v), want enforced community, claimed verified", in, err)
+	}
+}

@@ -548,15 +548,35 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 		}
 		reqs = append(reqs, req)
 	}
-	var grants []skill.Permission
+	// --grant PERM is for the skills asked for by name; a dependency
+	// needs --grant NAME:PERM, so consent given for one skill never
+	// reaches what it pulls in.
+	named := map[string][]skill.Permission{}
+	var direct []skill.Permission
 	for _, g := range opts.Grants {
 		perm, err := skill.ParsePermission(g)
 		if err != nil {
-			return fmt.Errorf("--grant %s: %w", g, err)
+			name, rest, ok := strings.Cut(g, ":")
+			if !ok || !skill.ValidName(name) {
+				return fmt.Errorf("--grant %s: %w", g, err)
+			}
+			if perm, err = skill.ParsePermission(rest); err != nil {
+				return fmt.Errorf("--grant %s: %w", g, err)
+			}
+			named[name] = append(named[name], perm)
+			continue
 		}
-		grants = append(grants, perm)
+		direct = append(direct, perm)
 	}
-	plans, err := opts.Policy.CheckSet(ctx, reqs, tiers.GrantOptions{Grants: grants, Yes: opts.Yes, AllowExperimental: opts.AllowExperimental, Prompter: opts.Prompter})
+	for i, p := range plan {
+		reqs[i].Grants = named[p.Lock.Name]
+		if p.Lock.Requested != "" {
+			reqs[i].Grants = append(reqs[i].Grants, direct...)
+		} else {
+			reqs[i].Via = dependencyPath(lock, p.Lock.Name)
+		}
+	}
+	plans, err := opts.Policy.CheckSet(ctx, reqs, tiers.GrantOptions{Yes: opts.Yes, AllowExperimental: opts.AllowExperimental, Prompter: opts.Prompter})
 	if err != nil {
 		return err
 	}
@@ -675,7 +695,11 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 		if !opts.InstalledAt.IsZero() {
 			at = opts.InstalledAt.UTC().Format(time.RFC3339)
 		}
-		rec.Put(record(p, requested, at))
+		nr := record(p, requested, at)
+		if tree, ok := st.trees[p.Lock.Name]; ok {
+			nr.Tree = tree // the copy this root holds
+		}
+		rec.Put(nr)
 		res.Installed = append(res.Installed, p.Lock.Name)
 	}
 	if opts.LockFile != "" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -251,24 +252,40 @@ func gitInfo(ctx context.Context, dir string) (source, revision string) {
 	return stripUserinfo(run("config", "--get", "remote.origin.url")), revision
 }
 
-// stripUserinfo drops a password or token from a URL-form remote
-// ("https://user:token@host/x") and from an scp-form one
-// ("user:token@host:x" becomes "host:x"); an scp-form user without a
-// secret ("git@host:x") is kept.
+// stripUserinfo drops credentials from a git remote in any form: the
+// userinfo of a URL ("https://user:token@host/x", "ssh://user:token@host/x",
+// also when the URL does not parse), and in the scp form
+// ("alice:TOKEN@host:path") every userinfo but a plain login name such as
+// "git@", which carries no secret (ssh never reads a password from it).
 func stripUserinfo(remote string) string {
-	if !strings.Contains(remote, "://") {
-		if at := strings.LastIndex(remote, "@"); at >= 0 && strings.Contains(remote[:at], ":") {
-			return remote[at+1:]
+	if i := strings.Index(remote, "://"); i >= 0 {
+		if u, err := url.Parse(remote); err == nil && u.Host != "" {
+			u.User = nil
+			return u.String()
+		}
+		rest := remote[i+3:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+			return remote[:i+3] + rest[at+1:]
 		}
 		return remote
 	}
-	u, err := url.Parse(remote)
-	if err != nil || u.Scheme == "" || u.User == nil {
+	end := strings.Index(remote, "/")
+	if end < 0 {
+		end = len(remote)
+	}
+	at := strings.LastIndex(remote[:end], "@")
+	if at < 0 || plainLogin.MatchString(remote[:at]) {
 		return remote
 	}
-	u.User = nil
-	return u.String()
+	return remote[at+1:]
 }
+
+// plainLogin is a user name with no room for a secret.
+var plainLogin = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
 
 // SourceDateEpoch reads SOURCE_DATE_EPOCH through getenv (os.Getenv in the
 // CLI): the zero time when unset, else that Unix time.

@@ -163,6 +163,13 @@ func TestStripUserinfo(t *testing.T) {
 		"user:TOKEN@github.com:a/b.git":       "github.com:a/b.git",
 		"ssh://git@host/x":                    "ssh://host/x",
 		"":                                    "",
+		// Every form a token can hide in.
+		"alice:TOKEN@github.com:acme/x.git":      "github.com:acme/x.git",
+		"ghp_SECRET123@github.com:acme/x.git":    "github.com:acme/x.git",
+		"ssh://user:token@github.com/acme/x.git": "ssh://github.com/acme/x.git",
+		"https://x-access-token:t@h/a%zz":        "https://h/a%zz",
+		"https://TOKEN@github.com/acme/x.git":    "https://github.com/acme/x.git",
+		"git+ssh://bob:pw@host:22/acme/x.git":    "git+ssh://host:22/acme/x.git",
 	} {
 		if got := stripUserinfo(in); got != want {
 			t.Errorf("stripUserinfo(%q) = %q, want %q", in, got, want)

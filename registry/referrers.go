@@ -15,6 +15,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/sign"
+	"golang.org/x/sync/errgroup"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
@@ -44,8 +45,11 @@ const (
 	BundleTitle = "signature.sigstore.json"
 
 	// MaxSignatures bounds how many bundle referrers of one manifest are
-	// read; the rest are reported as unreadable, never silently dropped.
-	MaxSignatures = 256
+	// read, newest first; the rest are reported as unreadable, never
+	// silently dropped. It is far above what honest signing attaches, so a
+	// flood of junk referrers must be that large to push a real
+	// signature out, and reading that many stays bounded work.
+	MaxSignatures = 4096
 
 	// maxKeyFileBytes bounds a public key file named in a policy.
 	maxKeyFileBytes = 64 << 10
@@ -302,29 +306,59 @@ func (r *Repository) Bundles(ctx context.Context, subject ocispec.Descriptor, pr
 }
 
 // bundles reads the bundles of predicateType among refs, a listing of
-// subject's referrers.
+// subject's referrers. Referrers of another kind are filtered out from
+// the listing alone; the others are read newest first (by the listing's
+// created annotation), several at a time, up to MaxSignatures, so that a
+// flood of junk attached before (or after) a real signature costs
+// bounded work and does not hide it.
 func (r *Repository) bundles(ctx context.Context, subject ocispec.Descriptor, refs []ocispec.Descriptor, predicateType string) (*BundleSet, error) {
 	set := &BundleSet{Subject: subject}
 	seen := map[digest.Digest]bool{}
-	n := 0
+	var cands []ocispec.Descriptor
 	for _, ref := range refs {
 		if seen[ref.Digest] || !maybeBundle(ref, predicateType) {
 			continue
 		}
 		seen[ref.Digest] = true
-		if n++; n > MaxSignatures {
+		cands = append(cands, ref)
+	}
+	slices.SortStableFunc(cands, func(a, b ocispec.Descriptor) int {
+		return cmp.Or(cmp.Compare(b.Annotations[ocispec.AnnotationCreated], a.Annotations[ocispec.AnnotationCreated]), cmp.Compare(a.Digest, b.Digest))
+	})
+	if len(cands) > MaxSignatures {
+		for _, ref := range cands[MaxSignatures:] {
 			set.Unreadable = append(set.Unreadable, UnreadableBundle{Referrer: ref,
-				Err: fmt.Errorf("%w: more than %d bundles are attached to %s; this one was not read", ErrTooLarge, MaxSignatures, subject.Digest)})
-			continue
+				Err: fmt.Errorf("%w: more than %d bundles are attached to %s; this one (among the oldest) was not read", ErrTooLarge, MaxSignatures, subject.Digest)})
 		}
-		b, skip, err := r.readBundle(ctx, subject, ref, predicateType)
+		cands = cands[:MaxSignatures]
+	}
+	type read struct {
+		b    Bundle
+		skip bool
+		err  error
+	}
+	got := make([]read, len(cands))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(bundleReaders)
+	for i, ref := range cands {
+		g.Go(func() error {
+			b, skip, err := r.readBundle(gctx, subject, ref, predicateType)
+			if err != nil && fatalFetch(err) {
+				return err
+			}
+			got[i] = read{b, skip, err}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, g := range got {
 		switch {
-		case err != nil && fatalFetch(err):
-			return nil, err
-		case err != nil:
-			set.Unreadable = append(set.Unreadable, UnreadableBundle{Referrer: ref, Err: err})
-		case !skip:
-			set.Bundles = append(set.Bundles, b)
+		case g.err != nil:
+			set.Unreadable = append(set.Unreadable, UnreadableBundle{Referrer: cands[i], Err: g.err})
+		case !g.skip:
+			set.Bundles = append(set.Bundles, g.b)
 		}
 	}
 	slices.SortFunc(set.Bundles, func(a, b Bundle) int {
@@ -332,6 +366,9 @@ func (r *Repository) bundles(ctx context.Context, subject ocispec.Descriptor, re
 	})
 	return set, nil
 }
+
+// bundleReaders bounds the referrers read at once.
+const bundleReaders = 8
 
 // maybeBundle reports whether a listed referrer may be a bundle of
 // predicateType, from what the listing says. A listing that names the

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -96,7 +96,7 @@ func policyKey(ctx context.Context, dir, source string, id tiers.IdentityRule) (
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, filepath.FromSlash(path))
 	}
-	f, err := os.Open(path)
+	f, err := boundedfile.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("trust policy %s: key %s: %w", source, id.Key, err)
 	}

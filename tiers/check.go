@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -73,6 +74,12 @@ type Request struct {
 	// known: a refusal then says which one held the skill down and how to
 	// raise it.
 	Claimed, Attested string
+	// Grants are permissions granted to this skill alone (--grant PERM for
+	// a skill named on the command line, --grant NAME:PERM for any).
+	Grants []skill.Permission
+	// Via is the dependency path from a skill asked for by name, for a
+	// dependency ("fix@1.0.0", "notes@1.2.0"); it is shown in refusals.
+	Via []string
 	// UnknownTools are allowed-tools entries that map to no known
 	// permission: hosts pre-approve them, so outside the verified tier each
 	// needs consent (--yes or a prompt).
@@ -153,7 +160,10 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 		for _, perm := range r.Permissions {
 			granted := func(by GrantedBy) { plan.Grants = append(plan.Grants, Grant{Permission: perm, By: by}) }
 			flag := "--grant " + perm.Key()
-			byFlag := GrantOptions{Grants: opts.Grants}.granted(perm)
+			if len(r.Via) > 0 {
+				flag = "--grant " + shortName(r.Skill) + ":" + perm.Key() + " (it is a dependency: " + strings.Join(r.Via, " -> ") + ")"
+			}
+			byFlag := GrantOptions{Grants: append(slices.Clip(opts.Grants), r.Grants...)}.granted(perm)
 			switch {
 			case perm.Level == "none":
 				granted(GrantedByTier)
@@ -233,6 +243,12 @@ func (o GrantOptions) granted(perm skill.Permission) bool {
 		}
 	}
 	return false
+}
+
+// shortName is the name of "name@version".
+func shortName(s string) string {
+	n, _, _ := strings.Cut(s, "@")
+	return n
 }
 
 func skillName(s string) string {

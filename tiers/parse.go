@@ -79,9 +79,12 @@ func Load(ctx context.Context, path string) (*Policy, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := boundedfile.Read(path, maxPolicyBytes)
+	data, err := boundedfile.ReadRegular(path, maxPolicyBytes)
 	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
 		return nil, &PolicyError{Problems: []Problem{{File: path, Message: fmt.Sprintf("policy file is larger than %d bytes", maxPolicyBytes), Hint: "a trust policy is a few dozen lines; check that this is the right file"}}}
+	}
+	if nr, ok := errors.AsType[*boundedfile.NotRegularError](err); ok {
+		return nil, &PolicyError{Problems: []Problem{{File: path, Message: nr.Error(), Hint: "name the policy YAML file itself"}}}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("policy file %s does not exist — check the path, or remove --policy to use the search path or the built-in default: %w", path, fs.ErrNotExist)
@@ -511,7 +514,11 @@ func (p *parser) keyFile(n *yaml.Node, id *IdentityRule) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.dir, filepath.FromSlash(path))
 	}
-	f, err := os.Open(path)
+	f, err := boundedfile.OpenRegular(path)
+	if _, ok := errors.AsType[*boundedfile.NotRegularError](err); ok {
+		p.errorf(n, "name the .pub file skillpm keygen wrote", "key file %s: %v", quote(id.Key), err)
+		return
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			p.errorf(n, "key paths are relative to the policy file's directory; check the name, or use keyFingerprint:", "key file %s does not exist (looked for %s)", quote(id.Key), path)

@@ -100,6 +100,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			}
 			fmt.Fprintf(g.stdout, "indexed %s: %s:%s (%s)\n", plural(j.Skills, "skill"), j.Repository, registry.IndexTag, j.Digest)
 			if j.Signature != nil {
+				warnJunk(g.stderr, j.Signature)
 				printSigned(g.stdout, j.Signature, "signed")
 			}
 			return nil

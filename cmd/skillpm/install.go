@@ -39,7 +39,7 @@ func (f *changeFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges match pre-releases")
 	f.trustFlags.register(c)
 	f.rootFlags.register(c)
-	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` (repeatable)")
+	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` to the skills named (NAME:PERM for one skill, a dependency included; repeatable)")
 	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
 	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")

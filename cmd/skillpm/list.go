@@ -35,6 +35,11 @@ installed skills whose files were edited by hand are marked edited.`,
 			if err != nil {
 				return err
 			}
+			for _, r := range roots {
+				if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
+					fmt.Fprintln(g.stderr, "note: "+p.String())
+				}
+			}
 			if g.json() {
 				if items == nil {
 					items = []install.Listed{}

@@ -66,6 +66,7 @@ countersigned again.`,
 			if g.json() {
 				return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: d.Effective, Decision: d})
 			}
+			warnJunk(g.stderr, out)
 			printSigned(g.stdout, out, "countersigned")
 			fmt.Fprintf(g.stdout, "tier under %s: %s (attested %s, claimed %s)\n", policyName(p), d.Effective, d.Attested, d.Claimed)
 			for _, warn := range d.Warnings {

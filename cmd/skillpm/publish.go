@@ -289,6 +289,7 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		fmt.Fprintf(g.stdout, "published %s@%s to %s as %s\n", name, version, res.Location, res.Descriptor.Digest)
 	}
 	if sig != nil {
+		warnJunk(g.stderr, sig)
 		printSigned(g.stdout, sig, "signed")
 	}
 	return nil

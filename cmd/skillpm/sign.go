@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -233,17 +234,21 @@ type signedJSON struct {
 	// Unchanged is true when the key had already signed this digest:
 	// nothing was attached.
 	Unchanged bool `json:"unchanged"`
+	// Junk counts the referrers posing as signatures that are not
+	// readable bundles: someone may be flooding the skill.
+	Junk int `json:"junkReferrers,omitempty"`
 }
 
 // signAttach signs the manifest desc of name@version in repo and attaches
 // the signature. A key that already signed the digest is not used again.
 func signAttach(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*signedJSON, error) {
 	out := &signedJSON{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
+	set, err := repo.Signatures(ctx, desc)
+	if err != nil {
+		return nil, regExit(err)
+	}
+	out.Junk = len(set.Unreadable)
 	if opts.Key != nil {
-		set, err := repo.Signatures(ctx, desc)
-		if err != nil {
-			return nil, regExit(err)
-		}
 		if len(set.Bundles) > 0 {
 			res, err := sign.VerifyAll(ctx, set.Raw(), desc.Digest, sign.VerifyOptions{PublicKeys: []crypto.PublicKey{opts.Key.Public()}})
 			if err != nil {
@@ -273,6 +278,15 @@ func signAttach(ctx context.Context, repo *registry.Repository, desc ocispec.Des
 	}
 	out.Signer, out.Referrer = sig.Identity, ref.Digest.String()
 	return out, nil
+}
+
+// warnJunk warns on w (stderr) when referrers posing as signatures are
+// not readable bundles.
+func warnJunk(w io.Writer, s *signedJSON) {
+	if s != nil && s.Junk > 0 {
+		fmt.Fprintf(w, "warning: %s referrers attached to %s@%s pose as signatures but are not readable bundles; someone may be flooding it (they never count, and verify still finds real signatures among up to %d)\n",
+			strconv.Itoa(s.Junk), s.Name, s.Version, registry.MaxSignatures)
+	}
 }
 
 // printSigned reports a signature in words; verb is "signed" or
@@ -360,6 +374,7 @@ SOURCE_DATE_EPOCH sets the signature's created time.`,
 			if g.json() {
 				return writeJSON(g.stdout, out)
 			}
+			warnJunk(g.stderr, out)
 			printSigned(g.stdout, out, "signed")
 			return nil
 		},

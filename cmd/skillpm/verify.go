@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -170,6 +171,9 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 			fmt.Fprintf(g.stderr, "warning: %s: %s\n", at, warn)
 		}
 	}
+	if n := junkReferrers(v); n > 0 {
+		fmt.Fprintf(g.stderr, "warning: %s: %s posing as signatures are junk (unreadable, malformed, or about another digest); someone may be flooding it: they never count, and real signatures are found among up to %d\n", at, plural(n, "referrer"), registry.MaxSignatures)
+	}
 	if g.json() {
 		j := verifyDoc(p, repo, m, v, f.minTier)
 		j.Audits = auditDocs(av)
@@ -246,4 +250,17 @@ func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, 
 	for _, why := range d.Why {
 		fmt.Fprintf(w, "    - %s\n", strings.TrimSpace(why))
 	}
+}
+
+// junkReferrers counts the signature referrers that are not signatures
+// at all: unreadable, malformed, or over another digest. A well-formed
+// signature by a key the policy does not trust is not junk.
+func junkReferrers(v *registry.Verification) int {
+	n := 0
+	for _, f := range v.Failures() {
+		if !errors.Is(f.Err, sign.ErrUntrustedKey) && !errors.Is(f.Err, sign.ErrUntrustedCertificate) && !errors.Is(f.Err, sign.ErrIdentityRejected) {
+			n++
+		}
+	}
+	return n
 }

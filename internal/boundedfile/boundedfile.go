@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // TooLargeError is a file larger than the bound it was read with.
@@ -26,6 +27,70 @@ func (e *TooLargeError) Error() string {
 // bytes, else a *TooLargeError. It reads no more than max+1 bytes.
 func Read(path string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, &TooLargeError{Path: path, Max: max}
+	}
+	return data, nil
+}
+
+// NotRegularError is a path that is not a regular file (a FIFO, a
+// device, a socket, a directory), refused at once: reading a FIFO would
+// wait forever for a writer.
+type NotRegularError struct {
+	// Path is the file.
+	Path string
+	// Mode is what it is.
+	Mode os.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	what := "not a regular file"
+	switch {
+	case e.Mode&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO), not a regular file"
+	case e.Mode&os.ModeDevice != 0:
+		what = "a device, not a regular file"
+	case e.Mode&os.ModeSocket != 0:
+		what = "a socket, not a regular file"
+	case e.Mode.IsDir():
+		what = "a directory, not a regular file"
+	}
+	return fmt.Sprintf("%s is %s", e.Path, what)
+}
+
+// OpenRegular opens path for reading only if it is a regular file
+// (following symlinks). The open itself does not block on a FIFO, and the
+// check is made on the opened file, so a swap after a check cannot slip
+// a FIFO or a device in.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
+// ReadRegular is Read for a path that must be a regular file
+// (OpenRegular): a FIFO or a device is refused at once.
+func ReadRegular(path string, max int64) ([]byte, error) {
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

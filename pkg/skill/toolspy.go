@@ -59,21 +59,34 @@ type pyTok struct {
 // line ends (newlines outside brackets and not after a backslash). Comments
 // are dropped. It understands every string prefix and triple quotes, so a
 // "def" inside a docstring is never mistaken for code.
-func lexPython(src string) ([]pyTok, error) {
+//
+// Each logical line is handed to emit as it ends, so memory is bounded by
+// the longest line, not the file; a line of more than MaxPyLineTokens
+// tokens or brackets nested deeper than MaxPyDepth stop the lexer at once
+// (CPython itself refuses more than 200 nested brackets).
+func lexPython(src string, emit func([]pyTok) error) error {
 	var toks []pyTok
 	line, col, depth := 1, 0, 0
 	i := 0
-	emitEOL := func() {
-		if len(toks) > 0 && toks[len(toks)-1].kind != '\n' {
-			toks = append(toks, pyTok{kind: '\n', line: line})
+	emitEOL := func() error {
+		if len(toks) == 0 {
+			return nil
 		}
+		err := emit(toks)
+		toks = toks[:0]
+		return err
 	}
 	for i < len(src) {
+		if len(toks) > MaxPyLineTokens {
+			return &PySyntaxError{Line: line, Msg: fmt.Sprintf("a logical line of more than %d tokens (the limit skillpm reads signatures within)", MaxPyLineTokens)}
+		}
 		c := src[i]
 		switch {
 		case c == '\n':
 			if depth == 0 {
-				emitEOL()
+				if err := emitEOL(); err != nil {
+					return err
+				}
 			}
 			line++
 			col = 0
@@ -104,7 +117,7 @@ func lexPython(src string) ([]pyTok, error) {
 		if j, ok := stringStart(src, i); ok {
 			end, nl, err := scanString(src, i, j)
 			if err != nil {
-				return nil, &PySyntaxError{Line: startLine, Msg: err.Error()}
+				return &PySyntaxError{Line: startLine, Msg: err.Error()}
 			}
 			toks = append(toks, pyTok{kind: 's', text: src[i:end], line: startLine, col: startCol})
 			line += nl
@@ -153,14 +166,12 @@ func lexPython(src string) ([]pyTok, error) {
 			}
 			switch op {
 			case "(", "[", "{":
-				// CPython refuses more than 200 nested brackets; stopping
-				// there keeps a bracket bomb from costing a token each.
-				if depth++; depth > 200 {
-					return nil, &PySyntaxError{Line: line, Msg: "too many nested parentheses (CPython allows 200)"}
+				if depth++; depth > MaxPyDepth {
+					return &PySyntaxError{Line: line, Msg: fmt.Sprintf("brackets nested more than %d deep (the limit, as in CPython)", MaxPyDepth)}
 				}
 			case ")", "]", "}":
 				if depth == 0 {
-					return nil, &PySyntaxError{Line: line, Msg: fmt.Sprintf("unmatched %q", op)}
+					return &PySyntaxError{Line: line, Msg: fmt.Sprintf("unmatched %q", op)}
 				}
 				depth--
 			}
@@ -170,11 +181,18 @@ func lexPython(src string) ([]pyTok, error) {
 		}
 	}
 	if depth != 0 {
-		return nil, &PySyntaxError{Line: line, Msg: "unexpected end of file inside brackets"}
+		return &PySyntaxError{Line: line, Msg: "unexpected end of file inside brackets"}
 	}
-	emitEOL()
-	return toks, nil
+	return emitEOL()
 }
+
+// Bounds of the signature reader.
+const (
+	// MaxPyDepth is the deepest bracket nesting read.
+	MaxPyDepth = 200
+	// MaxPyLineTokens is the longest logical line read, in tokens.
+	MaxPyLineTokens = 1 << 16
+)
 
 func isAlnum(b byte) bool {
 	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
@@ -239,32 +257,18 @@ func scanString(src string, i, q int) (end, newlines int, err error) {
 // module: decorators, parameter names, annotations and defaults, across
 // multi-line signatures. Bodies are skipped, not interpreted.
 func ParsePythonFuncs(src []byte) ([]PyFunc, error) {
-	toks, err := lexPython(string(src))
-	if err != nil {
-		return nil, err
-	}
 	var funcs []PyFunc
 	var decorators []string
-	// Walk logical lines; a logical line starts after a '\n' token.
-	for i := 0; i < len(toks); {
-		end := i
-		for end < len(toks) && toks[end].kind != '\n' {
-			end++
-		}
-		ln := toks[i:end]
-		i = end + 1
-		if len(ln) == 0 {
-			continue
-		}
+	err := lexPython(string(src), func(ln []pyTok) error {
 		top := ln[0].col == 0
 		switch {
 		case top && ln[0].kind == 'o' && ln[0].text == "@":
 			decorators = append(decorators, dottedName(ln[1:]))
-			continue
+			return nil
 		case top && ln[0].kind == 'n' && (ln[0].text == "def" || (ln[0].text == "async" && len(ln) > 1 && ln[1].text == "def")):
 			f, err := parseDef(ln)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			f.Decorators = decorators
 			funcs = append(funcs, f)
@@ -272,6 +276,10 @@ func ParsePythonFuncs(src []byte) ([]PyFunc, error) {
 		if top {
 			decorators = nil
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return funcs, nil
 }

@@ -137,7 +137,7 @@ func TestParsePythonFuncsNestingLimit(t *testing.T) {
 	bomb := strings.Repeat("(", 2_000_000) + strings.Repeat(")", 2_000_000)
 	_, err := ParsePythonFuncs([]byte(bomb))
 	var se *PySyntaxError
-	if !errors.As(err, &se) || !strings.Contains(se.Msg, "nested parentheses") {
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "nested more than 200 deep") {
 		t.Fatalf("bomb: err = %v, want a nesting syntax error", err)
 	}
 }
