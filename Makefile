@@ -10,7 +10,7 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # (go.dev/issue/75804) and fails with "context deadline exceeded" on a loaded machine.
 FUZZTIME ?= 1000x
 
-.PHONY: build test unit fuzz lint fmt-check vet staticcheck bench demo clean
+.PHONY: build test unit fuzz lint fmt-check vet staticcheck bench demo clean conformance
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
@@ -45,6 +45,11 @@ fuzz:
 
 bench:
 	@bash scripts/bench.sh
+
+## conformance: install pinned Claude Code, Codex and OpenCode from npm into a
+## temporary prefix and check that each lists the skills skillpm installs for it.
+conformance:
+	@bash scripts/conformance.sh
 
 demo: build
 	@bash scripts/demo.sh
