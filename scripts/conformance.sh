@@ -63,8 +63,8 @@ install() { # install SKILL ARGS...
 }
 
 lists_claude() { # SKILL...
-	# Claude Code prints init at once, then retries the closed API port for
-	# minutes: read the first line and stop it.
+	# Claude Code prints the init event at once, then retries the closed API
+	# port for minutes: wait for init and stop it.
 	local f=$tmp/claude.out pid i
 	: >"$f"
 	run env ANTHROPIC_API_KEY=sk-conformance-dummy ANTHROPIC_BASE_URL=http://127.0.0.1:9 \
@@ -72,13 +72,13 @@ lists_claude() { # SKILL...
 		timeout 120 "$bin/claude" -p hello --output-format stream-json --verbose --max-turns 1 >"$f" 2>/dev/null &
 	pid=$!
 	for i in $(seq 600); do
-		if [ "$(wc -l <"$f")" -gt 0 ]; then break; fi
+		if grep -q '"subtype":"init"' "$f"; then break; fi
 		sleep 0.1
 	done
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	local skills
-	skills=$(head -1 "$f" | node -e 'const e=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log((e.skills||[]).join(" "))' 2>/dev/null || true)
+	skills=$(grep -m1 '"subtype":"init"' "$f" | node -e 'const e=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log((e.skills||[]).join(" "))' 2>/dev/null || true)
 	for s in "$@"; do
 		if [[ " $skills " == *" $s "* ]]; then ok "claude lists $s"; else bad "claude does not list $s (init skills: $skills)"; fi
 	done
