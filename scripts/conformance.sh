@@ -72,13 +72,13 @@ lists_claude() { # SKILL...
 		timeout 120 "$bin/claude" -p hello --output-format stream-json --verbose --max-turns 1 >"$f" 2>/dev/null &
 	pid=$!
 	for i in $(seq 600); do
-		if grep -q '"subtype":"init"' "$f"; then break; fi
+		if grep -aq '"subtype":"init"' "$f"; then break; fi
 		sleep 0.1
 	done
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	local skills
-	skills=$(grep -m1 '"subtype":"init"' "$f" | node -e 'const e=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log((e.skills||[]).join(" "))' 2>/dev/null || true)
+	skills=$(grep -a -m1 '"subtype":"init"' "$f" | node -e 'const e=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log((e.skills||[]).join(" "))' 2>/dev/null || true)
 	for s in "$@"; do
 		if [[ " $skills " == *" $s "* ]]; then ok "claude lists $s"; else bad "claude does not list $s (init skills: $skills)"; fi
 	done
