@@ -501,7 +501,7 @@ func commitRoot(ctx context.Context, r Root, lock *resolve.Lockfile, plan []*Pla
 				if o := ForeignOrigin(r.Dir, p.Lock.Name); o != "" {
 					what = o
 				}
-				return res, fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); to replace it with this one use --force, or remove it with the tool that installed it", ErrEdited, p.Lock.Name, r.Dir, what)
+				return res, fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); to replace it with this one use --force, or keep it and take it under management with skillpm adopt %s", ErrEdited, p.Lock.Name, r.Dir, what, p.Lock.Name)
 			}
 			if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
 				return res, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to overwrite them", ErrEdited, p.Lock.Name, r.Dir)
