@@ -11,7 +11,7 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # (go.dev/issue/75804) and fails with "context deadline exceeded" on a loaded machine.
 FUZZTIME ?= 1000x
 
-.PHONY: build test tools unit fuzz lint fmt-check vet staticcheck cross reproducible release bench demo clean
+.PHONY: build test tools unit fuzz lint fmt-check vet staticcheck cross reproducible release bench demo clean conformance
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
@@ -79,6 +79,11 @@ release:
 
 bench:
 	@bash scripts/bench.sh
+
+## conformance: install pinned Claude Code, Codex and OpenCode from npm into a
+## temporary prefix and check that each lists the skills skillpm installs for it.
+conformance:
+	@bash scripts/conformance.sh
 
 demo: build
 	@bash scripts/demo.sh

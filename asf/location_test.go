@@ -117,7 +117,7 @@ func TestSearchPath(t *testing.T) {
 	if got[0] != "/a" || got[1] != "/w/rel" {
 		t.Errorf("SearchPath does not start with $ASF_SKILLS_ROOT: %v", got)
 	}
-	for _, d := range []string{"/w/.agents/skills", "/w/.claude/skills", "/w/.codex/skills", "/w/.opencode/skills", "/h/.agents/skills", "/cc/skills", "/h/cx/skills", "/w/g/skills", "/h/.config/opencode/skills"} {
+	for _, d := range []string{"/w/.agents/skills", "/w/.claude/skills", "/w/.codex/skills", "/w/.opencode/skills", "/h/.agents/skills", "/cc/skills", "/w/~/cx/skills", "/w/g/skills", "/h/.config/opencode/skills"} {
 		if _, ok := pos[d]; !ok {
 			t.Errorf("SearchPath lacks %s: %v", d, got)
 		}

@@ -70,15 +70,26 @@ type Dir struct {
 	Dir string `yaml:"dir" json:"dir"`
 	// Join is appended to the chosen base.
 	Join string `yaml:"join,omitempty" json:"join,omitempty"`
+	// ExpandTilde is true for a host that expands a leading "~" in the
+	// variable's value. Claude Code 2.1.332, Codex 0.171.0, OpenCode
+	// 1.18.33 (observed) and GAIA 0.23.0 (source) do not: CODEX_HOME='~/x'
+	// (quoted, so no shell expanded it) is the directory "~/x" under the
+	// working directory to them, and so it is to skillpm, which writes
+	// where the host reads.
+	ExpandTilde bool `yaml:"expand_tilde,omitempty" json:"expandTilde,omitempty"`
 }
 
-// Resolve returns the absolute directory, expanding "~" and relative
-// values of both Dir and the variable's value with env.
+// Resolve returns the absolute directory: a relative Dir or variable value
+// is under env.Cwd, "~/" in Dir is env.Home, and "~" in the variable's value
+// is expanded only when ExpandTilde says the host does so.
 func (d Dir) Resolve(env Env) (string, error) {
 	base, from := d.Dir, "the default "+d.Dir
 	if d.Env != "" {
 		if v := env.Lookup(d.Env); v != "" {
 			base, from = v, "$"+d.Env+"="+v
+			if !d.ExpandTilde && strings.HasPrefix(v, "~") {
+				base = "./" + v // the host reads it as a relative path
+			}
 		}
 	}
 	switch {

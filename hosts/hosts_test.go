@@ -40,7 +40,7 @@ func env(vars map[string]string) Env {
 }
 
 // TestEnvOverrides: each variable that moves a host's user root, with an
-// absolute, a "~" and a relative value, moves the install root, the first
+// absolute, a literal "~" and a relative value, moves the install root, the first
 // search root of that scope and (where it applies) the state root alike.
 func TestEnvOverrides(t *testing.T) {
 	tb := Builtin()
@@ -57,8 +57,9 @@ func TestEnvOverrides(t *testing.T) {
 			{"", c.def},
 			{"   ", c.def},
 			{"/abs/dir", "/abs/dir"},
-			{"~/moved", "/home/u/moved"},
-			{"~", "/home/u"},
+			// The hosts take a literal "~" as a directory name (observed).
+			{"~/moved", "/work/p/~/moved"},
+			{"~", "/work/p/~"},
 			{"rel/dir", "/work/p/rel/dir"},
 			{"./rel", "/work/p/rel"},
 		} {
@@ -161,6 +162,7 @@ func TestUserFile(t *testing.T) {
     sources: [{fact: roots, ref: "my agent docs 1.0"}]
 `), 0o644)
 	e := env(map[string]string{EnvFile: good, "MYAGENT_HOME": "~/m"})
+	os.WriteFile(good, []byte(strings.Replace(mustRead(t, good), "join: skills}", "join: skills, expand_tilde: true}", 1)), 0o644)
 	tb, err := Load(e)
 	if err != nil {
 		t.Fatal(err)
@@ -207,4 +209,13 @@ func TestSharing(t *testing.T) {
 			t.Errorf("~/.agents/skills read by %s, missing %s", readers, id)
 		}
 	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -35,6 +35,9 @@ type Listed struct {
 	Ignored string `json:"ignored,omitempty"`
 	// Link is the target when the folder is a symlink.
 	Link string `json:"link,omitempty"`
+	// Origin says where an unmanaged skill came from when another tool
+	// recorded it (see ForeignOrigin).
+	Origin string `json:"origin,omitempty"`
 	// ConflictsWith is the directory of another copy of the same name when
 	// the host keeps one copy but not always the same one (OpenCode).
 	ConflictsWith string `json:"conflictsWith,omitempty"`
@@ -127,7 +130,11 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 			if ds.Has(skill.CodeLowercaseSkillFile) && l.Ignored == "" {
 				l.Ignored = "the file is not named " + hosts.SkillFile + ", the only name hosts load"
 			}
-			if rr, ok := rec.Get(e.Name()); ok {
+			rr, ok := rec.Get(e.Name())
+			if !ok {
+				l.Origin = ForeignOrigin(r.Dir, e.Name())
+			}
+			if ok {
 				l.Managed = true
 				l.Version, l.Tier, l.Source = rr.Version, rr.Tier, rr.Source
 				if rr.Source == "" {

@@ -253,7 +253,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		case len(r.Installed) == 0:
 			fmt.Fprintf(g.stdout, "%s: up to date (%s)\n", r.Root.Dir, strings.Join(r.Unchanged, ", "))
 		default:
-			fmt.Fprintf(g.stdout, "%s: %s %s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "))
+			fmt.Fprintf(g.stdout, "%s: %s %s%s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "), readBy(r.Root.Dir))
 		}
 	}
 	if !g.quiet {

@@ -67,6 +67,8 @@ installed skills whose files were edited by hand are marked edited.`,
 					status = "shadowed by " + l.ShadowedBy
 				case l.Edited:
 					status = "edited"
+				case !l.Managed && l.Origin != "":
+					status = "unmanaged: " + l.Origin
 				case !l.Managed:
 					status = "unmanaged"
 				}

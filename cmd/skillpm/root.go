@@ -165,7 +165,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newVersionCmd(g), newCacheCmd(g),
 		newValidateCmd(g),
 		newInitCmd(g),
-		newInstallCmd(g), newAddCmd(g), newUpdateCmd(g), newListCmd(g), newRemoveCmd(g), newHostsCmd(g),
+		newInstallCmd(g), newAddCmd(g), newUpdateCmd(g), newListCmd(g), newRemoveCmd(g), newHostsCmd(g), newAdoptCmd(g),
 		newAsfCmd(g), newRunCmd(g),
 		newMigrateCmd(g),
 		newPolicyCmd(g),

@@ -82,9 +82,24 @@ func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
 			}
 			return nil, err
 		}
-		out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
+		// Hosts that share a root (the .agents family at project scope)
+		// share one copy: the root is written once.
+		if !slices.ContainsFunc(out, func(r install.Root) bool { return r.Dir == d }) {
+			out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
+		}
 	}
 	return out, nil
+}
+
+// readBy says which hosts load what is installed in dir, when more than
+// one does: one copy serves them all.
+func readBy(dir string) string {
+	env := osEnv()
+	ids := env.Table().Readers(dir, env)
+	if len(ids) < 2 {
+		return ""
+	}
+	return " (one copy, read by " + strings.Join(ids, ", ") + ")"
 }
 
 // searched returns the roots to read. With --host, each named host's view:

@@ -155,7 +155,6 @@ func TestNotMigratable(t *testing.T) {
 		{"content before", "# Title\n---\nname: a\ndescription: b\n---\n", "", migrate.ReasonContentBeforeFront, "content before"},
 		{"merge conflict", "---\nname: a\n<<<<<<< HEAD\ndescription: b\n=======\ndescription: c\n>>>>>>> x\n---\n", "", migrate.ReasonYAMLSyntax, "does not fix it"},
 		{"duplicate key", "---\nname: a\ndescription: b\ndescription: c\n---\n", "", migrate.ReasonYAMLRefused, "appears twice"},
-		{"alias", "---\nname: &n a\ndescription: *n\n---\n", "", migrate.ReasonYAMLRefused, "anchors and aliases"},
 		{"not a mapping", "---\n- a\n- b\n---\n", "", migrate.ReasonNotMapping, "must be a YAML mapping"},
 		{"no description", "---\nname: a\n---\n", "", migrate.ReasonNoDescription, "no description"},
 		{"description without sentence end", "---\nname: a\ndescription: " + long + "\n---\n", "", migrate.ReasonDescriptionTooLong, "no sentence end"},
@@ -533,5 +532,19 @@ func TestWriteFailsClean(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// TestMigrateExpandsAliases: aliases load leniently (GAIA's PyYAML loads
+// them), and the migrated SKILL.md has them written out.
+func TestMigrateExpandsAliases(t *testing.T) {
+	dir := skillDir(t, "a", map[string]string{"SKILL.md": "---\nname: &n a\ndescription: The a skill, named *n.\nmetadata:\n  hermes: {tags: [*n]}\n---\nBody.\n"})
+	r, err := migrate.Migrate(context.Background(), dir, migrate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(r.SkillFile())
+	if strings.Contains(out, "&n") || strings.Contains(out, "*n\n") || !strings.Contains(out, "name: a\n") {
+		t.Errorf("aliases not written out:\n%s", out)
 	}
 }

@@ -88,8 +88,8 @@ var rules = map[string]rule{
 	CodeContentBeforeFront:     {Error, true},
 	CodeFrontmatterTooLarge:    {Error, true},
 	CodeYAMLSyntax:             {Error, true},
-	CodeYAMLAlias:              {Error, true},
-	CodeYAMLMergeKey:           {Error, true},
+	CodeYAMLAlias:              {Error, false}, // lenient: GAIA's PyYAML loads them; bounded expansion
+	CodeYAMLMergeKey:           {Error, false},
 	CodeDuplicateKey:           {Error, true},
 	CodeKeyNotScalar:           {Error, true}, // GAIA (PyYAML) cannot load an unhashable key
 	CodeFrontmatterNotMap:      {Error, true},

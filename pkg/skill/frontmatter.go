@@ -127,8 +127,23 @@ func parseYAML(doc document) (*yaml.Node, Diagnostics) {
 	}
 	var ds Diagnostics
 	checkNodes(&root, &ds)
+	for _, d := range ds {
+		if d.Code != CodeYAMLAlias && d.Code != CodeYAMLMergeKey {
+			return nil, ds
+		}
+	}
 	if len(ds) > 0 {
-		return nil, ds
+		// Only aliases and merge keys: errors in strict mode, warnings in
+		// lenient mode (GAIA's PyYAML loads them), as long as the expanded
+		// document stays small; an alias bomb stops here.
+		budget := maxExpandedNodes
+		exp, ok := expandNode(&root, &budget, 0)
+		if !ok {
+			return nil, append(ds, Diagnostic{Code: CodeFrontmatterTooLarge, Line: doc.frontLine, Column: 1,
+				Message: fmt.Sprintf("YAML aliases and merge keys expand the frontmatter past %d nodes", maxExpandedNodes),
+				Hint:    "write the repeated values out in full"})
+		}
+		root = *exp
 	}
 	top := root.Content[0]
 	if top.Kind != yaml.MappingNode {
@@ -136,7 +151,7 @@ func parseYAML(doc document) (*yaml.Node, Diagnostics) {
 			Message: "frontmatter must be a YAML mapping of fields, found " + kindName(top),
 			Hint:    "write one field per line: name: …, description: …"}}
 	}
-	return top, nil
+	return top, ds
 }
 
 func yamlHint(msg string) string {
@@ -160,6 +175,81 @@ func shiftLines(n *yaml.Node, by int) {
 	}
 }
 
+// maxExpandedNodes bounds the frontmatter once aliases and merge keys are
+// expanded; real frontmatter has a few hundred nodes, an alias bomb
+// billions.
+const maxExpandedNodes = 10000
+
+// expandNode returns a copy of n with aliases replaced by copies of their
+// anchors and merge keys applied (explicit keys win, then earlier merged
+// mappings), spending one unit of budget per node; it fails when the
+// budget runs out, the nesting is deeper than 100, or a merge value is not
+// a mapping or a list of mappings.
+func expandNode(n *yaml.Node, budget *int, depth int) (*yaml.Node, bool) {
+	*budget--
+	if *budget < 0 || depth > 100 {
+		return nil, false
+	}
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return nil, false
+		}
+		return expandNode(n.Alias, budget, depth+1)
+	}
+	c := *n
+	c.Anchor, c.Content = "", nil
+	if n.Kind != yaml.MappingNode {
+		for _, ch := range n.Content {
+			e, ok := expandNode(ch, budget, depth+1)
+			if !ok {
+				return nil, false
+			}
+			c.Content = append(c.Content, e)
+		}
+		return &c, true
+	}
+	var merged []*yaml.Node
+	have := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if isMergeKey(k) {
+			ev, ok := expandNode(v, budget, depth+1)
+			if !ok {
+				return nil, false
+			}
+			srcs := []*yaml.Node{ev}
+			if ev.Kind == yaml.SequenceNode {
+				srcs = ev.Content
+			}
+			for _, src := range srcs {
+				if src.Kind != yaml.MappingNode {
+					return nil, false
+				}
+				merged = append(merged, src.Content...)
+			}
+			continue
+		}
+		ek, ok1 := expandNode(k, budget, depth+1)
+		ev, ok2 := expandNode(v, budget, depth+1)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		have[ek.Value] = true
+		c.Content = append(c.Content, ek, ev)
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		if k := merged[i]; !have[k.Value] {
+			have[k.Value] = true
+			c.Content = append(c.Content, k, merged[i+1])
+		}
+	}
+	return &c, true
+}
+
+func isMergeKey(k *yaml.Node) bool {
+	return k.Tag == "!!merge" || (k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style == 0)
+}
+
 // checkNodes rejects YAML features that let a small file expand hugely
 // (anchors and aliases, merge keys) and duplicate keys, which YAML forbids
 // but parsers resolve differently.
@@ -174,7 +264,7 @@ func checkNodes(n *yaml.Node, ds *Diagnostics) {
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if k.Tag == "!!merge" || (k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style == 0) {
+			if isMergeKey(k) {
 				*ds = append(*ds, Diagnostic{Code: CodeYAMLMergeKey, Line: k.Line, Column: k.Column,
 					Message: "YAML merge keys (<<) are not allowed in frontmatter",
 					Hint:    "write the merged fields out in full"})

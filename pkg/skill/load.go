@@ -97,6 +97,10 @@ func parse(file string, data []byte) (*Skill, Diagnostics) {
 	}
 	s := &Skill{File: file, Node: node, Body: doc.body, BodyLine: doc.bodyLine}
 	c := &checker{file: file}
+	for _, d := range ds { // aliases and merge keys that expanded within bounds
+		d.File = file
+		c.ds = append(c.ds, d)
+	}
 	c.decode(s)
 	if n := strings.Count(s.Body, "\n"); n > MaxBodyLines {
 		c.addAt(CodeBodyTooLong, s.BodyLine, 1, fmt.Sprintf("the Markdown body is %d lines, more than %d", n, MaxBodyLines),
