@@ -33,7 +33,9 @@ cd "$(dirname "$0")/.."
 # cyclonedx-gomod, pinned; run with `go run`, so it is built from the Go
 # module proxy like any dependency.
 SBOM_TOOL=github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
-TARGETS="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"
+# RELEASE_TARGETS narrows the platforms (a quick local run); the image
+# needs both linux targets.
+TARGETS=${RELEASE_TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
 
 # stamp sets VERSION, REVISION, CREATED (the commit time) and LDFLAGS, the
 # -ldflags of a release build, from git.
