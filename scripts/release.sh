@@ -33,7 +33,9 @@ cd "$(dirname "$0")/.."
 # cyclonedx-gomod, pinned; run with `go run`, so it is built from the Go
 # module proxy like any dependency.
 SBOM_TOOL=github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
-TARGETS="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"
+# RELEASE_TARGETS narrows the platforms (a quick local run); the image
+# needs both linux targets.
+TARGETS=${RELEASE_TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
 
 # stamp sets VERSION, REVISION, CREATED (the commit time) and LDFLAGS, the
 # -ldflags of a release build, from git.
@@ -76,10 +78,9 @@ release() {
 		build "$t" "$out/skillpm-${t%/*}-${t#*/}$(exe "$t")"
 	done
 	echo "sbom"
-	# -json: CycloneDX JSON; -noserial and SOURCE_DATE_EPOCH (the commit
-	# time) keep the document free of a random serial and of today's date.
-	SOURCE_DATE_EPOCH=$(git show -s --format=%ct HEAD) \
-		go run "$SBOM_TOOL" app -json -noserial -licenses -main cmd/skillpm -output "$out/skillpm.cdx.json" .
+	# -json: CycloneDX JSON; -noserial and -notimestamp keep a random serial
+	# and today's date out of it (cyclonedx-gomod ignores SOURCE_DATE_EPOCH).
+	go run "$SBOM_TOOL" app -json -noserial -notimestamp -licenses -main cmd/skillpm -output "$out/skillpm.cdx.json" .
 	echo "image"
 	# An OCI tag may not hold "+": the layout's ref name uses "-dirty".
 	go run ./internal/cmd/release-image -bin "$out" -out "$out/image" \
