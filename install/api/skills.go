@@ -116,8 +116,8 @@ func (s *Server) target(host, scope string) (install.Root, *Error) {
 }
 
 // list returns the skills of roots with their receipts' details.
-func list(ctx context.Context, roots []install.Root) ([]Skill, error) {
-	listed, err := install.List(ctx, roots)
+func list(ctx context.Context, roots []install.Root, env install.Env) ([]Skill, error) {
+	listed, err := install.ListWith(ctx, roots, env.Table())
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	skills, err := list(r.Context(), roots)
+	skills, err := list(r.Context(), roots, s.cfg.Env)
 	if err != nil {
 		writeError(w, toError(err))
 		return
@@ -182,7 +182,7 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	skills, err := list(r.Context(), roots)
+	skills, err := list(r.Context(), roots, s.cfg.Env)
 	if err != nil {
 		writeError(w, toError(err))
 		return
