@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -28,6 +29,11 @@ func installLocked(ctx context.Context, c *registry.Client, ns resolve.Namespace
 	lock.Skills = slices.Clone(prev.Skills)
 	plan, err := prepare(ctx, c, ns, &lock, opts)
 	if err != nil {
+		// A locked version the registry no longer has: resolving again
+		// says what is there (and refuses a downgrade); --frozen cannot.
+		if errors.Is(err, registry.ErrNotFound) && !opts.Frozen {
+			return nil, nil, nil
+		}
 		return nil, nil, err
 	}
 	if diffs := unmetRequirements(ns, &lock, plan, opts.Prerelease); len(diffs) > 0 {

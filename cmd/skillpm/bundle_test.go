@@ -68,7 +68,7 @@ func TestBundleOfflineInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	online, offline, bundle := filepath.Join(work, "online"), filepath.Join(work, "offline"), filepath.Join(work, "bundle")
-	install := []string{"install", "fix@^1", "--policy", "policy.yaml", "--grant", "shell:execute", "--output", "json"}
+	install := []string{"install", "fix@^1", "--policy", "policy.yaml", "--grant", "shell:execute", "--grant", "code:shell:execute", "--output", "json"}
 	var lockOnline string
 	t.Run("online", func(t *testing.T) {
 		reg := registrytest.Start(t, registrytest.Options{})
