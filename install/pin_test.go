@@ -13,11 +13,11 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// TestUpdateCheckReadsTagsOnly: checking a root for updates, in a new
+// TestUpdateCheckReadsNoLayer: checking a root for updates, in a new
 // process with the content cache the install filled, reads each skill's
-// tag list and no manifest: the installed versions' manifests come from
-// the cache by the digests the receipts record.
-func TestUpdateCheckReadsTagsOnly(t *testing.T) {
+// tag list and its installed version's tag (a moved tag is refused as
+// republished, see TestRepublishedVersionRefused), and no blob.
+func TestUpdateCheckReadsNoLayer(t *testing.T) {
 	reg := registrytest.Start(t, registrytest.Options{InMemory: true})
 	proxy := registrytest.NewProxy(t, reg, nil)
 	ctx := context.Background()
@@ -66,6 +66,7 @@ func TestUpdateCheckReadsTagsOnly(t *testing.T) {
 
 	before := proxy.Count(http.MethodGet, "/manifests/") + proxy.Count(http.MethodHead, "/manifests/")
 	tags := proxy.Count(http.MethodGet, "/tags/")
+	blobs := proxy.Count(http.MethodGet, "/blobs/")
 	c = newClient()
 	if g, err = registry.NewGraph(c, ns); err != nil {
 		t.Fatal(err)
@@ -78,8 +79,13 @@ func TestUpdateCheckReadsTagsOnly(t *testing.T) {
 	if len(res.Changes) != 0 {
 		t.Errorf("changes: %+v", res.Changes)
 	}
-	if n := proxy.Count(http.MethodGet, "/manifests/") + proxy.Count(http.MethodHead, "/manifests/") - before; n != 0 {
-		t.Errorf("the update check read %d manifests; want none: %v", n, proxy.Log())
+	// Each installed version's tag is read once, to see it was not moved
+	// to other content (a republish is refused, not taken); no layer.
+	if n := proxy.Count(http.MethodGet, "/manifests/") + proxy.Count(http.MethodHead, "/manifests/") - before; n != 2 {
+		t.Errorf("the update check read %d manifests; want one per skill: %v", n, proxy.Log())
+	}
+	if n := proxy.Count(http.MethodGet, "/blobs/") - blobs; n != 0 {
+		t.Errorf("the update check read %d blobs; want none: %v", n, proxy.Log())
 	}
 	if n := proxy.Count(http.MethodGet, "/tags/") - tags; n != 2 {
 		t.Errorf("the update check listed tags %d times, want 2", n)

@@ -46,9 +46,6 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
 		}
-		if !opts.AllowRepublished {
-			pinReceipts(ctx, c, rec)
-		}
 		m, prev := updateRequest(rec, names, found)
 		if len(m.Skills) == 0 {
 			continue
