@@ -21,7 +21,8 @@ order; a copy hidden by an earlier one of the same name is marked shadowed
 folders the host ignores (a lower-case skill.md, a symlink it does not
 follow) are marked ignored. Without --host, every host's own roots are
 listed once. Skills skillpm did not install are marked unmanaged, and
-installed skills whose files were edited by hand are marked edited.`,
+installed skills whose files were edited by hand are marked edited. -q
+prints only the names, once each.`,
 		Example: `  skillpm list
   skillpm list --host claude --scope project
   skillpm list --root ./image/skills --output json`,
@@ -34,6 +35,17 @@ installed skills whose files were edited by hand are marked edited.`,
 			items, err := install.ListWith(c.Context(), roots, osEnv().Table())
 			if err != nil {
 				return err
+			}
+			if g.quiet && !g.json() {
+				// -q: the names only, once each, as a script wants them.
+				seen := map[string]bool{}
+				for _, l := range items {
+					if !seen[l.Name] {
+						seen[l.Name] = true
+						fmt.Fprintln(g.stdout, l.Name)
+					}
+				}
+				return nil
 			}
 			for _, r := range roots {
 				if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
