@@ -31,22 +31,11 @@ type Adopted struct {
 // skill. A symlinked folder is refused: the tool that made the link owns
 // its target.
 func Adopt(ctx context.Context, root, name string, opts AdoptOptions) (*Adopted, error) {
-	wait := opts.LockWait
-	if wait == 0 {
-		wait = DefaultLockWait
-	}
-	lock, err := Lock(ctx, root, wait)
+	lock, rec, err := lockAndRead(ctx, root, opts.LockWait)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	if _, err := Recover(ctx, root); err != nil {
-		return nil, err
-	}
-	rec, err := ReadReceipts(root)
-	if err != nil {
-		return nil, err
-	}
 	if _, ok := rec.Get(name); ok {
 		return nil, fmt.Errorf("%s in %s is already managed by skillpm", name, root)
 	}

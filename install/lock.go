@@ -92,3 +92,27 @@ func (l *RootLock) Unlock() error {
 	_ = os.Remove(filepath.Join(filepath.Dir(l.fl.Path()), "lock.pid"))
 	return l.fl.Unlock()
 }
+
+// lockAndRead takes root's lock (waiting up to wait, DefaultLockWait when
+// 0), completes any transaction a crash interrupted there, and only then
+// reads the receipts: a plan made from them cannot be undone by a
+// transaction that was still pending. The caller unlocks.
+func lockAndRead(ctx context.Context, root string, wait time.Duration) (*RootLock, *Receipts, error) {
+	if wait == 0 {
+		wait = DefaultLockWait
+	}
+	lock, err := Lock(ctx, root, wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := Recover(ctx, root); err != nil {
+		lock.Unlock()
+		return nil, nil, err
+	}
+	rec, err := ReadReceipts(root)
+	if err != nil {
+		lock.Unlock()
+		return nil, nil, err
+	}
+	return lock, rec, nil
+}

@@ -52,22 +52,11 @@ func (e *DependedUponError) Unwrap() error { return ErrDependedUpon }
 // Remove uninstalls skills from root as one transaction: all of them, or
 // none when any is refused.
 func Remove(ctx context.Context, root string, names []string, opts RemoveOptions) (*RemoveResult, error) {
-	wait := opts.LockWait
-	if wait == 0 {
-		wait = DefaultLockWait
-	}
-	lock, err := Lock(ctx, root, wait)
+	lock, rec, err := lockAndRead(ctx, root, opts.LockWait)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	if _, err := Recover(ctx, root); err != nil {
-		return nil, err
-	}
-	rec, err := ReadReceipts(root)
-	if err != nil {
-		return nil, err
-	}
 	gone := map[string]bool{}
 	for _, n := range names {
 		if _, ok := rec.Get(n); !ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -240,19 +241,29 @@ the registry fails after retries.`,
 	return c
 }
 
+// target is where publish sends skills (--to, else the configured or
+// embedded registry) and how it signs them.
+func (f *publishFlags) target(c *cobra.Command, g *globals) (*registry.Client, registry.Source, *sign.SignOptions, error) {
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src, err := openDefaultSource(client, g, "--to", f.to)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	signOpts, err := f.sign.publishOptions(c.Context(), g)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return client, src, signOpts, nil
+}
+
 func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
 	if f.recursive || gitsource.Looks(dir) {
 		return runPublishMany(c, g, f, dir)
 	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	src, err := openDefaultSource(client, g, "--to", f.to)
-	if err != nil {
-		return err
-	}
-	signOpts, err := f.sign.publishOptions(c.Context(), g)
+	client, src, signOpts, err := f.target(c, g)
 	if err != nil {
 		return err
 	}

@@ -66,15 +66,7 @@ func runPublishMany(c *cobra.Command, g *globals, f *publishFlags, arg string) e
 			items = append(items, item{path: d, dir: d})
 		}
 	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	src, err := openDefaultSource(client, g, "--to", f.to)
-	if err != nil {
-		return err
-	}
-	signOpts, err := f.sign.publishOptions(c.Context(), g)
+	client, src, signOpts, err := f.target(c, g)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,13 @@ func Read(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	return readAtMost(f, path, max)
+}
+
+// readAtMost reads r (the file at path) whole when it holds at most max
+// bytes, reading no more than max+1.
+func readAtMost(r io.Reader, path string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
 	}
@@ -95,12 +101,5 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, &TooLargeError{Path: path, Max: max}
-	}
-	return data, nil
+	return readAtMost(f, path, max)
 }
