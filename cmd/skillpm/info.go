@@ -143,6 +143,10 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	}
 	w := g.stdout
 	fmt.Fprintf(w, "%s %s\n", md.Name, md.Version)
+	if g.quiet {
+		// -q: the name and the version the reference resolved to.
+		return nil
+	}
 	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
 	row("description", md.Description)
 	row("repository", repo.Location().String())
@@ -293,10 +297,13 @@ func infoInstalled(c *cobra.Command, g *globals, f *infoFlags, arg string) (ok b
 	}
 	w := g.stdout
 	for i, in := range found {
-		if i > 0 {
+		if i > 0 && !g.quiet {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s %s (installed)\n", in.Name, in.Version)
+		if g.quiet {
+			continue
+		}
 		row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
 		row("root", fmt.Sprintf("%s (%s %s)", in.Root.Dir, in.Root.Host, in.Root.Scope))
 		tier := in.Tier
