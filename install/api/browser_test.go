@@ -176,10 +176,12 @@ func TestPanelInBrowser(t *testing.T) {
 		t.Fatalf("receipt: %v\n%s", err, receipts)
 	}
 
-	// A newer version within ^1 is published: the list marks the update
-	// and its Update button installs it (install.Update, as the CLI).
+	// A newer version within ^1 is published, asking for one more
+	// dangerous permission: the list marks the update, its Update button
+	// asks for consent in the row, and "Allow and update" installs it
+	// (install.Update, as the CLI).
 	Publish(t, c, src, kp.Key, []testSkill{
-		{name: "repo-tools", version: "1.5.0", permissions: []string{"shell:execute:git", "filesystem:read"}},
+		{name: "repo-tools", version: "1.5.0", permissions: []string{"shell:execute:git", "shell:execute:npm"}},
 	})
 	err = chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL()),
@@ -194,10 +196,22 @@ func TestPanelInBrowser(t *testing.T) {
 	err = chromedp.Do(ctx,
 		chromedp.Focus(row+` button.update`),
 		chromedp.SendKeys(row+` button.update`, kb.Enter),
-		chromedp.WaitNotPresent(row+` .update-available`),
+		chromedp.WaitVisible(row+` .confirm-update`),
 	)
 	if err != nil {
 		t.Fatalf("updating in the panel: %v", err)
+	}
+	ask := run(ctx, t, chromedp.Text(row+` .update-question`))
+	shown := run(ctx, t, chromedp.Evaluate[int](`document.getElementById("errors").children.length`))
+	if !strings.Contains(ask, "repo-tools@1.5.0 (community, signed by key sha256:") || !strings.Contains(ask, "asks for shell:execute:npm") || shown != 0 {
+		t.Errorf("update consent question = %q with %d errors shown", ask, shown)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(row+` .confirm-update .confirm-yes`, kb.Enter),
+		chromedp.WaitNotPresent(row+` .update-available`),
+	)
+	if err != nil {
+		t.Fatalf("allowing the update in the panel: %v", err)
 	}
 	if status := run(ctx, t, chromedp.Text(`#status`)); !strings.Contains(status, "Updated repo-tools 1.4.0 → 1.5.0") {
 		t.Errorf("status after update = %q", status)

@@ -146,22 +146,53 @@
     }
   }
 
-  // updateSkill updates one skill within its range, as skillpm update.
-  async function updateSkill(s, button) {
+  // updateSkill updates one skill within its range, as skillpm update,
+  // with the grants the user gave when the new version asked for them.
+  async function updateSkill(s, button, grants) {
     clearError();
     button.disabled = true;
     say("Updating " + s.name + " in " + s.host + "…");
     try {
-      const res = await api("POST", "/api/skills/update", { name: s.name, host: s.host, scope: s.scope });
+      const res = await api("POST", "/api/skills/update", { name: s.name, host: s.host, scope: s.scope, grants: grants || [] });
       const moved = res.changes.map((c) => c.name + " " + (c.from || "(new)") + " → " + c.to);
       say(moved.length ? "Updated " + moved.join(", ") + "." : s.name + " is up to date.");
       await loadInstalled();
       $("installed-heading").focus();
     } catch (err) {
       button.disabled = false;
+      if (!grants && needsConsentOnly(err) && !err.needs.allowExperimental) {
+        askUpdateConsent(s, button, err);
+        return;
+      }
       say("");
       showError(err);
     }
+  }
+
+  // needsConsentOnly says a refusal is answered by consent alone: no
+  // permission above the tier's ceiling, nothing refused outright.
+  function needsConsentOnly(err) {
+    return err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental) &&
+      (err.refusals || []).every((r) => r.kind !== "above_ceiling" && r.kind !== "refused");
+  }
+
+  // askUpdateConsent asks, in the row, whether the new version may have
+  // the permissions it adds; nothing is granted until "Allow" is pressed.
+  function askUpdateConsent(s, button, err) {
+    const asks = (err.refusals || []).map((r) => {
+      const by = r.signers && r.signers.length ? ", signed by " + r.signers.join(", ") : ", not signed by anyone the trust policy names";
+      return (r.skill || s.name) + " (" + r.tier + by + ") asks for " + r.permission;
+    });
+    const q = el("span", { class: "confirm-update", role: "group", "aria-label": "Consent for updating " + s.name },
+      el("span", { class: "update-question", text: asks.join("; ") + ". Allow and update? " }));
+    const yes = el("button", { type: "button", class: "confirm-yes", text: "Allow and update" });
+    const no = el("button", { type: "button", class: "confirm-no", text: "Keep " + s.version });
+    yes.addEventListener("click", () => { q.replaceWith(button); updateSkill(s, button, err.needs.grants); });
+    no.addEventListener("click", () => { q.replaceWith(button); button.focus(); say(""); });
+    q.append(yes, " ", no);
+    button.replaceWith(q);
+    say("Consent needed to update " + s.name + ".");
+    yes.focus();
   }
 
   // askRemove asks before removing: the row's button becomes a question
@@ -252,8 +283,7 @@
       pending = null;
       $("confirm").disabled = true;
       $("plan-body").replaceChildren();
-      if (err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental) &&
-          (err.refusals || []).every((r) => r.kind !== "above_ceiling" && r.kind !== "refused")) {
+      if (needsConsentOnly(err)) {
         // Consent is a question to answer, not an error: which skill, at
         // which tier, asks for which permission.
         renderConsent(err.needs);
