@@ -66,6 +66,14 @@ func (l *Local) unpack(ctx context.Context, dest string) (*registry.PullResult, 
 // withLocal returns cat with the local skills in it (each as the only
 // version of its name in the default source) and a copy of m that asks
 // for each at its exact version.
+// CatalogWith returns cat with the skills built from local directories
+// (or git references) added, and m with each local skill's name required,
+// for resolving a lock without installing: the same view an install with
+// Options.Local resolves against.
+func CatalogWith(cat resolve.Catalog, m *resolve.Manifest, locals []Local) (resolve.Catalog, *resolve.Manifest, error) {
+	return withLocal(cat, m, locals)
+}
+
 func withLocal(cat resolve.Catalog, m *resolve.Manifest, locals []Local) (resolve.Catalog, *resolve.Manifest, error) {
 	lc := &localCatalog{Catalog: cat, skills: map[string]*Local{}}
 	mm := *m

@@ -430,20 +430,50 @@ func TestGitSignedCommitPolicy(t *testing.T) {
 	}
 }
 
-// TestLockGitNames: skillpm lock says git references are locked by
-// install, naming the line, instead of reading them as skill names.
-func TestLockGitNames(t *testing.T) {
+// TestLockGitReferences: skillpm lock resolves git references as install
+// does (a range over the version tags, a branch) and records each skill's
+// commit and tree; install --frozen then installs exactly that lock; a
+// reference to a missing folder fails naming the line.
+func TestLockGitReferences(t *testing.T) {
 	work := t.TempDir()
 	cliEnv(t, work)
-	if err := os.WriteFile(filepath.Join(work, "skills.yaml"), []byte("skills:\n  \"git+file:///srv/r#s\": \"*\"\n"), 0o644); err != nil {
+	repo := gitSkillsRepo(t, filepath.Join(work, "served"))
+	url := repo.FileURL()
+	proj := filepath.Join(work, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := fmt.Sprintf("skills:\n  %q: ^1\n  %q: \"*\"\n", url+"#skills/pdf", url+"@main#skills/docx")
+	if err := os.WriteFile(filepath.Join(proj, "skills.yaml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
-	if err := os.Chdir(work); err != nil {
+	if err := os.Chdir(proj); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	if code, msg := skillpmErr("lock"); code != exitUsage || !strings.Contains(msg, "skills.yaml:2: git+file:///srv/r#s is a git reference: skillpm install") {
-		t.Errorf("exit %d: %s", code, msg)
+	skillpm(t, 0, "lock")
+	lock, err := os.ReadFile("skills.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := repo.Git("rev-parse", "v1.2.0")
+	head := repo.Git("rev-parse", "HEAD")
+	for _, want := range []string{"git: " + url + "@" + v1 + "#skills/pdf", "git: " + url + "@" + head + "#skills/docx", "version: 1.2.0", "tree: sha256:"} {
+		if !strings.Contains(string(lock), want) {
+			t.Errorf("lock lacks %q:\n%s", want, lock)
+		}
+	}
+	if got := installedVersions(t, skillpm(t, 0, "install", "--frozen", "--root", filepath.Join(work, "root"), "--allow-experimental", "--output", "json")); got["pdf"] != "1.2.0 experimental" || got["docx"] != "1.0.0 experimental" {
+		t.Errorf("install --frozen of the lock: %v", got)
+	}
+	if again, _ := os.ReadFile("skills.lock"); string(again) != string(lock) {
+		t.Errorf("--frozen changed the lock:\n%s", again)
+	}
+	if err := os.WriteFile("skills.yaml", []byte(fmt.Sprintf("skills:\n  %q: \"*\"\n", url+"#skills/nope")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := skillpmErr("lock"); code == 0 || !strings.Contains(msg, "skills/nope") {
+		t.Errorf("lock of a folder without a skill: exit %d: %s", code, msg)
 	}
 }

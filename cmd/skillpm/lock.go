@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -136,12 +137,6 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	for _, r := range m.Skills {
-		// Git references are locked by building them, which install does.
-		if resolve.IsGitName(r.Name) {
-			return withCode(exitUsage, fmt.Errorf("%s:%d: %s is a git reference: skillpm install resolves, builds and locks git references (lock resolves registry skills only)", m.File, r.Line, r.Name))
-		}
-	}
 	prev, err := resolve.ReadLockfile(ctx, lpath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -149,6 +144,13 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	case err != nil:
 		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	}
+	// Git references are fetched and built (from the git cache when it
+	// has the commit) as install does, so their commits and trees lock.
+	m, locals, done, err := gitRequirements(c, g, m, prev, f.frozen, false)
+	if err != nil {
+		return err
+	}
+	defer done()
 	if f.upgrade {
 		if err := projectNames(&project{mpath: mpath, m: m, prev: prev}, names); err != nil {
 			return err
@@ -163,7 +165,13 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if err != nil {
 		return err
 	}
-	next, err := resolve.Lock(ctx, graph, m, prev, resolve.LockOptions{
+	var cat resolve.Catalog = graph
+	if len(locals) > 0 {
+		if cat, m, err = install.CatalogWith(graph, m, locals); err != nil {
+			return err
+		}
+	}
+	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{
 		Frozen: f.frozen,
 		Warn: func(msg string) {
 			fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", msg)
