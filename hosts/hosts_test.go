@@ -36,7 +36,7 @@ func TestBuiltin(t *testing.T) {
 }
 
 func env(vars map[string]string) Env {
-	return Env{Home: "/home/u", Cwd: "/work/p", Getenv: func(k string) string { return vars[k] }}
+	return Env{Home: "/home/u", Cwd: "/src/proj", Getenv: func(k string) string { return vars[k] }}
 }
 
 // TestEnvOverrides: each variable that moves a host's user root, with an
@@ -58,10 +58,10 @@ func TestEnvOverrides(t *testing.T) {
 			{"   ", c.def},
 			{"/abs/dir", "/abs/dir"},
 			// The hosts take a literal "~" as a directory name (observed).
-			{"~/moved", "/work/p/~/moved"},
-			{"~", "/work/p/~"},
-			{"rel/dir", "/work/p/rel/dir"},
-			{"./rel", "/work/p/rel"},
+			{"~/moved", "/src/proj/~/moved"},
+			{"~", "/src/proj/~"},
+			{"rel/dir", "/src/proj/rel/dir"},
+			{"./rel", "/src/proj/rel"},
 		} {
 			e := env(map[string]string{c.env: v.value})
 			want := filepath.Join(v.base, filepath.FromSlash(c.join))
@@ -109,10 +109,10 @@ func TestSearchRootsMatchHosts(t *testing.T) {
 	}
 	// As the real hosts were seen to read them (see hosts.yaml sources).
 	want := map[string][]string{
-		"codex":    {"project:/work/p/.codex/skills", "user:/home/u/.codex/skills", "user:/home/u/.agents/skills", "project:/work/p/.agents/skills"},
-		"opencode": {"project:/work/p/.opencode/skills", "user:/home/u/.config/opencode/skills", "user:/home/u/.opencode/skills", "project:/work/p/.claude/skills", "user:/home/u/.claude/skills", "project:/work/p/.agents/skills", "user:/home/u/.agents/skills"},
-		"claude":   {"user:/home/u/.claude/skills", "project:/work/p/.claude/skills"},
-		"gaia":     {"user:/home/u/.gaia/skills", "project:/work/p/.claude/skills", "user:/home/u/.claude/skills"},
+		"codex":    {"project:/src/proj/.codex/skills", "user:/home/u/.codex/skills", "user:/home/u/.agents/skills", "project:/src/proj/.agents/skills"},
+		"opencode": {"project:/src/proj/.opencode/skills", "user:/home/u/.config/opencode/skills", "user:/home/u/.opencode/skills", "project:/src/proj/.claude/skills", "user:/home/u/.claude/skills", "project:/src/proj/.agents/skills", "user:/home/u/.agents/skills"},
+		"claude":   {"user:/home/u/.claude/skills", "project:/src/proj/.claude/skills"},
+		"gaia":     {"user:/home/u/.gaia/skills", "project:/src/proj/.claude/skills", "user:/home/u/.claude/skills"},
 	}
 	for id, w := range want {
 		if g := got(id); strings.Join(g, " ") != strings.Join(w, " ") {
@@ -197,7 +197,7 @@ func TestUserFile(t *testing.T) {
 func TestSharing(t *testing.T) {
 	tb := Builtin()
 	e := env(nil)
-	got := strings.Join(tb.Sharing("/work/p/.agents/skills", e), ",")
+	got := strings.Join(tb.Sharing("/src/proj/.agents/skills", e), ",")
 	for _, id := range []string{"agents", "amp", "cline", "copilot", "cursor", "gemini", "zed"} {
 		if !strings.Contains(","+got+",", ","+id+",") {
 			t.Errorf(".agents/skills shared by %s, missing %s", got, id)
