@@ -19,14 +19,15 @@ run() { show "$@"; "$SKILLPM" "$@" 2>&1; }
 SKILLPM_PASSWORD= run promote diagnosis@1.0.0 --key "$HOME/skillpm-sign-demo/auditor.key"
 
 # code declares shell:execute, which a community skill may only use with
-# consent: without a terminal the install is refused and names the flag.
+# consent: without a terminal the install is refused and names the flag
+# (--grant NAME:PERM for a dependency, with the chain that needs it).
 show install fix@^1 --host claude
 rc=0
 "$SKILLPM" install fix@^1 --host claude </dev/null 2>&1 || rc=$?
 echo "(refused, exit $rc: nothing was written)"
 
-run install fix@^1 --host claude --grant shell:execute
-run install fix@^1 --host claude --grant shell:execute
+run install fix@^1 --host claude --grant code:shell:execute
+run install fix@^1 --host claude --grant code:shell:execute
 run list --host claude
 
 # The bundled ASF runner finds the installed workflow in claude's roots.
