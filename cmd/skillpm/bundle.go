@@ -52,7 +52,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if f.out == "" {
 		return usageErrorf(c, fmt.Errorf("-o DIR is required"))
 	}
-	m, _, err := manifestFromRefs(args, nil)
+	m, err := manifestFromRefs(args)
 	if err != nil {
 		return err
 	}

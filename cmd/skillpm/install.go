@@ -201,7 +201,9 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 			}
 			refs = append(refs, a)
 		}
-		if m, prev, err = manifestFromRefs(refs, roots); err != nil {
+		// The references' manifest names the namespace; what the roots
+		// hold is read by InstallRefs under their locks.
+		if m, err = manifestFromRefs(refs); err != nil {
 			return err
 		}
 	}
@@ -309,14 +311,15 @@ func installExit(m *resolve.Manifest, lockFile string, err error) error {
 	return lockExit(m, lockFile, err)
 }
 
-// manifestFromRefs turns command-line references into a manifest and a
-// lock of what the first root has (install.FromRefs), with CLI exit codes.
-func manifestFromRefs(args []string, roots []install.Root) (*resolve.Manifest, *resolve.Lockfile, error) {
-	m, prev, err := install.FromRefs("the command line", args, roots)
+// manifestFromRefs turns command-line references into a manifest
+// (install.FromRefs without roots: no receipt is read), with CLI exit
+// codes.
+func manifestFromRefs(args []string) (*resolve.Manifest, error) {
+	m, _, err := install.FromRefs("the command line", args, nil)
 	if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
-		return nil, nil, withCode(exitUsage, err)
+		return nil, withCode(exitUsage, err)
 	}
-	return m, prev, err
+	return m, err
 }
 
 // setup checks --min-tier and opens what install and update share:

@@ -93,7 +93,9 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	m, prev, err := install.FromRefs("the request", []string{req.Ref}, []install.Root{root})
+	// The reference's namespace only: what the root holds is read by
+	// InstallRefs once the root is locked and recovered.
+	m, _, err := install.FromRefs("the request", []string{req.Ref}, nil)
 	if err != nil {
 		writeError(w, toError(err))
 		return
@@ -148,7 +150,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 			send(Event{Stage: string(e.Stage), Skill: e.Skill, Root: e.Root})
 		},
 	}
-	res, err := install.Install(ctx, client, graph, m, prev, opts)
+	res, err := install.InstallRefs(ctx, client, graph, "the request", []string{req.Ref}, opts)
 	mu.Lock()
 	defer mu.Unlock()
 	if err != nil {
