@@ -3,9 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"sort"
 	"strings"
 
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -13,17 +17,29 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// doctorEnv are the environment variables that change where skillpm
-// reads and writes, or how.
-var doctorEnv = []string{"SKILLPM_CONFIG", "SKILLPM_CACHE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "GAIA_CONFIG_DIR", "CODEX_HOME", "SOURCE_DATE_EPOCH", "SKILLPM_PASSWORD"}
+// skillpmEnv are skillpm's own environment variables that change where it
+// reads and writes, or how; the hosts' own (CLAUDE_CONFIG_DIR, CODEX_HOME,
+// ...) come from the hosts table (envOverrides).
+var skillpmEnv = []string{"SKILLPM_CONFIG", "SKILLPM_CACHE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH", "SKILLPM_PASSWORD"}
 
-// hostReaders says which agent reads each host's roots.
-var hostReaders = map[install.Host]string{
-	install.HostAgents:   "agents that follow the agentskills.io layout (.agents/skills)",
-	install.HostClaude:   "Claude Code",
-	install.HostCodex:    "Codex CLI",
-	install.HostGaia:     "GAIA",
-	install.HostOpenCode: "opencode",
+// envOverrides lists skillpm's variables and every variable the hosts
+// table says moves a host's roots, sorted, once each.
+func envOverrides(t *hosts.Table) []string {
+	seen := map[string]bool{}
+	out := slices.Clone(skillpmEnv)
+	for _, k := range out {
+		seen[k] = true
+	}
+	for _, h := range t.Hosts() {
+		for _, d := range append(slices.Clone(h.User), h.Project...) {
+			if d.Env != "" && !seen[d.Env] {
+				seen[d.Env] = true
+				out = append(out, d.Env)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 type doctorRoot struct {
@@ -95,7 +111,7 @@ is listed with what to do).`,
 			} else {
 				rep.Host = string(host)
 			}
-			for _, k := range doctorEnv {
+			for _, k := range envOverrides(env.Table()) {
 				if v, ok := os.LookupEnv(k); ok {
 					if k == "SKILLPM_PASSWORD" {
 						v = "(set)"
@@ -112,7 +128,7 @@ is listed with what to do).`,
 				rep.Policy = "(built-in default: nothing is verified until a policy trusts a signer; see skillpm policy init)"
 			}
 			for _, r := range install.AllSearchRoots(env) {
-				dr := doctorRoot{Host: string(r.Host), Scope: string(r.Scope), Dir: r.Dir, ReadBy: hostReaders[r.Host]}
+				dr := doctorRoot{Host: string(r.Host), Scope: string(r.Scope), Dir: r.Dir, ReadBy: hostName(env.Table(), r.Host)}
 				if _, err := os.Stat(r.Dir); err == nil {
 					dr.Exists = true
 				}
@@ -256,7 +272,7 @@ func printDoctor(g *globals, rep *doctorReport) {
 	if len(rep.Env) == 0 {
 		fmt.Fprintln(w, "  (no overrides)")
 	}
-	for _, k := range doctorEnv {
+	for _, k := range slices.Sorted(maps.Keys(rep.Env)) {
 		if v, ok := rep.Env[k]; ok {
 			fmt.Fprintf(w, "  %s=%s\n", k, v)
 		}
@@ -294,4 +310,13 @@ func printDoctor(g *globals, rep *doctorReport) {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(w, "  - "+strings.TrimSpace(p))
 	}
+}
+
+// hostName is the hosts table's display name of h (its id when the table
+// has no such host).
+func hostName(t *hosts.Table, h install.Host) string {
+	if d, err := t.Get(string(h)); err == nil && d.Name != "" {
+		return d.Name
+	}
+	return string(h)
 }
