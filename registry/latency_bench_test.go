@@ -31,21 +31,12 @@ func BenchmarkLatencyMirror200(b *testing.B) {
 		}
 		rtt = d
 	}
-	src := registrytest.Start(b, registrytest.Options{InMemory: true})
-	dst := registrytest.Start(b, registrytest.Options{InMemory: true})
-	registrytest.Oras(b)
+	src, dst, names := mirrorBenchRegistries(b)
 	tr := registrytest.NewTrace()
 	psrc := registrytest.NewProxyWith(b, src, registrytest.ProxyOptions{Delay: rtt / 2, Trace: tr})
 	pdst := registrytest.NewProxyWith(b, dst, registrytest.ProxyOptions{Delay: rtt / 2, Trace: tr})
 	ctx := context.Background()
 	work := b.TempDir()
-	seeder := testClient(b, func(o *Options) { o.PlainHTTP = true })
-	from, err := seeder.Remote(src.Host + "/skills")
-	if err != nil {
-		b.Fatal(err)
-	}
-	publisher, _ := testKeys(b)
-	names := seedSigned(b, seeder, from, "bench", 200, publisher, nil)
 
 	c, err := New(Options{PlainHTTP: true, CacheDir: filepath.Join(work, "cache"), EmbeddedDir: filepath.Join(work, "embedded")})
 	if err != nil {

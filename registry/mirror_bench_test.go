@@ -19,18 +19,9 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkMirror200 -benchtime 1x ./registry/
 func BenchmarkMirror200(b *testing.B) {
-	src := registrytest.Start(b, registrytest.Options{InMemory: true})
-	dst := registrytest.Start(b, registrytest.Options{InMemory: true})
-	registrytest.Oras(b)
+	src, dst, names := mirrorBenchRegistries(b)
 	ctx := context.Background()
 	work := b.TempDir()
-	seeder := testClient(b, func(o *Options) { o.PlainHTTP = true })
-	from, err := seeder.Remote(src.Host + "/skills")
-	if err != nil {
-		b.Fatal(err)
-	}
-	publisher, _ := testKeys(b)
-	names := seedSigned(b, seeder, from, "bench", 200, publisher, nil)
 
 	var skillpmTime, orasTime time.Duration
 	b.ResetTimer()
@@ -64,4 +55,20 @@ func BenchmarkMirror200(b *testing.B) {
 	b.ReportMetric(float64(skillpmTime.Milliseconds())/n, "skillpm-ms")
 	b.ReportMetric(float64(orasTime.Milliseconds())/n, "oras-ms")
 	b.ReportMetric(skillpmTime.Seconds()/orasTime.Seconds(), "skillpm/oras")
+}
+
+// mirrorBenchRegistries starts the source and destination registries of
+// the mirror benchmarks (in memory, oras installed) and seeds the source
+// with 200 signed skills, bench-000 onwards, under skills/.
+func mirrorBenchRegistries(b *testing.B) (src, dst *registrytest.Registry, names []string) {
+	src = registrytest.Start(b, registrytest.Options{InMemory: true})
+	dst = registrytest.Start(b, registrytest.Options{InMemory: true})
+	registrytest.Oras(b)
+	seeder := testClient(b, func(o *Options) { o.PlainHTTP = true })
+	from, err := seeder.Remote(src.Host + "/skills")
+	if err != nil {
+		b.Fatal(err)
+	}
+	publisher, _ := testKeys(b)
+	return src, dst, seedSigned(b, seeder, from, "bench", 200, publisher, nil)
 }
