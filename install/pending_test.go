@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/resolve"
 )
 
 func TestStaged(t *testing.T) {
@@ -80,5 +82,45 @@ func TestListShowsPendingTransaction(t *testing.T) {
 	}
 	if v := installedVersion(t, root, "txa"); v != "1.0.1" {
 		t.Errorf("txa %s after recovery, want 1.0.1", v)
+	}
+}
+
+// TestUpToDateWaitsForRecovery: a lock the roots already hold is a no-op,
+// but not while a crashed transaction is pending there: the install takes
+// the locked path, which completes it first.
+func TestUpToDateWaitsForRecovery(t *testing.T) {
+	reg := newTestRegistry(t)
+	reg.publish("txa", "1.0.0", nil, nil)
+	reg.publish("txb", "1.0.0", nil, nil)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	lockFile := filepath.Join(dir, "skills.lock")
+	m := &resolve.Manifest{File: "skills.yaml", Skills: []resolve.Requirement{{Name: "txa", Range: "^1"}}}
+	res, err := projectInstall(reg, root, lockFile, m, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("killed")
+	if _, err := reg.installRefs(root, []string{"txb"}, func(o *Options) {
+		o.Hook = func(step string) error {
+			if step == "receipts" {
+				return crash
+			}
+			return nil
+		}
+	}); !errors.Is(err, crash) {
+		t.Fatalf("install: %v, want the simulated kill", err)
+	}
+	if p, err := PendingIn(root); err != nil || p == nil {
+		t.Fatalf("no pending transaction after the kill: %v %v", p, err)
+	}
+	if _, err := projectInstall(reg, root, lockFile, m, res.Lock, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := PendingIn(root); p != nil || err != nil {
+		t.Errorf("the up-to-date install left the transaction pending: %v %v", p, err)
+	}
+	if v := installedVersion(t, root, "txb"); v != "1.0.0" {
+		t.Errorf("txb %q after recovery, want 1.0.0", v)
 	}
 }

@@ -11,10 +11,16 @@ import (
 // upToDate reports whether every root already holds exactly what lock
 // records: the same digests, with files that still match their tree hash.
 // Then installing from the lock needs no resolution and no registry
-// request at all.
+// request at all. It takes no lock, so it answers only "nothing to do"
+// and never while a crashed transaction waits for recovery.
 func upToDate(ctx context.Context, roots []Root, lock *resolve.Lockfile) ([]RootResult, bool) {
 	var out []RootResult
 	for _, r := range roots {
+		// An interrupted transaction is completed by the locked path
+		// first: receipts read now may be the ones it is replacing.
+		if p, err := PendingIn(r.Dir); err != nil || p != nil {
+			return nil, false
+		}
 		rec, err := ReadReceipts(r.Dir)
 		if err != nil {
 			return nil, false
