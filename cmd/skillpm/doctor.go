@@ -103,7 +103,13 @@ is listed with what to do).`,
 			if rep.Config == "" {
 				rep.Config = "(none: defaults)"
 			}
-			env := osEnv()
+			env, err := processEnv()
+			if err != nil {
+				// A user hosts file that does not load is what doctor is
+				// for: say so, and go on with the built-in table.
+				rep.Problems = append(rep.Problems, err.Error())
+				env = osEnv()
+			}
 			host, err := chooseHost(g, env)
 			if err != nil {
 				rep.Host = "(ambiguous)"
