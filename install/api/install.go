@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -81,13 +80,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("name the skill to install in \"ref\" (web-research, web-research@^1, host/namespace/name@1.2.0)"))
 		return
 	}
-	for _, g := range req.Grants {
-		if _, err := skill.ParsePermission(g); err != nil {
-			writeError(w, badRequest("grant "+g+": "+err.Error()))
-			return
-		}
-	}
-	root, aerr := s.target(req.Host, req.Scope)
+	root, aerr := s.grantsAndTarget(req.Grants, req.Host, req.Scope)
 	if aerr != nil {
 		writeError(w, aerr)
 		return

@@ -90,6 +90,18 @@ func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
 
 // target returns the one root install and remove write to: the host
 // (default the server's) at the scope (default user), as the CLI's
+// grantsAndTarget checks a request's grants (each a permission) and
+// resolves the root its host and scope name: what install and update
+// requests share.
+func (s *Server) grantsAndTarget(grants []string, host, scope string) (install.Root, *Error) {
+	for _, g := range grants {
+		if _, err := skill.ParsePermission(g); err != nil {
+			return install.Root{}, badRequest("grant " + g + ": " + err.Error())
+		}
+	}
+	return s.target(host, scope)
+}
+
 // --host and --scope.
 func (s *Server) target(host, scope string) (install.Root, *Error) {
 	h := s.cfg.Host

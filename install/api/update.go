@@ -83,13 +83,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("name the installed skill to update in \"name\""))
 		return
 	}
-	for _, g := range req.Grants {
-		if _, err := skill.ParsePermission(g); err != nil {
-			writeError(w, badRequest("grant "+g+": "+err.Error()))
-			return
-		}
-	}
-	root, aerr := s.target(req.Host, req.Scope)
+	root, aerr := s.grantsAndTarget(req.Grants, req.Host, req.Scope)
 	if aerr != nil {
 		writeError(w, aerr)
 		return
