@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-
-	"github.com/skillpm/skillpm/pkg/archive"
 )
 
 // Installed describes one installed copy of a skill, from its receipt.
@@ -58,7 +56,7 @@ func Describe(ctx context.Context, roots []Root, name string) ([]Installed, erro
 		case errors.Is(statErr, os.ErrNotExist):
 			in.Missing = true
 		default:
-			if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != rr.Tree {
+			if sum, err := treeOf(ctx, dir); err != nil || sum.TreeHash != rr.Tree {
 				in.Edited = true
 			}
 		}

@@ -667,6 +667,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 			requested = old.Requested
 		}
 		nr := record(p, requested, old.InstalledAt)
+		j.place(i, &nr, old, true)
 		// A new requested range, tier or grant is worth a commit even
 		// when no file changes.
 		recChanged = recChanged || !sameRecord(nr, old)
@@ -686,7 +687,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 	st.tx = nil // committed or aborted below, never aborted again
 	tx.Hook = opts.Hook
 	for _, p := range st.todo {
-		old, _ := rec.Get(p.Lock.Name)
+		old, had := rec.Get(p.Lock.Name)
 		requested := p.Lock.Requested
 		if requested == "" {
 			requested = old.Requested
@@ -699,6 +700,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 		if tree, ok := st.trees[p.Lock.Name]; ok {
 			nr.Tree = tree // the copy this root holds
 		}
+		j.place(i, &nr, old, had)
 		rec.Put(nr)
 		res.Installed = append(res.Installed, p.Lock.Name)
 	}
