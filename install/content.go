@@ -48,13 +48,14 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		for _, p := range j.plan {
 			old, ok := rec.Get(p.Lock.Name)
 			dir := filepath.Join(r.Dir, p.Lock.Name)
-			if ok && old.Digest == p.Lock.Digest {
+			if ok && old.Digest == p.Lock.Digest && !old.IsLink() {
 				if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && sum.TreeHash == old.Tree {
 					st.unchanged = append(st.unchanged, p)
 					continue
 				}
 			}
-			if _, err := os.Stat(dir); err == nil && !opts.Force {
+			// A link skillpm made holds no edits: a copy replaces it freely.
+			if _, err := os.Stat(dir); err == nil && !opts.Force && !(ok && old.IsLink()) {
 				if !ok {
 					what := "placed there by hand or by another tool"
 					if o := ForeignOrigin(r.Dir, p.Lock.Name); o != "" {

@@ -21,7 +21,7 @@ const (
 	// PlaceAuto links when any of the hosts' roots already holds links
 	// skillpm made (install --link was used there before), else copies:
 	// install, add and update keep a root's mode.
-	PlaceAuto Placement = ""
+	PlaceAuto Placement = "auto"
 	// PlaceCopy writes a copy into each host's root; hosts that share a
 	// root share the copy.
 	PlaceCopy Placement = "copy"

@@ -165,7 +165,7 @@ func printRoots(g *globals, res *install.Result, dryRun bool) {
 		case len(r.Installed) == 0:
 			fmt.Fprintf(g.stdout, "%s: up to date (%s)\n", r.Root.Dir, strings.Join(r.Unchanged, ", "))
 		case r.Root.Link != "":
-			fmt.Fprintf(g.stdout, "%s: linked %s to the copy in %s%s\n", r.Root.Dir, strings.Join(r.Installed, ", "), r.Root.Link, readBy(r.Root))
+			fmt.Fprintf(g.stdout, "%s: linked %s to the copy in %s (read here by %s)\n", r.Root.Dir, strings.Join(r.Installed, ", "), r.Root.Link, strings.Join(r.Root.ReadBy, ", "))
 		default:
 			fmt.Fprintf(g.stdout, "%s: %s %s%s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "), readBy(r.Root))
 		}
