@@ -159,15 +159,18 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 			listed[l.Name] = true
 			if l.Ignored == "" {
 				key := string(r.Host) + "/" + l.Name
-				if w, ok := winner[key]; ok {
-					switch rule {
-					case hosts.FirstWins:
-						l.ShadowedBy = w
-					case hosts.Unordered:
-						l.ConflictsWith = w
-					}
-				} else {
+				w, ok := winner[key]
+				switch {
+				case !ok:
 					winner[key] = dir
+				case sameCopy(w, dir):
+					// A link to the copy already listed (install --link,
+					// the skills CLI): one copy, whichever path the host
+					// takes it by; not a rival.
+				case rule == hosts.FirstWins:
+					l.ShadowedBy = w
+				case rule == hosts.Unordered:
+					l.ConflictsWith = w
 				}
 			}
 			out = append(out, l)
@@ -194,4 +197,12 @@ func mapSet(m map[string]string) map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// sameCopy reports whether two skill folders are one copy reached by two
+// paths (one of them, or both, through symlinks).
+func sameCopy(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }
