@@ -60,7 +60,7 @@ func Describe(ctx context.Context, roots []Root, name string) ([]Installed, erro
 				in.Edited = true
 			}
 		}
-		if w, seen := first[r.Host]; seen {
+		if w, seen := first[r.Host]; seen && !sameCopy(w, dir) {
 			in.ShadowedBy = w
 		} else if !in.Missing {
 			first[r.Host] = dir
