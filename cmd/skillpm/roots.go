@@ -36,24 +36,25 @@ func (f *rootFlags) registerLink(c *cobra.Command) {
 	f.place = install.PlaceAuto
 }
 
-// placement is --link when given, else link: from skills.yaml or the
-// configuration, else the command's default.
+// placement is how a command reaches the hosts: a command that does not
+// install (place unset) always addresses each host's own root; one that
+// does takes --link when given, else link: from skills.yaml or the
+// configuration, else keeps each root's mode (PlaceAuto).
 func (f *rootFlags) placement() install.Placement {
-	def := f.defLink
 	switch {
+	case f.place == "":
+		return install.PlaceCopy
 	case f.linkc != nil && f.linkc.Flags().Changed("link"):
 		if f.link {
 			return install.PlaceLink
 		}
 		return install.PlaceCopy
-	case f.linkc != nil && def != nil && *def:
+	case f.defLink != nil && *f.defLink:
 		return install.PlaceLink
-	case f.linkc != nil && def != nil:
-		return install.PlaceCopy
-	case f.place == "":
+	case f.defLink != nil:
 		return install.PlaceCopy
 	}
-	return f.place
+	return install.PlaceAuto
 }
 
 func (f *rootFlags) register(c *cobra.Command) {
