@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -38,16 +39,23 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		st := &rootStage{}
 		j.stages = append(j.stages, st)
 		rec := j.receipts[i]
+		if r.Link != "" {
+			if err := j.stageLinks(ctx, r, rec, st, opts); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, p := range j.plan {
 			old, ok := rec.Get(p.Lock.Name)
 			dir := filepath.Join(r.Dir, p.Lock.Name)
-			if ok && old.Digest == p.Lock.Digest {
+			if ok && old.Digest == p.Lock.Digest && !old.IsLink() {
 				if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && sum.TreeHash == old.Tree {
 					st.unchanged = append(st.unchanged, p)
 					continue
 				}
 			}
-			if _, err := os.Stat(dir); err == nil && !opts.Force {
+			// A link skillpm made holds no edits: a copy replaces it freely.
+			if _, err := os.Stat(dir); err == nil && !opts.Force && !(ok && old.IsLink()) {
 				if !ok {
 					what := "placed there by hand or by another tool"
 					if o := ForeignOrigin(r.Dir, p.Lock.Name); o != "" {
@@ -245,4 +253,52 @@ func enforceTier(ctx context.Context, todo []*Planned, got map[string]staged) (m
 		trees[p.Lock.Name] = sum.TreeHash
 	}
 	return trees, nil
+}
+
+// stageLinks stages, for a link root, a symlink per skill to its folder
+// in r.Link. The files are judged where the copy is staged (r.Link is a
+// root of the same job); a link holds nothing to judge. An entry skillpm
+// did not make, or a copy edited by hand, is refused as for a copy.
+func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootStage, opts Options) error {
+	if !slices.ContainsFunc(j.roots, func(o Root) bool { return o.Dir == r.Link }) {
+		return fmt.Errorf("%s: links to %s, which this install does not write (internal error)", r.Dir, r.Link)
+	}
+	for _, p := range j.plan {
+		name := p.Lock.Name
+		old, ok := rec.Get(name)
+		dir, target := filepath.Join(r.Dir, name), filepath.Join(r.Link, name)
+		if ok && old.Digest == p.Lock.Digest && old.Link == target && isLinkTo(dir, target) {
+			st.unchanged = append(st.unchanged, p)
+			continue
+		}
+		if _, err := os.Lstat(dir); err == nil && !opts.Force && !isLinkTo(dir, target) {
+			if !ok {
+				what := "placed there by hand or by another tool"
+				if o := ForeignOrigin(r.Dir, name); o != "" {
+					what = o
+				}
+				return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); to replace it with a link use --force, or keep it and take it under management with skillpm adopt %s", ErrEdited, name, r.Dir, what, name)
+			}
+			if !old.IsLink() {
+				if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
+					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to replace it with a link", r.Dir, ErrEdited, name, r.Dir)
+				}
+			}
+		}
+		st.todo = append(st.todo, p)
+	}
+	if opts.DryRun || len(st.todo) == 0 {
+		return nil
+	}
+	tx, err := Begin(r.Dir)
+	if err != nil {
+		return err
+	}
+	st.tx = tx
+	for _, p := range st.todo {
+		if err := tx.StageLink(p.Lock.Name, linkText(r.Dir, filepath.Join(r.Link, p.Lock.Name))); err != nil {
+			return fmt.Errorf("%s: linking %s: %w", r.Dir, p.Lock.Name, err)
+		}
+	}
+	return nil
 }

@@ -72,13 +72,59 @@ func crashChild(root, at string) {
 		os.Exit(2)
 	}
 	defer l.Unlock()
-	// Beside the root, inside the parent test's temporary directory.
-	lock := filepath.Join(filepath.Dir(root), "skills.lock")
-	_ = applyChange(root, lock, func(s string) error {
+	hook := func(s string) error {
 		if s == at {
 			killSelf()
 			select {} // the signal ends the process
 		}
 		return nil
-	})
+	}
+	if os.Getenv("SKILLPM_CRASH_LINKS") != "" {
+		_ = linkChange(root, hook)
+		return
+	}
+	// Beside the root, inside the parent test's temporary directory.
+	lock := filepath.Join(filepath.Dir(root), "skills.lock")
+	_ = applyChange(root, lock, hook)
+}
+
+// TestKilledProcessLinks is TestKilledProcess for a transaction that
+// stages links (linkChange): the process dies at each step, and Recover
+// leaves the root exactly before or after, links included.
+func TestKilledProcessLinks(t *testing.T) {
+	ctx := context.Background()
+	before := linkSnapshot(t, linkRoot(t))
+	afterRoot := linkRoot(t)
+	var steps []string
+	if err := linkChange(afterRoot, func(s string) error { steps = append(steps, s); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	after := linkSnapshot(t, afterRoot)
+	for i, step := range steps {
+		t.Run(strings.ReplaceAll(step, ":", "_"), func(t *testing.T) {
+			root := linkRoot(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "SKILLPM_CRASH_CHILD="+root, "SKILLPM_CRASH_AT="+step, "SKILLPM_CRASH_LINKS=1")
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || !killedBySelf(ee) {
+				t.Fatalf("child was not killed at %s: %v\n%s", step, err, out)
+			}
+			l, err := Lock(ctx, root, DefaultLockWait)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Unlock()
+			if _, err := Recover(ctx, root); err != nil {
+				t.Fatal(err)
+			}
+			want := after
+			if i == 0 {
+				want = before
+			}
+			if got := linkSnapshot(t, root); got != want {
+				t.Fatalf("killed at %s: root is neither before nor after:\n%s", step, got)
+			}
+		})
+	}
 }

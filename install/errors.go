@@ -22,6 +22,8 @@ var (
 	// ErrRepublished means a version's manifest digest differs from the
 	// one locked or installed for it: its tag was moved.
 	ErrRepublished = errors.New("version republished with other content")
+	// ErrLinked means links skillpm made still point to the copy to remove.
+	ErrLinked = errors.New("skill is linked from other roots")
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
 	ErrUnsupportedRef = errors.New("reference cannot be installed")
 )

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-
-	"github.com/skillpm/skillpm/pkg/archive"
 )
 
 // Installed describes one installed copy of a skill, from its receipt.
@@ -58,11 +56,11 @@ func Describe(ctx context.Context, roots []Root, name string) ([]Installed, erro
 		case errors.Is(statErr, os.ErrNotExist):
 			in.Missing = true
 		default:
-			if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != rr.Tree {
+			if sum, err := treeOf(ctx, dir); err != nil || sum.TreeHash != rr.Tree {
 				in.Edited = true
 			}
 		}
-		if w, seen := first[r.Host]; seen {
+		if w, seen := first[r.Host]; seen && !sameCopy(w, dir) {
 			in.ShadowedBy = w
 		} else if !in.Missing {
 			first[r.Host] = dir

@@ -204,7 +204,19 @@ func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, reque
 	res := &Result{Lock: j.lock, Plan: j.plan, Changes: j.changes}
 	rrs, err := j.commit(ctx, opts, held)
 	res.Roots = rrs
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	// Links this install replaced by copies leave their copies' receipts
+	// once every root of the install is unlocked (unlinked locks the
+	// copy's root alone).
+	held.unlock()
+	for _, u := range j.unlinks {
+		if _, err := unlinked(ctx, u[0], u[1], false, opts.LockWait, opts.Hook); err != nil {
+			return res, fmt.Errorf("%s is a copy now, but updating the copy the link pointed to failed: %w", u[0], err)
+		}
+	}
+	return res, nil
 }
 
 // heldRoots are the locks of the roots of one command, taken in a fixed
@@ -308,6 +320,9 @@ type job struct {
 	// manifest and ns are what was resolved, for the downgrade check.
 	manifest *resolve.Manifest
 	ns       resolve.Namespace
+	// unlinks are the links commit replaced by copies, with the copy each
+	// pointed to.
+	unlinks [][2]string
 }
 
 // newJob resolves, fetches and verifies, and reads each root's receipts.
@@ -667,6 +682,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 			requested = old.Requested
 		}
 		nr := record(p, requested, old.InstalledAt)
+		j.place(i, &nr, old, true)
 		// A new requested range, tier or grant is worth a commit even
 		// when no file changes.
 		recChanged = recChanged || !sameRecord(nr, old)
@@ -686,7 +702,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 	st.tx = nil // committed or aborted below, never aborted again
 	tx.Hook = opts.Hook
 	for _, p := range st.todo {
-		old, _ := rec.Get(p.Lock.Name)
+		old, had := rec.Get(p.Lock.Name)
 		requested := p.Lock.Requested
 		if requested == "" {
 			requested = old.Requested
@@ -698,6 +714,10 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 		nr := record(p, requested, at)
 		if tree, ok := st.trees[p.Lock.Name]; ok {
 			nr.Tree = tree // the copy this root holds
+		}
+		j.place(i, &nr, old, had)
+		if had && old.IsLink() && !nr.IsLink() {
+			j.unlinks = append(j.unlinks, [2]string{filepath.Join(r.Dir, nr.Name), old.Link})
 		}
 		rec.Put(nr)
 		res.Installed = append(res.Installed, p.Lock.Name)

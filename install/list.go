@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/skillpm/skillpm/hosts"
-	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
@@ -41,6 +40,12 @@ type Listed struct {
 	// ConflictsWith is the directory of another copy of the same name when
 	// the host keeps one copy but not always the same one (OpenCode).
 	ConflictsWith string `json:"conflictsWith,omitempty"`
+	// Mode is how skillpm placed a managed skill: copy or link.
+	Mode string `json:"mode,omitempty"`
+	// LinkedFrom are the links skillpm made to this copy.
+	LinkedFrom []string `json:"linkedFrom,omitempty"`
+	// ReadBy are the hosts its receipt says load this copy.
+	ReadBy []string `json:"readBy,omitempty"`
 	// Pending says the skill is part of a transaction a crash interrupted
 	// ("install" or "remove"); its files and receipt may disagree until
 	// the next skillpm command on the root completes it.
@@ -137,10 +142,14 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 			if ok {
 				l.Managed = true
 				l.Version, l.Tier, l.Source = rr.Version, rr.Tier, rr.Source
+				l.Mode, l.LinkedFrom, l.ReadBy = rr.Mode, liveLinks(rr, dir), rr.ReadBy
+				if l.Mode == "" {
+					l.Mode = ModeCopy
+				}
 				if rr.Source == "" {
 					l.Source = rr.LocalPath
 				}
-				if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && rr.Tree != "" && sum.TreeHash != rr.Tree {
+				if sum, err := treeOf(ctx, dir); err == nil && rr.Tree != "" && sum.TreeHash != rr.Tree {
 					l.Edited = true
 				}
 			}
@@ -150,15 +159,18 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 			listed[l.Name] = true
 			if l.Ignored == "" {
 				key := string(r.Host) + "/" + l.Name
-				if w, ok := winner[key]; ok {
-					switch rule {
-					case hosts.FirstWins:
-						l.ShadowedBy = w
-					case hosts.Unordered:
-						l.ConflictsWith = w
-					}
-				} else {
+				w, ok := winner[key]
+				switch {
+				case !ok:
 					winner[key] = dir
+				case sameCopy(w, dir):
+					// A link to the copy already listed (install --link,
+					// the skills CLI): one copy, whichever path the host
+					// takes it by; not a rival.
+				case rule == hosts.FirstWins:
+					l.ShadowedBy = w
+				case rule == hosts.Unordered:
+					l.ConflictsWith = w
 				}
 			}
 			out = append(out, l)
@@ -185,4 +197,12 @@ func mapSet(m map[string]string) map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// sameCopy reports whether two skill folders are one copy reached by two
+// paths (one of them, or both, through symlinks).
+func sameCopy(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }

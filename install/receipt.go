@@ -50,7 +50,26 @@ type Record struct {
 	// Git is the git reference a skill from git was asked for by (branch,
 	// tag or range): what update resolves again.
 	Git string `json:"git,omitempty"`
+
+	// Mode is how the root holds the skill: ModeCopy (its files are in
+	// the folder) or ModeLink (the folder is a symlink to Link). Receipts
+	// written before links existed have none: a copy.
+	Mode string `json:"mode,omitempty"`
+	// Link is, for a link, the directory of the copy it points to.
+	Link string `json:"link,omitempty"`
+	// LinkedFrom are, for a copy, the symlinks skillpm made to it.
+	LinkedFrom []string `json:"linkedFrom,omitempty"`
+	// LinkOnly is true for a copy installed only for its links (install
+	// --link for hosts none of which reads this root): removing the last
+	// link removes it.
+	LinkOnly bool `json:"linkOnly,omitempty"`
+	// ReadBy are the hosts that load this copy, through its root or
+	// through the links to it, as the hosts table said at install.
+	ReadBy []string `json:"readBy,omitempty"`
 }
+
+// IsLink reports whether the receipt is of a symlink skillpm made.
+func (r Record) IsLink() bool { return r.Link != "" }
 
 // Grant records one declared permission and what allowed it: the tier, a
 // --grant flag, --yes, or an answer at a prompt.

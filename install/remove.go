@@ -33,6 +33,8 @@ type RemoveResult struct {
 	Removed []string `json:"removed"`
 	// Broken lists skills left with a missing dependency by --force.
 	Broken []string `json:"broken,omitempty"`
+	// Notes say what became of the copies removed links pointed to.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // DependedUponError lists who still needs a skill.
@@ -50,20 +52,44 @@ func (e *DependedUponError) Error() string {
 func (e *DependedUponError) Unwrap() error { return ErrDependedUpon }
 
 // Remove uninstalls skills from root as one transaction: all of them, or
-// none when any is refused.
+// none when any is refused. A link (install --link) is removed as a link;
+// then, in its own transaction under the copy's root lock, the copy it
+// pointed to forgets it and goes too when it was there only for links and
+// none is left (RemoveResult.Notes says so). A copy that links still
+// point to is refused unless opts.Force, which leaves them dangling.
 func Remove(ctx context.Context, root string, names []string, opts RemoveOptions) (*RemoveResult, error) {
+	res, links, err := removeIn(ctx, root, names, opts)
+	if err != nil || opts.DryRun {
+		return res, err
+	}
+	// The link's root is unlocked by now: the copy's root is locked alone.
+	for _, n := range sortedKeys(mapSet(links)) {
+		what, err := unlinked(ctx, filepath.Join(root, n), links[n], opts.Force, opts.LockWait, opts.Hook)
+		if err != nil {
+			return res, fmt.Errorf("%s: the link is removed, but updating the copy it pointed to failed: %w", filepath.Join(root, n), err)
+		}
+		if what != "" {
+			res.Notes = append(res.Notes, what)
+		}
+	}
+	return res, nil
+}
+
+// removeIn is Remove in root alone; it returns, per removed link, the
+// copy it pointed to.
+func removeIn(ctx context.Context, root string, names []string, opts RemoveOptions) (*RemoveResult, map[string]string, error) {
 	lock, rec, err := lockAndRead(ctx, root, opts.LockWait)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer lock.Unlock()
 	gone := map[string]bool{}
 	for _, n := range names {
 		if _, ok := rec.Get(n); !ok {
 			if _, err := os.Stat(filepath.Join(root, n)); err == nil {
-				return nil, fmt.Errorf("%s in %s was not installed by skillpm (no receipt); delete the directory by hand if you mean it: %w", n, root, ErrNotInstalled)
+				return nil, nil, fmt.Errorf("%s in %s was not installed by skillpm (no receipt); delete the directory by hand if you mean it: %w", n, root, ErrNotInstalled)
 			}
-			return nil, fmt.Errorf("%s is not installed in %s: %w", n, root, ErrNotInstalled)
+			return nil, nil, fmt.Errorf("%s is not installed in %s: %w", n, root, ErrNotInstalled)
 		}
 		gone[n] = true
 	}
@@ -90,10 +116,15 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 	}
 	res := &RemoveResult{}
 	for _, n := range sortedKeys(gone) {
-		// Hand edits are not thrown away without --force.
-		if r, _ := rec.Get(n); !opts.Force && exists(filepath.Join(root, n)) {
+		r, _ := rec.Get(n)
+		if live := liveLinks(r, filepath.Join(root, n)); len(live) > 0 && !opts.Force {
+			return nil, nil, fmt.Errorf("%w: %s in %s is the copy that %s link to (install --link); remove those first, or use --force, which leaves them dangling", ErrLinked, n, root, strings.Join(live, ", "))
+		}
+		// Hand edits are not thrown away without --force; a link holds
+		// none (its copy is checked when the copy goes).
+		if !opts.Force && !r.IsLink() && exists(filepath.Join(root, n)) {
 			if sum, err := archive.TreeHashInstalled(ctx, filepath.Join(root, n)); err != nil || (r.Tree != "" && sum.TreeHash != r.Tree) {
-				return nil, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to remove them", ErrEdited, n, root)
+				return nil, nil, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to remove them", ErrEdited, n, root)
 			}
 		}
 		var left []string
@@ -104,7 +135,7 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 		}
 		if len(left) > 0 {
 			if !opts.Force {
-				return nil, &DependedUponError{Name: n, Dependents: left}
+				return nil, nil, &DependedUponError{Name: n, Dependents: left}
 			}
 			res.Broken = append(res.Broken, left...)
 		}
@@ -112,21 +143,36 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 	}
 	sort.Strings(res.Broken)
 	if opts.DryRun {
-		return res, nil
+		return res, nil, nil
 	}
 	tx, err := Begin(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tx.Hook = opts.Hook
+	links := map[string]string{}
 	for _, n := range res.Removed {
+		if r, _ := rec.Get(n); r.IsLink() {
+			links[n] = r.Link
+		}
 		tx.Remove(n)
 		rec.Delete(n)
 	}
 	if err := tx.Commit(ctx, rec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res, nil
+	return res, links, nil
+}
+
+// liveLinks are the links r records that still point to its folder dir.
+func liveLinks(r Record, dir string) []string {
+	var out []string
+	for _, l := range r.LinkedFrom {
+		if isLinkTo(l, dir) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -82,6 +82,17 @@ type Root struct {
 	// Owner is the host whose own root this is, when not Host (Codex
 	// reads the agents roots, OpenCode Claude's).
 	Owner Host `json:"owner,omitempty"`
+	// ReadBy are the hosts that read Dir (set for install targets, from
+	// the hosts table); receipts record them.
+	ReadBy []string `json:"readBy,omitempty"`
+	// Link, when set, makes the root an install --link target: each skill
+	// is a symlink to the same-named folder in Link, a root the same
+	// install commits before this one.
+	Link string `json:"link,omitempty"`
+	// LinkOnly marks a root this command writes copies into only for the
+	// links to them (or updates): it never turns a copy kept for its links
+	// into one installed for its own sake.
+	LinkOnly bool `json:"linkOnly,omitempty"`
 }
 
 // RootDir returns where skillpm installs for host h at scope s: the host's

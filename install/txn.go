@@ -81,6 +81,13 @@ func (t *Txn) StageDir(name string) string {
 	return filepath.Join(t.dir("new"), name)
 }
 
+// StageLink stages skill name as a symlink whose content is target; the
+// commit renames the link into place like a staged folder, so a crash
+// leaves the old entry or the link, never neither.
+func (t *Txn) StageLink(name, target string) error {
+	return os.Symlink(target, t.StageDir(name))
+}
+
 // Remove schedules removal of the installed skill name.
 func (t *Txn) Remove(name string) {
 	t.ops = append(t.ops, txnOp{Name: name, Remove: true})

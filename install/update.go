@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -29,6 +30,8 @@ import (
 // and Changes cover every root.
 func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names []string, opts Options) (*Result, error) {
 	opts.LockFile, opts.Frozen, opts.Local = "", false, nil
+	// Links follow their copy: the roots they point into are updated too.
+	opts.Roots = withLinkedCopies(opts.Roots)
 	held, err := lockRoots(ctx, opts.Roots, opts)
 	if err != nil {
 		return nil, err
@@ -51,7 +54,12 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 			continue
 		}
 		m.File = "the receipts of " + r.Dir
-		j, err := newJob(ctx, c, cat, m, prev, []Root{r}, opts)
+		own := r
+		own.Link = "" // the root's copies; its links were skipped
+		// An update asks for no copy for its own sake: a copy kept only
+		// for its links stays one.
+		own.LinkOnly = true
+		j, err := newJob(ctx, c, cat, m, prev, []Root{own}, opts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
 		}
@@ -102,7 +110,89 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 			return res, err
 		}
 	}
+	for _, r := range opts.Roots {
+		if r.Link == "" {
+			continue
+		}
+		held.committed[r.Dir] = true
+		rr, err := refreshLinks(ctx, r, opts)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		if len(rr.Installed) > 0 {
+			res.Roots = append(res.Roots, rr)
+		}
+	}
 	return res, nil
+}
+
+// withLinkedCopies gives each root that holds links skillpm made its
+// Link (the root of the copy its first link points to) and puts that
+// root before it, so that updating a link updates the copy it shows.
+func withLinkedCopies(roots []Root) []Root {
+	var out []Root
+	has := func(d string) bool { return slices.ContainsFunc(out, func(o Root) bool { return o.Dir == d }) }
+	for _, r := range roots {
+		rec, err := ReadReceipts(r.Dir)
+		if err == nil {
+			for _, s := range rec.Skills {
+				if s.IsLink() {
+					r.Link = filepath.Dir(s.Link)
+					break
+				}
+			}
+		}
+		if r.Link != "" && !has(r.Link) {
+			out = append(out, Root{Host: canonicalHost, Scope: r.Scope, Dir: r.Link})
+		}
+		if !has(r.Dir) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// refreshLinks rewrites the receipts of r's links from the receipts of
+// the copies they point to, which an update just changed: a link shows
+// what its copy is. Only receipts change, in one transaction.
+func refreshLinks(ctx context.Context, r Root, opts Options) (RootResult, error) {
+	res := RootResult{Root: r, Installed: []string{}, Unchanged: []string{}}
+	rec, err := ReadReceipts(r.Dir)
+	if err != nil {
+		return res, err
+	}
+	copies := map[string]*Receipts{}
+	changed := false
+	for _, l := range rec.Skills {
+		if !l.IsLink() {
+			continue
+		}
+		croot := filepath.Dir(l.Link)
+		if copies[croot] == nil {
+			if copies[croot], err = ReadReceipts(croot); err != nil {
+				return res, err
+			}
+		}
+		c, ok := copies[croot].Get(l.Name)
+		if !ok || c.Digest == l.Digest {
+			continue
+		}
+		nl := c
+		nl.Mode, nl.Link, nl.LinkedFrom, nl.LinkOnly = ModeLink, l.Link, nil, false
+		nl.ReadBy, nl.Requested = l.ReadBy, l.Requested
+		rec.Put(nl)
+		res.Installed = append(res.Installed, l.Name)
+		changed = true
+	}
+	if !changed {
+		return res, nil
+	}
+	tx, err := Begin(r.Dir)
+	if err != nil {
+		return res, err
+	}
+	tx.Hook = opts.Hook
+	return res, tx.Commit(ctx, rec)
 }
 
 // updateRequest makes the manifest of one root's update from its
@@ -114,8 +204,8 @@ func updateRequest(rec *Receipts, names []string, found map[string]bool) (*resol
 	m := &resolve.Manifest{}
 	prev := &resolve.Lockfile{Version: resolve.LockVersion}
 	for _, r := range rec.Skills {
-		if r.Source == "" {
-			continue // from a local directory: reinstall it from there
+		if r.Source == "" || r.IsLink() {
+			continue // from a local directory: reinstall it from there; a link follows its copy
 		}
 		updating := len(names) == 0 || slices.Contains(names, r.Name)
 		if updating {

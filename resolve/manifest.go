@@ -48,6 +48,9 @@ type Manifest struct {
 	// Scope is "user" or "project" as written (scope:); "" means none
 	// was written, which a skills.yaml reads as project.
 	Scope string
+	// Link is link: as written (install with one copy and symlinks, as
+	// install --link); nil when none was written.
+	Link *bool
 	// Skills are the requirements, sorted by name.
 	Skills []Requirement
 }
@@ -129,7 +132,7 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 		return &Manifest{File: file}, err
 	}
 	m := &Manifest{File: file}
-	err = p.fields(root, []string{"registry", "host", "hosts", "scope", "skills"}, "skills.yaml has registry:, scope:, hosts: and skills:", func(k, v *yaml.Node) error {
+	err = p.fields(root, []string{"registry", "host", "hosts", "scope", "link", "skills"}, "skills.yaml has registry:, scope:, hosts:, link: and skills:", func(k, v *yaml.Node) error {
 		switch k.Value {
 		case "registry":
 			s, err := p.str(v, "registry")
@@ -160,6 +163,12 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 				}
 				m.Hosts = append(m.Hosts, s)
 			}
+		case "link":
+			var b bool
+			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
+				return p.errAt(v, "link must be true or false", "write link: true (one copy, symlinked into each host's root) or link: false")
+			}
+			m.Link = &b
 		case "scope":
 			s, err := p.str(v, "scope")
 			if err != nil {

@@ -67,9 +67,12 @@ lists_claude() { # SKILL...
 	# port for minutes: wait for init and stop it.
 	local f=$tmp/claude.out pid i
 	: >"$f"
-	run env ANTHROPIC_API_KEY=sk-conformance-dummy ANTHROPIC_BASE_URL=http://127.0.0.1:9 \
+	# Not through run: $! must be the process that becomes timeout (the
+	# subshell execs into it), so that killing it stops Claude Code rather
+	# than orphaning it to keep writing into $tmp.
+	(cd "$proj" && exec env -i "${vars[@]}" ANTHROPIC_API_KEY=sk-conformance-dummy ANTHROPIC_BASE_URL=http://127.0.0.1:9 \
 		DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-		timeout 120 "$bin/claude" -p hello --output-format stream-json --verbose --max-turns 1 >"$f" 2>/dev/null &
+		timeout 120 "$bin/claude" -p hello --output-format stream-json --verbose --max-turns 1) >"$f" 2>/dev/null &
 	pid=$!
 	for i in $(seq 600); do
 		if grep -aq '"subtype":"init"' "$f"; then break; fi
@@ -104,7 +107,20 @@ lists_opencode() { # SKILL:DIR...
 	done
 }
 
-for s in conf-claude conf-codex conf-opencode conf-shared conf-project; do skill "$s"; done
+lists_opencode_once() { # SKILL DIR...: listed once, from one of the DIRs
+	local out s=$1
+	shift
+	out=$(run timeout 120 "$bin/opencode" debug skill 2>/dev/null || true)
+	if node -e 'const [s,...ds]=process.argv.slice(1); const l=JSON.parse(require("fs").readFileSync(0,"utf8")).filter(x=>x.name===s); process.exit(l.length===1&&ds.some(d=>l[0].location===d+"/"+s+"/SKILL.md")?0:1)' "$s" "$@" <<<"$out"; then
+		ok "opencode lists $s once, from $(node -e 'const s=process.argv[1]; console.log(JSON.parse(require("fs").readFileSync(0,"utf8")).find(x=>x.name===s).location)' "$s" <<<"$out")"
+	else bad "opencode does not list $s once from one of $* ($(grep -c "\"$s\"" <<<"$out") entries)"; fi
+}
+
+is_link() { # PATH TARGET
+	if [ "$(readlink "$1")" = "$2" ]; then ok "$1 is a link to $2"; else bad "$1 is not a link to $2"; fi
+}
+
+for s in conf-claude conf-codex conf-opencode conf-shared conf-project conf-link conf-link-project conf-link-codex conf-link-opencode; do skill "$s"; done
 
 scenario default
 install conf-claude --host claude
@@ -150,6 +166,52 @@ install conf-opencode --host opencode --scope project
 lists_claude conf-claude
 lists_codex "conf-codex:$proj/.codex/skills"
 lists_opencode "conf-opencode:$proj/.opencode/skills" "conf-claude:$proj/.claude/skills"
+
+# install --link: one copy in .agents/skills, a relative symlink in
+# Claude's root; Codex and OpenCode read .agents/skills, so the copy serves
+# them without a link. OpenCode also reads Claude's root: it must list the
+# skill once (the link and its copy are one skill to it).
+scenario link
+install conf-link --link --host claude --host codex --host opencode
+install conf-link-project --link --host claude --host codex --scope project
+is_link "$home/.claude/skills/conf-link" ../../.agents/skills/conf-link
+is_link "$proj/.claude/skills/conf-link-project" ../../.agents/skills/conf-link-project
+lists_claude conf-link conf-link-project
+lists_codex "conf-link:$home/.agents/skills" "conf-link-project:$proj/.agents/skills"
+lists_opencode_once conf-link "$home/.claude/skills" "$home/.agents/skills"
+lists_opencode_once conf-link-project "$proj/.claude/skills" "$proj/.agents/skills"
+# Codex and OpenCode follow a link skillpm makes too: a hosts-file host
+# whose root is theirs (the built-in table never links into them, since
+# they read the copy already) gets links, which they list.
+cat >"$tmp/link-hosts.yaml" <<'YAML'
+hosts:
+  - id: probe-codex
+    name: Codex root, linked
+    user: [{env: CODEX_HOME, dir: ~/.codex, join: skills}]
+    project: [{dir: .codex/skills}]
+    search: [user]
+    duplicates: all
+    symlinks: followed
+    sources: [{fact: roots, ref: "conformance probe"}]
+  - id: probe-opencode
+    name: OpenCode root, linked
+    user: [{env: XDG_CONFIG_HOME, dir: ~/.config, join: opencode/skills}]
+    project: [{dir: .opencode/skills}]
+    search: [user]
+    duplicates: first-wins
+    symlinks: followed
+    sources: [{fact: roots, ref: "conformance probe"}]
+YAML
+vars+=(SKILLPM_HOSTS="$tmp/link-hosts.yaml")
+install conf-link-codex --link --host probe-codex
+install conf-link-opencode --link --host probe-opencode
+is_link "$home/.codex/skills/conf-link-codex" ../../.agents/skills/conf-link-codex
+lists_codex "conf-link-codex:$home/.codex/skills"
+# Codex reads the link in ~/.codex/skills and the copy in ~/.agents/skills:
+# one skill to it (0.171.0 lists it once).
+n=$(run timeout 120 "$bin/codex" debug prompt-input 2>/dev/null | grep -c -- "- conf-link-codex: " || true)
+if [ "$n" = 1 ]; then ok "codex lists conf-link-codex once (link and copy are one skill)"; else bad "codex lists conf-link-codex $n times"; fi
+lists_opencode_once conf-link-opencode "$home/.config/opencode/skills" "$home/.agents/skills"
 
 echo "== $((SECONDS - start))s"
 if [ "$fail" != 0 ]; then

@@ -52,6 +52,7 @@ fails or is refused.`,
 		},
 	}
 	f.changeFlags.register(c)
+	f.rootFlags.registerLink(c)
 	fl := c.Flags()
 	fl.BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
 	fl.BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded before")
@@ -126,7 +127,9 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 				return err
 			}
 			for _, r := range roots {
-				edit.Hosts = append(edit.Hosts, string(r.Host))
+				if !r.LinkOnly { // the agents root holding a copy for links only
+					edit.Hosts = append(edit.Hosts, string(r.Host))
+				}
 			}
 		}
 	}

@@ -306,6 +306,17 @@ func infoInstalled(c *cobra.Command, g *globals, f *infoFlags, arg string) (ok b
 		}
 		row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
 		row("root", fmt.Sprintf("%s (%s %s)", in.Root.Dir, in.Root.Host, in.Root.Scope))
+		switch {
+		case in.IsLink():
+			row("placed", "link to "+in.Link)
+		case len(in.LinkedFrom) > 0:
+			row("placed", "copy, linked from "+strings.Join(in.LinkedFrom, ", "))
+		default:
+			row("placed", "copy")
+		}
+		if len(in.ReadBy) > 0 {
+			row("read by", strings.Join(in.ReadBy, ", "))
+		}
 		tier := in.Tier
 		if in.Claimed != "" {
 			tier += " (claims " + in.Claimed + ")"

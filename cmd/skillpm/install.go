@@ -112,6 +112,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 		},
 	}
 	f.changeFlags.register(c)
+	f.rootFlags.registerLink(c)
 	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "install skills whose static audit blocks at their tier")
 	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
@@ -246,6 +247,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		printPlan(g.stdout, res.Changes)
 		return nil
 	}
+	printNotes(g, f.rootFlags.notes)
 	for _, r := range res.Roots {
 		verb := "installed"
 		if f.dryRun {
@@ -254,8 +256,10 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		switch {
 		case len(r.Installed) == 0:
 			fmt.Fprintf(g.stdout, "%s: up to date (%s)\n", r.Root.Dir, strings.Join(r.Unchanged, ", "))
+		case r.Root.Link != "":
+			fmt.Fprintf(g.stdout, "%s: linked %s to the copy in %s (read here by %s)\n", r.Root.Dir, strings.Join(r.Installed, ", "), r.Root.Link, strings.Join(r.Root.ReadBy, ", "))
 		default:
-			fmt.Fprintf(g.stdout, "%s: %s %s%s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "), readBy(r.Root.Dir))
+			fmt.Fprintf(g.stdout, "%s: %s %s%s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "), readBy(r.Root))
 		}
 	}
 	if !g.quiet {
@@ -330,6 +334,7 @@ func (f *changeFlags) setup(ctx context.Context, g *globals) ([]install.Root, *r
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
 		return nil, nil, nil, none, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
 	}
+	f.rootFlags.defLink = g.config().Link
 	roots, err := f.rootFlags.targets(g.defaultHost())
 	if err != nil {
 		return nil, nil, nil, none, err

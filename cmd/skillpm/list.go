@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/skillpm/skillpm/install"
@@ -21,8 +22,10 @@ order; a copy hidden by an earlier one of the same name is marked shadowed
 folders the host ignores (a lower-case skill.md, a symlink it does not
 follow) are marked ignored. Without --host, every host's own roots are
 listed once. Skills skillpm did not install are marked unmanaged, and
-installed skills whose files were edited by hand are marked edited. -q
-prints only the names, once each.`,
+installed skills whose files were edited by hand are marked edited. A
+skill installed with --link shows the copy its link points to, the copy
+the links that point to it, and both the hosts that read them. -q prints
+only the names, once each.`,
 		Example: `  skillpm list
   skillpm list --host claude --scope project
   skillpm list --root ./image/skills --output json`,
@@ -83,6 +86,15 @@ prints only the names, once each.`,
 					status = "unmanaged: " + l.Origin
 				case !l.Managed:
 					status = "unmanaged"
+				}
+				if l.Managed && l.Mode == install.ModeLink {
+					status += "; link to " + l.Link
+				}
+				if len(l.LinkedFrom) > 0 {
+					status += "; linked from " + strings.Join(l.LinkedFrom, ", ")
+				}
+				if l.Managed && len(l.ReadBy) > 1 {
+					status += "; read by " + strings.Join(l.ReadBy, ", ")
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(l.Tier), dash(l.Source), status)
 			}

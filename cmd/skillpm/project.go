@@ -121,15 +121,16 @@ func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Roo
 		}
 		hosts = []install.Host{h}
 	}
-	var out []install.Root
-	for _, h := range hosts {
-		d, err := install.RootDir(h, scope, env)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
+	rf.defLink = g.config().Link
+	if m.Link != nil {
+		rf.defLink = m.Link
 	}
-	return out, nil
+	p, err := install.PlaceRoots(hosts, scope, env, rf.placement())
+	if err != nil {
+		return nil, err
+	}
+	rf.notes = p.Notes
+	return p.Roots, nil
 }
 
 // save writes the manifest (when data differs from what was read) and

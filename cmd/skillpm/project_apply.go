@@ -77,6 +77,7 @@ func projectApply(c *cobra.Command, g *globals, f *changeFlags, p *project, data
 	if err != nil {
 		return nil, nil, err
 	}
+	printNotes(g, f.rootFlags.notes)
 	policy, vopts, err := f.trustFlags.load(ctx, g)
 	if err != nil {
 		return nil, nil, err
@@ -163,8 +164,10 @@ func printRoots(g *globals, res *install.Result, dryRun bool) {
 		switch {
 		case len(r.Installed) == 0:
 			fmt.Fprintf(g.stdout, "%s: up to date (%s)\n", r.Root.Dir, strings.Join(r.Unchanged, ", "))
+		case r.Root.Link != "":
+			fmt.Fprintf(g.stdout, "%s: linked %s to the copy in %s (read here by %s)\n", r.Root.Dir, strings.Join(r.Installed, ", "), r.Root.Link, strings.Join(r.Root.ReadBy, ", "))
 		default:
-			fmt.Fprintf(g.stdout, "%s: %s %s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "))
+			fmt.Fprintf(g.stdout, "%s: %s %s%s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "), readBy(r.Root))
 		}
 	}
 }

@@ -27,7 +27,11 @@ roots that hold them, naming each.
 In a project (a skills.yaml here), remove also takes the skills out of
 skills.yaml and skills.lock (with the dependencies nothing else needs),
 from the project's roots; --no-save removes the installed copies only,
-from the roots --host, --scope and --root choose.`,
+from the roots --host, --scope and --root choose.
+
+A skill installed with --link is removed as a link; the copy it pointed to
+goes with the last link when no host asked for was served by it directly.
+A copy links still point to is refused unless --force.`,
 		Example: `  skillpm remove web-research
   skillpm remove fix --prune --host claude`,
 		Args: minArgs(1),
@@ -42,6 +46,18 @@ from the roots --host, --scope and --root choose.`,
 			if all && len(roots) == 0 {
 				return notInstalledAnywhere(args)
 			}
+			// Links go before the copies they point to, which go with
+			// their last link or are refused while linked.
+			slices.SortStableFunc(roots, func(a, b install.Root) int {
+				la, lb := install.HoldsLinks(a.Dir), install.HoldsLinks(b.Dir)
+				switch {
+				case la && !lb:
+					return -1
+				case lb && !la:
+					return 1
+				}
+				return 0
+			})
 			for _, r := range roots {
 				here := args
 				if all {
@@ -51,6 +67,9 @@ from the roots --host, --scope and --root choose.`,
 						return err
 					}
 					here = slices.DeleteFunc(slices.Clone(args), func(n string) bool { _, ok := rec.Get(n); return !ok })
+					if len(here) == 0 {
+						continue // a copy that went with its last link
+					}
 				}
 				res, err := install.Remove(c.Context(), r.Dir, here, opts)
 				if err != nil {
@@ -61,12 +80,15 @@ from the roots --host, --scope and --root choose.`,
 					verb = "would remove"
 				}
 				if g.json() {
-					if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Dir, "removed": res.Removed, "broken": res.Broken, "dry_run": opts.DryRun}); err != nil {
+					if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Dir, "removed": res.Removed, "broken": res.Broken, "notes": res.Notes, "dry_run": opts.DryRun}); err != nil {
 						return err
 					}
 					continue
 				}
 				fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(res.Removed, ", "), r.Dir)
+				for _, n := range res.Notes {
+					fmt.Fprintln(g.stdout, "  "+n)
+				}
 				if len(res.Broken) > 0 {
 					fmt.Fprintf(g.stderr, "warning: %s now miss a dependency (--force)\n", strings.Join(res.Broken, ", "))
 				}

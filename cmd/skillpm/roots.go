@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -15,6 +16,45 @@ type rootFlags struct {
 	hosts []string
 	scope string
 	roots []string
+	// place is how targets reaches the hosts (registerLink; otherwise a
+	// copy per root); notes are what targets said about it.
+	place install.Placement
+	link  bool
+	linkc *cobra.Command
+	// defLink is link: from skills.yaml or the configuration, nil when
+	// neither says.
+	defLink *bool
+	notes   []string
+}
+
+// registerLink adds --link to a command that installs; without it (and
+// without link: in the configuration or skills.yaml) a root keeps the
+// mode it has.
+func (f *rootFlags) registerLink(c *cobra.Command) {
+	c.Flags().BoolVar(&f.link, "link", false, "one copy in the agents root, symlinked into each other host's root (--link=false: copies)")
+	f.linkc = c
+	f.place = install.PlaceAuto
+}
+
+// placement is how a command reaches the hosts: a command that does not
+// install (place unset) always addresses each host's own root; one that
+// does takes --link when given, else link: from skills.yaml or the
+// configuration, else keeps each root's mode (PlaceAuto).
+func (f *rootFlags) placement() install.Placement {
+	switch {
+	case f.place == "":
+		return install.PlaceCopy
+	case f.linkc != nil && f.linkc.Flags().Changed("link"):
+		if f.link {
+			return install.PlaceLink
+		}
+		return install.PlaceCopy
+	case f.defLink != nil && *f.defLink:
+		return install.PlaceLink
+	case f.defLink != nil:
+		return install.PlaceCopy
+	}
+	return install.PlaceAuto
 }
 
 func (f *rootFlags) register(c *cobra.Command) {
@@ -73,33 +113,24 @@ func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []install.Root
-	for _, h := range hs {
-		d, err := install.RootDir(h, scope, env)
-		if err != nil {
-			if errorsIsNoProject(err) {
-				return nil, &usageError{err}
-			}
-			return nil, err
+	p, err := install.PlaceRoots(hs, scope, env, f.placement())
+	if err != nil {
+		if errorsIsNoProject(err) {
+			return nil, &usageError{err}
 		}
-		// Hosts that share a root (the .agents family at project scope)
-		// share one copy: the root is written once.
-		if !slices.ContainsFunc(out, func(r install.Root) bool { return r.Dir == d }) {
-			out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
-		}
+		return nil, err
 	}
-	return out, nil
+	f.notes = p.Notes
+	return p.Roots, nil
 }
 
-// readBy says which hosts load what is installed in dir, when more than
+// readBy says which hosts load what is installed in r, when more than
 // one does: one copy serves them all.
-func readBy(dir string) string {
-	env := osEnv()
-	ids := env.Table().Readers(dir, env)
-	if len(ids) < 2 {
+func readBy(r install.Root) string {
+	if len(r.ReadBy) < 2 {
 		return ""
 	}
-	return " (one copy, read by " + strings.Join(ids, ", ") + ")"
+	return " (one copy, read by " + strings.Join(r.ReadBy, ", ") + ")"
 }
 
 // searched returns the roots to read. With --host, each named host's view:
@@ -169,3 +200,14 @@ func (f *rootFlags) hostList(env hosts.Env, def install.Host) ([]install.Host, e
 }
 
 func errorsIsNoProject(err error) bool { return errors.Is(err, hosts.ErrNoProjectRoot) }
+
+// printNotes prints what PlaceRoots said about where the hosts were
+// served from (a host given a copy where a link was asked for, and why).
+func printNotes(g *globals, notes []string) {
+	if g.quiet {
+		return
+	}
+	for _, n := range notes {
+		fmt.Fprintln(g.stderr, "note: "+n)
+	}
+}

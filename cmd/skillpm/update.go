@@ -62,6 +62,8 @@ newest release is outside of) or --latest (all of them), each to
 		},
 	}
 	f.changeFlags.register(c)
+	// Update keeps how each root holds its skills (copies or links).
+	f.rootFlags.place = install.PlaceAuto
 	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "accept experimental (unsigned or untrusted) versions of skills asked for by name")
 	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the one installed")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a version signed by none of the recorded identities")

@@ -4,6 +4,7 @@
 //
 //	registry: ghcr.io/acme/skills   # or oci-layout:DIR (relative to this file), or embedded
 //	host: claude
+//	link: true                      # install --link by default
 //	plain-http:
 //	  - registry.internal:5000
 package config
@@ -46,6 +47,9 @@ type Config struct {
 	// PlainHTTP lists registry hosts ("host" or "host:port") reached over
 	// plain HTTP without --plain-http, loopback or not.
 	PlainHTTP []string
+	// Link is link: (install --link unless the command says --link=false);
+	// nil when the file does not say.
+	Link *bool
 }
 
 // file is the on-disk shape.
@@ -53,6 +57,7 @@ type file struct {
 	Registry  string   `yaml:"registry"`
 	Host      string   `yaml:"host"`
 	PlainHTTP []string `yaml:"plain-http"`
+	Link      *bool    `yaml:"link"`
 }
 
 // DefaultPath returns $XDG_CONFIG_HOME/skillpm/config.yaml, with
@@ -108,9 +113,9 @@ func Parse(path string, data []byte) (*Config, error) {
 	top := root.Content[0]
 	at := func(n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", path, n.Line, n.Column) }
 	if top.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host and plain-http", at(top), ErrInvalid)
+		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link and plain-http", at(top), ErrInvalid)
 	}
-	known := []string{"registry", "host", "plain-http"}
+	known := []string{"registry", "host", "link", "plain-http"}
 	for i := 0; i < len(top.Content); i += 2 {
 		k := top.Content[i]
 		if !slices.Contains(known, k.Value) {
@@ -149,6 +154,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		cfg.Host = h
 	}
+	cfg.Link = f.Link
 	for i, h := range f.PlainHTTP {
 		spec, err := registry.ParseSource(h)
 		if err != nil || spec.Kind != registry.KindRemote || strings.Contains(h, "/") {
