@@ -1,11 +1,11 @@
 package tiers
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -14,31 +14,31 @@ import (
 var (
 	// ErrInvalidPolicy is wrapped by *PolicyError: the policy file does not
 	// parse or does not validate.
-	ErrInvalidPolicy = errors.New("invalid trust policy")
+	ErrInvalidPolicy = errdef.New(errdef.Validation, "invalid trust policy")
 	// ErrUnknownTier reports a tier name that is not verified, community or
 	// experimental where a caller passed one.
-	ErrUnknownTier = errors.New("unknown tier")
+	ErrUnknownTier = errdef.New(errdef.Usage, "unknown tier")
 
 	// ErrRefused is wrapped by every trust refusal.
-	ErrRefused = errors.New("refused by trust policy")
+	ErrRefused = errdef.New(errdef.Trust, "refused by trust policy")
 	// ErrAboveCeiling: a permission is above its tier's ceiling and no flag
 	// can grant it.
-	ErrAboveCeiling = errors.New("permission above the tier's ceiling")
+	ErrAboveCeiling = errdef.New(errdef.Trust, "permission above the tier's ceiling")
 	// ErrNeedsGrant: a permission beyond the experimental ceiling was not
 	// named with --grant.
-	ErrNeedsGrant = errors.New("permission needs an explicit --grant")
+	ErrNeedsGrant = errdef.New(errdef.Trust, "permission needs an explicit --grant")
 	// ErrNeedsConsent: a dangerous permission needs consent and there was no
 	// terminal to ask and no --grant or --yes.
-	ErrNeedsConsent = errors.New("dangerous permission needs consent")
+	ErrNeedsConsent = errdef.New(errdef.Trust, "dangerous permission needs consent")
 	// ErrDeclined: the user answered no to a consent prompt.
-	ErrDeclined = errors.New("permission declined")
+	ErrDeclined = errdef.New(errdef.Trust, "permission declined")
 	// ErrExperimental: an experimental skill without --allow-experimental.
-	ErrExperimental = errors.New("experimental skill not allowed")
+	ErrExperimental = errdef.New(errdef.Trust, "experimental skill not allowed")
 	// ErrExperimentalDependency: an experimental skill reached as a
 	// dependency.
-	ErrExperimentalDependency = errors.New("experimental skill as a dependency")
+	ErrExperimentalDependency = errdef.New(errdef.Trust, "experimental skill as a dependency")
 	// ErrSignerChanged: an update is signed by none of the recorded signers.
-	ErrSignerChanged = errors.New("signer changed")
+	ErrSignerChanged = errdef.New(errdef.Trust, "signer changed")
 )
 
 // Problem is one thing wrong in a policy file, positioned like a compiler
@@ -151,6 +151,9 @@ func (e *RefusedError) Unwrap() []error {
 	}
 	return out
 }
+
+// Class is errdef.Trust, whatever the kinds of the refusals.
+func (e *RefusedError) Class() errdef.Class { return errdef.Trust }
 
 func containsErr(errs []error, err error) bool {
 	for _, e := range errs {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/asf"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -84,20 +85,15 @@ func (e silentError) Error() string { return "" }
 // Unwrap returns the error that was printed.
 func (e silentError) Unwrap() error { return e.err }
 
-// asfExitCode maps runner errors to the CLI's exit codes: a workflow that
-// does not expand is a validation failure (3); bad flags are usage (2).
+// asfExitCode is the exit code of a runner error: the call site's, else
+// its class's (a workflow that does not expand is a validation failure, 3;
+// a bad skill name or session is usage, 2).
 func asfExitCode(err error) int {
 	var ee *exitError
-	var pe *asf.PlanError
-	switch {
-	case errors.As(err, &ee):
+	if errors.As(err, &ee) {
 		return ee.code
-	case errors.As(err, &pe):
-		return exitValidation
-	case errors.Is(err, asf.ErrInvalidSkillName), errors.Is(err, asf.ErrInvalidSession), errors.Is(err, asf.ErrUnknownHost):
-		return exitUsage
 	}
-	return exitFailure
+	return errdef.ClassOf(err).ExitCode()
 }
 
 // asfRunE prints failures of the reference-compatible commands as the

@@ -20,6 +20,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/userdir"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"gopkg.in/yaml.v3"
@@ -32,7 +33,7 @@ const EnvVar = "SKILLPM_CONFIG"
 const maxSize = 64 << 10
 
 // ErrInvalid is wrapped by every error about the file's content.
-var ErrInvalid = errors.New("invalid configuration")
+var ErrInvalid = errdef.New(errdef.Usage, "invalid configuration")
 
 // Config is the configuration. Its zero value is "nothing configured".
 type Config struct {
