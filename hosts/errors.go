@@ -30,7 +30,7 @@ type UnknownHostError struct {
 }
 
 func (e *UnknownHostError) Error() string {
-	return fmt.Sprintf("unknown host %q: use one of %s, add it to a hosts file, or use --root DIR", e.ID, strings.Join(e.Known, ", "))
+	return fmt.Sprintf("unknown host %q: use one of %s, add it to a hosts file, or install into a directory of your choice", e.ID, strings.Join(e.Known, ", "))
 }
 
 // Unwrap returns ErrUnknownHost.
@@ -43,7 +43,7 @@ type NoProjectRootError struct {
 }
 
 func (e *NoProjectRootError) Error() string {
-	return fmt.Sprintf("host %s has no project root (%s): install at --scope user, or use --root DIR", e.Host, e.Reason)
+	return fmt.Sprintf("host %s has no project root (%s): install at user scope, or into a directory of your choice", e.Host, e.Reason)
 }
 
 // Unwrap returns ErrNoProjectRoot.

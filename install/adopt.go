@@ -46,7 +46,7 @@ func Adopt(ctx context.Context, root, name string, opts AdoptOptions) (*Adopted,
 	}
 	origin := ForeignOrigin(root, name)
 	if fi.Mode()&os.ModeSymlink != 0 {
-		return nil, fmt.Errorf("%s in %s is %s: adopt refuses a link, whose target another tool manages; install the skill with skillpm instead (--force replaces the link)", name, root, origin)
+		return nil, fmt.Errorf("%s in %s is %s: adopt refuses a link, whose target another tool manages; install the skill with skillpm instead, replacing the link", name, root, origin)
 	}
 	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
 	if s == nil || ds.HasErrors() {

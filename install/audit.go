@@ -13,10 +13,6 @@ import (
 	"github.com/skillpm/skillpm/tiers"
 )
 
-// AllowAuditFindingsFlag is the CLI flag that installs skills the audit
-// blocks; refusals name it.
-const AllowAuditFindingsFlag = "--allow-audit-findings"
-
 // AuditOptions controls [AuditStaged].
 type AuditOptions struct {
 	// AllowFindings installs skills whose verdict blocks; their outcomes
@@ -66,7 +62,7 @@ func (e *AuditRefusedError) Error() string {
 		}
 		parts = append(parts, fmt.Sprintf("the audit blocks %s at tier %s: %s", at, o.Verdict.Tier, strings.Join(o.Verdict.Reasons, "; ")))
 	}
-	return fmt.Sprintf("%s; run skillpm audit on it to see every finding, or pass %s to install anyway", strings.Join(parts, "; "), AllowAuditFindingsFlag)
+	return fmt.Sprintf("%s; audit it to see every finding, or allow the findings to install it anyway", strings.Join(parts, "; "))
 }
 
 // Unwrap makes errors.Is(err, tiers.ErrRefused) true.

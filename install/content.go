@@ -53,10 +53,10 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 					if o := ForeignOrigin(r.Dir, p.Lock.Name); o != "" {
 						what = o
 					}
-					return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); to replace it with this one use --force, or keep it and take it under management with skillpm adopt %s", ErrEdited, p.Lock.Name, r.Dir, what, p.Lock.Name)
+					return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); replace it with this one, or keep it and take it under management (adopt)", ErrEdited, p.Lock.Name, r.Dir, what)
 				}
 				if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
-					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to overwrite them", r.Dir, ErrEdited, p.Lock.Name, r.Dir)
+					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere before overwriting them", r.Dir, ErrEdited, p.Lock.Name, r.Dir)
 				}
 			}
 			st.todo = append(st.todo, p)

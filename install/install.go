@@ -506,7 +506,7 @@ func OpenLocked(c *registry.Client, ls resolve.LockedSkill) (*registry.Repositor
 func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, carried map[string]map[string]string, kept map[string][]Grant, opts Options) error {
 	for _, p := range plan {
 		if opts.MinTier != "" && tiers.Rank(p.Lock.Tier) < tiers.Rank(opts.MinTier) {
-			return fmt.Errorf("%w: %s@%s is %s, below the minimum tier %s (--min-tier)", tiers.ErrRefused, p.Lock.Name, p.Lock.Version, p.Lock.Tier, opts.MinTier)
+			return fmt.Errorf("%w: %s@%s is %s, below the minimum tier %s", tiers.ErrRefused, p.Lock.Name, p.Lock.Version, p.Lock.Tier, opts.MinTier)
 		}
 		if _, ok := kept[p.Lock.Name]; ok {
 			continue
@@ -558,10 +558,10 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 		if err != nil {
 			name, rest, ok := strings.Cut(g, ":")
 			if !ok || !skill.ValidName(name) {
-				return fmt.Errorf("--grant %s: %w", g, err)
+				return fmt.Errorf("grant %q: %w", g, err)
 			}
 			if perm, err = skill.ParsePermission(rest); err != nil {
-				return fmt.Errorf("--grant %s: %w", g, err)
+				return fmt.Errorf("grant %q: %w", g, err)
 			}
 			named[name] = append(named[name], perm)
 			continue

@@ -86,7 +86,7 @@ func (j *job) checkPins(opts Options, update bool) error {
 	if update && !opts.AllowDowngrade {
 		for _, c := range j.changes {
 			if c.Kind == ChangeDowngrade {
-				return fmt.Errorf("%w: %s would go from %s down to %s in %s (the newer version is no longer allowed or available); rerun with --allow-downgrade to accept it",
+				return fmt.Errorf("%w: %s would go from %s down to %s in %s (the newer version is no longer allowed or available)",
 					ErrDowngrade, c.Name, c.From, c.To, c.Root)
 			}
 		}
@@ -200,7 +200,7 @@ func (j *job) checkRepublished(opts Options) error {
 		}
 		for _, k := range seen {
 			if k.digest != p.Lock.Digest {
-				return fmt.Errorf("%w: %s@%s was republished: %s has %s, %s now serves %s; check with its publisher, then rerun with --allow-republished to accept the new content",
+				return fmt.Errorf("%w: %s@%s was republished: %s has %s, %s now serves %s; check with its publisher before accepting the new content",
 					ErrRepublished, p.Lock.Name, p.Lock.Version, k.where, k.digest, p.Lock.Source, p.Lock.Digest)
 			}
 		}
@@ -233,8 +233,8 @@ func (j *job) checkLockDowngrade(opts Options) error {
 		if rng, ok := ranges[p.Lock.Name]; ok && !admits(rng, old.Version) {
 			continue // the range asked for excludes the locked version
 		}
-		return fmt.Errorf("%w: %s is locked at %s but the newest version the registry offers for it is %s (was %s withdrawn?); rerun with --allow-downgrade to accept %s",
-			ErrDowngrade, p.Lock.Name, old.Version, p.Lock.Version, old.Version, p.Lock.Version)
+		return fmt.Errorf("%w: %s is locked at %s but the newest version the registry offers for it is %s (was %s withdrawn?)",
+			ErrDowngrade, p.Lock.Name, old.Version, p.Lock.Version, old.Version)
 	}
 	return nil
 }

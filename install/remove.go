@@ -42,7 +42,7 @@ type DependedUponError struct {
 }
 
 func (e *DependedUponError) Error() string {
-	return fmt.Sprintf("cannot remove %s: needed by %s; remove those first, or use --force",
+	return fmt.Sprintf("cannot remove %s: needed by %s; remove those first",
 		e.Name, strings.Join(e.Dependents, ", "))
 }
 
@@ -93,7 +93,7 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 		// Hand edits are not thrown away without --force.
 		if r, _ := rec.Get(n); !opts.Force && exists(filepath.Join(root, n)) {
 			if sum, err := archive.TreeHashInstalled(ctx, filepath.Join(root, n)); err != nil || (r.Tree != "" && sum.TreeHash != r.Tree) {
-				return nil, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to remove them", ErrEdited, n, root)
+				return nil, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere before removing it", ErrEdited, n, root)
 			}
 		}
 		var left []string

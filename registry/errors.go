@@ -53,6 +53,11 @@ var (
 	// loopback nor listed in Options.PlainHTTPHosts.
 	ErrPlainHTTP = errdef.New(errdef.Usage, "plain HTTP is only for loopback registries")
 
+	// ErrServerPlainHTTP reports a registry that answered HTTPS with plain
+	// HTTP: it is reached only with plain HTTP allowed, which is only for
+	// loopback registries.
+	ErrServerPlainHTTP = errdef.New(errdef.Registry, "the registry speaks plain HTTP")
+
 	// ErrInvalidOptions reports options that fail their own validation.
 	ErrInvalidOptions = errdef.New(errdef.Usage, "invalid options")
 
@@ -67,6 +72,10 @@ var (
 	// verifies, or its tier is below the floor), or a search index that
 	// had to be signed and no signature verifies for.
 	ErrUnverified = errdef.New(errdef.Trust, "refused by verification")
+
+	// ErrUnsignedIndex reports a search index that had to be signed and
+	// that no trusted signature verifies for; it comes with ErrUnverified.
+	ErrUnsignedIndex = errdef.New(errdef.Trust, "no signature on the search index verifies")
 
 	// ErrContentMismatch reports a manifest whose annotations or config
 	// disagree with the SKILL.md inside its layer. See
@@ -112,7 +121,7 @@ type ImmutableError struct {
 
 // Error implements error.
 func (e *ImmutableError) Error() string {
-	return fmt.Sprintf("%s@%s is already published as %s, and this build is %s: bump the version (published versions are immutable; --force overwrites on private registries)",
+	return fmt.Sprintf("%s@%s is already published as %s, and this build is %s: bump the version (published versions are immutable)",
 		e.Repository, e.Version, e.Existing, e.New)
 }
 

@@ -203,7 +203,7 @@ func (c *Client) Search(ctx context.Context, src Source, query string, opts Sear
 			return nil, err
 		}
 		if opts.RequireSignedIndex && len(res.IndexSigners) == 0 {
-			return nil, fmt.Errorf("%s@%s: %w: no signature on the search index verifies (%d attached); its maintainer signs it with skillpm index build --sign", src.Locate(IndexRepository), desc.Digest, ErrUnverified, res.IndexSignatures)
+			return nil, fmt.Errorf("%s@%s: %w: %w (%d attached); its maintainer has to sign it", src.Locate(IndexRepository), desc.Digest, ErrUnverified, ErrUnsignedIndex, res.IndexSignatures)
 		}
 	}
 	for _, h := range hits[:min(limit, len(hits))] {

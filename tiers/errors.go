@@ -26,7 +26,7 @@ var (
 	ErrAboveCeiling = errdef.New(errdef.Trust, "permission above the tier's ceiling")
 	// ErrNeedsGrant: a permission beyond the experimental ceiling was not
 	// named with --grant.
-	ErrNeedsGrant = errdef.New(errdef.Trust, "permission needs an explicit --grant")
+	ErrNeedsGrant = errdef.New(errdef.Trust, "permission needs an explicit grant")
 	// ErrNeedsConsent: a dangerous permission needs consent and there was no
 	// terminal to ask and no --grant or --yes.
 	ErrNeedsConsent = errdef.New(errdef.Trust, "dangerous permission needs consent")
@@ -101,8 +101,16 @@ type Refusal struct {
 	Permission string `json:"permission,omitempty"`
 	// Reason is a sentence saying what is wrong.
 	Reason string `json:"reason"`
-	// Fix says what to do, naming the flag when one helps.
+	// Fix says what to do, in the library's terms: front ends name their
+	// own flags (see Grant).
 	Fix string `json:"fix,omitempty"`
+	// Grant is the grant that would allow Permission: "perm" for a skill
+	// asked for by name, "name:perm" for a dependency; "" when no grant
+	// can (above the ceiling) or nothing is a permission.
+	Grant string `json:"grant,omitempty"`
+	// Via is the dependency path to the skill, root first; empty for a
+	// skill asked for by name.
+	Via []string `json:"via,omitempty"`
 	// Signers are the skill's verified signers ([Request.Signers]), so
 	// that a consent question can say who vouches for it.
 	Signers []string `json:"signers,omitempty"`
@@ -171,14 +179,19 @@ type ExperimentalDependencyError struct {
 	Path []string
 }
 
-// Error names the path and how to install the skill on purpose.
+// Error names the path and says to install the skill on purpose.
 func (e *ExperimentalDependencyError) Error() string {
-	last := ""
-	if len(e.Path) > 0 {
-		last = e.Path[len(e.Path)-1]
+	return fmt.Sprintf("%s (experimental): an experimental skill is never installed as a dependency — review it, then install it on purpose",
+		strings.Join(e.Path, " -> "))
+}
+
+// Skill is the experimental skill, the last of Path ("" when Path is
+// empty).
+func (e *ExperimentalDependencyError) Skill() string {
+	if len(e.Path) == 0 {
+		return ""
 	}
-	return fmt.Sprintf("%s (experimental): an experimental skill is never installed as a dependency — review it, then install it on purpose: skillpm install %s --allow-experimental",
-		strings.Join(e.Path, " -> "), last)
+	return e.Path[len(e.Path)-1]
 }
 
 // Unwrap makes errors.Is true for ErrRefused and ErrExperimentalDependency.
@@ -195,13 +208,13 @@ type SignerChangeError struct {
 	Current []sign.Identity
 }
 
-// Error names both sets of signers and the flag that accepts the change.
+// Error names both sets of signers.
 func (e *SignerChangeError) Error() string {
 	cur := "no verified signature"
 	if len(e.Current) > 0 {
 		cur = "signed by " + identityList(e.Current)
 	}
-	return fmt.Sprintf("the update is %s, none of the recorded signers (%s) — if the publisher really changed its signing identity, check why, then rerun with --allow-signer-change",
+	return fmt.Sprintf("the update is %s, none of the recorded signers (%s) — if the publisher really changed its signing identity, check why before accepting the change",
 		cur, identityList(e.Recorded))
 }
 

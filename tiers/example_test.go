@@ -43,6 +43,6 @@ policies:
 	// Output:
 	// ghcr.io/acme/skills/web-research community community acme-ci
 	// warning: the skill claims verified but the trust policy attests only community: treated as community
-	// true the skill (community) declares the dangerous permission shell:execute, which needs consent, and there is no terminal to ask — rerun with --grant shell:execute or --yes; nothing was installed
+	// true the skill (community) declares the dangerous permission shell:execute, which needs consent, and there is no terminal to ask — grant shell:execute, or consent to it; nothing was installed
 	// shell:execute granted by grant
 }

@@ -87,7 +87,7 @@ func Load(ctx context.Context, path string) (*Policy, error) {
 		return nil, &PolicyError{Problems: []Problem{{File: path, Message: nr.Error(), Hint: "name the policy YAML file itself"}}}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("policy file %s does not exist — check the path, or remove --policy to use the search path or the built-in default: %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("policy file %s does not exist — check the path, or name none to use the search path or the built-in default: %w", path, fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading policy file %s: %w", path, err)

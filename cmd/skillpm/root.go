@@ -110,17 +110,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	// A code chosen at the call site wins; then flag and argument errors;
-	// then the class the library gave the error.
-	code := errdef.ClassOf(err).ExitCode()
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	} else if isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command ") {
-		// cobra reports an unknown command as a plain error.
-		code = exitUsage
-	}
+	code := exitCode(err)
 	if msg := err.Error(); msg != "" {
+		msg = withFlagHints(msg, err)
 		if g.json() || jsonRequested(args) {
 			writeErrorJSON(stderr, code, msg)
 		} else {
@@ -128,6 +120,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	return code
+}
+
+// exitCode is the process exit code for err: the one a call site chose
+// (withCode), else 2 for flag and argument errors, else the code of the
+// class the library gave the error (errdef), 1 when it has none.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command "):
+		// cobra reports an unknown command as a plain error.
+		return exitUsage
+	}
+	return errdef.ClassOf(err).ExitCode()
 }
 
 // usageError marks flag and argument errors.

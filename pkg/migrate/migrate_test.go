@@ -162,8 +162,8 @@ func TestNotMigratable(t *testing.T) {
 		{"metadata list", "---\nname: a\ndescription: b\nmetadata: [a]\n---\n", "", migrate.ReasonMetadataInvalid, "not a mapping"},
 		{"gaia not a mapping", "---\nname: a\ndescription: b\nmetadata: {gaia: 42}\n---\n", "", migrate.ReasonGaiaConflict, "metadata.gaia is a number"},
 		{"permissions not a list", "---\nname: a\ndescription: b\nmetadata: {gaia: {permissions: shell:execute}, openclaw: {requires: {bins: [git]}}}\n---\n", "", migrate.ReasonGaiaConflict, "permissions is a string"},
-		{"hermes asked, openclaw found", "---\nname: a\ndescription: b\nmetadata: {openclaw: {requires: {bins: [git]}}}\n---\n", migrate.Hermes, migrate.ReasonWrongFormat, "--from openclaw or --from auto"},
-		{"openclaw asked, hermes found", "---\nname: a\ndescription: b\nplatforms: [linux]\n---\n", migrate.OpenClaw, migrate.ReasonWrongFormat, "--from hermes or --from auto"},
+		{"hermes asked, openclaw found", "---\nname: a\ndescription: b\nmetadata: {openclaw: {requires: {bins: [git]}}}\n---\n", migrate.Hermes, migrate.ReasonWrongFormat, "migrate it from openclaw, or let the format be detected"},
+		{"openclaw asked, hermes found", "---\nname: a\ndescription: b\nplatforms: [linux]\n---\n", migrate.OpenClaw, migrate.ReasonWrongFormat, "migrate it from hermes, or let the format be detected"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := skillDir(t, "a", map[string]string{"SKILL.md": c.skill})
