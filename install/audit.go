@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -76,7 +77,7 @@ func (e *AuditRefusedError) Unwrap() error { return tiers.ErrRefused }
 // blocking findings and the flag. Call it after staging and before
 // anything is committed to the root. Other errors (a directory that cannot
 // be read, an unknown tier, a cancelled ctx) name the skill.
-func AuditStaged(ctx context.Context, staged map[string]string, effective map[string]string, opts AuditOptions) ([]AuditOutcome, error) {
+func AuditStaged(ctx context.Context, staged map[string]string, effective map[string]skill.Tier, opts AuditOptions) ([]AuditOutcome, error) {
 	sc, err := audit.New(audit.Options{Tool: opts.Tool, Limits: opts.Limits})
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func AuditStaged(ctx context.Context, staged map[string]string, effective map[st
 			if err != nil {
 				return fmt.Errorf("auditing %s: %w", name, err)
 			}
-			v, err := rep.Verdict(effective[name])
+			v, err := rep.Verdict(string(effective[name]))
 			if err != nil {
 				return fmt.Errorf("auditing %s: %w", name, err)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -23,7 +24,7 @@ func TestAuditStaged(t *testing.T) {
 	tests := []struct {
 		name      string
 		staged    map[string]string
-		effective map[string]string
+		effective map[string]skill.Tier
 		allow     bool
 		want      map[string]audit.Decision
 		refused   []string
@@ -31,17 +32,17 @@ func TestAuditStaged(t *testing.T) {
 		{name: "clean passes", staged: map[string]string{"web-fetch": clean},
 			want: map[string]audit.Decision{"web-fetch": audit.Pass}},
 		{name: "critical blocks", staged: map[string]string{"web-fetch": clean, "instr-exfil": exfil},
-			effective: map[string]string{"instr-exfil": "experimental"},
+			effective: map[string]skill.Tier{"instr-exfil": "experimental"},
 			want:      map[string]audit.Decision{"web-fetch": audit.Pass, "instr-exfil": audit.Block}, refused: []string{"instr-exfil"}},
 		{name: "allowed", staged: map[string]string{"instr-exfil": exfil}, allow: true,
 			want: map[string]audit.Decision{"instr-exfil": audit.Block}},
 		{name: "judged at the effective tier", staged: map[string]string{"fenced": fenced},
-			effective: map[string]string{"fenced": "experimental"},
+			effective: map[string]skill.Tier{"fenced": "experimental"},
 			want:      map[string]audit.Decision{"fenced": audit.Pass}},
 		{name: "claimed tier by default", staged: map[string]string{"fenced": fenced},
 			want: map[string]audit.Decision{"fenced": audit.Review}},
 		{name: "verified is stricter", staged: map[string]string{"fenced": fenced},
-			effective: map[string]string{"fenced": "verified"},
+			effective: map[string]skill.Tier{"fenced": "verified"},
 			want:      map[string]audit.Decision{"fenced": audit.Block}, refused: []string{"fenced"}},
 	}
 	for _, tt := range tests {
@@ -102,7 +103,7 @@ func TestAuditStagedErrors(t *testing.T) {
 		t.Errorf("missing dir: %v", err)
 	}
 	clean := auditFixture("clean", "web-fetch")
-	if _, err := AuditStaged(ctx, map[string]string{"web-fetch": clean}, map[string]string{"web-fetch": "gold"}, AuditOptions{}); !errors.Is(err, audit.ErrTier) {
+	if _, err := AuditStaged(ctx, map[string]string{"web-fetch": clean}, map[string]skill.Tier{"web-fetch": "gold"}, AuditOptions{}); !errors.Is(err, audit.ErrTier) {
 		t.Errorf("bad tier: %v", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)

@@ -158,7 +158,7 @@ func loadInstalled(ctx context.Context, j *job, p *Planned) (staged, error) {
 		if j.roots[i].Host == HostGaia && p.manifest != nil {
 			// Its SKILL.md carries the tier enforced at install, not the
 			// claim (enforceTier); the rest must still agree.
-			s.Gaia.SecurityTier = p.manifest.Metadata.Tier
+			s.Gaia.SecurityTier = string(p.manifest.Metadata.Tier)
 		}
 		if err := checkContent(p, s); err != nil {
 			return staged{}, err

@@ -45,7 +45,7 @@ type Options struct {
 	AllowExperimental bool
 	Prompter          tiers.Prompter
 	// MinTier refuses any skill whose effective tier is lower.
-	MinTier string
+	MinTier skill.Tier
 	// Force overwrites installed skills whose files were edited by hand.
 	Force bool
 	// Frozen refuses any change to the lock.
@@ -101,7 +101,7 @@ type Options struct {
 type Planned struct {
 	Lock        resolve.LockedSkill `json:"lock"`
 	Permissions []string            `json:"permissions"`
-	Claimed     string              `json:"claimed"`
+	Claimed     skill.Tier          `json:"claimed"`
 	Grants      []Grant             `json:"grants,omitempty"`
 	// UnknownTools are allowed-tools entries that map to no permission;
 	// they need consent outside the verified tier.
@@ -505,7 +505,7 @@ func OpenLocked(c *registry.Client, ls resolve.LockedSkill) (*registry.Repositor
 // consented), which are not asked for again.
 func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, carried map[string]map[string]string, kept map[string][]Grant, opts Options) error {
 	for _, p := range plan {
-		if opts.MinTier != "" && tiers.Rank(p.Lock.Tier) < tiers.Rank(opts.MinTier) {
+		if !p.Lock.Tier.AtLeast(opts.MinTier) {
 			return fmt.Errorf("%w: %s@%s is %s, below the minimum tier %s", tiers.ErrRefused, p.Lock.Name, p.Lock.Version, p.Lock.Tier, opts.MinTier)
 		}
 		if _, ok := kept[p.Lock.Name]; ok {
@@ -815,7 +815,7 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) (map[str
 	}
 	// The static audit of what is about to be installed, judged at each
 	// skill's effective tier; a block stops the whole set.
-	effective := make(map[string]string, len(todo))
+	effective := make(map[string]skill.Tier, len(todo))
 	dirs := make(map[string]string, len(todo))
 	for _, p := range todo {
 		effective[p.Lock.Name] = p.Lock.Tier

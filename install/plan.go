@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -29,10 +30,10 @@ type Change struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	// From and FromTier are the installed version and tier, "" for an add.
-	From     string `json:"from,omitempty"`
-	FromTier string `json:"fromTier,omitempty"`
-	To       string `json:"to"`
-	ToTier   string `json:"toTier"`
+	From     string     `json:"from,omitempty"`
+	FromTier skill.Tier `json:"fromTier,omitempty"`
+	To       string     `json:"to"`
+	ToTier   skill.Tier `json:"toTier"`
 	// NewPermissions are the permissions declared now and not when the
 	// installed version was (all of them for an add).
 	NewPermissions []string `json:"newPermissions,omitempty"`
@@ -127,7 +128,7 @@ func (j *job) carried() map[string]map[string]string {
 		var set map[string]string
 		for i := range j.roots {
 			old, ok := j.receipts[i].Get(p.Lock.Name)
-			if !ok || tiers.Rank(p.Lock.Tier) < tiers.Rank(old.Tier) {
+			if !ok || p.Lock.Tier.Compare(old.Tier) < 0 {
 				set = nil
 				break
 			}

@@ -40,7 +40,7 @@ type Consent struct {
 	// Skill is "name@version", "" when the caller named none.
 	Skill string `json:"skill,omitempty"`
 	// Tier is the skill's effective tier.
-	Tier string `json:"tier"`
+	Tier Tier `json:"tier"`
 	// Permission is the dangerous permission asked for.
 	Permission skill.Permission `json:"permission"`
 	// Question is a sentence to show, without the answer choices.
@@ -67,13 +67,13 @@ type Request struct {
 	// Skill is "name@version", used in messages and plans.
 	Skill string
 	// Tier is the effective tier from [Evaluate].
-	Tier string
+	Tier Tier
 	// Permissions are the skill's declared permissions.
 	Permissions []skill.Permission
 	// Claimed and Attested are the two sides of Tier ([Decision]), when
 	// known: a refusal then says which one held the skill down and how to
 	// raise it.
-	Claimed, Attested string
+	Claimed, Attested Tier
 	// Grants are permissions granted to this skill alone (--grant PERM for
 	// a skill named on the command line, --grant NAME:PERM for any).
 	Grants []skill.Permission
@@ -93,7 +93,7 @@ type Request struct {
 type Plan struct {
 	// Skill and Tier echo the request.
 	Skill string `json:"skill,omitempty"`
-	Tier  string `json:"tier"`
+	Tier  Tier   `json:"tier"`
 	// Grants has one entry per declared permission, in declared order.
 	Grants []Grant `json:"grants"`
 }
@@ -116,7 +116,7 @@ func (g Grant) MarshalJSON() ([]byte, error) {
 
 // Check decides one skill's permissions at tier. It is CheckSet for a set
 // of one.
-func (p *Policy) Check(ctx context.Context, tier string, permissions []skill.Permission, opts GrantOptions) (Plan, error) {
+func (p *Policy) Check(ctx context.Context, tier Tier, permissions []skill.Permission, opts GrantOptions) (Plan, error) {
 	plans, err := p.CheckSet(ctx, []Request{{Tier: tier, Permissions: permissions}}, opts)
 	if err != nil {
 		return Plan{}, err
@@ -159,9 +159,10 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 		ceiling := p.Ceilings.For(r.Tier)
 		for _, perm := range r.Permissions {
 			granted := func(by GrantedBy) { plan.Grants = append(plan.Grants, Grant{Permission: perm, By: by}) }
-			grant := perm.Key()
+			grant, what := perm.Key(), perm.Key()
 			if len(r.Via) > 0 {
 				grant = shortName(r.Skill) + ":" + perm.Key()
+				what = grant + " (it is a dependency: " + strings.Join(r.Via, " -> ") + ")"
 			}
 			byFlag := GrantOptions{Grants: append(slices.Clip(opts.Grants), r.Grants...)}.granted(perm)
 			switch {
@@ -173,10 +174,10 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 					continue
 				}
 				refuse(perm.String(), grant, fmt.Sprintf("%s (experimental) declares %s, beyond the experimental ceiling (%s)", name, perm, ceiling),
-					"grant "+grant+" explicitly (a consent to everything does not cover it)", ErrNeedsGrant)
+					"grant "+what+" explicitly (a consent to everything does not cover it)", ErrNeedsGrant)
 			case !ceiling.Allows(perm):
 				refuse(perm.String(), "", fmt.Sprintf("%s (%s) declares %s, above the %s ceiling (%s)", name, r.Tier, perm, r.Tier, ceiling),
-					"no grant allows it: the skill needs a higher tier (a countersignature the policy trusts) or a policy whose "+r.Tier+" ceiling includes it", ErrAboveCeiling)
+					"no grant allows it: the skill needs a higher tier (a countersignature the policy trusts) or a policy whose "+string(r.Tier)+" ceiling includes it", ErrAboveCeiling)
 			case r.Tier == skill.TierVerified || !p.Dangerous.Covers(perm):
 				granted(GrantedByTier)
 			case byFlag:
@@ -191,7 +192,7 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 				granted(GrantedByPrompt)
 			default:
 				refuse(perm.String(), grant, fmt.Sprintf("%s (%s) declares the dangerous permission %s, which needs consent, and there is no terminal to ask", name, r.Tier, perm),
-					"grant "+grant+", or consent to it", ErrNeedsConsent)
+					"grant "+what+", or consent to it", ErrNeedsConsent)
 			}
 		}
 		if r.Tier != skill.TierVerified && len(r.UnknownTools) > 0 {

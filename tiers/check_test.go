@@ -48,7 +48,7 @@ func TestCheck(t *testing.T) {
 	yes, no := &fakePrompter{answer: true}, &fakePrompter{answer: false}
 	tests := []struct {
 		name   string
-		tier   string
+		tier   Tier
 		perms  []string
 		opts   GrantOptions
 		grants []string // on success

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -17,7 +18,7 @@ var (
 	ErrInvalidPolicy = errdef.New(errdef.Validation, "invalid trust policy")
 	// ErrUnknownTier reports a tier name that is not verified, community or
 	// experimental where a caller passed one.
-	ErrUnknownTier = errdef.New(errdef.Usage, "unknown tier")
+	ErrUnknownTier = skill.ErrUnknownTier
 
 	// ErrRefused is wrapped by every trust refusal.
 	ErrRefused = errdef.New(errdef.Trust, "refused by trust policy")
@@ -95,7 +96,7 @@ type Refusal struct {
 	// Skill is "name@version" as the caller named it; "" for an unnamed one.
 	Skill string `json:"skill,omitempty"`
 	// Tier is the skill's effective tier.
-	Tier string `json:"tier"`
+	Tier Tier `json:"tier"`
 	// Permission is the refused permission, "" when the whole skill is
 	// refused (experimental without --allow-experimental).
 	Permission string `json:"permission,omitempty"`

@@ -91,7 +91,9 @@ func TestScopePrecedence(t *testing.T) {
 		rule("deep-glob", "ghcr.io/acme/**", verified)
 	p := mustParse(t, src)
 	tests := []struct {
-		repo, tier, policy string
+		repo   string
+		tier   Tier
+		policy string
 	}{
 		{"ghcr.io/acme/skills/web-research", experimental, "web-research"},     // exact beats every glob
 		{"ghcr.io/acme/skills/web-search", community, "acme-skills-glob"},      // longer glob beats shorter ones and *
@@ -142,7 +144,7 @@ func TestClaimCapped(t *testing.T) {
 	p := loadDemo(t)
 	pub := []sign.Identity{keyID(t, "publisher")}
 	tests := []struct {
-		claimed, effective string
+		claimed, effective Tier
 		warn               bool
 	}{
 		{verified, community, true},
@@ -173,7 +175,7 @@ func TestCountersignature(t *testing.T) {
 	tests := []struct {
 		name   string
 		ids    []sign.Identity
-		tier   string
+		tier   Tier
 		policy string
 	}{
 		{"publisher only", []sign.Identity{pub}, community, "publishers"},
@@ -207,7 +209,7 @@ func TestKeylessIdentities(t *testing.T) {
 		name  string
 		id    sign.Identity
 		audit []sign.Identity
-		tier  string
+		tier  Tier
 	}{
 		{"release workflow, audited", release, audit, verified},
 		{"release workflow, not audited: falls back to any-publisher", release, nil, community},
@@ -237,7 +239,7 @@ func TestRequireAudit(t *testing.T) {
 	tests := []struct {
 		name   string
 		audit  []sign.Identity
-		tier   string
+		tier   Tier
 		met    bool
 		policy string
 	}{

@@ -78,7 +78,7 @@ func TestLoadDemo(t *testing.T) {
 	p := loadDemo(t)
 	var names []string
 	for _, r := range p.Rules {
-		names = append(names, r.Name+"="+r.Tier)
+		names = append(names, r.Name+"="+string(r.Tier))
 	}
 	want := []string{"acme-release=verified", "acme-legacy=experimental", "publishers=community", "marketplace-audit=verified", "any-publisher=community"}
 	if !slices.Equal(names, want) {

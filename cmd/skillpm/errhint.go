@@ -243,9 +243,6 @@ func flagHints(err error) []string {
 // refusalHint names the flag that would allow one trust refusal.
 func refusalHint(r tiers.Refusal) string {
 	grant := "--grant " + r.Grant
-	if len(r.Via) > 0 {
-		grant += " (it is a dependency: " + strings.Join(r.Via, " -> ") + ")"
-	}
 	switch {
 	case errors.Is(r.Kind, tiers.ErrNeedsGrant) && r.Grant != "":
 		return "grant it with " + grant + " (--yes does not cover it)"

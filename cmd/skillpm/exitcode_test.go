@@ -44,7 +44,7 @@ func TestFlagHints(t *testing.T) {
 	}}
 	got := withFlagHints("refused", fmt.Errorf("install: %w", refused))
 	for _, want := range []string{
-		"refused\n\nhint: rerun with --grant code:shell:execute (it is a dependency: fix@1.0.0 -> code@1.2.0) or --yes\n",
+		"refused\n\nhint: rerun with --grant code:shell:execute or --yes\n",
 		"hint: skillpm verify shows its signers; --allow-experimental installs it on purpose",
 	} {
 		if !strings.Contains(got, want) {

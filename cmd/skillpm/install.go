@@ -215,7 +215,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		Roots: roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
 		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
-		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
+		MinTier: skill.Tier(f.minTier), Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
 		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
 		Warn: warnOnce(g),

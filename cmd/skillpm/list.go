@@ -84,7 +84,7 @@ prints only the names, once each.`,
 				case !l.Managed:
 					status = "unmanaged"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(l.Tier), dash(l.Source), status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(string(l.Tier)), dash(l.Source), status)
 			}
 			return tw.Flush()
 		},

@@ -171,7 +171,7 @@ func searchHits(from string, res *registry.SearchResult) []searchHit {
 		s := h.Skill
 		perms := append([]string{}, s.Permissions...)
 		out = append(out, searchHit{Name: s.Name, Version: s.Latest, Ref: ref(s.Name, s.Latest), Description: s.Description,
-			Tier: h.Effective, Claimed: s.Tier, Permissions: perms, Why: h.Why, Problem: h.Problem})
+			Tier: string(h.Effective), Claimed: string(s.Tier), Permissions: perms, Why: h.Why, Problem: h.Problem})
 	}
 	return out
 }

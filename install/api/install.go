@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -35,7 +36,7 @@ type InstallRequest struct {
 type Planned struct {
 	Name        string          `json:"name"`
 	Version     string          `json:"version"`
-	Tier        string          `json:"tier"`
+	Tier        skill.Tier      `json:"tier"`
 	Source      string          `json:"source"`
 	Requested   string          `json:"requested,omitempty"`
 	Permissions []string        `json:"permissions"`

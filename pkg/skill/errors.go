@@ -11,6 +11,9 @@ var (
 	ErrInvalid = errdef.New(errdef.Validation, "skill is invalid")
 	// ErrPermission is returned by ParsePermission for malformed permissions.
 	ErrPermission = errdef.New(errdef.Validation, "invalid permission")
+	// ErrUnknownTier reports a tier name that is not verified, community or
+	// experimental.
+	ErrUnknownTier = errdef.New(errdef.Usage, "unknown tier")
 	// ErrCatalog is returned when a tool catalog cannot be read.
 	ErrCatalog = errdef.New(errdef.Validation, "invalid tool catalog")
 )
