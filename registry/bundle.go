@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // BundleOptions controls [Client.Bundle].
@@ -79,7 +80,7 @@ func (c *Client) lockSource(repository, name string) (Source, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: lock source %q does not end in /%s", ErrInvalidRef, repository, name)
 	}
-	if src == resolve.EmbeddedSource {
+	if src == source.Embedded {
 		return c.Embedded(), nil
 	}
 	spec, err := ParseSource(src)

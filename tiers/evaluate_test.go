@@ -68,8 +68,15 @@ func TestRepository(t *testing.T) {
 		{"oci-layout:/srv/bundle/../bundle/", "web-research", "oci-layout:/srv/bundle/web-research"},
 	}
 	for _, tt := range tests {
-		if got := Repository(tt.source, tt.name); got != tt.want {
-			t.Errorf("Repository(%q, %q) = %q, want %q", tt.source, tt.name, got, tt.want)
+		if got, err := Repository(tt.source, tt.name); err != nil || got != tt.want {
+			t.Errorf("Repository(%q, %q) = %q, %v, want %q", tt.source, tt.name, got, err, tt.want)
+		}
+	}
+	// The one source grammar: what the registry and the resolver refuse,
+	// the trust policy refuses too.
+	for _, bad := range []string{"not a host", "skills", "oci-layout:", "ghcr.io//x"} {
+		if got, err := Repository(bad, "x"); err == nil {
+			t.Errorf("Repository(%q) = %q, want an error", bad, got)
 		}
 	}
 }

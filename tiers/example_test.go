@@ -29,7 +29,10 @@ policies:
 		Issuer:  "https://token.actions.githubusercontent.com",
 		Subject: "https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1.2.0",
 	}
-	repo := tiers.Repository("ghcr.io/acme/skills", "web-research")
+	repo, err := tiers.Repository("ghcr.io/acme/skills", "web-research")
+	if err != nil {
+		panic(err)
+	}
 	d := tiers.Evaluate(policy, repo, []sign.Identity{signer}, skill.TierVerified, tiers.EvalOptions{})
 	fmt.Println(repo, d.Attested, d.Effective, d.Policy)
 	fmt.Println("warning:", d.Warnings[0])

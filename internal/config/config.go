@@ -21,8 +21,7 @@ import (
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/userdir"
 	"github.com/skillpm/skillpm/pkg/errdef"
-	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 	"gopkg.in/yaml.v3"
 )
 
@@ -130,18 +129,14 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		return top
 	}
-	if f.Registry == resolve.EmbeddedSource {
-		f.Registry = ""
-	}
 	if f.Registry != "" {
-		if _, err := registry.ParseSource(f.Registry); err != nil {
-			return nil, fmt.Errorf("%s: %w: registry: %v", at(value("registry")), ErrInvalid, err)
-		}
-		src, err := resolve.CanonicalSource(f.Registry, filepath.Dir(path))
+		spec, err := source.Parse(f.Registry)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: registry: %v", at(value("registry")), ErrInvalid, err)
 		}
-		cfg.Registry = src
+		if spec.Kind != source.KindEmbedded {
+			cfg.Registry = spec.Canonical(filepath.Dir(path))
+		}
 	}
 	if f.Host != "" {
 		h, err := install.ParseHost(f.Host)
@@ -151,8 +146,8 @@ func Parse(path string, data []byte) (*Config, error) {
 		cfg.Host = h
 	}
 	for i, h := range f.PlainHTTP {
-		spec, err := registry.ParseSource(h)
-		if err != nil || spec.Kind != registry.KindRemote || strings.Contains(h, "/") {
+		spec, err := source.Parse(h)
+		if err != nil || spec.Kind != source.KindRemote || strings.Contains(h, "/") {
 			n := value("plain-http")
 			if n.Kind == yaml.SequenceNode && i < len(n.Content) {
 				n = n.Content[i]
