@@ -65,7 +65,7 @@ func Adopt(ctx context.Context, root, name string, opts AdoptOptions) (*Adopted,
 	r := Record{Name: name, Version: s.Version, LocalPath: dir, Tree: sum.TreeHash,
 		Tier: "experimental", Claimed: s.Tier(), Requested: "*",
 		InstalledAt: time.Now().UTC().Format(time.RFC3339)}
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ type rootStage struct {
 	unchanged []*Planned
 	todo      []*Planned
 	// tx is nil until something is staged, and again once committed.
-	tx *Txn
+	tx *txn
 	// trees are the tree hashes of what this root gets where they differ
 	// from the layer's (the GAIA host's SKILL.md carries the enforced
 	// tier).
@@ -67,7 +67,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		if opts.DryRun || len(st.todo) == 0 {
 			continue
 		}
-		tx, err := Begin(r.Dir)
+		tx, err := beginTxn(r.Dir)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		if err != nil {
 			return err
 		}
-		tx, err := Begin(tmp)
+		tx, err := beginTxn(tmp)
 		if err != nil {
 			os.RemoveAll(tmp)
 			return err

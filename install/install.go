@@ -65,8 +65,9 @@ type Options struct {
 	Catalog *skill.Catalog
 	// Warn receives messages that do not stop the install.
 	Warn func(string)
-	// Hook is passed to each root's transaction (crash-safety tests).
-	Hook func(step string) error
+	// hook is passed to each root's transaction: the crash-safety tests
+	// stop a commit at each step with it. It is not API.
+	hook func(step string) error
 	// Progress, when set, receives each stage as it starts; it may be
 	// called from several goroutines at once.
 	Progress func(Event)
@@ -258,7 +259,7 @@ func lockRoots(ctx context.Context, roots []Root, opts Options) (*heldRoots, err
 		}
 		h.locks[d] = l
 		h.order = append(h.order, d)
-		rec, err := Recover(ctx, d)
+		rec, err := recoverTxn(ctx, d)
 		if err != nil {
 			h.unlock()
 			return nil, fmt.Errorf("%s: %w", d, err)
@@ -304,7 +305,7 @@ type job struct {
 	// stages are each root's staged transaction, in roots order.
 	stages []*rootStage
 	// dry is the staging of a dry run, outside every root.
-	dry *Txn
+	dry *txn
 	// manifest and ns are what was resolved, for the downgrade check.
 	manifest *resolve.Manifest
 	ns       resolve.Namespace
@@ -676,7 +677,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 		return res, nil
 	}
 	if st.tx == nil {
-		tx, err := Begin(r.Dir)
+		tx, err := beginTxn(r.Dir)
 		if err != nil {
 			return res, err
 		}
@@ -684,7 +685,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 	}
 	tx := st.tx
 	st.tx = nil // committed or aborted below, never aborted again
-	tx.Hook = opts.Hook
+	tx.hook = opts.hook
 	for _, p := range st.todo {
 		old, _ := rec.Get(p.Lock.Name)
 		requested := p.Lock.Requested
@@ -748,7 +749,7 @@ type staged struct {
 // checks tools_required across the whole set and audits it. It returns
 // each skill as parsed there, by name: the one parse every trust decision
 // is made from.
-func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) (map[string]staged, error) {
+func stage(ctx context.Context, tx *txn, todo []*Planned, opts Options) (map[string]staged, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := opts.Jobs
 	if jobs <= 0 {

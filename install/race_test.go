@@ -111,7 +111,7 @@ func TestRemoveInterruptedIsNotResurrected(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash := errors.New("killed")
-	_, err := Remove(context.Background(), root, []string{"txa"}, RemoveOptions{Hook: func(step string) error {
+	_, err := Remove(context.Background(), root, []string{"txa"}, RemoveOptions{hook: func(step string) error {
 		if step == "journal" {
 			return crash
 		}

@@ -24,8 +24,8 @@ type RemoveOptions struct {
 	DryRun bool
 	// LockWait bounds the wait for another skillpm; 0 means DefaultLockWait.
 	LockWait time.Duration
-	// Hook is passed to the transaction (crash-safety tests).
-	Hook func(step string) error
+	// hook is passed to the transaction (crash-safety tests; not API).
+	hook func(step string) error
 }
 
 // RemoveResult says what was (or would be) removed.
@@ -114,11 +114,11 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 	if opts.DryRun {
 		return res, nil
 	}
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		return nil, err
 	}
-	tx.Hook = opts.Hook
+	tx.hook = opts.hook
 	for _, n := range res.Removed {
 		tx.Remove(n)
 		rec.Delete(n)
