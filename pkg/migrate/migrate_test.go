@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/skillpm/skillpm/internal/golden"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -21,19 +22,7 @@ const fixtures = "../../testdata/migrate"
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from output (run go test -update after checking):\n--- want\n%s--- got\n%s", path, want, got)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // TestGolden migrates each fixture and compares the SKILL.md and the
