@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/asf"
-	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -85,15 +84,25 @@ func (e silentError) Error() string { return "" }
 // Unwrap returns the error that was printed.
 func (e silentError) Unwrap() error { return e.err }
 
-// asfExitCode is the exit code of a runner error: the call site's, else
-// its class's (a workflow that does not expand is a validation failure, 3;
-// a bad skill name or session is usage, 2).
+// asfExitCode maps runner errors to the CLI's exit codes: a workflow that
+// does not expand is a validation failure (3); bad names, sessions and
+// hosts are usage (2); everything else is 1, as the ASF reference runtime
+// exits. It deliberately does not follow the errdef classes: agent hosts
+// run these commands as hooks, and to them exit 2 means "block" — a hook
+// payload that does not parse must fail open with 1, and a missing skill
+// or workflow is the runtime's plain failure.
 func asfExitCode(err error) int {
 	var ee *exitError
-	if errors.As(err, &ee) {
+	var pe *asf.PlanError
+	switch {
+	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &pe):
+		return exitValidation
+	case errors.Is(err, asf.ErrInvalidSkillName), errors.Is(err, asf.ErrInvalidSession), errors.Is(err, asf.ErrUnknownHost):
+		return exitUsage
 	}
-	return errdef.ClassOf(err).ExitCode()
+	return exitFailure
 }
 
 // asfRunE prints failures of the reference-compatible commands as the
