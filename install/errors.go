@@ -23,6 +23,9 @@ var (
 	// ErrRepublished means a version's manifest digest differs from the
 	// one locked or installed for it: its tag was moved.
 	ErrRepublished = errdef.New(errdef.Trust, "version republished with other content")
+	// ErrNoAuditor reports an install with no Auditor and without
+	// NoAuditUnsafe: the library never skips the audit by omission.
+	ErrNoAuditor = errdef.New(errdef.Usage, "no auditor: set Options.Auditor (install/auditor), or NoAuditUnsafe to install without the static audit")
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
 	ErrUnsupportedRef = errdef.New(errdef.Usage, "reference cannot be installed")
 )

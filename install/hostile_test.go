@@ -165,7 +165,7 @@ func (e *hostileEnv) install(name string, mod func(*Options)) (string, *Result, 
 		e.t.Fatal(err)
 	}
 	root := filepath.Join(e.work, "roots", name)
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, Policy: e.policy, Trust: e.trust}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, Policy: e.policy, Trust: e.trust}
 	if mod != nil {
 		mod(&opts)
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -29,11 +28,15 @@ import (
 type Options struct {
 	// Roots are the discovery roots to install into (one transaction each).
 	Roots []Root
+	// Auditor audits every skill before it is installed (install/auditor
+	// adapts pkg/audit). Without one, installs fail with ErrNoAuditor
+	// unless NoAuditUnsafe is set.
+	Auditor Auditor
+	// NoAuditUnsafe installs without the static audit when Auditor is nil.
+	NoAuditUnsafe bool
 	// AllowAuditFindings installs skills whose static audit verdict blocks
-	// at their tier (--allow-audit-findings); AuditTool names skillpm's
-	// version in the audit reports.
+	// at their tier.
 	AllowAuditFindings bool
-	AuditTool          string
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
 	// Trust is the signature trust material (registry.PolicyTrust).
@@ -822,13 +825,16 @@ func stage(ctx context.Context, tx *txn, todo []*Planned, opts Options) (map[str
 		effective[p.Lock.Name] = p.Lock.Tier
 		dirs[p.Lock.Name] = out[p.Lock.Name].dir
 	}
-	outs, err := AuditStaged(ctx, dirs, effective, AuditOptions{AllowFindings: opts.AllowAuditFindings, Tool: opts.AuditTool})
+	if opts.Auditor == nil && opts.NoAuditUnsafe {
+		return out, nil
+	}
+	outs, err := AuditStaged(ctx, dirs, effective, AuditOptions{Auditor: opts.Auditor, AllowFindings: opts.AllowAuditFindings})
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range outs {
-		if opts.Warn != nil && o.Verdict.Decision != audit.Pass {
-			opts.Warn(fmt.Sprintf("%s: audit verdict %s at %s (%d findings; see skillpm audit)", o.Name, o.Verdict.Decision, o.Verdict.Tier, len(o.Report.Findings)))
+		if opts.Warn != nil && o.Verdict.Decision != AuditPass {
+			opts.Warn(fmt.Sprintf("%s: audit verdict %s at %s (%d findings; see skillpm audit)", o.Name, o.Verdict.Decision, o.Verdict.Tier, o.Verdict.Findings))
 		}
 	}
 	return out, nil

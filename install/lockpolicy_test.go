@@ -19,7 +19,7 @@ func projectInstall(reg *testRegistry, root, lockFile string, m *resolve.Manifes
 	if err != nil {
 		return nil, err
 	}
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: lockFile}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: lockFile}
 	if mod != nil {
 		mod(&opts)
 	}

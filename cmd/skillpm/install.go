@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -211,10 +212,14 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err != nil {
 		return err
 	}
+	aud, err := newAuditor()
+	if err != nil {
+		return err
+	}
 	opts := install.Options{
 		Roots: roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
-		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
+		AllowAuditFindings: f.allowAudit, Auditor: aud,
 		MinTier: skill.Tier(f.minTier), Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
 		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
@@ -343,4 +348,10 @@ func (f *changeFlags) setup(ctx context.Context, g *globals) ([]install.Root, *r
 		return nil, nil, nil, none, err
 	}
 	return roots, client, policy, vopts, nil
+}
+
+// newAuditor is the static audit every install and update runs before it
+// commits, naming this skillpm in its reports.
+func newAuditor() (install.Auditor, error) {
+	return auditor.New(auditor.Options{Tool: "skillpm " + skillpmVersion()})
 }

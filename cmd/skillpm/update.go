@@ -107,8 +107,13 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err != nil {
 		return err
 	}
+	aud, err := newAuditor()
+	if err != nil {
+		return err
+	}
 	opts := install.Options{
-		Roots: roots, Policy: policy, Trust: vopts.Trust,
+		Auditor: aud,
+		Roots:   roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
 		MinTier: skill.Tier(f.minTier), Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
 		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished,

@@ -125,7 +125,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	opts := install.Options{
-		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust,
+		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust, Auditor: s.cfg.Auditor,
 		// No Yes and no Prompter: only what the request names is granted.
 		Grants: req.Grants, AllowExperimental: req.AllowExperimental,
 		DryRun: req.DryRun, LockWait: s.cfg.LockWait,
