@@ -1,8 +1,9 @@
 package asf
 
 import (
-	"errors"
 	"strings"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Sentinel errors. Callers test them with errors.Is; the messages that wrap
@@ -12,51 +13,51 @@ var (
 	// reached through a symbolic link: the runner follows none, so a link
 	// planted in a skill or a worktree cannot make it read or write
 	// elsewhere.
-	ErrSymlink = errors.New("symbolic link refused")
+	ErrSymlink = errdef.New(errdef.Validation, "symbolic link refused")
 
 	// ErrSkillNotFound means no search root holds <root>/<name>/SKILL.md.
-	ErrSkillNotFound = errors.New("skill not found")
+	ErrSkillNotFound = errdef.New(errdef.NotFound, "skill not found")
 	// ErrInvalidSkillName means a skill name is empty or contains a path.
-	ErrInvalidSkillName = errors.New("invalid skill name")
+	ErrInvalidSkillName = errdef.New(errdef.Usage, "invalid skill name")
 	// ErrNotWorkflow means the skill declares no execution.calls.
-	ErrNotWorkflow = errors.New("not an ASF workflow")
+	ErrNotWorkflow = errdef.New(errdef.Validation, "not an ASF workflow")
 	// ErrStepFileNotFound means a step call names a file the skill lacks.
-	ErrStepFileNotFound = errors.New("step file not found")
+	ErrStepFileNotFound = errdef.New(errdef.Validation, "step file not found")
 	// ErrCycle means a skill calls itself, directly or through others.
-	ErrCycle = errors.New("call cycle")
+	ErrCycle = errdef.New(errdef.Validation, "call cycle")
 	// ErrTooDeep means skill calls nest deeper than Options.MaxDepth.
-	ErrTooDeep = errors.New("skill calls nested too deeply")
+	ErrTooDeep = errdef.New(errdef.Validation, "skill calls nested too deeply")
 	// ErrInvalidSkill means a SKILL.md in the workflow does not load.
-	ErrInvalidSkill = errors.New("invalid skill")
+	ErrInvalidSkill = errdef.New(errdef.Validation, "invalid skill")
 
 	// ErrNoWorkflow means the state location holds no workflow.
-	ErrNoWorkflow = errors.New("no ASF workflow")
+	ErrNoWorkflow = errdef.New(errdef.NotFound, "no ASF workflow")
 	// ErrWorkflowRunning means init found an unfinished workflow.
-	ErrWorkflowRunning = errors.New("a workflow is already running")
+	ErrWorkflowRunning = errdef.New(errdef.Conflict, "a workflow is already running")
 	// ErrWorkflowDone means the workflow has completed all its steps.
-	ErrWorkflowDone = errors.New("workflow already completed")
+	ErrWorkflowDone = errdef.New(errdef.Conflict, "workflow already completed")
 	// ErrUnknownStep means a step key is not in the workflow.
-	ErrUnknownStep = errors.New("step not found")
+	ErrUnknownStep = errdef.New(errdef.NotFound, "step not found")
 	// ErrNotCurrentStep means complete named a step other than the current one.
-	ErrNotCurrentStep = errors.New("not the current step")
+	ErrNotCurrentStep = errdef.New(errdef.Conflict, "not the current step")
 	// ErrStepDone means complete named a step that is already completed.
-	ErrStepDone = errors.New("step already completed")
+	ErrStepDone = errdef.New(errdef.Conflict, "step already completed")
 	// ErrNeedsConfirmation means a user_confirmation step was completed
 	// without the user's confirmation.
-	ErrNeedsConfirmation = errors.New("step needs the user's confirmation")
+	ErrNeedsConfirmation = errdef.New(errdef.Conflict, "step needs the user's confirmation")
 	// ErrInvalidState means the state file does not hold a workflow state.
-	ErrInvalidState = errors.New("invalid ASF state file")
+	ErrInvalidState = errdef.New(errdef.Validation, "invalid ASF state file")
 	// ErrLocked means another process held the state lock too long.
-	ErrLocked = errors.New("ASF state is locked")
+	ErrLocked = errdef.New(errdef.Conflict, "ASF state is locked")
 	// ErrInvalidSession means a session id could escape the state root.
-	ErrInvalidSession = errors.New("invalid session id")
+	ErrInvalidSession = errdef.New(errdef.Usage, "invalid session id")
 	// ErrUnknownHost means a host name is not in the hosts table.
-	ErrUnknownHost = errors.New("unknown host")
+	ErrUnknownHost = errdef.New(errdef.Usage, "unknown host")
 
 	// ErrHookPayload means a hook payload is not the host's JSON.
-	ErrHookPayload = errors.New("invalid hook payload")
+	ErrHookPayload = errdef.New(errdef.Usage, "invalid hook payload")
 	// ErrSettings means a host settings file cannot be merged safely.
-	ErrSettings = errors.New("invalid host settings file")
+	ErrSettings = errdef.New(errdef.Validation, "invalid host settings file")
 )
 
 // PlanError is a failure while expanding execution.calls. Path is the call
@@ -74,3 +75,7 @@ func (e *PlanError) Error() string {
 // Unwrap returns the cause, one of the sentinel errors or a
 // *skill.ValidationError.
 func (e *PlanError) Unwrap() error { return e.Err }
+
+// Class is errdef.Validation: a workflow that does not expand is a skill
+// that breaks a rule, whatever the cause below it.
+func (e *PlanError) Class() errdef.Class { return errdef.Validation }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	goldenfile "github.com/skillpm/skillpm/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -44,22 +46,7 @@ func testRunner(t *testing.T, dirs ...string) (*Runner, Location) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 // stable replaces the temp directories in a state file with placeholders.

@@ -1,32 +1,32 @@
 package gitsource
 
-import "errors"
+import "github.com/skillpm/skillpm/pkg/errdef"
 
 var (
 	// ErrInvalidRef is returned for a string that is not a git reference
 	// this package understands.
-	ErrInvalidRef = errors.New("invalid git reference")
+	ErrInvalidRef = errdef.New(errdef.Usage, "invalid git reference")
 	// ErrUnknownHost is returned for a shorthand or bare URL naming a host
 	// that has no known git layout.
-	ErrUnknownHost = errors.New("unknown git host")
+	ErrUnknownHost = errdef.New(errdef.Usage, "unknown git host")
 	// ErrNoGit is returned when the git command-line tool is not installed.
-	ErrNoGit = errors.New("git is not installed")
+	ErrNoGit = errdef.New(errdef.Internal, "git is not installed")
 	// ErrFetch is returned when a remote cannot be reached or refuses.
-	ErrFetch = errors.New("fetching from git failed")
+	ErrFetch = errdef.New(errdef.Registry, "fetching from git failed")
 	// ErrRevNotFound is returned when a revision names nothing in the
 	// repository.
-	ErrRevNotFound = errors.New("revision not found")
+	ErrRevNotFound = errdef.New(errdef.Resolution, "revision not found")
 	// ErrNoSkill is returned when the named folder holds no skill.
-	ErrNoSkill = errors.New("no skill found")
+	ErrNoSkill = errdef.New(errdef.Resolution, "no skill found")
 	// ErrUnsafeTree is returned for a tree skillpm refuses to install: a
 	// symlink leaving its skill folder, or a submodule in a skill.
-	ErrUnsafeTree = errors.New("unsafe repository tree")
+	ErrUnsafeTree = errdef.New(errdef.Validation, "unsafe repository tree")
 	// ErrBadSignature is returned for a commit signature that does not
 	// verify.
-	ErrBadSignature = errors.New("bad commit signature")
+	ErrBadSignature = errdef.New(errdef.Trust, "bad commit signature")
 	// ErrOffline is returned when a reference needs the network and the
 	// cache cannot answer it offline.
-	ErrOffline = errors.New("not in the git cache")
+	ErrOffline = errdef.New(errdef.Registry, "not in the git cache")
 )
 
 // Error is a failure about one git reference; its message starts with the

@@ -1,25 +1,26 @@
 package hosts
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Sentinel errors.
 var (
 	// ErrUnknownHost means a host id is not in the table.
-	ErrUnknownHost = errors.New("unknown host")
+	ErrUnknownHost = errdef.New(errdef.Usage, "unknown host")
 	// ErrUnknownScope means a scope is neither user nor project.
-	ErrUnknownScope = errors.New("unknown scope")
+	ErrUnknownScope = errdef.New(errdef.Usage, "unknown scope")
 	// ErrNoProjectRoot means a host reads no project-scope root.
-	ErrNoProjectRoot = errors.New("host has no project root")
+	ErrNoProjectRoot = errdef.New(errdef.Usage, "host has no project root")
 	// ErrNoHome means a root needs the home directory and there is none.
-	ErrNoHome = errors.New("no home directory")
+	ErrNoHome = errdef.New(errdef.Internal, "no home directory")
 	// ErrNoCwd means a root is relative and there is no working directory.
-	ErrNoCwd = errors.New("no working directory")
+	ErrNoCwd = errdef.New(errdef.Internal, "no working directory")
 	// ErrInvalidTable means a hosts file does not describe hosts correctly.
-	ErrInvalidTable = errors.New("invalid hosts table")
+	ErrInvalidTable = errdef.New(errdef.Validation, "invalid hosts table")
 )
 
 // UnknownHostError names the host asked for and the known ones.
@@ -29,7 +30,7 @@ type UnknownHostError struct {
 }
 
 func (e *UnknownHostError) Error() string {
-	return fmt.Sprintf("unknown host %q: use one of %s, add it to a hosts file, or use --root DIR", e.ID, strings.Join(e.Known, ", "))
+	return fmt.Sprintf("unknown host %q: use one of %s, add it to a hosts file, or install into a directory of your choice", e.ID, strings.Join(e.Known, ", "))
 }
 
 // Unwrap returns ErrUnknownHost.
@@ -42,7 +43,7 @@ type NoProjectRootError struct {
 }
 
 func (e *NoProjectRootError) Error() string {
-	return fmt.Sprintf("host %s has no project root (%s): install at --scope user, or use --root DIR", e.Host, e.Reason)
+	return fmt.Sprintf("host %s has no project root (%s): install at user scope, or into a directory of your choice", e.Host, e.Reason)
 }
 
 // Unwrap returns ErrNoProjectRoot.

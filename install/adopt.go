@@ -69,7 +69,7 @@ func Adopt(ctx context.Context, root, name string, opts AdoptOptions) (*Adopted,
 	}
 	origin := ForeignOrigin(root, name)
 	if fi.Mode()&os.ModeSymlink != 0 {
-		return nil, fmt.Errorf("%s in %s is %s: adopt refuses a link, whose target another tool manages; install the skill with skillpm instead (--force replaces the link)", name, root, origin)
+		return nil, fmt.Errorf("%s in %s is %s: adopt refuses a link, whose target another tool manages; install the skill with skillpm instead, replacing the link", name, root, origin)
 	}
 	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
 	if s == nil || ds.HasErrors() {
@@ -95,7 +95,7 @@ func Adopt(ctx context.Context, root, name string, opts AdoptOptions) (*Adopted,
 			return nil, err
 		}
 	}
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func matchPublished(ctx context.Context, root, name, declared, tree string, r *R
 		}
 		return b.Compare(a)
 	})
-	chk, err := Begin(root)
+	chk, err := beginTxn(root)
 	if err != nil {
 		return "", err
 	}

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 )
 
-// WriteFileAtomic writes data to path by write-temp, fsync, rename, fsync
+// writeFileAtomic writes data to path by write-temp, fsync, rename, fsync
 // of the directory: a reader sees the old file or the new one, never a mix,
 // even across a crash.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

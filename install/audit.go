@@ -9,24 +9,52 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/tiers"
 )
 
-// AllowAuditFindingsFlag is the CLI flag that installs skills the audit
-// blocks; refusals name it.
-const AllowAuditFindingsFlag = "--allow-audit-findings"
+// Auditor audits one staged skill directory without executing anything
+// and judges it at tier (the skill's claimed tier when tier is ""). The
+// install library reaches the audit only through this interface, so a
+// program can build it without the audit's parsers; package
+// install/auditor adapts pkg/audit's static audit.
+type Auditor interface {
+	Audit(ctx context.Context, dir string, tier skill.Tier) (AuditVerdict, error)
+}
+
+// The decisions of an [AuditVerdict].
+const (
+	AuditPass   = "pass"
+	AuditReview = "review"
+	AuditBlock  = "block"
+)
+
+// AuditVerdict is an auditor's decision on one skill.
+type AuditVerdict struct {
+	// Decision is AuditPass, AuditReview or AuditBlock.
+	Decision string
+	// Tier is the tier the skill was judged at.
+	Tier skill.Tier
+	// Reasons say why the decision is not a pass.
+	Reasons []string
+	// Version is the skill's version as the audit read it.
+	Version string
+	// Findings is how many findings the report has; Digest is the
+	// report's canonical digest.
+	Findings int
+	Digest   string
+	// Report is the auditor's full report (pkg/audit's *audit.Report for
+	// install/auditor), for callers that show it.
+	Report any
+}
 
 // AuditOptions controls [AuditStaged].
 type AuditOptions struct {
+	// Auditor audits each skill; it must not be nil.
+	Auditor Auditor
 	// AllowFindings installs skills whose verdict blocks; their outcomes
 	// are marked Allowed and no error is returned for them.
 	AllowFindings bool
-	// Tool names the auditing program and version for the reports
-	// ("skillpm 0.4.0"); the library does not know its own version.
-	Tool string
-	// Limits bound each audit; zero means audit.DefaultLimits.
-	Limits audit.Limits
 }
 
 // AuditOutcome is the static audit of one staged skill.
@@ -35,19 +63,16 @@ type AuditOutcome struct {
 	Name string
 	// Dir is the staged directory that was audited.
 	Dir string
-	// Report is the full report; Digest its canonical digest.
-	Report *audit.Report
-	Digest string
 	// Verdict is the decision at the skill's effective tier (its claimed
-	// tier when the caller gave none).
-	Verdict audit.Verdict
+	// tier when the caller gave none), with the report.
+	Verdict AuditVerdict
 	// Allowed is true when the verdict blocks and AllowFindings let the
 	// skill through anyway.
 	Allowed bool
 }
 
 // Blocks reports whether the verdict blocks the skill.
-func (o AuditOutcome) Blocks() bool { return o.Verdict.Decision == audit.Block }
+func (o AuditOutcome) Blocks() bool { return o.Verdict.Decision == AuditBlock }
 
 // AuditRefusedError is returned by [AuditStaged] when any verdict blocks
 // and findings were not allowed. It wraps tiers.ErrRefused, so commands map
@@ -61,12 +86,12 @@ func (e *AuditRefusedError) Error() string {
 	parts := make([]string, 0, len(e.Blocked))
 	for _, o := range e.Blocked {
 		at := o.Name
-		if v := o.Report.Version; v != "" {
+		if v := o.Verdict.Version; v != "" {
 			at += "@" + v
 		}
 		parts = append(parts, fmt.Sprintf("the audit blocks %s at tier %s: %s", at, o.Verdict.Tier, strings.Join(o.Verdict.Reasons, "; ")))
 	}
-	return fmt.Sprintf("%s; run skillpm audit on it to see every finding, or pass %s to install anyway", strings.Join(parts, "; "), AllowAuditFindingsFlag)
+	return fmt.Sprintf("%s; audit it to see every finding, or allow the findings to install it anyway", strings.Join(parts, "; "))
 }
 
 // Unwrap makes errors.Is(err, tiers.ErrRefused) true.
@@ -80,10 +105,9 @@ func (e *AuditRefusedError) Unwrap() error { return tiers.ErrRefused }
 // blocking findings and the flag. Call it after staging and before
 // anything is committed to the root. Other errors (a directory that cannot
 // be read, an unknown tier, a cancelled ctx) name the skill.
-func AuditStaged(ctx context.Context, staged map[string]string, effective map[string]string, opts AuditOptions) ([]AuditOutcome, error) {
-	sc, err := audit.New(audit.Options{Tool: opts.Tool, Limits: opts.Limits})
-	if err != nil {
-		return nil, err
+func AuditStaged(ctx context.Context, staged map[string]string, effective map[string]skill.Tier, opts AuditOptions) ([]AuditOutcome, error) {
+	if opts.Auditor == nil {
+		return nil, ErrNoAuditor
 	}
 	names := make([]string, 0, len(staged))
 	for name := range staged {
@@ -97,19 +121,11 @@ func AuditStaged(ctx context.Context, staged map[string]string, effective map[st
 	for i, name := range names {
 		g.Go(func() error {
 			dir := staged[name]
-			rep, err := sc.Scan(gctx, dir)
+			v, err := opts.Auditor.Audit(gctx, dir, effective[name])
 			if err != nil {
 				return fmt.Errorf("auditing %s: %w", name, err)
 			}
-			v, err := rep.Verdict(effective[name])
-			if err != nil {
-				return fmt.Errorf("auditing %s: %w", name, err)
-			}
-			d, err := rep.Digest()
-			if err != nil {
-				return fmt.Errorf("auditing %s: %w", name, err)
-			}
-			out[i] = AuditOutcome{Name: name, Dir: dir, Report: rep, Digest: d, Verdict: v}
+			out[i] = AuditOutcome{Name: name, Dir: dir, Verdict: v}
 			return nil
 		})
 	}

@@ -110,7 +110,7 @@ func BenchmarkInstallCold100(b *testing.B) {
 		}
 		root := filepath.Join(work, fmt.Sprintf("root-%d", it))
 		start := time.Now()
-		res, err := Install(ctx, c, g, m, nil, Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true})
+		res, err := Install(ctx, c, g, m, nil, Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true})
 		skillpmTime += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
@@ -216,7 +216,7 @@ func BenchmarkInstallWarmNoop(b *testing.B) {
 		b.Fatal(err)
 	}
 	lockFile := filepath.Join(work, "skills.lock")
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true, LockFile: lockFile}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true, LockFile: lockFile}
 	res, err := Install(ctx, c, g, m, nil, opts)
 	if err != nil {
 		b.Fatal(err)

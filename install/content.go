@@ -19,7 +19,7 @@ type rootStage struct {
 	unchanged []*Planned
 	todo      []*Planned
 	// tx is nil until something is staged, and again once committed.
-	tx *Txn
+	tx *txn
 	// trees are the tree hashes of what this root gets where they differ
 	// from the layer's (the GAIA host's SKILL.md carries the enforced
 	// tier).
@@ -61,10 +61,10 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 					if o := ForeignOrigin(r.Dir, p.Lock.Name); o != "" {
 						what = o
 					}
-					return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); to replace it with this one use --force, or keep it and take it under management with skillpm adopt %s", ErrEdited, p.Lock.Name, r.Dir, what, p.Lock.Name)
+					return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); replace it with this one, or keep it and take it under management (adopt)", ErrEdited, p.Lock.Name, r.Dir, what)
 				}
 				if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
-					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to overwrite them", r.Dir, ErrEdited, p.Lock.Name, r.Dir)
+					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere before overwriting them", r.Dir, ErrEdited, p.Lock.Name, r.Dir)
 				}
 			}
 			st.todo = append(st.todo, p)
@@ -75,7 +75,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		if opts.DryRun || len(st.todo) == 0 {
 			continue
 		}
-		tx, err := Begin(r.Dir)
+		tx, err := beginTxn(r.Dir)
 		if err != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		if err != nil {
 			return err
 		}
-		tx, err := Begin(tmp)
+		tx, err := beginTxn(tmp)
 		if err != nil {
 			os.RemoveAll(tmp)
 			return err
@@ -166,7 +166,7 @@ func loadInstalled(ctx context.Context, j *job, p *Planned) (staged, error) {
 		if j.roots[i].Host == HostGaia && p.manifest != nil {
 			// Its SKILL.md carries the tier enforced at install, not the
 			// claim (enforceTier); the rest must still agree.
-			s.Gaia.SecurityTier = p.manifest.Metadata.Tier
+			s.Gaia.SecurityTier = string(p.manifest.Metadata.Tier)
 		}
 		if err := checkContent(p, s); err != nil {
 			return staged{}, err
@@ -290,7 +290,7 @@ func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootSta
 	if opts.DryRun || len(st.todo) == 0 {
 		return nil
 	}
-	tx, err := Begin(r.Dir)
+	tx, err := beginTxn(r.Dir)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 // TestKilledProcess runs the commit in a child process that SIGKILLs itself
 // at one step of the transaction — no deferred cleanup, the kernel drops
-// its lock — for every step in turn. The next run's Recover must leave the
+// its lock — for every step in turn. The next run's recoverTxn must leave the
 // root exactly as before or exactly as after, receipts included.
 func TestKilledProcess(t *testing.T) {
 	ctx := context.Background()
@@ -39,7 +39,7 @@ func TestKilledProcess(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Unlock()
-			if _, err := Recover(ctx, root); err != nil {
+			if _, err := recoverTxn(ctx, root); err != nil {
 				t.Fatal(err)
 			}
 			want := after
@@ -115,7 +115,7 @@ func TestKilledProcessLinks(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Unlock()
-			if _, err := Recover(ctx, root); err != nil {
+			if _, err := recoverTxn(ctx, root); err != nil {
 				t.Fatal(err)
 			}
 			want := after

@@ -50,7 +50,7 @@ func TestDryRunJudgesTheLayerWritesNoRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	man := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: "lint", Range: resolve.AnyRange}}}
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, DryRun: true}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, DryRun: true}
 	if _, err := Install(ctx, reg.client, g, man, nil, opts); err != nil {
 		t.Fatal(err)
 	}

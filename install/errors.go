@@ -1,31 +1,35 @@
 package install
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Sentinel errors.
 var (
 	// ErrLocked means another skillpm holds the root's lock past the wait.
-	ErrLocked = errors.New("install root is locked by another skillpm")
+	ErrLocked = errdef.New(errdef.Conflict, "install root is locked by another skillpm")
 	// ErrEdited means an installed skill's files differ from its receipt.
-	ErrEdited = errors.New("installed skill was edited by hand")
+	ErrEdited = errdef.New(errdef.Conflict, "installed skill was edited by hand")
 	// ErrNotInstalled names a skill the root has no receipt for.
-	ErrNotInstalled = errors.New("skill is not installed")
+	ErrNotInstalled = errdef.New(errdef.NotFound, "skill is not installed")
 	// ErrDependedUpon means other installed skills need the one to remove.
-	ErrDependedUpon = errors.New("skill is needed by other installed skills")
+	ErrDependedUpon = errdef.New(errdef.Conflict, "skill is needed by other installed skills")
 	// ErrReceipt means the receipts file cannot be read.
-	ErrReceipt = errors.New("install receipts are unreadable")
+	ErrReceipt = errdef.New(errdef.Internal, "install receipts are unreadable")
 	// ErrDowngrade means an update would lower an installed version.
-	ErrDowngrade = errors.New("update would downgrade a skill")
+	ErrDowngrade = errdef.New(errdef.Conflict, "update would downgrade a skill")
 	// ErrRepublished means a version's manifest digest differs from the
 	// one locked or installed for it: its tag was moved.
-	ErrRepublished = errors.New("version republished with other content")
+	ErrRepublished = errdef.New(errdef.Trust, "version republished with other content")
 	// ErrLinked means links skillpm made still point to the copy to remove.
-	ErrLinked = errors.New("skill is linked from other roots")
+	ErrLinked = errdef.New(errdef.Conflict, "skill is linked from other roots")
+	// ErrNoAuditor reports an install with no Auditor and without
+	// NoAuditUnsafe: the library never skips the audit by omission.
+	ErrNoAuditor = errdef.New(errdef.Usage, "no auditor: set Options.Auditor (install/auditor), or NoAuditUnsafe to install without the static audit")
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
-	ErrUnsupportedRef = errors.New("reference cannot be installed")
+	ErrUnsupportedRef = errdef.New(errdef.Usage, "reference cannot be installed")
 )
 
 // LockedError says which process holds the root.

@@ -53,7 +53,7 @@ func newLockFixture(t *testing.T) *lockFixture {
 		}
 	}
 	f.m = &resolve.Manifest{File: "skills.yaml", Skills: []resolve.Requirement{{Name: "lk-a", Range: "^1"}, {Name: "lk-b", Range: "^1"}}}
-	f.opts = Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(f.work, "root0")}}, AllowExperimental: true}
+	f.opts = Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(f.work, "root0")}}, AllowExperimental: true}
 	c, g := f.client(t, "cache0")
 	res, err := Install(ctx, c, g, f.m, nil, f.opts)
 	if err != nil {

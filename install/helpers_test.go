@@ -69,6 +69,7 @@ func (r *testRegistry) install(root string, names ...string) (*Result, error) {
 		return nil, err
 	}
 	return Install(context.Background(), r.client, g, m, nil, Options{
+		Auditor:           newTestAuditor(),
 		Roots:             []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}},
 		AllowExperimental: true,
 	})

@@ -165,7 +165,7 @@ func (e *hostileEnv) install(name string, mod func(*Options)) (string, *Result, 
 		e.t.Fatal(err)
 	}
 	root := filepath.Join(e.work, "roots", name)
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, Policy: e.policy, Trust: e.trust}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, Policy: e.policy, Trust: e.trust}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -284,7 +284,7 @@ func TestInstallDangerousNeedsConsentFromLayer(t *testing.T) {
 	honest := e.build("honest-code", "honest-code", map[string]string{"SKILL.md": skillMD("honest-code", "1.0.0", "shell:execute")})
 	e.pushCrafted("honest-code", "1.0.0", honest, honest.Config, honestAnnotations(honest))
 	root, _, err = e.install("honest-code", nil)
-	assertRefusedUntouched(t, root, "honest-code", err, "shell:execute", "--grant")
+	assertRefusedUntouched(t, root, "honest-code", err, "shell:execute", "grant shell:execute")
 	if !errors.Is(err, tiers.ErrNeedsConsent) {
 		t.Errorf("honest artifact: %v, want ErrNeedsConsent", err)
 	}
@@ -374,7 +374,7 @@ func TestGrantReachesOnlyNamedSkills(t *testing.T) {
 	app := e.build("app", "app", map[string]string{"SKILL.md": appMD})
 	e.pushCrafted("app", "1.0.0", app, app.Config, honestAnnotations(app))
 	root, _, err := e.install("app", func(o *Options) { o.Grants = []string{"shell:execute"} })
-	assertRefusedUntouched(t, root, "app", err, "dep@1.0.0", "--grant dep:shell:execute", "app@1.0.0 -> dep@1.0.0")
+	assertRefusedUntouched(t, root, "app", err, "dep@1.0.0", "grant dep:shell:execute", "app@1.0.0 -> dep@1.0.0")
 	_, res, err := e.install("app", func(o *Options) { o.Grants = []string{"shell:execute", "dep:shell:execute"} })
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -29,11 +28,15 @@ import (
 type Options struct {
 	// Roots are the discovery roots to install into (one transaction each).
 	Roots []Root
+	// Auditor audits every skill before it is installed (install/auditor
+	// adapts pkg/audit). Without one, installs fail with ErrNoAuditor
+	// unless NoAuditUnsafe is set.
+	Auditor Auditor
+	// NoAuditUnsafe installs without the static audit when Auditor is nil.
+	NoAuditUnsafe bool
 	// AllowAuditFindings installs skills whose static audit verdict blocks
-	// at their tier (--allow-audit-findings); AuditTool names skillpm's
-	// version in the audit reports.
+	// at their tier.
 	AllowAuditFindings bool
-	AuditTool          string
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
 	// Trust is the signature trust material (registry.PolicyTrust).
@@ -45,7 +48,7 @@ type Options struct {
 	AllowExperimental bool
 	Prompter          tiers.Prompter
 	// MinTier refuses any skill whose effective tier is lower.
-	MinTier string
+	MinTier skill.Tier
 	// Force overwrites installed skills whose files were edited by hand.
 	Force bool
 	// Frozen refuses any change to the lock.
@@ -65,8 +68,9 @@ type Options struct {
 	Catalog *skill.Catalog
 	// Warn receives messages that do not stop the install.
 	Warn func(string)
-	// Hook is passed to each root's transaction (crash-safety tests).
-	Hook func(step string) error
+	// hook is passed to each root's transaction: the crash-safety tests
+	// stop a commit at each step with it. It is not API.
+	hook func(step string) error
 	// Progress, when set, receives each stage as it starts; it may be
 	// called from several goroutines at once.
 	Progress func(Event)
@@ -101,7 +105,7 @@ type Options struct {
 type Planned struct {
 	Lock        resolve.LockedSkill `json:"lock"`
 	Permissions []string            `json:"permissions"`
-	Claimed     string              `json:"claimed"`
+	Claimed     skill.Tier          `json:"claimed"`
 	Grants      []Grant             `json:"grants,omitempty"`
 	// UnknownTools are allowed-tools entries that map to no permission;
 	// they need consent outside the verified tier.
@@ -212,7 +216,7 @@ func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, reque
 	// copy's root alone).
 	held.unlock()
 	for _, u := range j.unlinks {
-		if _, err := unlinked(ctx, u[0], u[1], false, opts.LockWait, opts.Hook); err != nil {
+		if _, err := unlinked(ctx, u[0], u[1], false, opts.LockWait, opts.hook); err != nil {
 			return res, fmt.Errorf("%s is a copy now, but updating the copy the link pointed to failed: %w", u[0], err)
 		}
 	}
@@ -270,7 +274,7 @@ func lockRoots(ctx context.Context, roots []Root, opts Options) (*heldRoots, err
 		}
 		h.locks[d] = l
 		h.order = append(h.order, d)
-		rec, err := Recover(ctx, d)
+		rec, err := recoverTxn(ctx, d)
 		if err != nil {
 			h.unlock()
 			return nil, fmt.Errorf("%s: %w", d, err)
@@ -316,7 +320,7 @@ type job struct {
 	// stages are each root's staged transaction, in roots order.
 	stages []*rootStage
 	// dry is the staging of a dry run, outside every root.
-	dry *Txn
+	dry *txn
 	// manifest and ns are what was resolved, for the downgrade check.
 	manifest *resolve.Manifest
 	ns       resolve.Namespace
@@ -520,8 +524,8 @@ func OpenLocked(c *registry.Client, ls resolve.LockedSkill) (*registry.Repositor
 // consented), which are not asked for again.
 func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, carried map[string]map[string]string, kept map[string][]Grant, opts Options) error {
 	for _, p := range plan {
-		if opts.MinTier != "" && tiers.Rank(p.Lock.Tier) < tiers.Rank(opts.MinTier) {
-			return fmt.Errorf("%w: %s@%s is %s, below the minimum tier %s (--min-tier)", tiers.ErrRefused, p.Lock.Name, p.Lock.Version, p.Lock.Tier, opts.MinTier)
+		if !p.Lock.Tier.AtLeast(opts.MinTier) {
+			return fmt.Errorf("%w: %s@%s is %s, below the minimum tier %s", tiers.ErrRefused, p.Lock.Name, p.Lock.Version, p.Lock.Tier, opts.MinTier)
 		}
 		if _, ok := kept[p.Lock.Name]; ok {
 			continue
@@ -573,10 +577,10 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 		if err != nil {
 			name, rest, ok := strings.Cut(g, ":")
 			if !ok || !skill.ValidName(name) {
-				return fmt.Errorf("--grant %s: %w", g, err)
+				return fmt.Errorf("grant %q: %w", g, err)
 			}
 			if perm, err = skill.ParsePermission(rest); err != nil {
-				return fmt.Errorf("--grant %s: %w", g, err)
+				return fmt.Errorf("grant %q: %w", g, err)
 			}
 			named[name] = append(named[name], perm)
 			continue
@@ -692,7 +696,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 		return res, nil
 	}
 	if st.tx == nil {
-		tx, err := Begin(r.Dir)
+		tx, err := beginTxn(r.Dir)
 		if err != nil {
 			return res, err
 		}
@@ -700,7 +704,7 @@ func (j *job) commitRoot(ctx context.Context, i int, opts Options) (RootResult, 
 	}
 	tx := st.tx
 	st.tx = nil // committed or aborted below, never aborted again
-	tx.Hook = opts.Hook
+	tx.hook = opts.hook
 	for _, p := range st.todo {
 		old, had := rec.Get(p.Lock.Name)
 		requested := p.Lock.Requested
@@ -768,7 +772,7 @@ type staged struct {
 // checks tools_required across the whole set and audits it. It returns
 // each skill as parsed there, by name: the one parse every trust decision
 // is made from.
-func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) (map[string]staged, error) {
+func stage(ctx context.Context, tx *txn, todo []*Planned, opts Options) (map[string]staged, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -835,19 +839,22 @@ func stage(ctx context.Context, tx *Txn, todo []*Planned, opts Options) (map[str
 	}
 	// The static audit of what is about to be installed, judged at each
 	// skill's effective tier; a block stops the whole set.
-	effective := make(map[string]string, len(todo))
+	effective := make(map[string]skill.Tier, len(todo))
 	dirs := make(map[string]string, len(todo))
 	for _, p := range todo {
 		effective[p.Lock.Name] = p.Lock.Tier
 		dirs[p.Lock.Name] = out[p.Lock.Name].dir
 	}
-	outs, err := AuditStaged(ctx, dirs, effective, AuditOptions{AllowFindings: opts.AllowAuditFindings, Tool: opts.AuditTool})
+	if opts.Auditor == nil && opts.NoAuditUnsafe {
+		return out, nil
+	}
+	outs, err := AuditStaged(ctx, dirs, effective, AuditOptions{Auditor: opts.Auditor, AllowFindings: opts.AllowAuditFindings})
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range outs {
-		if opts.Warn != nil && o.Verdict.Decision != audit.Pass {
-			opts.Warn(fmt.Sprintf("%s: audit verdict %s at %s (%d findings; see skillpm audit)", o.Name, o.Verdict.Decision, o.Verdict.Tier, len(o.Report.Findings)))
+		if opts.Warn != nil && o.Verdict.Decision != AuditPass {
+			opts.Warn(fmt.Sprintf("%s: audit verdict %s at %s (%d findings; see skillpm audit)", o.Name, o.Verdict.Decision, o.Verdict.Tier, o.Verdict.Findings))
 		}
 	}
 	return out, nil

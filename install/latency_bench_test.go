@@ -92,7 +92,7 @@ func BenchmarkLatency100(b *testing.B) {
 	}
 	cacheDir := filepath.Join(work, "cache")
 	root := filepath.Join(work, "root")
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
 	newClient := func() (*registry.Client, *registry.Graph) {
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded")})
 		if err != nil {

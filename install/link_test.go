@@ -243,7 +243,7 @@ func TestPlaceRoots(t *testing.T) {
 		t.Fatalf("auto without links: %+v", p.Roots)
 	}
 	claude := p.Roots[0].Dir
-	tx, err := Begin(claude)
+	tx, err := beginTxn(claude)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,11 +292,11 @@ func linkSnapshot(t *testing.T, root string) string {
 // linkChange replaces the copy "a" by a link, replaces the link "l" by
 // another, and removes the link "m", in one transaction.
 func linkChange(root string, hook func(string) error) error {
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		return err
 	}
-	tx.Hook = hook
+	tx.hook = hook
 	for name, target := range map[string]string{"a": "../canon/a", "l": "../canon/l2"} {
 		if err := tx.StageLink(name, target); err != nil {
 			return err
@@ -310,7 +310,7 @@ func linkChange(root string, hook func(string) error) error {
 func linkRoot(t *testing.T) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "root")
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestLinkCrashAtEveryStep(t *testing.T) {
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("commit did not stop at %s: %v", step, err)
 			}
-			if _, err := Recover(ctx, root); err != nil {
+			if _, err := recoverTxn(ctx, root); err != nil {
 				t.Fatal(err)
 			}
 			want := after

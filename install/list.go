@@ -19,9 +19,9 @@ type Listed struct {
 	Version string `json:"version,omitempty"`
 	// Tier is the effective tier recorded at install; for a skill skillpm
 	// did not install it is the tier the skill claims, marked unmanaged.
-	Tier    string `json:"tier"`
-	Source  string `json:"source,omitempty"`
-	Managed bool   `json:"managed"`
+	Tier    skill.Tier `json:"tier"`
+	Source  string     `json:"source,omitempty"`
+	Managed bool       `json:"managed"`
 	// ShadowedBy is the directory of the copy that wins, when another root
 	// of the same host has a skill of the same name before this one.
 	ShadowedBy string `json:"shadowedBy,omitempty"`

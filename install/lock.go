@@ -105,7 +105,7 @@ func lockAndRead(ctx context.Context, root string, wait time.Duration) (*RootLoc
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := Recover(ctx, root); err != nil {
+	if _, err := recoverTxn(ctx, root); err != nil {
 		lock.Unlock()
 		return nil, nil, err
 	}

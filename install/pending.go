@@ -9,7 +9,7 @@ import (
 
 // Staged lists the staging directories of transactions in root that never
 // reached their journal (a crash before the commit): the next install,
-// update or remove of the root discards them (Recover); doctor reports
+// update or remove of the root discards them (recoverTxn); doctor reports
 // them beside PendingIn's journal. A root that does not exist has none.
 func Staged(root string) ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(root, stateDir))

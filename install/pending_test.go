@@ -40,7 +40,7 @@ func TestListShowsPendingTransaction(t *testing.T) {
 	crash := errors.New("killed")
 	// Killed with txa moved aside and not yet replaced, txb not in place.
 	_, err := reg.installRefs(root, []string{"txa@1.0.1", "txb"}, func(o *Options) {
-		o.Hook = func(step string) error {
+		o.hook = func(step string) error {
 			if step == "old:txa" {
 				return crash
 			}
@@ -71,7 +71,7 @@ func TestListShowsPendingTransaction(t *testing.T) {
 			t.Errorf("%s listed as %+v (present %v), want pending install, not edited", n, l, ok)
 		}
 	}
-	if _, err := Recover(context.Background(), root); err != nil {
+	if _, err := recoverTxn(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stray); !os.IsNotExist(err) {
@@ -102,7 +102,7 @@ func TestUpToDateWaitsForRecovery(t *testing.T) {
 	}
 	crash := errors.New("killed")
 	if _, err := reg.installRefs(root, []string{"txb"}, func(o *Options) {
-		o.Hook = func(step string) error {
+		o.hook = func(step string) error {
 			if step == "receipts" {
 				return crash
 			}

@@ -53,7 +53,7 @@ func TestUpdateCheckReadsNoLayer(t *testing.T) {
 		}
 	}
 	ns := resolve.Namespace{Default: proxy.Host + "/pin"}
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true}
 	c = newClient()
 	g, err := registry.NewGraph(c, ns)
 	if err != nil {
@@ -132,7 +132,7 @@ func TestPrefetchFollowsLock(t *testing.T) {
 	}
 	publish("1.0.0")
 	m := &resolve.Manifest{File: "skills.yaml", Skills: []resolve.Requirement{{Name: "pf", Range: "^1"}}}
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root1")}}, AllowExperimental: true}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root1")}}, AllowExperimental: true}
 	c, g := newClient("cache1")
 	res, err := Install(ctx, c, g, m, nil, opts)
 	if err != nil {

@@ -253,11 +253,11 @@ func unlinked(ctx context.Context, link, copyDir string, force bool, wait time.D
 		}
 	}
 	r.LinkedFrom = left
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		return "", err
 	}
-	tx.Hook = hook
+	tx.hook = hook
 	what := ""
 	switch {
 	case !r.LinkOnly || len(left) > 0:

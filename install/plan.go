@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -29,10 +30,10 @@ type Change struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	// From and FromTier are the installed version and tier, "" for an add.
-	From     string `json:"from,omitempty"`
-	FromTier string `json:"fromTier,omitempty"`
-	To       string `json:"to"`
-	ToTier   string `json:"toTier"`
+	From     string     `json:"from,omitempty"`
+	FromTier skill.Tier `json:"fromTier,omitempty"`
+	To       string     `json:"to"`
+	ToTier   skill.Tier `json:"toTier"`
 	// NewPermissions are the permissions declared now and not when the
 	// installed version was (all of them for an add).
 	NewPermissions []string `json:"newPermissions,omitempty"`
@@ -86,7 +87,7 @@ func (j *job) checkPins(opts Options, update bool) error {
 	if update && !opts.AllowDowngrade {
 		for _, c := range j.changes {
 			if c.Kind == ChangeDowngrade {
-				return fmt.Errorf("%w: %s would go from %s down to %s in %s (the newer version is no longer allowed or available); rerun with --allow-downgrade to accept it",
+				return fmt.Errorf("%w: %s would go from %s down to %s in %s (the newer version is no longer allowed or available)",
 					ErrDowngrade, c.Name, c.From, c.To, c.Root)
 			}
 		}
@@ -127,7 +128,7 @@ func (j *job) carried() map[string]map[string]string {
 		var set map[string]string
 		for i := range j.roots {
 			old, ok := j.receipts[i].Get(p.Lock.Name)
-			if !ok || tiers.Rank(p.Lock.Tier) < tiers.Rank(old.Tier) {
+			if !ok || p.Lock.Tier.Compare(old.Tier) < 0 {
 				set = nil
 				break
 			}
@@ -200,7 +201,7 @@ func (j *job) checkRepublished(opts Options) error {
 		}
 		for _, k := range seen {
 			if k.digest != p.Lock.Digest {
-				return fmt.Errorf("%w: %s@%s was republished: %s has %s, %s now serves %s; check with its publisher, then rerun with --allow-republished to accept the new content",
+				return fmt.Errorf("%w: %s@%s was republished: %s has %s, %s now serves %s; check with its publisher before accepting the new content",
 					ErrRepublished, p.Lock.Name, p.Lock.Version, k.where, k.digest, p.Lock.Source, p.Lock.Digest)
 			}
 		}
@@ -233,8 +234,8 @@ func (j *job) checkLockDowngrade(opts Options) error {
 		if rng, ok := ranges[p.Lock.Name]; ok && !admits(rng, old.Version) {
 			continue // the range asked for excludes the locked version
 		}
-		return fmt.Errorf("%w: %s is locked at %s but the newest version the registry offers for it is %s (was %s withdrawn?); rerun with --allow-downgrade to accept %s",
-			ErrDowngrade, p.Lock.Name, old.Version, p.Lock.Version, old.Version, p.Lock.Version)
+		return fmt.Errorf("%w: %s is locked at %s but the newest version the registry offers for it is %s (was %s withdrawn?)",
+			ErrDowngrade, p.Lock.Name, old.Version, p.Lock.Version, old.Version)
 	}
 	return nil
 }

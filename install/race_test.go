@@ -17,7 +17,7 @@ func (r *testRegistry) installRefs(root string, refs []string, mod func(*Options
 	if err != nil {
 		return nil, err
 	}
-	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true}
+	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -29,7 +29,7 @@ func (r *testRegistry) update(root string, names []string, wait time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	return Update(context.Background(), r.client, g, names, Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}},
+	return Update(context.Background(), r.client, g, names, Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}},
 		AllowExperimental: true, LockWait: wait})
 }
 
@@ -111,7 +111,7 @@ func TestRemoveInterruptedIsNotResurrected(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash := errors.New("killed")
-	_, err := Remove(context.Background(), root, []string{"txa"}, RemoveOptions{Hook: func(step string) error {
+	_, err := Remove(context.Background(), root, []string{"txa"}, RemoveOptions{hook: func(step string) error {
 		if step == "journal" {
 			return crash
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -37,8 +38,8 @@ type Record struct {
 	// were edited by hand.
 	Tree string `json:"tree"`
 	// Tier is the effective tier; Claimed what the skill declares.
-	Tier    string          `json:"tier"`
-	Claimed string          `json:"claimed,omitempty"`
+	Tier    skill.Tier      `json:"tier"`
+	Claimed skill.Tier      `json:"claimed,omitempty"`
 	Signers []sign.Identity `json:"signers,omitempty"`
 	Grants  []Grant         `json:"grants,omitempty"`
 	// Requested is the range asked for on the command line or in the

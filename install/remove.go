@@ -24,8 +24,8 @@ type RemoveOptions struct {
 	DryRun bool
 	// LockWait bounds the wait for another skillpm; 0 means DefaultLockWait.
 	LockWait time.Duration
-	// Hook is passed to the transaction (crash-safety tests).
-	Hook func(step string) error
+	// hook is passed to the transaction (crash-safety tests; not API).
+	hook func(step string) error
 }
 
 // RemoveResult says what was (or would be) removed.
@@ -44,7 +44,7 @@ type DependedUponError struct {
 }
 
 func (e *DependedUponError) Error() string {
-	return fmt.Sprintf("cannot remove %s: needed by %s; remove those first, or use --force",
+	return fmt.Sprintf("cannot remove %s: needed by %s; remove those first",
 		e.Name, strings.Join(e.Dependents, ", "))
 }
 
@@ -64,7 +64,7 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 	}
 	// The link's root is unlocked by now: the copy's root is locked alone.
 	for _, n := range sortedKeys(mapSet(links)) {
-		what, err := unlinked(ctx, filepath.Join(root, n), links[n], opts.Force, opts.LockWait, opts.Hook)
+		what, err := unlinked(ctx, filepath.Join(root, n), links[n], opts.Force, opts.LockWait, opts.hook)
 		if err != nil {
 			return res, fmt.Errorf("%s: the link is removed, but updating the copy it pointed to failed: %w", filepath.Join(root, n), err)
 		}
@@ -118,13 +118,13 @@ func removeIn(ctx context.Context, root string, names []string, opts RemoveOptio
 	for _, n := range sortedKeys(gone) {
 		r, _ := rec.Get(n)
 		if live := liveLinks(r, filepath.Join(root, n)); len(live) > 0 && !opts.Force {
-			return nil, nil, fmt.Errorf("%w: %s in %s is the copy that %s link to (install --link); remove those first, or use --force, which leaves them dangling", ErrLinked, n, root, strings.Join(live, ", "))
+			return nil, nil, fmt.Errorf("%w: %s in %s is the copy that %s link to; remove those links first", ErrLinked, n, root, strings.Join(live, ", "))
 		}
 		// Hand edits are not thrown away without --force; a link holds
 		// none (its copy is checked when the copy goes).
 		if !opts.Force && !r.IsLink() && exists(filepath.Join(root, n)) {
 			if sum, err := archive.TreeHashInstalled(ctx, filepath.Join(root, n)); err != nil || (r.Tree != "" && sum.TreeHash != r.Tree) {
-				return nil, nil, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to remove them", ErrEdited, n, root)
+				return nil, nil, fmt.Errorf("%w: %s in %s differs from what skillpm installed; keep your changes elsewhere before removing it", ErrEdited, n, root)
 			}
 		}
 		var left []string
@@ -145,11 +145,11 @@ func removeIn(ctx context.Context, root string, names []string, opts RemoveOptio
 	if opts.DryRun {
 		return res, nil, nil
 	}
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	tx.Hook = opts.Hook
+	tx.hook = opts.hook
 	links := map[string]string{}
 	for _, n := range res.Removed {
 		if r, _ := rec.Get(n); r.IsLink() {

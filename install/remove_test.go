@@ -16,7 +16,7 @@ import (
 func installed(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func installed(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(filepath.Join(root, stateDir, receiptsFile), b, 0o644); err != nil {
+	if err := writeFileAtomic(filepath.Join(root, stateDir, receiptsFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root

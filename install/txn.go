@@ -41,26 +41,26 @@ type txnFile struct {
 	Data []byte `json:"data"`
 }
 
-// Txn stages skills inside a root and commits them with renames. Create it
-// with Begin while holding the root's lock.
-type Txn struct {
+// txn stages skills inside a root and commits them with renames. Create it
+// with beginTxn while holding the root's lock.
+type txn struct {
 	root  string
 	id    string
 	ops   []txnOp
 	files []txnFile
-	// Hook, when set, is called at each step of Commit with the step's name;
+	// hook, when set, is called at each step of Commit with the step's name;
 	// returning an error stops Commit right there, as a crash would, leaving
-	// the root for Recover. It exists for crash-safety tests.
-	Hook func(step string) error
+	// the root for recoverTxn. It exists for crash-safety tests.
+	hook func(step string) error
 }
 
-// Begin starts a transaction in root. Call Recover first.
-func Begin(root string) (*Txn, error) {
+// beginTxn starts a transaction in root. Call recoverTxn first.
+func beginTxn(root string) (*txn, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	t := &Txn{root: root, id: hex.EncodeToString(b[:])}
+	t := &txn{root: root, id: hex.EncodeToString(b[:])}
 	for _, d := range []string{t.dir("new"), t.dir("old")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -69,14 +69,14 @@ func Begin(root string) (*Txn, error) {
 	return t, nil
 }
 
-func (t *Txn) dir(kind string) string {
+func (t *txn) dir(kind string) string {
 	return filepath.Join(t.root, stateDir, txPrefix+t.id, kind)
 }
 
 // StageDir returns where the new copy of skill name is to be unpacked. The
 // directory does not exist yet; it is on the root's filesystem, so the
 // final rename is atomic.
-func (t *Txn) StageDir(name string) string {
+func (t *txn) StageDir(name string) string {
 	t.ops = append(t.ops, txnOp{Name: name})
 	return filepath.Join(t.dir("new"), name)
 }
@@ -84,37 +84,37 @@ func (t *Txn) StageDir(name string) string {
 // StageLink stages skill name as a symlink whose content is target; the
 // commit renames the link into place like a staged folder, so a crash
 // leaves the old entry or the link, never neither.
-func (t *Txn) StageLink(name, target string) error {
+func (t *txn) StageLink(name, target string) error {
 	return os.Symlink(target, t.StageDir(name))
 }
 
 // Remove schedules removal of the installed skill name.
-func (t *Txn) Remove(name string) {
+func (t *txn) Remove(name string) {
 	t.ops = append(t.ops, txnOp{Name: name, Remove: true})
 }
 
 // WriteFile schedules an atomic write of an outside file (the lockfile)
 // as part of the commit.
-func (t *Txn) WriteFile(path string, data []byte) {
+func (t *txn) WriteFile(path string, data []byte) {
 	t.files = append(t.files, txnFile{Path: path, Data: data})
 }
 
 // Abort discards everything staged. The root is untouched.
-func (t *Txn) Abort() error {
+func (t *txn) Abort() error {
 	return os.RemoveAll(filepath.Join(t.root, stateDir, txPrefix+t.id))
 }
 
-func (t *Txn) step(name string) error {
-	if t.Hook == nil {
+func (t *txn) step(name string) error {
+	if t.hook == nil {
 		return nil
 	}
-	return t.Hook(name)
+	return t.hook(name)
 }
 
 // Commit makes the staged changes and the new receipts visible. Once the
 // journal is written the commit is decided: a crash after that point is
-// rolled forward by Recover; a crash before it leaves the root as it was.
-func (t *Txn) Commit(ctx context.Context, receipts *Receipts) error {
+// rolled forward by recoverTxn; a crash before it leaves the root as it was.
+func (t *txn) Commit(ctx context.Context, receipts *Receipts) error {
 	if err := ctx.Err(); err != nil {
 		t.Abort()
 		return err
@@ -133,7 +133,7 @@ func (t *Txn) Commit(ctx context.Context, receipts *Receipts) error {
 		t.Abort()
 		return err
 	}
-	if err := WriteFileAtomic(filepath.Join(t.root, stateDir, journalFile), jb, 0o644); err != nil {
+	if err := writeFileAtomic(filepath.Join(t.root, stateDir, journalFile), jb, 0o644); err != nil {
 		t.Abort()
 		return fmt.Errorf("writing the install journal: %w", err)
 	}
@@ -179,14 +179,14 @@ func rollForward(root string, j journal, step func(string) error) error {
 	if err := syncDir(root); err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(filepath.Join(root, stateDir, receiptsFile), j.Receipts, 0o644); err != nil {
+	if err := writeFileAtomic(filepath.Join(root, stateDir, receiptsFile), j.Receipts, 0o644); err != nil {
 		return fmt.Errorf("writing receipts: %w", err)
 	}
 	if err := step("receipts"); err != nil {
 		return err
 	}
 	for _, f := range j.Files {
-		if err := WriteFileAtomic(f.Path, f.Data, 0o644); err != nil {
+		if err := writeFileAtomic(f.Path, f.Data, 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
@@ -207,10 +207,10 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// Recover finishes a commit that a crash interrupted after its journal was
+// recoverTxn finishes a commit that a crash interrupted after its journal was
 // written, and discards the staging of one interrupted before. Call it with
 // the root's lock held, before reading receipts.
-func Recover(ctx context.Context, root string) (recovered bool, err error) {
+func recoverTxn(ctx context.Context, root string) (recovered bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}

@@ -69,7 +69,7 @@ func writeFiles(dir string, files map[string]string) error {
 // setupRoot installs a@1 and b@1 through a transaction.
 func setupRoot(t *testing.T) string {
 	root := t.TempDir()
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +88,11 @@ func change(t *testing.T, root string, hook func(string) error) error {
 }
 
 func applyChange(root, lock string, hook func(string) error) error {
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		return err
 	}
-	tx.Hook = hook
+	tx.hook = hook
 	if err := writeFiles(tx.StageDir("a"), map[string]string{"SKILL.md": "a v2", "new.md": "n"}); err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func applyChange(root, lock string, hook func(string) error) error {
 }
 
 // TestCrashAtEveryStep stops the commit at each of its steps, as a killed
-// process would, then runs Recover: the root is always either exactly as
+// process would, then runs recoverTxn: the root is always either exactly as
 // before or exactly as after, receipts included.
 func TestCrashAtEveryStep(t *testing.T) {
 	ctx := context.Background()
@@ -135,7 +135,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("commit did not stop at %s: %v", step, err)
 			}
-			if _, err := Recover(ctx, root); err != nil {
+			if _, err := recoverTxn(ctx, root); err != nil {
 				t.Fatal(err)
 			}
 			got := snapshot(t, root)
@@ -153,7 +153,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 				}
 			}
 			// Recovering again is a no-op.
-			if again, err := Recover(ctx, root); err != nil || again {
+			if again, err := recoverTxn(ctx, root); err != nil || again {
 				t.Errorf("second recovery: %v %v", again, err)
 			}
 		})
@@ -163,7 +163,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 func TestAbortLeavesRootUntouched(t *testing.T) {
 	root := setupRoot(t)
 	before := snapshot(t, root)
-	tx, err := Begin(root)
+	tx, err := beginTxn(root)
 	if err != nil {
 		t.Fatal(err)
 	}

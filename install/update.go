@@ -187,11 +187,11 @@ func refreshLinks(ctx context.Context, r Root, opts Options) (RootResult, error)
 	if !changed {
 		return res, nil
 	}
-	tx, err := Begin(r.Dir)
+	tx, err := beginTxn(r.Dir)
 	if err != nil {
 		return res, err
 	}
-	tx.Hook = opts.Hook
+	tx.hook = opts.hook
 	return res, tx.Commit(ctx, rec)
 }
 

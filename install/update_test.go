@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
@@ -75,7 +76,7 @@ func equal(a, b []string) bool {
 	return true
 }
 
-func planned(name, version, tier string, perms []string, signers ...sign.Identity) *Planned {
+func planned(name, version string, tier skill.Tier, perms []string, signers ...sign.Identity) *Planned {
 	return &Planned{Lock: resolve.LockedSkill{Name: name, Version: version, Tier: tier, Digest: "sha256:" + version},
 		Permissions: perms, Verification: &registry.Verification{Signers: signers}}
 }

@@ -197,7 +197,7 @@ func annotations(ctx context.Context, dir string, s *skill.Skill, pr archive.Pac
 		ocispec.AnnotationVersion:     s.Version,
 		ocispec.AnnotationDescription: s.Description,
 		AnnotationRequires:            string(reqJSON),
-		AnnotationTier:                s.Tier(),
+		AnnotationTier:                string(s.Tier()),
 		AnnotationPermissions:         string(permJSON),
 		AnnotationTree:                pr.TreeHash,
 	}

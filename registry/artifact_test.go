@@ -12,6 +12,7 @@ import (
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	goldenfile "github.com/skillpm/skillpm/internal/golden"
 	"github.com/skillpm/skillpm/pkg/archive"
 )
 
@@ -28,19 +29,7 @@ func TestManifestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		pretty.WriteString("\n")
-		golden := filepath.Join("testdata", a.Skill.Name+".manifest.json")
-		if *update {
-			if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if !bytes.Equal(pretty.Bytes(), want) {
-			t.Errorf("%s manifest changed:\n%s\nwant:\n%s", a.Skill.Name, pretty.Bytes(), want)
-		}
+		goldenfile.Check(t, filepath.Join("testdata", a.Skill.Name+".manifest.json"), pretty.Bytes(), *update)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
-	"github.com/skillpm/skillpm/tiers"
 )
 
 // Audit attestations are Sigstore bundles of in-toto statements of type
@@ -95,7 +94,7 @@ func (r *Repository) verifyAudits(ctx context.Context, m *Manifest, set *BundleS
 			av.Checks[f.Index].Err = f.Err
 		}
 		claimed := m.Metadata.Tier
-		if !tiers.ValidTier(claimed) {
+		if !claimed.Valid() {
 			claimed = skill.TierExperimental
 		}
 		for _, ok := range res.Verified {
@@ -110,7 +109,7 @@ func (r *Repository) verifyAudits(ctx context.Context, m *Manifest, set *BundleS
 			switch {
 			case !p.Passing():
 				c.Note = fmt.Sprintf("verdict %s at %s: a blocking audit never satisfies requireAudit", p.Verdict.Decision, p.Verdict.Tier)
-			case tiers.Rank(p.Verdict.Tier) < tiers.Rank(claimed):
+			case skill.Tier(p.Verdict.Tier).Compare(claimed) < 0:
 				c.Note = fmt.Sprintf("judged at %s, below the %s the skill claims", p.Verdict.Tier, claimed)
 			default:
 				c.Counts = true

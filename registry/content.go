@@ -77,7 +77,7 @@ func CheckContent(md Metadata, s *skill.Skill) error {
 	if tier == "" {
 		tier = skill.TierExperimental
 	}
-	if err := check("tier", tier, want.Tier); err != nil {
+	if err := check("tier", string(tier), string(want.Tier)); err != nil {
 		return err
 	}
 	if err := check("permissions", setString(md.Permissions), setString(want.Permissions)); err != nil {

@@ -1,8 +1,9 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these, so
@@ -10,67 +11,76 @@ import (
 // fields a message needs.
 var (
 	// ErrInvalidRef reports a reference or source that does not parse.
-	ErrInvalidRef = errors.New("invalid reference")
+	ErrInvalidRef = errdef.New(errdef.Usage, "invalid reference")
 
 	// ErrNotFound reports a repository, version, tag or blob that does not
 	// exist, or a range that no published version satisfies.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errdef.New(errdef.NotFound, "not found")
 
 	// ErrImmutable reports an attempt to publish a version that is already
 	// published with another digest. See [*ImmutableError].
-	ErrImmutable = errors.New("published versions are immutable")
+	ErrImmutable = errdef.New(errdef.Validation, "published versions are immutable")
 
 	// ErrDigestMismatch reports content whose bytes do not match the digest
 	// (or size) that named it. See [*DigestMismatchError].
-	ErrDigestMismatch = errors.New("content does not match its digest")
+	ErrDigestMismatch = errdef.New(errdef.Registry, "content does not match its digest")
 
 	// ErrTreeMismatch reports an unpacked layer whose tree hash differs from
 	// the manifest's dev.skillpm.skill.tree annotation.
-	ErrTreeMismatch = errors.New("unpacked files do not match the manifest's tree hash")
+	ErrTreeMismatch = errdef.New(errdef.Registry, "unpacked files do not match the manifest's tree hash")
 
 	// ErrNotSkill reports a manifest that is not a skill artifact (another
 	// artifactType and config media type).
-	ErrNotSkill = errors.New("not a skill artifact")
+	ErrNotSkill = errdef.New(errdef.Validation, "not a skill artifact")
 
 	// ErrInvalidArtifact reports a skill manifest that breaks the artifact
 	// contract: not one tar+gzip layer, malformed annotations, bad JSON.
-	ErrInvalidArtifact = errors.New("invalid skill artifact")
+	ErrInvalidArtifact = errdef.New(errdef.Validation, "invalid skill artifact")
 
 	// ErrTooLarge reports a descriptor whose size exceeds the configured
 	// bound, refused before anything is downloaded.
-	ErrTooLarge = errors.New("content exceeds the size limit")
+	ErrTooLarge = errdef.New(errdef.Validation, "content exceeds the size limit")
 
 	// ErrRegistry reports a registry or network failure that persisted
 	// after the retries. See [*RequestError].
-	ErrRegistry = errors.New("registry request failed")
+	ErrRegistry = errdef.New(errdef.Registry, "registry request failed")
 
 	// ErrUnauthorized reports a registry that refused the request for lack
 	// of (valid) credentials.
-	ErrUnauthorized = errors.New("registry refused the credentials")
+	ErrUnauthorized = errdef.New(errdef.Registry, "registry refused the credentials")
 
 	// ErrPlainHTTP reports plain HTTP asked for a registry that is neither
 	// loopback nor listed in Options.PlainHTTPHosts.
-	ErrPlainHTTP = errors.New("plain HTTP is only for loopback registries")
+	ErrPlainHTTP = errdef.New(errdef.Usage, "plain HTTP is only for loopback registries")
+
+	// ErrServerPlainHTTP reports a registry that answered HTTPS with plain
+	// HTTP: it is reached only with plain HTTP allowed, which is only for
+	// loopback registries.
+	ErrServerPlainHTTP = errdef.New(errdef.Registry, "the registry speaks plain HTTP")
 
 	// ErrInvalidOptions reports options that fail their own validation.
-	ErrInvalidOptions = errors.New("invalid options")
+	ErrInvalidOptions = errdef.New(errdef.Usage, "invalid options")
 
 	// ErrNoCatalog reports a source that cannot list its skills (a
 	// registry without _catalog): name them instead.
-	ErrNoCatalog = errors.New("the source cannot list its skills")
+	ErrNoCatalog = errdef.New(errdef.Usage, "the source cannot list its skills")
 
 	// ErrNoIndex reports a source that holds no search index.
-	ErrNoIndex = errors.New("the source has no search index")
+	ErrNoIndex = errdef.New(errdef.NotFound, "the source has no search index")
 
 	// ErrUnverified reports a skill a mirror refused (no signature
 	// verifies, or its tier is below the floor), or a search index that
 	// had to be signed and no signature verifies for.
-	ErrUnverified = errors.New("refused by verification")
+	ErrUnverified = errdef.New(errdef.Trust, "refused by verification")
+
+	// ErrUnsignedIndex reports a search index that had to be signed and
+	// that no trusted signature verifies for; it comes with ErrUnverified.
+	ErrUnsignedIndex = errdef.New(errdef.Trust, "no signature on the search index verifies")
 
 	// ErrContentMismatch reports a manifest whose annotations or config
 	// disagree with the SKILL.md inside its layer. See
 	// [*ContentMismatchError].
-	ErrContentMismatch = errors.New("manifest disagrees with its layer")
+	ErrContentMismatch = errdef.New(errdef.Registry, "manifest disagrees with its layer")
 )
 
 // DigestMismatchError names where content failed verification: which
@@ -111,7 +121,7 @@ type ImmutableError struct {
 
 // Error implements error.
 func (e *ImmutableError) Error() string {
-	return fmt.Sprintf("%s@%s is already published as %s, and this build is %s: bump the version (published versions are immutable; --force overwrites on private registries)",
+	return fmt.Sprintf("%s@%s is already published as %s, and this build is %s: bump the version (published versions are immutable)",
 		e.Repository, e.Version, e.Existing, e.New)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // Graph is what `skillpm lock` and install resolve against: every source
@@ -40,7 +41,7 @@ var _ resolve.Catalog = (*Graph)(nil)
 // until a name is looked up.
 func NewGraph(c *Client, ns resolve.Namespace) (*Graph, error) {
 	var def Source
-	if ns.Default != "" && ns.Default != resolve.EmbeddedSource {
+	if ns.Default != "" && ns.Default != source.Embedded {
 		spec, err := ParseSource(ns.Default)
 		if err != nil {
 			return nil, err
@@ -57,7 +58,7 @@ func (g *Graph) Namespace() resolve.Namespace { return g.ns }
 
 // route returns the adapter and the name it understands for a solver name.
 func (g *Graph) route(key string) (ResolverSource, string) {
-	if rest, ok := strings.CutPrefix(key, resolve.EmbeddedSource+"/"); ok && !strings.Contains(rest, "/") {
+	if rest, ok := strings.CutPrefix(key, source.Embedded+"/"); ok && !strings.Contains(rest, "/") {
 		return g.embedded, rest
 	}
 	return g.def, key

@@ -11,6 +11,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
@@ -57,7 +58,7 @@ type IndexSkill struct {
 	// Description is the latest version's description.
 	Description string `json:"description"`
 	// Tier is the tier the latest version claims (unverified).
-	Tier string `json:"tier"`
+	Tier skill.Tier `json:"tier"`
 	// Permissions are the latest version's declared permissions.
 	Permissions []string `json:"permissions"`
 	// Versions are every version, oldest first, with manifest digests.

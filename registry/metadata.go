@@ -36,7 +36,7 @@ type Metadata struct {
 	// Description and License are the frontmatter's.
 	Description, License string
 	// Tier is the claimed security tier (experimental when none).
-	Tier string
+	Tier skill.Tier
 	// Requires maps each dependency (declared or implicit) to its range.
 	Requires map[string]string
 	// Permissions are the declared permissions.
@@ -80,7 +80,7 @@ func parseManifest(loc Location, desc ocispec.Descriptor, data []byte) (*Manifes
 		Version:     a[ocispec.AnnotationVersion],
 		Description: a[ocispec.AnnotationDescription],
 		License:     a[ocispec.AnnotationLicenses],
-		Tier:        a[AnnotationTier],
+		Tier:        skill.Tier(a[AnnotationTier]),
 		Tree:        a[AnnotationTree],
 		Source:      a[ocispec.AnnotationSource],
 		Revision:    a[ocispec.AnnotationRevision],
@@ -104,7 +104,7 @@ func parseManifest(loc Location, desc ocispec.Descriptor, data []byte) (*Manifes
 	for _, f := range []struct {
 		name string
 		v    string
-	}{{"name", md.Name}, {"version", md.Version}, {"description", md.Description}, {"tier", md.Tier}} {
+	}{{"name", md.Name}, {"version", md.Version}, {"description", md.Description}, {"tier", string(md.Tier)}} {
 		if f.v == "" {
 			need = append(need, f.name)
 		}
@@ -130,7 +130,7 @@ func parseConfig(at string, data []byte) (*configMetadata, error) {
 	}
 	cm := &configMetadata{
 		name: s.Name, version: s.Version, description: s.Description, license: s.License,
-		tier: s.Tier(), requires: map[string]string{}, permissions: s.PermissionStrings(),
+		tier: string(s.Tier()), requires: map[string]string{}, permissions: s.PermissionStrings(),
 	}
 	for _, d := range s.Dependencies() {
 		cm.requires[d.Name] = d.Range
@@ -149,7 +149,7 @@ func (md *Metadata) fill(cm *configMetadata, need []string) {
 		case "description":
 			md.Description = cm.description
 		case "tier":
-			md.Tier = cm.tier
+			md.Tier = skill.Tier(cm.tier)
 		case "requires":
 			md.Requires = cm.requires
 		case "permissions":

@@ -16,7 +16,6 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/tiers"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	orasregistry "oras.land/oras-go/v2/registry"
@@ -49,7 +48,7 @@ type MirrorOptions struct {
 	Verify *VerifyOptions
 	// MinTier refuses versions whose effective tier is below it; it needs
 	// Verify.
-	MinTier string
+	MinTier skill.Tier
 	// Since, when not zero, limits the copy to the versions with something
 	// created at or after it: the manifest's or a referrer's
 	// org.opencontainers.image.created annotation. A version with no
@@ -66,7 +65,7 @@ func (o MirrorOptions) Validate() error {
 	if o.Jobs < 0 {
 		return fmt.Errorf("%w: Jobs must not be negative", ErrInvalidOptions)
 	}
-	if o.MinTier != "" && !tiers.ValidTier(o.MinTier) {
+	if o.MinTier != "" && !o.MinTier.Valid() {
 		return fmt.Errorf("%w: unknown tier %q", ErrInvalidOptions, o.MinTier)
 	}
 	if o.MinTier != "" && o.Verify == nil {
@@ -108,7 +107,7 @@ type MirroredVersion struct {
 	// included).
 	BlobsCopied int
 	// Tier is the effective tier when verified.
-	Tier string
+	Tier skill.Tier
 	// Err says why it was refused or failed.
 	Err error
 }
@@ -394,7 +393,7 @@ func (cp *copier) version(ctx context.Context, version, want string, opts Mirror
 		case len(v.Signers) == 0:
 			mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%s@%s (%s): %w: no signature verifies (%d attached)", cp.repo.loc, version, desc.Digest, ErrUnverified, len(v.Checks))
 			return mv
-		case opts.MinTier != "" && tiers.Rank(mv.Tier) < tiers.Rank(opts.MinTier):
+		case opts.MinTier != "" && !mv.Tier.AtLeast(opts.MinTier):
 			mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%s@%s is %s, below the minimum tier %s: %w", cp.repo.loc, version, mv.Tier, opts.MinTier, ErrUnverified)
 			return mv
 		}

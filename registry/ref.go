@@ -7,6 +7,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/source"
 	orasregistry "oras.land/oras-go/v2/registry"
 )
 
@@ -285,29 +286,21 @@ func (s SourceSpec) Host() string {
 // ParseSource reads a source: "" (the embedded registry),
 // "oci-layout:DIR", or a registry host with an optional namespace
 // ("ghcr.io/acme/skills", "localhost:5000").
+//
+// The grammar is package source's, shared with the resolver, the trust
+// policy and the configuration: "embedded" is the embedded registry too.
 func ParseSource(s string) (SourceSpec, error) {
-	switch {
-	case s == "":
-		return SourceSpec{}, nil
-	case len(s) > maxRefLen:
-		return SourceSpec{}, fmt.Errorf("%w: source is %d bytes, more than %d", ErrInvalidRef, len(s), maxRefLen)
-	case strings.HasPrefix(s, LayoutPrefix):
-		dir := strings.TrimPrefix(s, LayoutPrefix)
-		if dir == "" {
-			return SourceSpec{}, fmt.Errorf("%w: %q: write oci-layout:DIR", ErrInvalidRef, s)
-		}
-		return SourceSpec{Kind: KindLayout, Location: dir}, nil
+	sp, err := source.Parse(s)
+	if err != nil {
+		return SourceSpec{}, fmt.Errorf("%w: %w", ErrInvalidRef, err)
 	}
-	s = strings.TrimSuffix(s, "/")
-	host, _, _ := strings.Cut(s, "/")
-	if !looksLikeHost(host) {
-		return SourceSpec{}, fmt.Errorf("%w: %q: a registry source starts with a host (ghcr.io/acme/skills, localhost:5000); write oci-layout:DIR for a directory", ErrInvalidRef, s)
+	switch sp.Kind {
+	case source.KindRemote:
+		return SourceSpec{Kind: KindRemote, Location: sp.Location}, nil
+	case source.KindLayout:
+		return SourceSpec{Kind: KindLayout, Location: sp.Location}, nil
 	}
-	// Validate host and namespace with a placeholder repository name.
-	if _, err := orasregistry.ParseReference(s + "/x"); err != nil {
-		return SourceSpec{}, fmt.Errorf("%w: %q: %v", ErrInvalidRef, s, err)
-	}
-	return SourceSpec{Kind: KindRemote, Location: s}, nil
+	return SourceSpec{}, nil
 }
 
 // Tag returns the OCI tag of a SemVer version: the version with "+"

@@ -14,6 +14,7 @@ import (
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -126,13 +127,16 @@ func (r *Repository) TrustRepository() string {
 	switch s := r.src.(type) {
 	case *layoutSource:
 		if s.dir == r.c.opts.EmbeddedDir {
-			return tiers.Repository("", r.name)
+			return source.Spec{}.Repository(r.name)
 		}
-		return tiers.Repository(LayoutPrefix+filepath.ToSlash(s.dir), r.name)
+		return source.Spec{Kind: source.KindLayout, Location: s.dir}.Repository(r.name)
 	case *remoteSource:
-		return tiers.Repository(s.spec, r.name)
+		return source.Spec{Kind: source.KindRemote, Location: s.spec}.Repository(r.name)
 	}
-	return tiers.Repository(r.src.String(), r.name)
+	if repo, err := source.Repository(r.src.String(), r.name); err == nil {
+		return repo
+	}
+	return r.src.String() + "/" + r.name
 }
 
 // VerifyOptions controls [Repository.VerifySkill].

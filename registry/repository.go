@@ -78,7 +78,7 @@ func (r *Repository) fail(op string, err error) error {
 		return fmt.Errorf("%s: %s: %w", op, r.loc, ErrNotFound)
 	}
 	if strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
-		err = fmt.Errorf("%w (the registry speaks plain HTTP: for a loopback registry use --plain-http)", err)
+		err = fmt.Errorf("%w: %w", ErrServerPlainHTTP, err)
 	}
 	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
 		err = fmt.Errorf("%w (run skillpm login %s): %v", ErrUnauthorized, r.loc.Registry, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -145,9 +146,10 @@ func (o SearchOptions) Validate() error {
 	return nil
 }
 
-// Unverified is the attested tier of a hit that was not verified or that
-// no signature verifies.
-const Unverified = "unverified"
+// Unverified stands for the attested tier of a hit that was not verified
+// or that no signature verifies. It is not a tier: it is not Valid and
+// ranks below every tier.
+const Unverified skill.Tier = "unverified"
 
 // SearchResult is a ranked, optionally verified, search of a source.
 type SearchResult struct {
@@ -171,10 +173,10 @@ type VerifiedHit struct {
 	SearchHit
 	// Attested is the tier the trust policy gives the latest version's
 	// verified signers, or Unverified.
-	Attested string
+	Attested skill.Tier
 	// Effective is the lower of Attested and the claimed tier, or
 	// Unverified.
-	Effective string
+	Effective skill.Tier
 	// Signers are the verified signers.
 	Signers []sign.Identity
 	// Problem says why the hit could not be verified (the manifest does
@@ -203,7 +205,7 @@ func (c *Client) Search(ctx context.Context, src Source, query string, opts Sear
 			return nil, err
 		}
 		if opts.RequireSignedIndex && len(res.IndexSigners) == 0 {
-			return nil, fmt.Errorf("%s@%s: %w: no signature on the search index verifies (%d attached); its maintainer signs it with skillpm index build --sign", src.Locate(IndexRepository), desc.Digest, ErrUnverified, res.IndexSignatures)
+			return nil, fmt.Errorf("%s@%s: %w: %w (%d attached); its maintainer has to sign it", src.Locate(IndexRepository), desc.Digest, ErrUnverified, ErrUnsignedIndex, res.IndexSignatures)
 		}
 	}
 	for _, h := range hits[:min(limit, len(hits))] {

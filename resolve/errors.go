@@ -1,9 +1,10 @@
 package resolve
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Sentinel errors. Callers match them with errors.Is; every one comes
@@ -12,28 +13,28 @@ var (
 	// ErrNotFound is what a [Source] wraps when it does not know a skill at
 	// all. The solver then treats the skill as having no versions, so the
 	// explanation says so, instead of aborting.
-	ErrNotFound = errors.New("skill not found")
+	ErrNotFound = errdef.New(errdef.NotFound, "skill not found")
 
 	// ErrNoSolution is the sentinel behind every [*NoSolutionError]: no set
 	// of versions satisfies the requirements.
-	ErrNoSolution = errors.New("no solution")
+	ErrNoSolution = errdef.New(errdef.Resolution, "no solution")
 
 	// ErrInvalidRange reports a version range Masterminds/semver rejects.
-	ErrInvalidRange = errors.New("invalid version range")
+	ErrInvalidRange = errdef.New(errdef.Usage, "invalid version range")
 
 	// ErrUnsupportedRange reports a range Masterminds accepts but whose set
 	// of versions cannot be represented exactly (see [ParseRange]).
-	ErrUnsupportedRange = errors.New("unsupported version range")
+	ErrUnsupportedRange = errdef.New(errdef.Usage, "unsupported version range")
 
 	// ErrInvalidName reports an empty skill name in the requirements.
-	ErrInvalidName = errors.New("invalid skill name")
+	ErrInvalidName = errdef.New(errdef.Usage, "invalid skill name")
 
 	// ErrStepLimit reports a solve that needed more than Options.MaxSteps
 	// decisions and conflict resolutions.
-	ErrStepLimit = errors.New("version solving step limit exceeded")
+	ErrStepLimit = errdef.New(errdef.Resolution, "version solving step limit exceeded")
 
 	// ErrInvalidOptions reports [Options] that fail their own validation.
-	ErrInvalidOptions = errors.New("invalid options")
+	ErrInvalidOptions = errdef.New(errdef.Usage, "invalid options")
 )
 
 // NoSolutionError reports that the requirements cannot be satisfied, with
@@ -64,21 +65,21 @@ func (e *NoSolutionError) Unwrap() error { return ErrNoSolution }
 var (
 	// ErrInvalidManifest reports a skills.yaml or gaia-agent.yaml that does
 	// not parse or breaks its schema; see [*FileError] for the position.
-	ErrInvalidManifest = errors.New("invalid project manifest")
+	ErrInvalidManifest = errdef.New(errdef.Validation, "invalid project manifest")
 
 	// ErrInvalidLock reports a skills.lock that does not parse or breaks
 	// its schema; see [*FileError] for the position.
-	ErrInvalidLock = errors.New("invalid lockfile")
+	ErrInvalidLock = errdef.New(errdef.Validation, "invalid lockfile")
 
 	// ErrLockStale reports a lock that does not satisfy the manifest, or
 	// that resolving again would change, when it must not (--frozen). See
 	// [*StaleError].
-	ErrLockStale = errors.New("the lock is out of date")
+	ErrLockStale = errdef.New(errdef.Resolution, "the lock is out of date")
 
 	// ErrNameConflict reports a solution holding two skills with the same
 	// name from different repositories: an install root holds one skill per
 	// name.
-	ErrNameConflict = errors.New("two skills with the same name")
+	ErrNameConflict = errdef.New(errdef.Resolution, "two skills with the same name")
 )
 
 // FileError is a problem at a position in a project file. Error renders it
@@ -115,6 +116,15 @@ func (e *FileError) Error() string {
 
 // Unwrap returns the sentinel.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// Class is the class of Err, and errdef.Validation when Err has none: a
+// project file that does not parse breaks the file's rules.
+func (e *FileError) Class() errdef.Class {
+	if c := errdef.ClassOf(e.Err); c != errdef.None {
+		return c
+	}
+	return errdef.Validation
+}
 
 // StaleError lists how a lock differs from what the manifest needs or
 // from what resolving again gives, one difference per line, sorted by

@@ -72,7 +72,7 @@ func Lock(ctx context.Context, cat Catalog, m *Manifest, prev *Lockfile, opts Lo
 	ns := cat.Namespace()
 	if opts.Frozen {
 		if prev == nil {
-			return nil, &StaleError{Lock: LockFile, Differences: []string{"there is no lock to keep (--frozen)"}}
+			return nil, &StaleError{Lock: LockFile, Differences: []string{"there is no lock to keep"}}
 		}
 		if err := prev.satisfies(m, ns, opts.Prerelease); err != nil {
 			return nil, err

@@ -56,7 +56,7 @@ type LockedSkill struct {
 	// install --frozen fetches that commit and checks Tree.
 	Git string `yaml:"git,omitempty"`
 	// Tier is the effective trust tier install computed; "" until known.
-	Tier string `yaml:"tier,omitempty"`
+	Tier skill.Tier `yaml:"tier,omitempty"`
 	// Signers are the verified signer identities; empty until known.
 	Signers []Signer `yaml:"signers,omitempty"`
 	// Dependencies maps each direct dependency's name to the version

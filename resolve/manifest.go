@@ -77,7 +77,7 @@ func (m *Manifest) Namespace(from string) (Namespace, error) {
 	if from != "" {
 		d, err := CanonicalSource(from, "")
 		if err != nil {
-			return Namespace{}, fmt.Errorf("--from: %w", err)
+			return Namespace{}, fmt.Errorf("default source %q: %w", from, err)
 		}
 		return Namespace{Default: d, Dir: m.Dir}, nil
 	}

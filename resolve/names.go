@@ -2,16 +2,16 @@ package resolve
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/source"
 )
 
 // EmbeddedSource is the canonical source of the embedded default registry,
 // spelled as package tiers spells it in canonical repository strings
 // ("embedded/web-research").
-const EmbeddedSource = "embedded"
+const EmbeddedSource = source.Embedded
 
 // layoutPrefix starts a source stored as OCI image layouts on disk.
 const layoutPrefix = "oci-layout:"
@@ -55,37 +55,13 @@ func (n Namespace) def() string {
 // "oci-layout:DIR" source has DIR made absolute against dir (the working
 // directory when dir is "") and cleaned to a slash path; a registry
 // namespace loses its trailing slashes. These are the sources of package
-// tiers' canonical repository strings.
+// tiers' canonical repository strings; the grammar is package source's.
 func CanonicalSource(spec, dir string) (string, error) {
-	switch {
-	case spec == "" || spec == EmbeddedSource:
-		return EmbeddedSource, nil
-	case strings.HasPrefix(spec, layoutPrefix):
-		d := strings.TrimPrefix(spec, layoutPrefix)
-		if d == "" {
-			return "", fmt.Errorf("%w: %q: write oci-layout:DIR", ErrInvalidName, spec)
-		}
-		return layoutPrefix + absSlash(d, dir), nil
-	}
-	s := strings.TrimRight(spec, "/")
-	host, _, _ := strings.Cut(s, "/")
-	if !looksLikeHost(host) || strings.ContainsAny(s, " \t@") || strings.Contains(s, "//") {
-		return "", fmt.Errorf("%w: %q: a registry source starts with a host (ghcr.io/acme/skills, localhost:5000); write oci-layout:DIR for a directory", ErrInvalidName, spec)
+	s, err := source.Canonical(spec, dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidName, err)
 	}
 	return s, nil
-}
-
-func absSlash(p, dir string) string {
-	if !filepath.IsAbs(p) {
-		if dir == "" {
-			if abs, err := filepath.Abs(p); err == nil {
-				p = abs
-			}
-		} else {
-			p = filepath.Join(dir, p)
-		}
-	}
-	return filepath.ToSlash(filepath.Clean(p))
 }
 
 // looksLikeHost is Docker's rule for the first element of a reference.

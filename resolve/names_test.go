@@ -88,8 +88,8 @@ func TestRepositoryMatchesTiers(t *testing.T) {
 	} {
 		ns := Namespace{Default: tt.def}
 		got := ns.Repository(tt.key)
-		want := tiers.Repository(tt.source, ShortName(tt.key))
-		if got != want {
+		want, err := tiers.Repository(tt.source, ShortName(tt.key))
+		if err != nil || got != want {
 			t.Errorf("Namespace{%q}.Repository(%q) = %q, tiers says %q", tt.def, tt.key, got, want)
 		}
 		if back := ns.KeyOf(got); back != tt.key {

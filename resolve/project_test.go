@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/golden"
 )
 
 // projectDir holds the project-file fixtures shared with other packages.
@@ -129,19 +131,7 @@ func TestInvalidProjectFiles(t *testing.T) {
 
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update if the change is intended):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, got, *update)
 }
 
 func TestLockfileRoundTrip(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Attestations are in-toto statements about a manifest digest that carry a
@@ -25,7 +26,7 @@ import (
 // ErrInvalidPredicate is returned by AttestationStatement and
 // SignStatement for an empty predicate type or a predicate that is not a
 // JSON object.
-var ErrInvalidPredicate = errors.New("invalid in-toto predicate")
+var ErrInvalidPredicate = errdef.New(errdef.Validation, "invalid in-toto predicate")
 
 // AttestationStatement returns the in-toto Statement v1 that SignStatement
 // signs: the subject of Statement (the manifest digest, annotations always

@@ -40,7 +40,7 @@ type Consent struct {
 	// Skill is "name@version", "" when the caller named none.
 	Skill string `json:"skill,omitempty"`
 	// Tier is the skill's effective tier.
-	Tier string `json:"tier"`
+	Tier Tier `json:"tier"`
 	// Permission is the dangerous permission asked for.
 	Permission skill.Permission `json:"permission"`
 	// Question is a sentence to show, without the answer choices.
@@ -67,13 +67,13 @@ type Request struct {
 	// Skill is "name@version", used in messages and plans.
 	Skill string
 	// Tier is the effective tier from [Evaluate].
-	Tier string
+	Tier Tier
 	// Permissions are the skill's declared permissions.
 	Permissions []skill.Permission
 	// Claimed and Attested are the two sides of Tier ([Decision]), when
 	// known: a refusal then says which one held the skill down and how to
 	// raise it.
-	Claimed, Attested string
+	Claimed, Attested Tier
 	// Grants are permissions granted to this skill alone (--grant PERM for
 	// a skill named on the command line, --grant NAME:PERM for any).
 	Grants []skill.Permission
@@ -93,7 +93,7 @@ type Request struct {
 type Plan struct {
 	// Skill and Tier echo the request.
 	Skill string `json:"skill,omitempty"`
-	Tier  string `json:"tier"`
+	Tier  Tier   `json:"tier"`
 	// Grants has one entry per declared permission, in declared order.
 	Grants []Grant `json:"grants"`
 }
@@ -116,7 +116,7 @@ func (g Grant) MarshalJSON() ([]byte, error) {
 
 // Check decides one skill's permissions at tier. It is CheckSet for a set
 // of one.
-func (p *Policy) Check(ctx context.Context, tier string, permissions []skill.Permission, opts GrantOptions) (Plan, error) {
+func (p *Policy) Check(ctx context.Context, tier Tier, permissions []skill.Permission, opts GrantOptions) (Plan, error) {
 	plans, err := p.CheckSet(ctx, []Request{{Tier: tier, Permissions: permissions}}, opts)
 	if err != nil {
 		return Plan{}, err
@@ -148,20 +148,21 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 	var asks []pending
 	for i, r := range reqs {
 		plan := Plan{Skill: r.Skill, Tier: r.Tier, Grants: make([]Grant, 0, len(r.Permissions))}
-		refuse := func(perm, reason, fix string, kind error) {
-			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Reason: reason, Fix: fix, Kind: kind, Signers: r.Signers})
+		refuse := func(perm, grant, reason, fix string, kind error) {
+			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Grant: grant, Via: slices.Clone(r.Via), Reason: reason, Fix: fix, Kind: kind, Signers: r.Signers})
 		}
 		name := skillName(r.Skill)
 		if r.Tier == skill.TierExperimental && !opts.AllowExperimental {
 			reason, fix := experimentalWhy(name, r)
-			refuse("", reason, fix, ErrExperimental)
+			refuse("", "", reason, fix, ErrExperimental)
 		}
 		ceiling := p.Ceilings.For(r.Tier)
 		for _, perm := range r.Permissions {
 			granted := func(by GrantedBy) { plan.Grants = append(plan.Grants, Grant{Permission: perm, By: by}) }
-			flag := "--grant " + perm.Key()
+			grant, what := perm.Key(), perm.Key()
 			if len(r.Via) > 0 {
-				flag = "--grant " + shortName(r.Skill) + ":" + perm.Key() + " (it is a dependency: " + strings.Join(r.Via, " -> ") + ")"
+				grant = shortName(r.Skill) + ":" + perm.Key()
+				what = grant + " (it is a dependency: " + strings.Join(r.Via, " -> ") + ")"
 			}
 			byFlag := GrantOptions{Grants: append(slices.Clip(opts.Grants), r.Grants...)}.granted(perm)
 			switch {
@@ -172,11 +173,11 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 					granted(GrantedByFlag)
 					continue
 				}
-				refuse(perm.String(), fmt.Sprintf("%s (experimental) declares %s, beyond the experimental ceiling (%s)", name, perm, ceiling),
-					"grant it explicitly with "+flag+" (--yes does not cover it)", ErrNeedsGrant)
+				refuse(perm.String(), grant, fmt.Sprintf("%s (experimental) declares %s, beyond the experimental ceiling (%s)", name, perm, ceiling),
+					"grant "+what+" explicitly (a consent to everything does not cover it)", ErrNeedsGrant)
 			case !ceiling.Allows(perm):
-				refuse(perm.String(), fmt.Sprintf("%s (%s) declares %s, above the %s ceiling (%s)", name, r.Tier, perm, r.Tier, ceiling),
-					"no flag grants it: the skill needs a higher tier (a countersignature the policy trusts) or a policy whose "+r.Tier+" ceiling includes it", ErrAboveCeiling)
+				refuse(perm.String(), "", fmt.Sprintf("%s (%s) declares %s, above the %s ceiling (%s)", name, r.Tier, perm, r.Tier, ceiling),
+					"no grant allows it: the skill needs a higher tier (a countersignature the policy trusts) or a policy whose "+string(r.Tier)+" ceiling includes it", ErrAboveCeiling)
 			case r.Tier == skill.TierVerified || !p.Dangerous.Covers(perm):
 				granted(GrantedByTier)
 			case byFlag:
@@ -190,8 +191,8 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 				}})
 				granted(GrantedByPrompt)
 			default:
-				refuse(perm.String(), fmt.Sprintf("%s (%s) declares the dangerous permission %s, which needs consent, and there is no terminal to ask", name, r.Tier, perm),
-					"rerun with "+flag+" or --yes", ErrNeedsConsent)
+				refuse(perm.String(), grant, fmt.Sprintf("%s (%s) declares the dangerous permission %s, which needs consent, and there is no terminal to ask", name, r.Tier, perm),
+					"grant "+what+", or consent to it", ErrNeedsConsent)
 			}
 		}
 		if r.Tier != skill.TierVerified && len(r.UnknownTools) > 0 {
@@ -204,8 +205,8 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 					Question: fmt.Sprintf("%s (%s) lists allowed-tools skillpm cannot map to a permission: %s. Hosts pre-approve them. Allow them?", name, r.Tier, list),
 				}})
 			default:
-				refuse("", fmt.Sprintf("%s (%s) lists allowed-tools skillpm cannot map to a permission (%s), which hosts pre-approve, and there is no terminal to ask", name, r.Tier, list),
-					"review them, then rerun with --yes", ErrNeedsConsent)
+				refuse("", "", fmt.Sprintf("%s (%s) lists allowed-tools skillpm cannot map to a permission (%s), which hosts pre-approve, and there is no terminal to ask", name, r.Tier, list),
+					"review them, then consent to them", ErrNeedsConsent)
 			}
 		}
 		plans[i] = plan
@@ -261,11 +262,11 @@ func skillName(s string) string {
 // experimentalWhy says which side made a skill experimental, the tier it
 // claims or the tier its signers earn, and how to raise that side.
 func experimentalWhy(name string, r Request) (reason, fix string) {
-	const onPurpose = "or review it and install it on purpose with --allow-experimental"
+	const onPurpose = "or review it and install it on purpose, allowing experimental skills"
 	if r.Claimed == skill.TierExperimental && r.Attested != "" && r.Attested != skill.TierExperimental {
 		return fmt.Sprintf("%s is experimental because it claims experimental (metadata.gaia.security_tier), although the trust policy attests %s for its signer", name, r.Attested),
-			fmt.Sprintf("the publisher raises security_tier to %s and publishes a new version (skillpm init --tier sets it), %s", r.Attested, onPurpose)
+			fmt.Sprintf("the publisher raises security_tier to %s and publishes a new version, %s", r.Attested, onPurpose)
 	}
 	return fmt.Sprintf("%s is experimental: no signature the trust policy trusts (attested experimental)", name),
-		"sign it with a key or identity your trust policy lists (skillpm verify NAME shows its signers; skillpm policy --help), " + onPurpose
+		"sign it with a key or identity your trust policy lists (verifying the skill shows its signers), " + onPurpose
 }

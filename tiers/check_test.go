@@ -48,7 +48,7 @@ func TestCheck(t *testing.T) {
 	yes, no := &fakePrompter{answer: true}, &fakePrompter{answer: false}
 	tests := []struct {
 		name   string
-		tier   string
+		tier   Tier
 		perms  []string
 		opts   GrantOptions
 		grants []string // on success
@@ -67,22 +67,22 @@ func TestCheck(t *testing.T) {
 		{name: "community dangerous: --grant", tier: community, perms: []string{"shell:execute:git"},
 			opts: GrantOptions{Grants: perms(t, "shell:execute"), Prompter: no}, grants: []string{"shell:execute:git=grant"}},
 		{name: "community dangerous: --grant with another scope does not cover", tier: community, perms: []string{"shell:execute:rm"},
-			opts: GrantOptions{Grants: perms(t, "shell:execute:git")}, kind: ErrNeedsConsent, fix: "--grant shell:execute or --yes"},
+			opts: GrantOptions{Grants: perms(t, "shell:execute:git")}, kind: ErrNeedsConsent, fix: "grant shell:execute, or consent to it"},
 		{name: "community dangerous: --yes", tier: community, perms: []string{"desktop:control", "database:write"},
 			opts: GrantOptions{Yes: true, Prompter: no}, grants: []string{"desktop:control=yes", "database:write=yes"}},
 		{name: "community dangerous: no terminal, no flag", tier: community, perms: []string{"shell:execute"},
-			kind: ErrNeedsConsent, fix: "rerun with --grant shell:execute or --yes"},
+			kind: ErrNeedsConsent, fix: "grant shell:execute, or consent to it"},
 		{name: "community: none levels need nothing", tier: community, perms: []string{"shell:none"}, grants: []string{"shell:none=tier"}},
 		{name: "experimental without --allow-experimental", tier: experimental, perms: []string{"filesystem:read"},
-			kind: ErrExperimental, fix: "--allow-experimental"},
+			kind: ErrExperimental, fix: "install it on purpose, allowing experimental skills"},
 		{name: "experimental within ceiling", tier: experimental, perms: []string{"filesystem:read", "network:read:api.example.com", "env:read", "database:read"},
 			opts: GrantOptions{AllowExperimental: true}, grants: []string{"filesystem:read=tier", "network:read:api.example.com=tier", "env:read=tier", "database:read=tier"}},
 		{name: "experimental beyond ceiling with --grant", tier: experimental, perms: []string{"filesystem:read", "shell:execute"},
 			opts: GrantOptions{AllowExperimental: true, Grants: perms(t, "shell:execute")}, grants: []string{"filesystem:read=tier", "shell:execute=grant"}},
 		{name: "experimental beyond ceiling without --grant", tier: experimental, perms: []string{"filesystem:write"},
-			opts: GrantOptions{AllowExperimental: true}, kind: ErrNeedsGrant, fix: "--grant filesystem:write (--yes does not cover it)"},
+			opts: GrantOptions{AllowExperimental: true}, kind: ErrNeedsGrant, fix: "grant filesystem:write explicitly (a consent to everything does not cover it)"},
 		{name: "experimental beyond ceiling: --yes and a prompt are not enough", tier: experimental, perms: []string{"shell:execute"},
-			opts: GrantOptions{AllowExperimental: true, Yes: true, Prompter: yes}, kind: ErrNeedsGrant, fix: "--grant shell:execute"},
+			opts: GrantOptions{AllowExperimental: true, Yes: true, Prompter: yes}, kind: ErrNeedsGrant, fix: "grant shell:execute explicitly"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +104,18 @@ func TestCheck(t *testing.T) {
 				if !strings.Contains(err.Error(), tt.fix) {
 					t.Errorf("err = %q, want it to contain %q", err, tt.fix)
 				}
+				// Flags are the front end's: the refusal carries the grant
+				// that would allow it instead.
+				if strings.Contains(err.Error(), "--") {
+					t.Errorf("err = %q names a CLI flag", err)
+				}
+				if re, ok := errors.AsType[*RefusedError](err); ok && (tt.kind == ErrNeedsGrant || tt.kind == ErrNeedsConsent) {
+					for _, r := range re.Refusals {
+						if r.Permission != "" && r.Grant == "" {
+							t.Errorf("refusal %+v has no Grant", r)
+						}
+					}
+				}
 				if plan.Grants != nil {
 					t.Errorf("refused but plan = %+v", plan)
 				}
@@ -121,7 +133,7 @@ func TestAboveCeiling(t *testing.T) {
 	p := mustParse(t, "version: 1\nceilings:\n  community: [filesystem:read, shell:execute:git]\n  verified: [network:read]\n")
 	all := GrantOptions{Yes: true, Grants: perms(t, "desktop:control", "network:write"), AllowExperimental: true, Prompter: &fakePrompter{answer: true}}
 	_, err := p.Check(context.Background(), community, perms(t, "filesystem:read", "desktop:control"), all)
-	if !errors.Is(err, ErrAboveCeiling) || !strings.Contains(err.Error(), "desktop:control, above the community ceiling (filesystem:read, shell:execute:git)") || !strings.Contains(err.Error(), "no flag grants it") {
+	if !errors.Is(err, ErrAboveCeiling) || !strings.Contains(err.Error(), "desktop:control, above the community ceiling (filesystem:read, shell:execute:git)") || !strings.Contains(err.Error(), "no grant allows it") {
 		t.Errorf("community: %v", err)
 	}
 	if _, err := p.Check(context.Background(), verified, perms(t, "network:write"), all); !errors.Is(err, ErrAboveCeiling) {

@@ -10,9 +10,12 @@ import (
 
 func TestExperimentalDependency(t *testing.T) {
 	err := ExperimentalDependency([]string{"a@1.2.0", "b@0.3.1"})
-	want := "a@1.2.0 -> b@0.3.1 (experimental): an experimental skill is never installed as a dependency — review it, then install it on purpose: skillpm install b@0.3.1 --allow-experimental"
+	want := "a@1.2.0 -> b@0.3.1 (experimental): an experimental skill is never installed as a dependency — review it, then install it on purpose"
 	if err.Error() != want {
 		t.Errorf("got  %s\nwant %s", err, want)
+	}
+	if ed, ok := errors.AsType[*ExperimentalDependencyError](err); !ok || ed.Skill() != "b@0.3.1" {
+		t.Errorf("Skill() of %v is not b@0.3.1", err)
 	}
 	if !errors.Is(err, ErrRefused) || !errors.Is(err, ErrExperimentalDependency) {
 		t.Error("not a refusal")
@@ -51,7 +54,7 @@ func TestCheckSigners(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: err = %v", tt.name, err)
 		}
-		if err != nil && (!errors.Is(err, ErrSignerChanged) || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "--allow-signer-change")) {
+		if err != nil && (!errors.Is(err, ErrSignerChanged) || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "check why before accepting the change")) {
 			t.Errorf("%s: err = %v", tt.name, err)
 		}
 	}

@@ -1,11 +1,12 @@
 package tiers
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -14,31 +15,31 @@ import (
 var (
 	// ErrInvalidPolicy is wrapped by *PolicyError: the policy file does not
 	// parse or does not validate.
-	ErrInvalidPolicy = errors.New("invalid trust policy")
+	ErrInvalidPolicy = errdef.New(errdef.Validation, "invalid trust policy")
 	// ErrUnknownTier reports a tier name that is not verified, community or
 	// experimental where a caller passed one.
-	ErrUnknownTier = errors.New("unknown tier")
+	ErrUnknownTier = skill.ErrUnknownTier
 
 	// ErrRefused is wrapped by every trust refusal.
-	ErrRefused = errors.New("refused by trust policy")
+	ErrRefused = errdef.New(errdef.Trust, "refused by trust policy")
 	// ErrAboveCeiling: a permission is above its tier's ceiling and no flag
 	// can grant it.
-	ErrAboveCeiling = errors.New("permission above the tier's ceiling")
+	ErrAboveCeiling = errdef.New(errdef.Trust, "permission above the tier's ceiling")
 	// ErrNeedsGrant: a permission beyond the experimental ceiling was not
 	// named with --grant.
-	ErrNeedsGrant = errors.New("permission needs an explicit --grant")
+	ErrNeedsGrant = errdef.New(errdef.Trust, "permission needs an explicit grant")
 	// ErrNeedsConsent: a dangerous permission needs consent and there was no
 	// terminal to ask and no --grant or --yes.
-	ErrNeedsConsent = errors.New("dangerous permission needs consent")
+	ErrNeedsConsent = errdef.New(errdef.Trust, "dangerous permission needs consent")
 	// ErrDeclined: the user answered no to a consent prompt.
-	ErrDeclined = errors.New("permission declined")
+	ErrDeclined = errdef.New(errdef.Trust, "permission declined")
 	// ErrExperimental: an experimental skill without --allow-experimental.
-	ErrExperimental = errors.New("experimental skill not allowed")
+	ErrExperimental = errdef.New(errdef.Trust, "experimental skill not allowed")
 	// ErrExperimentalDependency: an experimental skill reached as a
 	// dependency.
-	ErrExperimentalDependency = errors.New("experimental skill as a dependency")
+	ErrExperimentalDependency = errdef.New(errdef.Trust, "experimental skill as a dependency")
 	// ErrSignerChanged: an update is signed by none of the recorded signers.
-	ErrSignerChanged = errors.New("signer changed")
+	ErrSignerChanged = errdef.New(errdef.Trust, "signer changed")
 )
 
 // Problem is one thing wrong in a policy file, positioned like a compiler
@@ -95,14 +96,22 @@ type Refusal struct {
 	// Skill is "name@version" as the caller named it; "" for an unnamed one.
 	Skill string `json:"skill,omitempty"`
 	// Tier is the skill's effective tier.
-	Tier string `json:"tier"`
+	Tier Tier `json:"tier"`
 	// Permission is the refused permission, "" when the whole skill is
 	// refused (experimental without --allow-experimental).
 	Permission string `json:"permission,omitempty"`
 	// Reason is a sentence saying what is wrong.
 	Reason string `json:"reason"`
-	// Fix says what to do, naming the flag when one helps.
+	// Fix says what to do, in the library's terms: front ends name their
+	// own flags (see Grant).
 	Fix string `json:"fix,omitempty"`
+	// Grant is the grant that would allow Permission: "perm" for a skill
+	// asked for by name, "name:perm" for a dependency; "" when no grant
+	// can (above the ceiling) or nothing is a permission.
+	Grant string `json:"grant,omitempty"`
+	// Via is the dependency path to the skill, root first; empty for a
+	// skill asked for by name.
+	Via []string `json:"via,omitempty"`
 	// Signers are the skill's verified signers ([Request.Signers]), so
 	// that a consent question can say who vouches for it.
 	Signers []string `json:"signers,omitempty"`
@@ -152,6 +161,9 @@ func (e *RefusedError) Unwrap() []error {
 	return out
 }
 
+// Class is errdef.Trust, whatever the kinds of the refusals.
+func (e *RefusedError) Class() errdef.Class { return errdef.Trust }
+
 func containsErr(errs []error, err error) bool {
 	for _, e := range errs {
 		if e == err {
@@ -168,14 +180,19 @@ type ExperimentalDependencyError struct {
 	Path []string
 }
 
-// Error names the path and how to install the skill on purpose.
+// Error names the path and says to install the skill on purpose.
 func (e *ExperimentalDependencyError) Error() string {
-	last := ""
-	if len(e.Path) > 0 {
-		last = e.Path[len(e.Path)-1]
+	return fmt.Sprintf("%s (experimental): an experimental skill is never installed as a dependency — review it, then install it on purpose",
+		strings.Join(e.Path, " -> "))
+}
+
+// Skill is the experimental skill, the last of Path ("" when Path is
+// empty).
+func (e *ExperimentalDependencyError) Skill() string {
+	if len(e.Path) == 0 {
+		return ""
 	}
-	return fmt.Sprintf("%s (experimental): an experimental skill is never installed as a dependency — review it, then install it on purpose: skillpm install %s --allow-experimental",
-		strings.Join(e.Path, " -> "), last)
+	return e.Path[len(e.Path)-1]
 }
 
 // Unwrap makes errors.Is true for ErrRefused and ErrExperimentalDependency.
@@ -192,13 +209,13 @@ type SignerChangeError struct {
 	Current []sign.Identity
 }
 
-// Error names both sets of signers and the flag that accepts the change.
+// Error names both sets of signers.
 func (e *SignerChangeError) Error() string {
 	cur := "no verified signature"
 	if len(e.Current) > 0 {
 		cur = "signed by " + identityList(e.Current)
 	}
-	return fmt.Sprintf("the update is %s, none of the recorded signers (%s) — if the publisher really changed its signing identity, check why, then rerun with --allow-signer-change",
+	return fmt.Sprintf("the update is %s, none of the recorded signers (%s) — if the publisher really changed its signing identity, check why before accepting the change",
 		cur, identityList(e.Recorded))
 }
 

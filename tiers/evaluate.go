@@ -22,11 +22,11 @@ type Decision struct {
 	Repository string `json:"repository"`
 	// Claimed is the tier the skill claims (experimental when it claims
 	// none or an unknown one).
-	Claimed string `json:"claimed"`
+	Claimed Tier `json:"claimed"`
 	// Attested is the highest tier a trusted signer earns.
-	Attested string `json:"attested"`
+	Attested Tier `json:"attested"`
 	// Effective is the lower of Attested and Claimed: the tier that counts.
-	Effective string `json:"effective"`
+	Effective Tier `json:"effective"`
 	// Policy is the rule that gave the attested tier, "" when none did.
 	Policy string `json:"policy,omitempty"`
 	// Scope is the scope of Policy that matched the repository.
@@ -71,14 +71,14 @@ type trust struct {
 // see [Repository]) signed by identities (the verified signers; failed
 // signatures are never passed in), claiming the tier claimed. See the
 // package documentation for the precedence rules.
-func Evaluate(p *Policy, repository string, identities []sign.Identity, claimed string, opts EvalOptions) Decision {
+func Evaluate(p *Policy, repository string, identities []sign.Identity, claimed Tier, opts EvalOptions) Decision {
 	p = p.orDefault()
 	d := Decision{Repository: repository, Claimed: claimed, Attested: skill.TierExperimental}
 	if claimed == "" {
 		d.Claimed = skill.TierExperimental
-	} else if !ValidTier(claimed) {
+	} else if !claimed.Valid() {
 		d.Claimed = skill.TierExperimental
-		d.Warnings = append(d.Warnings, fmt.Sprintf("claimed tier %s is not a tier: treated as experimental", quote(claimed)))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("claimed tier %s is not a tier: treated as experimental", quote(string(claimed))))
 	}
 
 	var cands []candidate
@@ -156,7 +156,7 @@ func Evaluate(p *Policy, repository string, identities []sign.Identity, claimed 
 		}
 		best := granting[0]
 		for _, t := range granting[1:] {
-			if t.cand.rank > best.cand.rank || (t.cand.rank == best.cand.rank && Rank(t.cand.rule.Tier) > Rank(best.cand.rule.Tier)) {
+			if t.cand.rank > best.cand.rank || (t.cand.rank == best.cand.rank && t.cand.rule.Tier.Rank() > best.cand.rule.Tier.Rank()) {
 				best = t
 			}
 		}
@@ -168,7 +168,7 @@ func Evaluate(p *Policy, repository string, identities []sign.Identity, claimed 
 					t.cand.rule.Name, t.cand.scope, t.cand.rule.Tier, best.cand.scope))
 			}
 		}
-		if win == nil || Rank(best.cand.rule.Tier) > Rank(win.cand.rule.Tier) {
+		if win == nil || best.cand.rule.Tier.Rank() > win.cand.rule.Tier.Rank() {
 			b := best
 			win, winSigner = &b, id
 		}
@@ -181,12 +181,12 @@ func Evaluate(p *Policy, repository string, identities []sign.Identity, claimed 
 		d.Identity = win.identity.String()
 	}
 
-	d.Effective = Lower(d.Attested, d.Claimed)
+	d.Effective = d.Attested.Lower(d.Claimed)
 	switch {
-	case Rank(d.Claimed) > Rank(d.Attested):
+	case d.Claimed.Compare(d.Attested) > 0:
 		d.Warnings = append(d.Warnings, fmt.Sprintf("the skill claims %s but the trust policy attests only %s: treated as %s", d.Claimed, d.Attested, d.Effective))
 		d.Why = append(d.Why, fmt.Sprintf("attested %s; a claim never raises a tier: effective %s", d.Attested, d.Effective))
-	case Rank(d.Claimed) < Rank(d.Attested):
+	case d.Claimed.Compare(d.Attested) < 0:
 		d.Why = append(d.Why, fmt.Sprintf("attested %s, but the skill claims only %s: effective %s", d.Attested, d.Claimed, d.Effective))
 	default:
 		d.Why = append(d.Why, fmt.Sprintf("attested and claimed %s: effective %s", d.Attested, d.Effective))

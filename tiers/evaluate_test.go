@@ -68,8 +68,15 @@ func TestRepository(t *testing.T) {
 		{"oci-layout:/srv/bundle/../bundle/", "web-research", "oci-layout:/srv/bundle/web-research"},
 	}
 	for _, tt := range tests {
-		if got := Repository(tt.source, tt.name); got != tt.want {
-			t.Errorf("Repository(%q, %q) = %q, want %q", tt.source, tt.name, got, tt.want)
+		if got, err := Repository(tt.source, tt.name); err != nil || got != tt.want {
+			t.Errorf("Repository(%q, %q) = %q, %v, want %q", tt.source, tt.name, got, err, tt.want)
+		}
+	}
+	// The one source grammar: what the registry and the resolver refuse,
+	// the trust policy refuses too.
+	for _, bad := range []string{"not a host", "skills", "oci-layout:", "ghcr.io//x"} {
+		if got, err := Repository(bad, "x"); err == nil {
+			t.Errorf("Repository(%q) = %q, want an error", bad, got)
 		}
 	}
 }
@@ -91,7 +98,9 @@ func TestScopePrecedence(t *testing.T) {
 		rule("deep-glob", "ghcr.io/acme/**", verified)
 	p := mustParse(t, src)
 	tests := []struct {
-		repo, tier, policy string
+		repo   string
+		tier   Tier
+		policy string
 	}{
 		{"ghcr.io/acme/skills/web-research", experimental, "web-research"},     // exact beats every glob
 		{"ghcr.io/acme/skills/web-search", community, "acme-skills-glob"},      // longer glob beats shorter ones and *
@@ -142,7 +151,7 @@ func TestClaimCapped(t *testing.T) {
 	p := loadDemo(t)
 	pub := []sign.Identity{keyID(t, "publisher")}
 	tests := []struct {
-		claimed, effective string
+		claimed, effective Tier
 		warn               bool
 	}{
 		{verified, community, true},
@@ -173,7 +182,7 @@ func TestCountersignature(t *testing.T) {
 	tests := []struct {
 		name   string
 		ids    []sign.Identity
-		tier   string
+		tier   Tier
 		policy string
 	}{
 		{"publisher only", []sign.Identity{pub}, community, "publishers"},
@@ -207,7 +216,7 @@ func TestKeylessIdentities(t *testing.T) {
 		name  string
 		id    sign.Identity
 		audit []sign.Identity
-		tier  string
+		tier  Tier
 	}{
 		{"release workflow, audited", release, audit, verified},
 		{"release workflow, not audited: falls back to any-publisher", release, nil, community},
@@ -237,7 +246,7 @@ func TestRequireAudit(t *testing.T) {
 	tests := []struct {
 		name   string
 		audit  []sign.Identity
-		tier   string
+		tier   Tier
 		met    bool
 		policy string
 	}{

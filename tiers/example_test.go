@@ -29,7 +29,10 @@ policies:
 		Issuer:  "https://token.actions.githubusercontent.com",
 		Subject: "https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1.2.0",
 	}
-	repo := tiers.Repository("ghcr.io/acme/skills", "web-research")
+	repo, err := tiers.Repository("ghcr.io/acme/skills", "web-research")
+	if err != nil {
+		panic(err)
+	}
 	d := tiers.Evaluate(policy, repo, []sign.Identity{signer}, skill.TierVerified, tiers.EvalOptions{})
 	fmt.Println(repo, d.Attested, d.Effective, d.Policy)
 	fmt.Println("warning:", d.Warnings[0])
@@ -43,6 +46,6 @@ policies:
 	// Output:
 	// ghcr.io/acme/skills/web-research community community acme-ci
 	// warning: the skill claims verified but the trust policy attests only community: treated as community
-	// true the skill (community) declares the dangerous permission shell:execute, which needs consent, and there is no terminal to ask — rerun with --grant shell:execute or --yes; nothing was installed
+	// true the skill (community) declares the dangerous permission shell:execute, which needs consent, and there is no terminal to ask — grant shell:execute, or consent to it; nothing was installed
 	// shell:execute granted by grant
 }

@@ -38,7 +38,7 @@ func FuzzPolicy(f *testing.F) {
 		ids := []sign.Identity{{KeyFingerprint: "sha256:00"}, {Issuer: "https://i", Subject: "a"}}
 		for _, repo := range []string{"ghcr.io/acme/skills/x", "embedded/x", "oci-layout:/a/b/x"} {
 			d := Evaluate(p, repo, ids, skill.TierVerified, EvalOptions{AuditSigners: ids})
-			if !ValidTier(d.Attested) || Rank(d.Effective) > Rank(d.Attested) {
+			if !d.Attested.Valid() || d.Effective.Compare(d.Attested) > 0 {
 				t.Fatalf("decision %+v", d)
 			}
 		}

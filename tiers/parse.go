@@ -87,7 +87,7 @@ func Load(ctx context.Context, path string) (*Policy, error) {
 		return nil, &PolicyError{Problems: []Problem{{File: path, Message: nr.Error(), Hint: "name the policy YAML file itself"}}}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("policy file %s does not exist — check the path, or remove --policy to use the search path or the built-in default: %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("policy file %s does not exist — check the path, or name none to use the search path or the built-in default: %w", path, fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading policy file %s: %w", path, err)
@@ -369,7 +369,7 @@ func (p *parser) rule(m *yaml.Node) (Rule, bool) {
 				}
 				p.errorf(val, hint, "unknown tier %s", quote(t))
 			}
-			r.Tier = t
+			r.Tier = Tier(t)
 		case "identities":
 			mark := len(p.problems)
 			r.Identities = p.identities(val, "identities")
@@ -558,7 +558,7 @@ func (p *parser) ceilings(n *yaml.Node, c *Ceilings) {
 	tierNames := []string{skill.TierExperimental, skill.TierCommunity, skill.TierVerified}
 	p.fields(n, "ceilings", tierNames, func(key, val *yaml.Node) {
 		if val.Kind == yaml.ScalarNode && val.Tag == "!!str" && val.Value == "all" {
-			c.set(key.Value, AllPermissions())
+			c.set(Tier(key.Value), AllPermissions())
 			return
 		}
 		if val.Kind == yaml.ScalarNode && !isNull(val) {
@@ -566,7 +566,7 @@ func (p *parser) ceilings(n *yaml.Node, c *Ceilings) {
 			return
 		}
 		if ps, ok := p.permissions(val, "ceiling for "+key.Value); ok {
-			c.set(key.Value, Ceiling{Permissions: ps})
+			c.set(Tier(key.Value), Ceiling{Permissions: ps})
 		}
 	})
 }

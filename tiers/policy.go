@@ -39,7 +39,7 @@ type Rule struct {
 	// Scopes are the repositories covered: exact, globs, or "*".
 	Scopes []string `json:"scopes"`
 	// Tier is what a matching signature earns.
-	Tier string `json:"tier"`
+	Tier Tier `json:"tier"`
 	// Identities are the signers whose signature earns Tier.
 	Identities []IdentityRule `json:"identities"`
 	// RequireAudit, when not empty, makes the rule grant its tier only when
@@ -132,7 +132,7 @@ type Ceilings struct {
 
 // For returns the ceiling of a valid tier; anything else gets the
 // experimental ceiling.
-func (c Ceilings) For(tier string) Ceiling {
+func (c Ceilings) For(tier Tier) Ceiling {
 	switch tier {
 	case skill.TierVerified:
 		return c.Verified
@@ -142,7 +142,7 @@ func (c Ceilings) For(tier string) Ceiling {
 	return c.Experimental
 }
 
-func (c *Ceilings) set(tier string, v Ceiling) {
+func (c *Ceilings) set(tier Tier, v Ceiling) {
 	switch tier {
 	case skill.TierVerified:
 		c.Verified = v

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/skillpm/skillpm/internal/golden"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
@@ -78,7 +79,7 @@ func TestLoadDemo(t *testing.T) {
 	p := loadDemo(t)
 	var names []string
 	for _, r := range p.Rules {
-		names = append(names, r.Name+"="+r.Tier)
+		names = append(names, r.Name+"="+string(r.Tier))
 	}
 	want := []string{"acme-release=verified", "acme-legacy=experimental", "publishers=community", "marketplace-audit=verified", "any-publisher=community"}
 	if !slices.Equal(names, want) {
@@ -183,19 +184,7 @@ func TestInvalidPolicies(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from output (run go test -update after checking):\n--- want\n%s--- got\n%s", path, want, got)
-	}
+	goldenfile.Check(t, path, []byte(got), *update)
 }
 
 func TestParseProblems(t *testing.T) {

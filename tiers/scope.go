@@ -2,33 +2,28 @@ package tiers
 
 import (
 	"path"
-	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/skillpm/skillpm/source"
 )
 
 // EmbeddedSource is the source name of the embedded default registry in
 // canonical repository strings: a skill "web-research" published there is
 // the repository "embedded/web-research".
-const EmbeddedSource = "embedded"
+const EmbeddedSource = source.Embedded
 
 // maxScopeSegments bounds a scope's segments so matching stays cheap.
 const maxScopeSegments = 64
 
 // Repository returns the canonical repository string that scopes match:
-// "<source>/<name>". An empty source is the embedded default registry; an
-// "oci-layout:DIR" source keeps its prefix with DIR cleaned to a slash path
-// (callers pass it absolute); a remote source ("ghcr.io/acme/skills") is
-// used as written without a trailing slash.
-func Repository(source, name string) string {
-	switch {
-	case source == "":
-		source = EmbeddedSource
-	case strings.HasPrefix(source, "oci-layout:"):
-		dir := strings.TrimPrefix(source, "oci-layout:")
-		source = "oci-layout:" + filepath.ToSlash(filepath.Clean(dir))
-	}
-	return strings.TrimRight(source, "/") + "/" + name
+// "<source>/<name>" (source.Repository). An empty source is the embedded
+// default registry; an "oci-layout:DIR" source keeps its prefix with DIR
+// cleaned to a slash path (callers pass it absolute); a remote source
+// ("ghcr.io/acme/skills") is used without a trailing slash. A source that
+// does not parse is an error.
+func Repository(src, name string) (string, error) {
+	return source.Repository(src, name)
 }
 
 // scopeRank orders how specifically a scope names a repository: exact

@@ -1,39 +1,30 @@
 package tiers
 
-import (
-	"fmt"
+import "github.com/skillpm/skillpm/pkg/skill"
 
-	"github.com/skillpm/skillpm/pkg/skill"
+// Tier is a security tier; it is skill.Tier, named here for the trust
+// policy's API (and defined with the skill model so that packages below
+// the policy, such as the registry client, share the one type).
+type Tier = skill.Tier
+
+// The tiers, lowest first.
+const (
+	Experimental = skill.Experimental
+	Community    = skill.Community
+	Verified     = skill.Verified
 )
 
-// Rank orders tiers: experimental 0, community 1, verified 2, and -1 for
-// anything else.
-func Rank(tier string) int {
-	switch tier {
-	case skill.TierExperimental:
-		return 0
-	case skill.TierCommunity:
-		return 1
-	case skill.TierVerified:
-		return 2
-	}
-	return -1
-}
+// Rank orders tier names: experimental 0, community 1, verified 2, and -1
+// for anything else. It takes a plain string, as flags give it.
+func Rank(tier string) int { return Tier(tier).Rank() }
 
 // ValidTier reports whether tier is one of the three tier names.
-func ValidTier(tier string) bool { return Rank(tier) >= 0 }
+func ValidTier(tier string) bool { return Tier(tier).Valid() }
 
 // Lower returns the lower of two valid tiers.
-func Lower(a, b string) string {
-	if Rank(b) < Rank(a) {
-		return b
-	}
-	return a
-}
+func Lower(a, b Tier) Tier { return a.Lower(b) }
 
-func checkTier(tier string) error {
-	if !ValidTier(tier) {
-		return fmt.Errorf("%w %q: use verified, community or experimental", ErrUnknownTier, tier)
-	}
-	return nil
+func checkTier(tier Tier) error {
+	_, err := skill.ParseTier(string(tier))
+	return err
 }

@@ -85,7 +85,12 @@ func (e silentError) Error() string { return "" }
 func (e silentError) Unwrap() error { return e.err }
 
 // asfExitCode maps runner errors to the CLI's exit codes: a workflow that
-// does not expand is a validation failure (3); bad flags are usage (2).
+// does not expand is a validation failure (3); bad names, sessions and
+// hosts are usage (2); everything else is 1, as the ASF reference runtime
+// exits. It deliberately does not follow the errdef classes: agent hosts
+// run these commands as hooks, and to them exit 2 means "block" — a hook
+// payload that does not parse must fail open with 1, and a missing skill
+// or workflow is the runtime's plain failure.
 func asfExitCode(err error) int {
 	var ee *exitError
 	var pe *asf.PlanError

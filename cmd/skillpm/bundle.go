@@ -76,7 +76,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if err != nil {
 		return regExit(err)
 	}
-	res, err := client.Bundle(ctx, lock, dst, registry.BundleOptions{})
+	res, err := client.CopyLock(ctx, lock, dst, registry.CopyLockOptions{})
 	if err != nil {
 		return regExit(err)
 	}

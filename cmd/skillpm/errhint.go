@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/tiers"
 )
 
 // maxShownVersions is how many versions a not-found hint lists, newest
@@ -178,4 +183,90 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// flagHint ties a library sentinel to the flag or command that gets past
+// it. Libraries say what failed and where; only the CLI knows its flags,
+// so the hint lives here (the HTTP API shows the library's message alone).
+type flagHint struct {
+	err  error
+	hint string
+}
+
+// sentinelHints is the CLI's table of hints by sentinel.
+func sentinelHints() []flagHint {
+	return []flagHint{
+		{registry.ErrImmutable, "--force overwrites a published version on a private registry"},
+		{registry.ErrUnsignedIndex, "its maintainer signs it with skillpm index build --sign"},
+		{registry.ErrServerPlainHTTP, "for a loopback registry use --plain-http"},
+		{install.ErrEdited, "--force replaces it; skillpm adopt NAME keeps a copy skillpm did not install and takes it under management"},
+		{install.ErrDependedUpon, "--force removes it anyway"},
+		{install.ErrLinked, "remove the links first (skillpm remove NAME --host HOST), or --force, which leaves them dangling"},
+		{install.ErrDowngrade, "rerun with --allow-downgrade to accept the older version"},
+		{install.ErrRepublished, "rerun with --allow-republished to accept the new content"},
+		{hosts.ErrUnknownHost, "--root DIR installs into a directory of your choice"},
+		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
+		{tiers.ErrSignerChanged, "if the change is expected, rerun with --allow-signer-change"},
+	}
+}
+
+// flagHints returns the CLI hints for err: one per matching sentinel, and
+// per trust refusal the flag that would allow it.
+func flagHints(err error) []string {
+	var hints []string
+	add := func(h string) {
+		if h != "" && !slices.Contains(hints, h) {
+			hints = append(hints, h)
+		}
+	}
+	if refused, ok := errors.AsType[*tiers.RefusedError](err); ok {
+		for _, r := range refused.Refusals {
+			add(refusalHint(r))
+		}
+	}
+	if dep, ok := errors.AsType[*tiers.ExperimentalDependencyError](err); ok && dep.Skill() != "" {
+		add("to install it on purpose: skillpm install " + dep.Skill() + " --allow-experimental")
+	}
+	if _, ok := errors.AsType[*install.AuditRefusedError](err); ok {
+		add("skillpm audit shows every finding; --allow-audit-findings installs anyway")
+	}
+	if nm, ok := errors.AsType[*migrate.NotMigratableError](err); ok && nm.Reason == migrate.ReasonWrongFormat {
+		add("--from auto detects the format")
+	}
+	for _, h := range sentinelHints() {
+		if errors.Is(err, h.err) {
+			add(h.hint)
+		}
+	}
+	return hints
+}
+
+// refusalHint names the flag that would allow one trust refusal.
+func refusalHint(r tiers.Refusal) string {
+	grant := "--grant " + r.Grant
+	switch {
+	case errors.Is(r.Kind, tiers.ErrNeedsGrant) && r.Grant != "":
+		return "grant it with " + grant + " (--yes does not cover it)"
+	case errors.Is(r.Kind, tiers.ErrNeedsConsent) && r.Grant != "":
+		return "rerun with " + grant + " or --yes"
+	case errors.Is(r.Kind, tiers.ErrNeedsConsent):
+		return "rerun with --yes"
+	case errors.Is(r.Kind, tiers.ErrExperimental):
+		return "skillpm verify shows its signers; --allow-experimental installs it on purpose"
+	}
+	return ""
+}
+
+// withFlagHints appends the CLI hints for err to msg, after a blank line
+// (where --output json reads the hint from).
+func withFlagHints(msg string, err error) string {
+	hints := flagHints(err)
+	if len(hints) == 0 {
+		return msg
+	}
+	sep := "\n\n"
+	if strings.Contains(msg, "\n\n") {
+		sep = "\n"
+	}
+	return msg + sep + "hint: " + strings.Join(hints, "\nhint: ")
 }

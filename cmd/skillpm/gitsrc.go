@@ -131,20 +131,8 @@ func gitLocals(c *cobra.Command, g *globals, cache *gitsource.Cache, raw string,
 	return out, gs.done, nil
 }
 
-// gitExit maps gitsource errors to exit codes.
-func gitExit(err error) error {
-	switch {
-	case errors.Is(err, gitsource.ErrInvalidRef), errors.Is(err, gitsource.ErrUnknownHost):
-		return withCode(exitUsage, err)
-	case errors.Is(err, gitsource.ErrRevNotFound), errors.Is(err, gitsource.ErrNoSkill):
-		return withCode(exitResolution, err)
-	case errors.Is(err, gitsource.ErrUnsafeTree):
-		return withCode(exitValidation, err)
-	case errors.Is(err, gitsource.ErrFetch), errors.Is(err, gitsource.ErrOffline):
-		return withCode(exitRegistry, err)
-	}
-	return withCode(exitFailure, err)
-}
+// gitExit gives a gitsource error the exit code of its class.
+func gitExit(err error) error { return classExit(err) }
 
 // gitRequirements builds the skills of the manifest's git references
 // (resolve.IsGitName) and returns the manifest without them: install adds

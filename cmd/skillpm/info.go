@@ -127,7 +127,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	}
 	md, layer := m.Metadata, m.Layer()
 	if g.json() {
-		j := infoJSON{Name: md.Name, Version: md.Version, Description: md.Description, License: md.License, Tier: md.Tier,
+		j := infoJSON{Name: md.Name, Version: md.Version, Description: md.Description, License: md.License, Tier: string(md.Tier),
 			Permissions: md.Permissions, Requires: md.Requires, Tree: md.Tree, Source: md.Source, Revision: md.Revision,
 			Created: md.Created, FromConfig: md.FromConfig, Repository: repo.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Size: m.Descriptor.Size,
@@ -151,7 +151,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	row("description", md.Description)
 	row("repository", repo.Location().String())
 	row("digest", m.Descriptor.Digest.String())
-	row("tier", md.Tier+" (claimed)")
+	row("tier", string(md.Tier)+" (claimed)")
 	if md.License != "" {
 		row("license", md.License)
 	}
@@ -237,7 +237,7 @@ func infoDir(c *cobra.Command, g *globals, dir string) error {
 	deps := s.Dependencies()
 	if g.json() {
 		j := infoDirJSON{Dir: dir, Name: s.Name, Version: s.Version, Description: s.Description, License: s.License,
-			Tier: s.Tier(), Permissions: s.PermissionStrings(), Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}
+			Tier: string(s.Tier()), Permissions: s.PermissionStrings(), Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}
 		if j.Dependencies == nil {
 			j.Dependencies = []skill.Dependency{}
 		}
@@ -260,7 +260,7 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
 	row("description", s.Description)
 	row("directory", s.Dir)
-	row("tier", s.Tier()+" (claimed)")
+	row("tier", string(s.Tier())+" (claimed)")
 	if s.License != "" {
 		row("license", s.License)
 	}
@@ -317,9 +317,9 @@ func infoInstalled(c *cobra.Command, g *globals, f *infoFlags, arg string) (ok b
 		if len(in.ReadBy) > 0 {
 			row("read by", strings.Join(in.ReadBy, ", "))
 		}
-		tier := in.Tier
+		tier := string(in.Tier)
 		if in.Claimed != "" {
-			tier += " (claims " + in.Claimed + ")"
+			tier += " (claims " + string(in.Claimed) + ")"
 		}
 		row("tier", tier)
 		switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -212,11 +213,15 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err != nil {
 		return err
 	}
+	aud, err := newAuditor()
+	if err != nil {
+		return err
+	}
 	opts := install.Options{
 		Roots: roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
-		AllowAuditFindings: f.allowAudit, AuditTool: "skillpm " + skillpmVersion(),
-		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
+		AllowAuditFindings: f.allowAudit, Auditor: aud,
+		MinTier: skill.Tier(f.minTier), Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
 		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
 		Warn: warnOnce(g),
@@ -348,4 +353,10 @@ func (f *changeFlags) setup(ctx context.Context, g *globals) ([]install.Root, *r
 		return nil, nil, nil, none, err
 	}
 	return roots, client, policy, vopts, nil
+}
+
+// newAuditor is the static audit every install and update runs before it
+// commits, naming this skillpm in its reports.
+func newAuditor() (install.Auditor, error) {
+	return auditor.New(auditor.Options{Tool: "skillpm " + skillpmVersion()})
 }

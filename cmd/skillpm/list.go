@@ -96,7 +96,7 @@ only the names, once each.`,
 				if l.Managed && len(l.ReadBy) > 1 {
 					status += "; read by " + strings.Join(l.ReadBy, ", ")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(l.Tier), dash(l.Source), status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(string(l.Tier)), dash(l.Source), status)
 			}
 			return tw.Flush()
 		},

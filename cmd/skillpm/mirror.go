@@ -175,7 +175,7 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	opts := registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: f.minTier, Since: since}
+	opts := registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}
 	if f.names != "" {
 		more, err := readNames(f.names)
 		if err != nil {
@@ -231,7 +231,7 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 
 func mirrorVersionDoc(v registry.MirroredVersion) mirrorVersionJSON {
 	j := mirrorVersionJSON{Name: v.Name, Version: v.Version, Digest: v.Digest, Status: string(v.Status),
-		Referrers: v.Referrers, ReferrersCopied: v.ReferrersCopied, Tier: v.Tier}
+		Referrers: v.Referrers, ReferrersCopied: v.ReferrersCopied, Tier: string(v.Tier)}
 	if v.Err != nil {
 		j.Error = v.Err.Error()
 	}
@@ -249,7 +249,7 @@ func printMirrored(g *globals, v registry.MirroredVersion) {
 	case registry.MirrorCopied:
 		tier := ""
 		if v.Tier != "" {
-			tier = ", " + v.Tier
+			tier = ", " + string(v.Tier)
 		}
 		fmt.Fprintf(g.stdout, "copied %s (%s, %d of %d signatures copied%s)\n", at, v.Digest, v.ReferrersCopied, v.Referrers, tier)
 	default:

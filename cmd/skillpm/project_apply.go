@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -82,11 +83,15 @@ func projectApply(c *cobra.Command, g *globals, f *changeFlags, p *project, data
 	if err != nil {
 		return nil, nil, err
 	}
+	aud, err := newAuditor()
+	if err != nil {
+		return nil, nil, err
+	}
 	opts := install.Options{
 		Roots: roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: o.allowExperimental, Prompter: newTermPrompter(g),
-		AuditTool: "skillpm " + skillpmVersion(),
-		MinTier:   f.minTier, Force: f.force, DryRun: o.dryRun, Prerelease: f.pre,
+		Auditor: aud,
+		MinTier: skill.Tier(f.minTier), Force: f.force, DryRun: o.dryRun, Prerelease: f.pre,
 		AllowSignerChange: o.allowSignerChange,
 		Warn:              warn,
 	}

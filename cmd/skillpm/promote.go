@@ -64,7 +64,7 @@ countersigned again.`,
 			}
 			d := v.Decision
 			if g.json() {
-				return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: d.Effective, Decision: d})
+				return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})
 			}
 			warnJunk(g.stderr, out)
 			printSigned(g.stdout, out, "countersigned")

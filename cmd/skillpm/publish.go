@@ -80,25 +80,11 @@ func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manife
 	return graph, regExit(err)
 }
 
-// regExit maps registry errors to exit codes: 2 for references and
-// options, 3 for invalid skills, 4 for what does not exist, 6 for registry
-// and network failures (after retries) and content that fails
-// verification, 1 otherwise.
-func regExit(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, registry.ErrInvalidRef), errors.Is(err, registry.ErrPlainHTTP), errors.Is(err, registry.ErrInvalidOptions):
-		return withCode(exitUsage, err)
-	case errors.Is(err, skill.ErrInvalid):
-		return withCode(exitValidation, err)
-	case errors.Is(err, registry.ErrNotFound):
-		return withCode(exitResolution, err)
-	case errors.Is(err, registry.ErrRegistry), errors.Is(err, registry.ErrDigestMismatch), errors.Is(err, registry.ErrTreeMismatch):
-		return withCode(exitRegistry, err)
-	}
-	return err
-}
+// regExit gives a registry error the exit code of its class (2 for
+// references and options, 3 for invalid skills and artifacts, 4 for what
+// does not exist, 6 for registry and network failures and content that
+// fails verification).
+func regExit(err error) error { return classExit(err) }
 
 // regProgress shows bytes per blob on stderr when it is a terminal and
 // --quiet is off; otherwise it returns nil and nothing is printed.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -104,10 +103,6 @@ A copy links still point to is refused unless --force.`,
 	return c
 }
 
-// removeExit maps remove's failures to exit codes.
-func removeExit(err error) error {
-	if errors.Is(err, install.ErrDependedUpon) {
-		return withCode(exitFailure, err)
-	}
-	return err
-}
+// removeExit gives remove's failures the exit code of their class (a
+// skill others depend on is a conflict: 1).
+func removeExit(err error) error { return classExit(err) }

@@ -10,18 +10,20 @@ import (
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/config"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes, documented in the root command's help.
+// Exit codes, documented in the root command's help: errdef's, which
+// also maps each class of error to one.
 const (
-	exitOK         = 0
-	exitFailure    = 1
-	exitUsage      = 2
-	exitValidation = 3
-	exitResolution = 4
-	exitTrust      = 5
-	exitRegistry   = 6
+	exitOK         = errdef.ExitOK
+	exitFailure    = errdef.ExitFailure
+	exitUsage      = errdef.ExitUsage
+	exitValidation = errdef.ExitValidation
+	exitResolution = errdef.ExitResolution
+	exitTrust      = errdef.ExitTrust
+	exitRegistry   = errdef.ExitRegistry
 )
 
 const exitCodesHelp = `Exit codes:
@@ -41,6 +43,19 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
+
+// classExit gives err the exit code of its errdef class, unless a call
+// site already chose one (withCode) or it has no class.
+func classExit(err error) error {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	if c := errdef.ClassOf(err); c != errdef.None {
+		return withCode(c.ExitCode(), err)
+	}
+	return err
+}
 
 // withCode wraps err so that the process exits with code.
 func withCode(code int, err error) error {
@@ -95,15 +110,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	code := exitFailure
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	} else if isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command ") {
-		// cobra reports an unknown command as a plain error.
-		code = exitUsage
-	}
+	code := exitCode(err)
 	if msg := err.Error(); msg != "" {
+		msg = withFlagHints(msg, err)
 		if g.json() || jsonRequested(args) {
 			writeErrorJSON(stderr, code, msg)
 		} else {
@@ -111,6 +120,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	return code
+}
+
+// exitCode is the process exit code for err: the one a call site chose
+// (withCode), else 2 for flag and argument errors, else the code of the
+// class the library gave the error (errdef), 1 when it has none.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command "):
+		// cobra reports an unknown command as a plain error.
+		return exitUsage
+	}
+	return errdef.ClassOf(err).ExitCode()
 }
 
 // usageError marks flag and argument errors.

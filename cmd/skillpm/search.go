@@ -141,7 +141,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		for _, h := range res.Hits {
 			s := h.Skill
 			j.Hits = append(j.Hits, searchHitJSON{Name: s.Name, Latest: s.Latest, Digest: s.LatestDigest(), Description: s.Description,
-				Claimed: s.Tier, Attested: h.Attested, Effective: h.Effective, Permissions: s.Permissions, Score: h.Score, Why: h.Why, Problem: h.Problem})
+				Claimed: string(s.Tier), Attested: string(h.Attested), Effective: string(h.Effective), Permissions: s.Permissions, Score: h.Score, Why: h.Why, Problem: h.Problem})
 		}
 		return writeJSON(g.stdout, j)
 	}

@@ -102,8 +102,12 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 		return fmt.Errorf("listening on %s: %w (is another skillpm serve running? choose another port with --addr)", f.addr, err)
 	}
 	defer ln.Close()
+	aud, err := newAuditor()
+	if err != nil {
+		return err
+	}
 	srv, err := api.New(api.Config{
-		Client: client, Policy: policy, Trust: vopts.Trust, From: f.registry, Env: osEnv(), Host: host,
+		Client: client, Policy: policy, Trust: vopts.Trust, From: f.registry, Env: osEnv(), Host: host, Auditor: aud,
 		Token: token, Addr: ln.Addr().String(),
 		Search: func(ctx context.Context, q string) (any, error) {
 			session := client.Session()
@@ -171,7 +175,7 @@ func searchHits(from string, res *registry.SearchResult) []searchHit {
 		s := h.Skill
 		perms := append([]string{}, s.Permissions...)
 		out = append(out, searchHit{Name: s.Name, Version: s.Latest, Ref: ref(s.Name, s.Latest), Description: s.Description,
-			Tier: h.Effective, Claimed: s.Tier, Permissions: perms, Why: h.Why, Problem: h.Problem})
+			Tier: string(h.Effective), Claimed: string(s.Tier), Permissions: perms, Why: h.Why, Problem: h.Problem})
 	}
 	return out
 }

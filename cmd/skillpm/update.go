@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
@@ -108,10 +109,15 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err != nil {
 		return err
 	}
+	aud, err := newAuditor()
+	if err != nil {
+		return err
+	}
 	opts := install.Options{
-		Roots: roots, Policy: policy, Trust: vopts.Trust,
+		Auditor: aud,
+		Roots:   roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
-		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
+		MinTier: skill.Tier(f.minTier), Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
 		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished,
 		Warn: warnOnce(g),
 		OnPlan: func(_ context.Context, changes []install.Change) error {
@@ -178,11 +184,11 @@ func printPlan(w io.Writer, changes []install.Change) {
 		}
 		switch {
 		case ch.FromTier == "":
-			line += "  " + ch.ToTier
+			line += "  " + string(ch.ToTier)
 		case ch.FromTier != ch.ToTier:
 			line += fmt.Sprintf("  tier %s -> %s", ch.FromTier, ch.ToTier)
 		default:
-			line += "  " + ch.ToTier
+			line += "  " + string(ch.ToTier)
 		}
 		if len(ch.NewPermissions) > 0 {
 			line += "  NEW " + strings.Join(ch.NewPermissions, ", ")

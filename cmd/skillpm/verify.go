@@ -163,7 +163,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 		refusal = fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg)
 	case len(v.Signers) == 0:
 		refusal = fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(v.Checks), "signature"))
-	case f.minTier != "" && tiers.Rank(d.Effective) < tiers.Rank(f.minTier):
+	case f.minTier != "" && tiers.Rank(string(d.Effective)) < tiers.Rank(f.minTier):
 		refusal = fmt.Errorf("%s is %s, below --min-tier %s", at, d.Effective, f.minTier)
 	}
 	if !g.quiet {
@@ -202,7 +202,7 @@ func policyName(p *tiers.Policy) string {
 func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *registry.Verification, minTier string) verifyJSON {
 	j := verifyJSON{Name: m.Metadata.Name, Version: m.Metadata.Version, Repository: repo.Location().String(),
 		Digest: m.Descriptor.Digest.String(), Policy: policyName(p), Signatures: []verifySigJSON{}, Signers: v.Signers,
-		Verified: v.Verified(), Failed: len(v.Failures()), Tier: v.Decision.Effective, MinTier: minTier, Decision: v.Decision}
+		Verified: v.Verified(), Failed: len(v.Failures()), Tier: string(v.Decision.Effective), MinTier: minTier, Decision: v.Decision}
 	if j.Signers == nil {
 		j.Signers = []sign.Identity{}
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -68,6 +69,9 @@ type Config struct {
 	Search SearchFunc
 	// Warn receives install warnings; they are also sent to the client.
 	Warn func(string)
+	// Auditor audits every skill before an install or update commits; nil
+	// means pkg/audit's static audit (install/auditor).
+	Auditor install.Auditor
 }
 
 // Server is the HTTP API and panel.
@@ -121,6 +125,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Host == "" {
 		cfg.Host = install.DefaultHost
+	}
+	if cfg.Auditor == nil {
+		a, err := auditor.New(auditor.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("api: %w", err)
+		}
+		cfg.Auditor = a
 	}
 	s := &Server{cfg: cfg, port: port, hosts: map[string]bool{net.JoinHostPort(h, port): true}}
 	if ip := net.ParseIP(h); h == "localhost" || (ip != nil && (ip.IsLoopback() || ip.IsUnspecified())) {

@@ -6,8 +6,7 @@ import (
 	"net/http"
 
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -26,6 +25,7 @@ const (
 	CodeDependedUpon   = "depended_upon"
 	CodeLocked         = "locked"
 	CodeEdited         = "edited"
+	CodeConflict       = "conflict"
 	CodeRegistry       = "registry"
 	CodeNotImplemented = "not_implemented"
 	CodeInternal       = "internal"
@@ -82,14 +82,17 @@ func badRequest(msg string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: msg}
 }
 
-// toError maps an error of the install library to a status and code, as
-// the CLI maps it to an exit code.
+// toError maps an error of the install library to a status and code:
+// the status is its errdef class's, as the CLI's exit code is; the code
+// names the class, or the specific conflict a client acts on. Trust
+// refusals and dependents carry their details.
 func toError(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
 	}
-	e := &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
+	class := errdef.ClassOf(err)
+	e := &Error{Status: class.HTTPStatus(), Code: classCode(class), Message: err.Error()}
 	var refused *tiers.RefusedError
 	var expDep *tiers.ExperimentalDependencyError
 	var dep *install.DependedUponError
@@ -100,7 +103,6 @@ func toError(err error) *Error {
 		e.Status, e.Code = http.StatusRequestEntityTooLarge, CodeTooLarge
 		e.Message = "request body is larger than the server accepts"
 	case errors.As(err, &refused):
-		e.Status, e.Code = http.StatusUnprocessableEntity, CodeRefused
 		e.Needs = &Needs{Grants: []string{}}
 		for _, r := range refused.Refusals {
 			e.Refusals = append(e.Refusals, Refusal{Refusal: r, Kind: refusalKind(r.Kind)})
@@ -114,33 +116,61 @@ func toError(err error) *Error {
 			}
 		}
 	case errors.As(err, &expDep):
-		e.Status, e.Code, e.Path = http.StatusUnprocessableEntity, CodeRefused, expDep.Path
-	case errors.Is(err, tiers.ErrRefused):
-		e.Status, e.Code = http.StatusUnprocessableEntity, CodeRefused
+		e.Path = expDep.Path
 	case errors.As(err, &dep):
-		e.Status, e.Code, e.Dependents = http.StatusConflict, CodeDependedUpon, dep.Dependents
+		e.Code, e.Dependents = CodeDependedUpon, dep.Dependents
 	case errors.Is(err, install.ErrLocked):
-		e.Status, e.Code = http.StatusConflict, CodeLocked
+		e.Code = CodeLocked
 	case errors.Is(err, install.ErrEdited):
-		e.Status, e.Code = http.StatusConflict, CodeEdited
-	case errors.Is(err, install.ErrNotInstalled):
-		e.Status, e.Code = http.StatusNotFound, CodeNotFound
+		e.Code = CodeEdited
 	case errors.As(err, &nse):
-		e.Status, e.Code = http.StatusUnprocessableEntity, CodeNoResolution
 		e.Message = "no set of versions satisfies the request:\n\n" + nse.Explanation
-	case errors.As(err, new(*resolve.StaleError)), errors.Is(err, resolve.ErrNameConflict):
-		e.Status, e.Code = http.StatusUnprocessableEntity, CodeNoResolution
-	case errors.Is(err, registry.ErrInvalidRef), errors.Is(err, install.ErrUnsupportedRef),
-		errors.Is(err, resolve.ErrInvalidManifest), errors.Is(err, resolve.ErrInvalidName):
-		e.Status, e.Code = http.StatusBadRequest, CodeBadRequest
-	case errors.Is(err, skill.ErrInvalid):
-		e.Status, e.Code = http.StatusUnprocessableEntity, CodeInvalid
-	case errors.Is(err, registry.ErrNotFound):
-		e.Status, e.Code = http.StatusNotFound, CodeNotFound
-	case errors.Is(err, registry.ErrRegistry), errors.Is(err, registry.ErrDigestMismatch), errors.Is(err, registry.ErrTreeMismatch):
-		e.Status, e.Code = http.StatusBadGateway, CodeRegistry
 	}
 	return e
+}
+
+// classCode is the response code of a failure of class c that has no more
+// specific code.
+func classCode(c errdef.Class) string {
+	switch c {
+	case errdef.Usage:
+		return CodeBadRequest
+	case errdef.Validation:
+		return CodeInvalid
+	case errdef.Resolution:
+		return CodeNoResolution
+	case errdef.Trust:
+		return CodeRefused
+	case errdef.Registry:
+		return CodeRegistry
+	case errdef.Conflict:
+		return CodeConflict
+	case errdef.NotFound:
+		return CodeNotFound
+	}
+	return CodeInternal
+}
+
+// Class is the errdef class of the response's code, so an *Error passed
+// back through a library keeps its meaning.
+func (e *Error) Class() errdef.Class {
+	switch e.Code {
+	case CodeBadRequest, CodeBadHost, CodeBadOrigin, CodeTooLarge:
+		return errdef.Usage
+	case CodeUnauthorized, CodeRefused:
+		return errdef.Trust
+	case CodeInvalid:
+		return errdef.Validation
+	case CodeNoResolution:
+		return errdef.Resolution
+	case CodeDependedUpon, CodeLocked, CodeEdited, CodeConflict:
+		return errdef.Conflict
+	case CodeNotFound:
+		return errdef.NotFound
+	case CodeRegistry:
+		return errdef.Registry
+	}
+	return errdef.Internal
 }
 
 func refusalKind(k error) string {

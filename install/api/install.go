@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -35,7 +36,7 @@ type InstallRequest struct {
 type Planned struct {
 	Name        string          `json:"name"`
 	Version     string          `json:"version"`
-	Tier        string          `json:"tier"`
+	Tier        skill.Tier      `json:"tier"`
 	Source      string          `json:"source"`
 	Requested   string          `json:"requested,omitempty"`
 	Permissions []string        `json:"permissions"`
@@ -124,7 +125,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	opts := install.Options{
-		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust,
+		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust, Auditor: s.cfg.Auditor,
 		// No Yes and no Prompter: only what the request names is granted.
 		Grants: req.Grants, AllowExperimental: req.AllowExperimental,
 		DryRun: req.DryRun, LockWait: s.cfg.LockWait,

@@ -20,12 +20,12 @@ type Skill struct {
 	Version string `json:"version"`
 	// Tier is the effective tier recorded at install (claimed, for a
 	// skill skillpm did not install).
-	Tier   string `json:"tier"`
-	Source string `json:"source"`
-	Host   string `json:"host"`
-	Scope  string `json:"scope"`
-	Root   string `json:"root"`
-	Dir    string `json:"dir"`
+	Tier   skill.Tier `json:"tier"`
+	Source string     `json:"source"`
+	Host   string     `json:"host"`
+	Scope  string     `json:"scope"`
+	Root   string     `json:"root"`
+	Dir    string     `json:"dir"`
 	// Managed is true when skillpm installed it (there is a receipt).
 	Managed    bool   `json:"managed"`
 	ShadowedBy string `json:"shadowedBy,omitempty"`

@@ -100,7 +100,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := install.Options{
-		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust,
+		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust, Auditor: s.cfg.Auditor,
 		Grants: req.Grants, LockWait: s.cfg.LockWait, Warn: s.cfg.Warn,
 	}
 	res, err := install.Update(r.Context(), client, graph, []string{req.Name}, opts)

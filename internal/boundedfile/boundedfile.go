@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // TooLargeError is a file larger than the bound it was read with.
@@ -22,6 +24,9 @@ type TooLargeError struct {
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s: larger than %d bytes", e.Path, e.Max)
 }
+
+// Class is errdef.Validation: the file breaks the bound its reader sets.
+func (e *TooLargeError) Class() errdef.Class { return errdef.Validation }
 
 // Read returns the content of the file at path when it holds at most max
 // bytes, else a *TooLargeError. It reads no more than max+1 bytes.
@@ -56,6 +61,10 @@ type NotRegularError struct {
 	// Mode is what it is.
 	Mode os.FileMode
 }
+
+// Class is errdef.Validation: a FIFO or device where a file belongs is
+// refused input, not a failure of skillpm.
+func (e *NotRegularError) Class() errdef.Class { return errdef.Validation }
 
 func (e *NotRegularError) Error() string {
 	what := "not a regular file"

@@ -21,8 +21,8 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/userdir"
-	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/source"
 	"gopkg.in/yaml.v3"
 )
 
@@ -33,7 +33,7 @@ const EnvVar = "SKILLPM_CONFIG"
 const maxSize = 64 << 10
 
 // ErrInvalid is wrapped by every error about the file's content.
-var ErrInvalid = errors.New("invalid configuration")
+var ErrInvalid = errdef.New(errdef.Usage, "invalid configuration")
 
 // Config is the configuration. Its zero value is "nothing configured".
 type Config struct {
@@ -134,18 +134,14 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		return top
 	}
-	if f.Registry == resolve.EmbeddedSource {
-		f.Registry = ""
-	}
 	if f.Registry != "" {
-		if _, err := registry.ParseSource(f.Registry); err != nil {
-			return nil, fmt.Errorf("%s: %w: registry: %v", at(value("registry")), ErrInvalid, err)
-		}
-		src, err := resolve.CanonicalSource(f.Registry, filepath.Dir(path))
+		spec, err := source.Parse(f.Registry)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: registry: %v", at(value("registry")), ErrInvalid, err)
 		}
-		cfg.Registry = src
+		if spec.Kind != source.KindEmbedded {
+			cfg.Registry = spec.Canonical(filepath.Dir(path))
+		}
 	}
 	if f.Host != "" {
 		h, err := install.ParseHost(f.Host)
@@ -156,8 +152,8 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	cfg.Link = f.Link
 	for i, h := range f.PlainHTTP {
-		spec, err := registry.ParseSource(h)
-		if err != nil || spec.Kind != registry.KindRemote || strings.Contains(h, "/") {
+		spec, err := source.Parse(h)
+		if err != nil || spec.Kind != source.KindRemote || strings.Contains(h, "/") {
 			n := value("plain-http")
 			if n.Kind == yaml.SequenceNode && i < len(n.Content) {
 				n = n.Content[i]

@@ -1,8 +1,9 @@
 package archive
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Sentinel errors. Every error returned by this package for a problem with
@@ -14,37 +15,37 @@ var (
 	// ".." or "." components, empty components, backslashes, drive letters
 	// and other characters Windows refuses, control characters (NUL
 	// included), invalid UTF-8, and Windows device names such as "aux".
-	ErrUnsafePath = errors.New("unsafe path")
+	ErrUnsafePath = errdef.New(errdef.Validation, "unsafe path")
 
 	// ErrSecretFile reports an environment file (.env, .env.local, …) in a
 	// tree being packed: it usually holds secrets, and a published skill is
 	// public. Exclude it with .skillignore (or .gitignore) to pack the rest.
-	ErrSecretFile = errors.New("environment files usually hold secrets and are not packed")
+	ErrSecretFile = errdef.New(errdef.Validation, "environment files usually hold secrets and are not packed")
 
 	// ErrLinkEntry reports a symbolic or hard link. A skill holds regular
 	// files and directories only.
-	ErrLinkEntry = errors.New("links are not allowed")
+	ErrLinkEntry = errdef.New(errdef.Validation, "links are not allowed")
 
 	// ErrSpecialFile reports a device, FIFO, socket, sparse or otherwise
 	// unsupported entry type.
-	ErrSpecialFile = errors.New("only regular files and directories are allowed")
+	ErrSpecialFile = errdef.New(errdef.Validation, "only regular files and directories are allowed")
 
 	// ErrDuplicateEntry reports a second entry with exactly the same path.
-	ErrDuplicateEntry = errors.New("duplicate entry")
+	ErrDuplicateEntry = errdef.New(errdef.Validation, "duplicate entry")
 
 	// ErrCaseCollision reports two paths that differ only in letter case or
 	// Unicode normalisation, which would overwrite each other on macOS and
 	// Windows.
-	ErrCaseCollision = errors.New("paths differ only in case or Unicode normalisation")
+	ErrCaseCollision = errdef.New(errdef.Validation, "paths differ only in case or Unicode normalisation")
 
 	// ErrPathConflict reports an entry below a path that is a file, or a file
 	// where a directory already is.
-	ErrPathConflict = errors.New("path conflicts with an earlier entry")
+	ErrPathConflict = errdef.New(errdef.Validation, "path conflicts with an earlier entry")
 
 	// ErrLimit reports an archive or tree that exceeds a bound of [Limits]:
 	// entry count, file or total size, path length, depth, stream size or
 	// compression ratio.
-	ErrLimit = errors.New("limit exceeded")
+	ErrLimit = errdef.New(errdef.Validation, "limit exceeded")
 
 	// ErrImplicitExec reports an entry that a tool would act on just
 	// because it is there, with no trust prompt: VCS metadata (.git, .hg,
@@ -52,20 +53,20 @@ var (
 	// config runs commands (core.fsmonitor, hooks) on a plain "git status"
 	// from a shell prompt or an editor. Publishing never packs VCS
 	// folders, so a layer holding one was made by hand.
-	ErrImplicitExec = errors.New("file that tools run implicitly")
+	ErrImplicitExec = errdef.New(errdef.Validation, "file that tools run implicitly")
 
 	// ErrCorrupt reports a stream that is not a well-formed gzip'd tar.
-	ErrCorrupt = errors.New("corrupt archive")
+	ErrCorrupt = errdef.New(errdef.Validation, "corrupt archive")
 
 	// ErrDestExists reports that the destination of [Unpack] already exists;
 	// Unpack never merges into or replaces an existing path.
-	ErrDestExists = errors.New("destination already exists")
+	ErrDestExists = errdef.New(errdef.Conflict, "destination already exists")
 
 	// ErrChanged reports a file that changed while it was being packed.
-	ErrChanged = errors.New("file changed while packing")
+	ErrChanged = errdef.New(errdef.Conflict, "file changed while packing")
 
 	// ErrInvalidOptions reports options that fail their own validation.
-	ErrInvalidOptions = errors.New("invalid options")
+	ErrInvalidOptions = errdef.New(errdef.Usage, "invalid options")
 )
 
 // EntryError ties an error to the archive entry or tree path that caused it.
@@ -84,6 +85,15 @@ func (e *EntryError) Error() string {
 
 // Unwrap returns the cause so errors.Is sees the sentinel.
 func (e *EntryError) Unwrap() error { return e.Err }
+
+// Class is the class of Err, and errdef.Validation when Err has none (an
+// I/O error on an entry is still about that entry).
+func (e *EntryError) Class() errdef.Class {
+	if c := errdef.ClassOf(e.Err); c != errdef.None {
+		return c
+	}
+	return errdef.Validation
+}
 
 func entryErr(entry string, sentinel error, format string, args ...any) error {
 	if format == "" {

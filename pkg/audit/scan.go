@@ -724,7 +724,7 @@ func (r *run) report() *Report {
 	if r.sk != nil {
 		rep.Skill = r.sk.Name
 		rep.Version = r.sk.Version
-		rep.Tier = r.sk.Tier()
+		rep.Tier = string(r.sk.Tier())
 		rep.Permissions = append(rep.Permissions, r.sk.PermissionStrings()...)
 	}
 	if rep.Files == nil {

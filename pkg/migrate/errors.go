@@ -1,23 +1,24 @@
 package migrate
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Sentinel errors.
 var (
 	// ErrNotMigratable is wrapped by *NotMigratableError.
-	ErrNotMigratable = errors.New("skill cannot be migrated")
+	ErrNotMigratable = errdef.New(errdef.Validation, "skill cannot be migrated")
 	// ErrOutputExists means the output directory exists and
 	// Options.OverwriteUnsafe was not set.
-	ErrOutputExists = errors.New("output directory already exists")
+	ErrOutputExists = errdef.New(errdef.Conflict, "output directory already exists")
 	// ErrOutputOverlaps means the output directory is the input directory,
 	// inside it, or contains it.
-	ErrOutputOverlaps = errors.New("output directory overlaps the input skill")
+	ErrOutputOverlaps = errdef.New(errdef.Usage, "output directory overlaps the input skill")
 	// ErrOptions is returned for options that do not make sense together.
-	ErrOptions = errors.New("invalid migrate options")
+	ErrOptions = errdef.New(errdef.Usage, "invalid migrate options")
 )
 
 // Reason classifies why a skill cannot be migrated. The values are stable:

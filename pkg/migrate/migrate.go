@@ -286,11 +286,11 @@ func (m *migration) foreign(top, meta *yaml.Node) error {
 	from := m.opts.from()
 	switch {
 	case from == Hermes && !isHermes && len(ocNS) > 0:
-		return m.fail(0, ReasonWrongFormat, "--from hermes, but the skill has OpenClaw fields (metadata."+ocNS[0]+") and no Hermes ones",
-			"use --from openclaw or --from auto")
+		return m.fail(0, ReasonWrongFormat, "migrating from hermes, but the skill has OpenClaw fields (metadata."+ocNS[0]+") and no Hermes ones",
+			"migrate it from openclaw, or let the format be detected (auto)")
 	case from == OpenClaw && len(ocNS) == 0 && isHermes:
-		return m.fail(0, ReasonWrongFormat, "--from openclaw, but the skill has Hermes fields and no OpenClaw ones",
-			"use --from hermes or --from auto")
+		return m.fail(0, ReasonWrongFormat, "migrating from openclaw, but the skill has Hermes fields and no OpenClaw ones",
+			"migrate it from hermes, or let the format be detected (auto)")
 	}
 	if len(m.rep.Detected) == 0 {
 		m.rep.Notes = append(m.rep.Notes, "no Hermes or OpenClaw fields: the skill is already standard; it was only normalized and marked experimental")
@@ -302,7 +302,7 @@ func (m *migration) foreign(top, meta *yaml.Node) error {
 			m.mapBlock("metadata.hermes", hermesBlock, m.c.mapHermesBlock)
 		}
 	} else if hermesBlock != nil {
-		m.c.unmapped("metadata.hermes", nil, "Hermes block not migrated: --from "+string(from))
+		m.c.unmapped("metadata.hermes", nil, "Hermes block not migrated: migrating from "+string(from))
 	}
 	if len(ocNS) > 0 && from != Hermes {
 		m.rep.Migrated = append(m.rep.Migrated, OpenClaw)
@@ -311,7 +311,7 @@ func (m *migration) foreign(top, meta *yaml.Node) error {
 		}
 	} else {
 		for _, ns := range ocNS {
-			m.c.unmapped("metadata."+ns, nil, "OpenClaw block not migrated: --from "+string(from))
+			m.c.unmapped("metadata."+ns, nil, "OpenClaw block not migrated: migrating from "+string(from))
 		}
 	}
 	return nil
@@ -576,7 +576,7 @@ func (m *migration) reportRest(top, meta *yaml.Node) {
 		reason, ok := topReasons[k]
 		switch {
 		case hermesTopKeys[k] && containsFormat(m.rep.Detected, Hermes):
-			reason = "Hermes field, not migrated: --from " + string(m.opts.from())
+			reason = "Hermes field, not migrated: migrating from " + string(m.opts.from())
 		case openClawFields[k]:
 			reason = outsideOpenClaw
 		case !ok:

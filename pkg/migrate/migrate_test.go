@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/skillpm/skillpm/internal/golden"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -21,19 +22,7 @@ const fixtures = "../../testdata/migrate"
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from output (run go test -update after checking):\n--- want\n%s--- got\n%s", path, want, got)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // TestGolden migrates each fixture and compares the SKILL.md and the
@@ -162,8 +151,8 @@ func TestNotMigratable(t *testing.T) {
 		{"metadata list", "---\nname: a\ndescription: b\nmetadata: [a]\n---\n", "", migrate.ReasonMetadataInvalid, "not a mapping"},
 		{"gaia not a mapping", "---\nname: a\ndescription: b\nmetadata: {gaia: 42}\n---\n", "", migrate.ReasonGaiaConflict, "metadata.gaia is a number"},
 		{"permissions not a list", "---\nname: a\ndescription: b\nmetadata: {gaia: {permissions: shell:execute}, openclaw: {requires: {bins: [git]}}}\n---\n", "", migrate.ReasonGaiaConflict, "permissions is a string"},
-		{"hermes asked, openclaw found", "---\nname: a\ndescription: b\nmetadata: {openclaw: {requires: {bins: [git]}}}\n---\n", migrate.Hermes, migrate.ReasonWrongFormat, "--from openclaw or --from auto"},
-		{"openclaw asked, hermes found", "---\nname: a\ndescription: b\nplatforms: [linux]\n---\n", migrate.OpenClaw, migrate.ReasonWrongFormat, "--from hermes or --from auto"},
+		{"hermes asked, openclaw found", "---\nname: a\ndescription: b\nmetadata: {openclaw: {requires: {bins: [git]}}}\n---\n", migrate.Hermes, migrate.ReasonWrongFormat, "migrate it from openclaw, or let the format be detected"},
+		{"openclaw asked, hermes found", "---\nname: a\ndescription: b\nplatforms: [linux]\n---\n", migrate.OpenClaw, migrate.ReasonWrongFormat, "migrate it from hermes, or let the format be detected"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := skillDir(t, "a", map[string]string{"SKILL.md": c.skill})

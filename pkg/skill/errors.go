@@ -1,18 +1,21 @@
 package skill
 
-import "errors"
+import "github.com/skillpm/skillpm/pkg/errdef"
 
 // Sentinel errors. Diagnostics carry the detail; these classify failures that
 // stop loading before any diagnostic can be attached to a file position.
 var (
 	// ErrNoSkillFile means the directory holds neither SKILL.md nor skill.md.
-	ErrNoSkillFile = errors.New("no SKILL.md in skill directory")
+	ErrNoSkillFile = errdef.New(errdef.Validation, "no SKILL.md in skill directory")
 	// ErrInvalid is wrapped by *ValidationError.
-	ErrInvalid = errors.New("skill is invalid")
+	ErrInvalid = errdef.New(errdef.Validation, "skill is invalid")
 	// ErrPermission is returned by ParsePermission for malformed permissions.
-	ErrPermission = errors.New("invalid permission")
+	ErrPermission = errdef.New(errdef.Validation, "invalid permission")
+	// ErrUnknownTier reports a tier name that is not verified, community or
+	// experimental.
+	ErrUnknownTier = errdef.New(errdef.Usage, "unknown tier")
 	// ErrCatalog is returned when a tool catalog cannot be read.
-	ErrCatalog = errors.New("invalid tool catalog")
+	ErrCatalog = errdef.New(errdef.Validation, "invalid tool catalog")
 )
 
 // ValidationError is returned when a skill has error diagnostics. It keeps

@@ -205,7 +205,7 @@ func (c *checker) checkCommon(s *Skill, opts Options) {
 				continue
 			}
 			c.add(CodeToolUnknown, e, fmt.Sprintf("tools_required names %q, which no catalog provides (searched: %s)", name, strings.Join(cat.Sources(), ", ")),
-				"fix the tool name, add a catalog with --catalog, or install it together with the skill that provides it")
+				"fix the tool name, add a tool catalog, or install it together with the skill that provides it")
 		}
 	}
 }

@@ -137,11 +137,11 @@ type Param struct {
 }
 
 // Tier returns the claimed security tier, experimental when none is declared.
-func (s *Skill) Tier() string {
+func (s *Skill) Tier() Tier {
 	if s.Gaia.SecurityTier == "" {
-		return TierExperimental
+		return Experimental
 	}
-	return s.Gaia.SecurityTier
+	return Tier(s.Gaia.SecurityTier)
 }
 
 // Dependencies returns the declared requirements.skills plus every ASF skill

@@ -12,7 +12,7 @@ import (
 // GAIA host shows the tier written there, so an installer writes the tier
 // it enforced, not the one the publisher claimed (as GAIA's own installer
 // does). The frontmatter is re-encoded by yaml.v3 (comments kept).
-func SetSecurityTier(data []byte, tier string) ([]byte, error) {
+func SetSecurityTier(data []byte, tier Tier) ([]byte, error) {
 	doc, d := splitFrontmatter(data)
 	if d != nil {
 		return nil, fmt.Errorf("%w: %s", ErrInvalid, d.Message)
@@ -34,13 +34,13 @@ func SetSecurityTier(data []byte, tier string) ([]byte, error) {
 	set := false
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == "security_tier" {
-			m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: tier}
+			m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: string(tier)}
 			set = true
 		}
 	}
 	if !set {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "security_tier"},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: tier})
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: string(tier)})
 	}
 	var b bytes.Buffer
 	b.WriteString("---\n")

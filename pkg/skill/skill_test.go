@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/skillpm/skillpm/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -29,19 +31,7 @@ func render(ds Diagnostics) string {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from output (run go test -update after checking):\n--- want\n%s--- got\n%s", path, want, got)
-	}
+	goldenfile.Check(t, path, []byte(got), *update)
 }
 
 // TestExamplesValid: the worked examples of the format validate strictly

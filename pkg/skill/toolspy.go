@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // PyFunc is a top-level function of a tools.py with its decorators and
@@ -45,6 +47,9 @@ type PySyntaxError struct {
 }
 
 func (e *PySyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Class is errdef.Validation: the skill's Python does not parse.
+func (e *PySyntaxError) Class() errdef.Class { return errdef.Validation }
 
 // pyTok is a token of the small Python lexer below.
 type pyTok struct {

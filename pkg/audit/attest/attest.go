@@ -12,9 +12,10 @@ package attest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // PredicateType is the in-toto predicate type of an audit attestation. It
@@ -31,7 +32,7 @@ const (
 
 // ErrInvalid is returned by Parse for a predicate that is not an audit
 // predicate.
-var ErrInvalid = errors.New("invalid audit attestation predicate")
+var ErrInvalid = errdef.New(errdef.Validation, "invalid audit attestation predicate")
 
 // Predicate is what an auditor signs.
 //

@@ -1,12 +1,12 @@
 package treesitter
 
-import "errors"
+import "github.com/skillpm/skillpm/pkg/errdef"
 
 var (
 	// ErrModule means the WebAssembly module could not be compiled or
 	// instantiated; no parse can succeed in this process.
-	ErrModule = errors.New("tree-sitter module unavailable")
+	ErrModule = errdef.New(errdef.Internal, "tree-sitter module unavailable")
 	// ErrParse means one parse failed: cancelled, out of memory, or an
 	// input outside the bounds.
-	ErrParse = errors.New("tree-sitter parse failed")
+	ErrParse = errdef.New(errdef.Internal, "tree-sitter parse failed")
 )

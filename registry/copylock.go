@@ -3,26 +3,27 @@ package registry
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
-// BundleOptions controls [Client.Bundle].
-type BundleOptions struct {
+// CopyLockOptions controls [Client.CopyLock].
+type CopyLockOptions struct {
 	// OnVersion, when set, is called once per skill copied.
 	OnVersion func(MirroredVersion)
 }
 
-// Bundle copies exactly the skills of lock (each at its locked version and
-// digest, with every referrer: signatures, countersignatures) from their
-// sources into dst, a directory of OCI layouts, for air-gapped installs
-// and OEM images: `skillpm install --from oci-layout:DIR` reads it with no
-// network. A tag whose digest is no longer the locked one is an error
+// CopyLock copies exactly the skills of lock (each at its locked version
+// and digest, with every referrer: signatures, countersignatures) from
+// their sources into dst, a directory of OCI layouts, for air-gapped
+// installs and OEM images (the CLI's `skillpm bundle`): `skillpm install
+// --from oci-layout:DIR` reads it with no network. (A [Bundle] is a
+// Sigstore bundle attached to a manifest; this is not one.) A tag whose digest is no longer the locked one is an error
 // (ErrImmutable); so is a destination already holding other skills, or two
 // locked skills with one name, since a bundle is one namespace.
-func (c *Client) Bundle(ctx context.Context, lock *resolve.Lockfile, dst Source, opts BundleOptions) (*MirrorResult, error) {
+func (c *Client) CopyLock(ctx context.Context, lock *resolve.Lockfile, dst Source, opts CopyLockOptions) (*MirrorResult, error) {
 	want := map[string]bool{}
 	for _, s := range lock.Skills {
 		if want[s.Name] {
@@ -79,7 +80,7 @@ func (c *Client) lockSource(repository, name string) (Source, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: lock source %q does not end in /%s", ErrInvalidRef, repository, name)
 	}
-	if src == resolve.EmbeddedSource {
+	if src == source.Embedded {
 		return c.Embedded(), nil
 	}
 	spec, err := ParseSource(src)
@@ -87,14 +88,4 @@ func (c *Client) lockSource(repository, name string) (Source, error) {
 		return nil, err
 	}
 	return c.OpenSource(spec)
-}
-
-// BundleNames returns the names of a lock's skills, sorted.
-func BundleNames(lock *resolve.Lockfile) []string {
-	out := make([]string, 0, len(lock.Skills))
-	for _, s := range lock.Skills {
-		out = append(out, s.Name)
-	}
-	slices.Sort(out)
-	return out
 }

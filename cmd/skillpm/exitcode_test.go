@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// TestExitCodeByClass: errors no call site gave a code exit with the code
+// of their class. ErrImmutable, ErrUnauthorized and ErrInvalidArtifact
+// exited 1 before the taxonomy.
+func TestExitCodeByClass(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{&registry.ImmutableError{Repository: "r", Version: "1.0.0"}, exitValidation},
+		{fmt.Errorf("pull: %w", registry.ErrUnauthorized), exitRegistry},
+		{fmt.Errorf("x: %w", registry.ErrInvalidArtifact), exitValidation},
+		{fmt.Errorf("x: %w", registry.ErrNotFound), exitResolution},
+		{&tiers.RefusedError{}, exitTrust},
+		{&install.DependedUponError{Name: "a"}, exitFailure},
+		{errors.New("plain"), exitFailure},
+		{withCode(exitUsage, registry.ErrNotFound), exitUsage},
+		{&usageError{errors.New("bad flag")}, exitUsage},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestFlagHints: the flags that get past a library error are named by the
+// CLI, not by the library's message.
+func TestFlagHints(t *testing.T) {
+	refused := &tiers.RefusedError{Refusals: []tiers.Refusal{
+		{Skill: "code@1.2.0", Permission: "shell:execute", Grant: "code:shell:execute", Via: []string{"fix@1.0.0", "code@1.2.0"}, Kind: tiers.ErrNeedsConsent},
+		{Skill: "x@1.0.0", Kind: tiers.ErrExperimental},
+	}}
+	got := withFlagHints("refused", fmt.Errorf("install: %w", refused))
+	for _, want := range []string{
+		"refused\n\nhint: rerun with --grant code:shell:execute or --yes\n",
+		"hint: skillpm verify shows its signers; --allow-experimental installs it on purpose",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("hints = %q, want %q in it", got, want)
+		}
+	}
+	if got := withFlagHints("m", &registry.ImmutableError{}); !strings.HasSuffix(got, "\n\nhint: --force overwrites a published version on a private registry") {
+		t.Errorf("immutable: %q", got)
+	}
+	if got := withFlagHints("m", errors.New("plain")); got != "m" {
+		t.Errorf("plain error got hints: %q", got)
+	}
+}

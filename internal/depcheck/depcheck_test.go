@@ -1,0 +1,143 @@
+package depcheck
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/skillpm/skillpm"
+
+// layers lists every package of the module by layer, lowest first. A
+// package may import packages of its own layer and below, never above: the
+// trust policy never reaches into an install, the registry client never
+// into the resolver. A new package must be added here.
+var layers = [][]string{
+	// Leaves: the error taxonomy and small file helpers; test helpers.
+	{"pkg/errdef", "internal/atomicfile", "internal/boundedfile", "internal/userdir", "internal/gaiarules",
+		"internal/corpustest", "internal/gittest", "internal/registrytest", "internal/depcheck", "internal/golden"},
+	// The skill model and what reads skills alone; the source grammar.
+	{"pkg/skill", "pkg/archive", "pkg/migrate", "pkg/audit", "pkg/audit/attest", "pkg/audit/internal/treesitter", "source"},
+	// Signatures, the hosts table, git sources.
+	{"sign", "hosts", "gitsource"},
+	// Registry transport and content.
+	{"registry"},
+	// Trust policy and resolution.
+	{"tiers", "resolve"},
+	// Installs and the workflow runner.
+	{"install", "install/auditor", "asf"},
+	// Front-end glue: the HTTP API, the CLI's configuration.
+	{"install/api", "internal/config"},
+	// Commands.
+	{"cmd/skillpm", "internal/cmd/release-image"},
+}
+
+// forbidden are imports the layers allow that must not exist all the same.
+var forbidden = map[string][]string{
+	// The install library reaches the audit through an interface, so a
+	// program can install without the audit's parsers.
+	"install": {"pkg/audit"},
+}
+
+// knownViolations are the imports that break the rules today, each with
+// the work that removes it. The test fails when one of them is gone (take
+// it off the list) as when a new one appears.
+var knownViolations = map[string]string{
+	"registry -> resolve": "the resolver graph (graph.go) and the lock copy (copylock.go) move above the registry client",
+	"registry -> tiers":   "trust verification (referrers_verify.go), and the mirror and search that use it, move above the registry client",
+}
+
+// TestLayers parses the imports of every non-test file of the module and
+// checks them against layers, forbidden and knownViolations.
+func TestLayers(t *testing.T) {
+	root := filepath.Join("..", "..")
+	layerOf := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			layerOf[p] = i
+		}
+	}
+	imports := map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (n == "testdata" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			if rest, ok := strings.CutPrefix(p, module+"/"); ok {
+				imports[pkg][rest] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 20 {
+		t.Fatalf("found %d packages; the walk is broken", len(imports))
+	}
+	seen := map[string]bool{}
+	for pkg, imps := range imports {
+		from, ok := layerOf[pkg]
+		if !ok {
+			t.Errorf("package %s is in no layer: add it to layers in %s", pkg, "internal/depcheck")
+			continue
+		}
+		for imp := range imps {
+			edge := pkg + " -> " + imp
+			to, ok := layerOf[imp]
+			bad := ok && to > from || slices.Contains(forbidden[pkg], imp)
+			switch {
+			case !bad:
+			case knownViolations[edge] != "":
+				seen[edge] = true
+			case to > from:
+				t.Errorf("%s imports %s, a higher layer (%d > %d): move the code, or take an interface", pkg, imp, to, from)
+			default:
+				t.Errorf("%s imports %s, which it must not", pkg, imp)
+			}
+		}
+	}
+	for edge, work := range knownViolations {
+		if !seen[edge] {
+			t.Errorf("%s is gone (%s): take it off knownViolations", edge, work)
+		}
+	}
+	// Keep the test's own list honest: every listed package exists.
+	for p := range layerOf {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			t.Errorf("layers lists %s, which does not exist", p)
+		}
+	}
+}
