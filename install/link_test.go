@@ -40,7 +40,7 @@ func (r *testRegistry) installInto(roots []Root, names ...string) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	return Install(context.Background(), r.client, g, m, nil, Options{Roots: roots, AllowExperimental: true})
+	return Install(context.Background(), r.client, g, m, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true})
 }
 
 func (r *testRegistry) updateRoots(roots []Root) (*Result, error) {
@@ -48,7 +48,7 @@ func (r *testRegistry) updateRoots(roots []Root) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Update(context.Background(), r.client, g, nil, Options{Roots: roots, AllowExperimental: true})
+	return Update(context.Background(), r.client, g, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true})
 }
 
 func mustPlace(t *testing.T, hs []Host, s Scope, env Env, mode Placement) *Placed {
