@@ -95,6 +95,13 @@ type Options struct {
 	// skill is fetched and verified, before consent is asked and before
 	// anything is written. An error stops the install.
 	OnPlan func(ctx context.Context, changes []Change) error
+	// NoIndex resolves against the registry even where the namespace has
+	// a signed sparse index (--no-index).
+	NoIndex bool
+
+	// vouch, when set, checks each manifest prepare fetches by digest
+	// before anything else is read of it (the sparse index's entries).
+	vouch func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.Manifest) error
 }
 
 // Planned is one skill of an install plan.
@@ -352,6 +359,14 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 // resolveAndPrepare resolves m (prev's versions preferred), then fetches
 // and verifies the solution.
 func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, error) {
+	// A namespace's signed sparse index answers the solver in two round
+	// trips; without one the registry does, fetched ahead of the solver.
+	if g, ok := cat.(*registry.Graph); ok && !opts.NoIndex {
+		lock, plan, ok, err := resolveFromIndex(ctx, c, g, m, prev, opts, warn)
+		if err != nil || ok {
+			return lock, plan, err
+		}
+	}
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
 	if g, ok := cat.(*registry.Graph); ok {
@@ -430,6 +445,11 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			m, err := repo.Get(gctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: d}, true)
 			if err != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, err)
+			}
+			if opts.vouch != nil {
+				if err := opts.vouch(gctx, ls, repo, m); err != nil {
+					return err
+				}
 			}
 			if m.Metadata.Name != ls.Name || m.Metadata.Version != ls.Version {
 				return fmt.Errorf("%s@%s: the lock's digest %s is %s@%s", ls.Name, ls.Version, ls.Digest, m.Metadata.Name, m.Metadata.Version)
