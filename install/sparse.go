@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/resolve"
@@ -36,10 +39,25 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 		warn(fmt.Sprintf("%v; resolving against the registry", why))
 		return nil, nil, false, nil
 	}
-	ix, err := sparse.Fetch(ctx, src)
-	if err != nil {
-		return fallback(err)
+	// The index manifest is asked for first; the roots' tag lists, needed
+	// either way (to see whether the index is stale, or to resolve
+	// without one), go out in the same round trip.
+	type fetched struct {
+		ix  *sparse.Index
+		err error
 	}
+	got := make(chan fetched, 1)
+	go func() {
+		ix, err := sparse.Fetch(registry.WithPriority(ctx), src)
+		got <- fetched{ix, err}
+	}()
+	stopWarm := warmRoots(ctx, g, m, opts.Jobs)
+	defer stopWarm()
+	f := <-got
+	if f.err != nil {
+		return fallback(f.err)
+	}
+	ix := f.ix
 	var roots []string
 	for _, r := range m.Skills {
 		key, err := ns.Key(r.Name)
@@ -50,48 +68,77 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 			roots = append(roots, name)
 		}
 	}
-	// The signatures are read while the documents download: the solver
-	// waits for both.
+	// The signatures are read while the solution downloads; nothing of it
+	// is used before they are judged.
 	verified := make(chan error, 1)
 	go func() {
-		_, err := ix.Verify(ctx, c, src, opts.Trust, opts.Policy)
+		_, err := ix.Verify(registry.WithPriority(ctx), c, src, opts.Trust, opts.Policy)
 		verified <- err
 	}()
-	lerr := ix.Load(ctx, roots, 0)
-	if err := <-verified; err != nil {
+	verdict := sync.OnceValue(func() error { return <-verified })
+	var bg errgroup.Group
+	defer func() {
+		verdict() // never leave the goroutine behind
+		bg.Wait()
+	}()
+	if err := ix.Load(ctx, roots, 0); err != nil {
 		return fallback(fmt.Errorf("ignoring the sparse index: %w", err))
-	}
-	if lerr != nil {
-		return fallback(fmt.Errorf("ignoring the sparse index: %w", lerr))
 	}
 	cat := ix.Catalog(g)
 	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
 	if err != nil {
+		if verr := verdict(); verr != nil {
+			return fallback(fmt.Errorf("ignoring the sparse index: %w", verr))
+		}
 		return fallback(fmt.Errorf("the sparse index %s@%s gives no resolution (%v)", ix.Location, ix.Descriptor.Digest, err))
 	}
-	if missed := cat.Missed(); len(missed) > 0 {
-		warn(fmt.Sprintf("the sparse index %s does not list %s: read from the registry", ix.Location, strings.Join(missed, ", ")))
+	// Layers start downloading now, by the digests the index states: the
+	// bytes are verified against them as they land, and prepare then
+	// refuses an index whose layer digest is not the manifest's.
+	if !opts.DryRun {
+		for _, ls := range lock.Skills {
+			e := cat.Entry(ns.KeyOf(ls.Source))
+			if e == nil {
+				continue
+			}
+			iv := e.Find(ls.Version)
+			repo, err := OpenLocked(c, ls)
+			if iv == nil || err != nil {
+				continue
+			}
+			d, err := digest.Parse(iv.Layer)
+			if err != nil {
+				continue
+			}
+			layer := &registry.Manifest{OCI: ocispec.Manifest{Layers: []ocispec.Descriptor{{MediaType: registry.LayerMediaType, Digest: d, Size: iv.LayerSize}}}}
+			bg.Go(func() error {
+				_ = repo.FetchLayer(ctx, layer) // prepare's own fetch reports errors
+				return nil
+			})
+		}
 	}
 	// Whether the index is stale is asked while the solution downloads:
-	// one tag list per skill it answered for, in the same round trip as
-	// the manifests.
+	// one tag list per skill it answered for (the roots' are in flight).
 	stale := make(chan error, 1)
 	go func() {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(max(opts.Jobs, defaultJobs))
+		sg, sctx := errgroup.WithContext(ctx)
+		sg.SetLimit(max(opts.Jobs, defaultJobs))
 		errs := make([]error, len(lock.Skills))
 		for i, ls := range lock.Skills {
 			if e := cat.Entry(ns.KeyOf(ls.Source)); e != nil {
-				g.Go(func() error {
-					errs[i] = checkFresh(gctx, c, ls, e)
+				sg.Go(func() error {
+					errs[i] = checkFresh(sctx, c, ls, e)
 					return nil
 				})
 			}
 		}
-		g.Wait()
+		sg.Wait()
 		stale <- errors.Join(errs...)
 	}()
 	popts := opts
+	// The Client bounds the requests per host; a job per skill keeps that
+	// bound full instead of leaving manifests queued behind layers.
+	popts.Jobs = max(opts.Jobs, len(lock.Skills))
 	popts.vouch = func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, man *registry.Manifest) error {
 		e := cat.Entry(ns.KeyOf(ls.Source))
 		if e == nil {
@@ -101,7 +148,13 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 	}
 	plan, perr := prepare(ctx, c, ns, lock, popts)
 	serr := <-stale
+	verr := verdict()
+	if missed := cat.Missed(); len(missed) > 0 && verr == nil {
+		warn(fmt.Sprintf("the sparse index %s does not list %s: read from the registry", ix.Location, strings.Join(missed, ", ")))
+	}
 	switch {
+	case verr != nil:
+		return fallback(fmt.Errorf("ignoring the sparse index: %w", verr))
 	case errors.Is(perr, sparse.ErrLies):
 		return nil, nil, false, perr
 	case serr != nil:
@@ -113,6 +166,28 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 		return nil, nil, false, perr
 	}
 	return lock, plan, true, nil
+}
+
+// warmRoots lists the tags of m's skills in the background, into the
+// Client's cache; stop waits for what is in flight.
+func warmRoots(ctx context.Context, g *registry.Graph, m *resolve.Manifest, jobs int) (stop func()) {
+	ns := g.Namespace()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wg, wctx := errgroup.WithContext(ctx)
+		wg.SetLimit(max(jobs, defaultJobs))
+		for _, r := range m.Skills {
+			if key, err := ns.Key(r.Name); err == nil {
+				wg.Go(func() error {
+					g.Versions(wctx, key) // errors are the resolver's to report
+					return nil
+				})
+			}
+		}
+		wg.Wait()
+	}()
+	return func() { <-done }
 }
 
 // checkFresh compares the versions e lists with the tags of ls's

@@ -107,6 +107,7 @@ func Update(ctx context.Context, c *registry.Client, src registry.Source, opts U
 			return nil, err
 		}
 		d := describe(doc, data)
+		d.Data = data
 		if old, ok := entries[name]; ok && old.Digest == d.Digest && maps.Equal(old.Annotations, d.Annotations) {
 			continue
 		}
@@ -190,7 +191,7 @@ func describeSkill(ctx context.Context, c *registry.Client, src registry.Source,
 }
 
 func push(ctx context.Context, st registry.Storage, d ocispec.Descriptor, data []byte) error {
-	d.Annotations = nil
+	d.Annotations, d.Data = nil, nil
 	if err := st.Push(ctx, d, bytes.NewReader(data)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return err
 	}
@@ -208,8 +209,17 @@ func pushManifest(ctx context.Context, st registry.Storage, source string, entri
 	names := slices.Collect(maps.Keys(entries))
 	sort.Strings(names)
 	layers := []ocispec.Descriptor{}
+	budget := EmbedBudget
 	for _, n := range names {
-		layers = append(layers, entries[n])
+		l := entries[n]
+		// Smallest first would pack more, but name order keeps the
+		// manifest stable as skills change size; the budget is generous.
+		if len(l.Data) == 0 || len(l.Data) > MaxEmbedBytes || len(l.Data) > budget {
+			l.Data = nil
+		} else {
+			budget -= len(l.Data)
+		}
+		layers = append(layers, l)
 	}
 	m := ocispec.Manifest{
 		MediaType:    ocispec.MediaTypeImageManifest,
@@ -252,6 +262,7 @@ func Write(ctx context.Context, src registry.Source, docs map[string]*Skill) (oc
 			return ocispec.Descriptor{}, err
 		}
 		d := describe(doc, data)
+		d.Data = data
 		if err := push(ctx, st, d, data); err != nil {
 			return ocispec.Descriptor{}, fmt.Errorf("%s: pushing the index document of %s: %w", loc, name, err)
 		}

@@ -88,6 +88,13 @@ func Fetch(ctx context.Context, src registry.Source) (*Index, error) {
 		if _, dup := ix.Entries[e.Name]; dup {
 			return nil, fmt.Errorf("%s@%s: %w: %s is listed twice", loc, desc.Digest, ErrInvalidIndex, e.Name)
 		}
+		// An embedded document is the blob's bytes: checked against the
+		// descriptor like a download (the manifest's signature covers it).
+		if len(l.Data) > 0 {
+			if err := e.decode(loc, l.Data); err != nil {
+				return nil, err
+			}
+		}
 		ix.Entries[e.Name] = e
 	}
 	return ix, nil
@@ -182,14 +189,25 @@ func (ix *Index) load(ctx context.Context, e *Entry) error {
 	if e.Layer.Size < 0 || e.Layer.Size > MaxSkillBytes {
 		return fmt.Errorf("%s: %w: %d bytes, more than the %d allowed", at, ErrInvalidIndex, e.Layer.Size, MaxSkillBytes)
 	}
-	rc, err := ix.st.Fetch(ctx, e.Layer)
+	fetch := e.Layer
+	fetch.Data = nil
+	rc, err := ix.st.Fetch(ctx, fetch)
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", at, registry.ErrRegistry, err)
 	}
 	defer rc.Close()
-	data, err := content.ReadAll(rc, e.Layer)
+	data, err := content.ReadAll(rc, fetch)
 	if err != nil {
 		return fmt.Errorf("%s: %w: %v", at, registry.ErrDigestMismatch, err)
+	}
+	return e.decode(ix.Location, data)
+}
+
+// decode checks data against the entry's descriptor and parses it.
+func (e *Entry) decode(loc registry.Location, data []byte) error {
+	at := fmt.Sprintf("%s@%s (document of %s)", loc, e.Layer.Digest, e.Name)
+	if int64(len(data)) != e.Layer.Size || e.Layer.Digest.Validate() != nil || e.Layer.Digest.Algorithm().FromBytes(data) != e.Layer.Digest {
+		return fmt.Errorf("%s: %w: the document does not match its descriptor", at, registry.ErrDigestMismatch)
 	}
 	doc, err := decodeSkill(e.Name, data)
 	if err != nil {

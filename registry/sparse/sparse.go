@@ -60,6 +60,14 @@ const (
 	MaxManifestBytes = 16 << 20
 	// MaxSkillBytes bounds one per-skill document read.
 	MaxSkillBytes = 4 << 20
+	// EmbedBudget bounds the document bytes embedded in the manifest
+	// (descriptor data, OCI image-spec 1.1): within it the whole index is
+	// one GET; documents beyond it are fetched as blobs. It keeps the
+	// manifest well under the 4 MiB most registries accept.
+	EmbedBudget = 1 << 20
+	// MaxEmbedBytes bounds one embedded document: a skill with very many
+	// versions is fetched on its own rather than crowding the others out.
+	MaxEmbedBytes = 32 << 10
 )
 
 // Skill is the per-skill document: every published version of one skill,
