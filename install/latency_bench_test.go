@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -80,6 +81,22 @@ func benchRTT(b *testing.B) time.Duration {
 	return 50 * time.Millisecond
 }
 
+// benchHostRequests returns $SKILLPM_BENCH_HOST_REQUESTS, the per-host
+// request bound of the measured clients; 0 (the default) means
+// registry.DefaultHostRequests.
+func benchHostRequests(b *testing.B) int {
+	b.Helper()
+	s := os.Getenv("SKILLPM_BENCH_HOST_REQUESTS")
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		b.Fatalf("SKILLPM_BENCH_HOST_REQUESTS=%q: want a number", s)
+	}
+	return n
+}
+
 // latencyMetrics reports one side's wall time, sequential round trips,
 // requests, connections and bytes under prefix ("skillpm-" or "oras-").
 func latencyMetrics(b *testing.B, prefix string, wall time.Duration, tr *registrytest.Trace) {
@@ -148,7 +165,7 @@ func BenchmarkLatency100(b *testing.B) {
 	root := filepath.Join(work, "root")
 	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
 	newClient := func() (*registry.Client, *registry.Graph) {
-		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded")})
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -276,7 +293,7 @@ func BenchmarkLatency100(b *testing.B) {
 	iopts.Warn = func(s string) { warns = append(warns, s) }
 	icache := filepath.Join(work, "cache-index")
 	newIndexClient := func() (*registry.Client, *registry.Graph) {
-		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: icache, EmbeddedDir: filepath.Join(work, "embedded")})
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: icache, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
