@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -102,6 +103,16 @@ type Options struct {
 	// vouch, when set, checks each manifest prepare fetches by digest
 	// before anything else is read of it (the sparse index's entries).
 	vouch func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.Manifest) error
+	// referrers, when set, returns the referrers of ls's manifest m when
+	// they are known without a listing (the sparse index).
+	referrers func(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool)
+}
+
+func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool) {
+	if o.referrers == nil {
+		return nil, false
+	}
+	return o.referrers(ls, m)
 }
 
 // Planned is one skill of an install plan.
@@ -465,7 +476,13 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			}
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
-			v, _, err := repo.VerifyWithAudits(gctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
+			vo := registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
+			var v *registry.Verification
+			if refs, ok := opts.knownReferrers(ls, m); ok {
+				v, _, err = repo.VerifyWithAuditsFrom(gctx, m, refs, vo)
+			} else {
+				v, _, err = repo.VerifyWithAudits(gctx, m, vo)
+			}
 			if lerr := <-layer; err == nil && lerr != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)
 			}

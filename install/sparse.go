@@ -139,6 +139,17 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 	// The Client bounds the requests per host; a job per skill keeps that
 	// bound full instead of leaving manifests queued behind layers.
 	popts.Jobs = max(opts.Jobs, len(lock.Skills))
+	popts.referrers = func(ls resolve.LockedSkill, man *registry.Manifest) ([]ocispec.Descriptor, bool) {
+		e := cat.Entry(ns.KeyOf(ls.Source))
+		if e == nil {
+			return nil, false
+		}
+		iv := e.Find(ls.Version)
+		if iv == nil || iv.Referrers == nil || iv.Manifest != man.Descriptor.Digest.String() {
+			return nil, false
+		}
+		return iv.Referrers, true
+	}
 	popts.vouch = func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, man *registry.Manifest) error {
 		e := cat.Entry(ns.KeyOf(ls.Source))
 		if e == nil {

@@ -142,6 +142,32 @@ func TestSparseIndexResolves(t *testing.T) {
 	if n := e.proxy.Count("GET", "/manifests/"+sparse.Tag); n != 1 {
 		t.Errorf("%d GETs of the index manifest, want 1", n)
 	}
+	// The index lists each version's signature referrers: they are read
+	// by digest, not listed, and still verified (the publisher key earns
+	// community).
+	for _, repo := range []string{"/sparse/app/", "/sparse/lib/"} {
+		if n := e.proxy.Count("GET", repo+"referrers/") + e.proxy.Count("GET", repo+"manifests/sha256-"); n != 0 {
+			t.Errorf("%d referrers listings in %s: the index lists them", n, repo)
+		}
+	}
+	for _, ls := range res.Lock.Skills {
+		if ls.Tier != "community" || len(ls.Signers) != 1 {
+			t.Errorf("%s@%s: tier %s, signers %v; want community from the publisher's signature", ls.Name, ls.Version, ls.Tier, ls.Signers)
+		}
+	}
+}
+
+// An index that leaves a signature out cannot raise a tier, only lower
+// it: the skill verifies as unsigned.
+func TestSparseIndexHidingSignatureLowersTier(t *testing.T) {
+	e := newSparseEnv(t)
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	e.lie(func(s *sparse.Skill) { s.Versions[0].Referrers = []ocispec.Descriptor{} })
+	_, _, err := e.installApp(t)
+	if err == nil || !strings.Contains(err.Error(), "lib") || !strings.Contains(err.Error(), "experimental") {
+		t.Fatalf("err = %v, want lib refused as an experimental dependency", err)
+	}
 }
 
 func TestSparseIndexMissingFallsBack(t *testing.T) {

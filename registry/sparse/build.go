@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -185,6 +186,14 @@ func describeSkill(ctx context.Context, c *registry.Client, src registry.Source,
 		if len(md.Requires) > 0 {
 			iv.Requires = maps.Clone(md.Requires)
 		}
+		refs, err := repo.Referrers(ctx, m.Descriptor, "")
+		if err != nil {
+			return nil, err
+		}
+		iv.Referrers = append([]ocispec.Descriptor{}, refs...)
+		// Listing order is the registry's: sorted, an unchanged skill
+		// keeps its document's digest.
+		slices.SortFunc(iv.Referrers, func(a, b ocispec.Descriptor) int { return strings.Compare(string(a.Digest), string(b.Digest)) })
 		s.Versions = append(s.Versions, iv)
 	}
 	return s, nil

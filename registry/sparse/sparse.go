@@ -101,6 +101,11 @@ type Version struct {
 	Tier string `json:"tier,omitempty"`
 	// Permissions are the declared permissions.
 	Permissions []string `json:"permissions,omitempty"`
+	// Referrers are the manifest's referrers when the document was
+	// written (signatures and audit attestations, as the registry listed
+	// them), so that an installer reads each by digest without listing
+	// them. Nil (absent) means unknown: the installer lists them.
+	Referrers []ocispec.Descriptor `json:"referrers"`
 }
 
 // Entry is one skill of a loaded index: its document's descriptor and
