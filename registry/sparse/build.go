@@ -57,33 +57,31 @@ type UpdateResult struct {
 func Update(ctx context.Context, c *registry.Client, src registry.Source, opts UpdateOptions) (*UpdateResult, error) {
 	res := &UpdateResult{Location: src.Locate(Repository)}
 	entries := map[string]ocispec.Descriptor{}
+	prev, err := Fetch(ctx, src)
+	switch {
+	case errors.Is(err, ErrNoIndex) && opts.IfExists:
+		return res, nil
+	case errors.Is(err, ErrNoIndex), errors.Is(err, ErrInvalidIndex):
+		// Written anew (an invalid one is replaced).
+	case err != nil:
+		return nil, err
+	default:
+		for n, e := range prev.Entries {
+			entries[n] = e.Layer
+		}
+	}
 	names := opts.Names
-	if len(names) > 0 {
-		prev, err := Fetch(ctx, src)
-		switch {
-		case errors.Is(err, ErrNoIndex) && opts.IfExists:
-			return res, nil
-		case errors.Is(err, ErrNoIndex):
-		case err != nil:
-			return nil, err
-		default:
-			for n, e := range prev.Entries {
-				entries[n] = e.Layer
-			}
-		}
-	} else {
-		if opts.IfExists {
-			if _, err := Fetch(ctx, src); errors.Is(err, ErrNoIndex) {
-				return res, nil
-			} else if err != nil {
-				return nil, err
-			}
-		}
-		var err error
+	if len(names) == 0 {
 		if names, err = c.SourceNames(ctx, src); err != nil {
 			return nil, err
 		}
-		entries = map[string]ocispec.Descriptor{}
+		// A full rebuild lists exactly the source's skills.
+		for n := range entries {
+			if !slices.Contains(names, n) {
+				delete(entries, n)
+				res.Removed = append(res.Removed, n)
+			}
+		}
 	}
 	docs, err := Describe(ctx, c, src, names, opts.Jobs)
 	if err != nil {
