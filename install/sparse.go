@@ -255,5 +255,5 @@ func vouch(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repositor
 			Index:    fmt.Sprintf("%s (which holds %s@%s)", m.Descriptor.Digest, md.Name, md.Version),
 			Registry: fmt.Sprintf("%s at tag %s", tagged, registry.Tag(ls.Version))}
 	}
-	return e.Check(m)
+	return e.Check(ls.Version, m)
 }

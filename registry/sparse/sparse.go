@@ -136,25 +136,22 @@ func (e *Entry) Find(v string) *Version {
 	return nil
 }
 
-// Check compares version v of the entry with the manifest m that was
-// fetched by the digest the index states: another skill or version,
-// layer, tree hash or requirement is a *LieError naming both values. It
-// is what makes the index an index only.
-func (e *Entry) Check(m *registry.Manifest) error {
+// Check compares the entry's version with the manifest m that was
+// fetched by the digest the index states for it: another digest, skill or
+// version, layer, tree hash or requirement is a *LieError naming both
+// values. It is what makes the index an index only.
+func (e *Entry) Check(version string, m *registry.Manifest) error {
 	md := m.Metadata
 	got := m.Descriptor.Digest.String()
-	var iv *Version
-	for _, v := range e.Doc.Versions {
-		if v.Manifest == got {
-			iv = &v
-			break
-		}
+	iv := e.Find(version)
+	lie := func(what, idx, reg string) error {
+		return &LieError{Skill: e.Name, Version: version, What: what, Index: idx, Registry: reg}
 	}
 	if iv == nil {
-		return &LieError{Skill: e.Name, Version: md.Version, What: "no version with manifest", Index: "-", Registry: got}
+		return lie("no such version; manifest", "-", got)
 	}
-	lie := func(what, idx, reg string) error {
-		return &LieError{Skill: e.Name, Version: iv.Version, What: what, Index: idx, Registry: reg}
+	if iv.Manifest != got {
+		return lie("manifest", iv.Manifest, got)
 	}
 	if md.Name != e.Name || md.Version != iv.Version {
 		return lie("manifest "+iv.Manifest+" for", e.Name+"@"+iv.Version, md.Name+"@"+md.Version)
