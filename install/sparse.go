@@ -243,6 +243,11 @@ func checkFresh(ctx context.Context, c *registry.Client, ls resolve.LockedSkill,
 // the digest that version's tag holds, so both digests are in the
 // refusal.
 func vouch(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.Manifest, e *sparse.Entry) error {
+	// A digest the solver took from elsewhere (the previous lock keeps
+	// its own) is no claim of the index's.
+	if iv := e.Find(ls.Version); iv == nil || iv.Manifest != ls.Digest {
+		return nil
+	}
 	md := m.Metadata
 	if md.Name != ls.Name || md.Version != ls.Version {
 		tagged := "no manifest"
