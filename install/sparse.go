@@ -85,6 +85,13 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 		return fallback(fmt.Errorf("ignoring the sparse index: %w", err))
 	}
 	cat := ix.Catalog(g)
+	// What a lock pins, the registry path keeps (pinLocked): so does the
+	// index path.
+	if prev != nil && !opts.AllowRepublished {
+		for _, ls := range prev.Skills {
+			cat.Pin(ns.KeyOf(ls.Source), ls.Version, ls.Digest)
+		}
+	}
 	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
 	if err != nil {
 		if verr := verdict(); verr != nil {

@@ -23,6 +23,9 @@ type sparseEnv struct {
 	*hostileEnv
 	proxy *registrytest.Proxy
 	src   registry.Source // straight to the registry, for publishing
+	// cache, when set, is the installs' content cache; else each install
+	// starts with an empty one.
+	cache string
 }
 
 func newSparseEnv(t *testing.T) *sparseEnv {
@@ -88,7 +91,18 @@ func (e *sparseEnv) index(kp *sign.KeyPair) ocispec.Descriptor {
 // with a fresh cache, returning the lock, the warnings and the error.
 func (e *sparseEnv) installApp(t *testing.T) (*Result, []string, error) {
 	t.Helper()
-	c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: t.TempDir(), EmbeddedDir: filepath.Join(e.work, "embedded")})
+	return e.installAppWith(t, nil)
+}
+
+// installAppWith is installApp with a previous lock and more skills asked
+// for beside app.
+func (e *sparseEnv) installAppWith(t *testing.T, prev *resolve.Lockfile, more ...string) (*Result, []string, error) {
+	t.Helper()
+	cache := e.cache
+	if cache == "" {
+		cache = t.TempDir()
+	}
+	c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cache, EmbeddedDir: filepath.Join(e.work, "embedded")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +114,10 @@ func (e *sparseEnv) installApp(t *testing.T) (*Result, []string, error) {
 	opts := Options{Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: t.TempDir()}}, Policy: e.policy, Trust: e.trust,
 		Warn: func(s string) { warns = append(warns, s) }}
 	m := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: "app", Range: "^1"}}}
-	res, err := Install(context.Background(), c, g, m, nil, opts)
+	for _, n := range more {
+		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: "^1"})
+	}
+	res, err := Install(context.Background(), c, g, m, prev, opts)
 	return res, warns, err
 }
 
@@ -280,6 +297,50 @@ func TestSparseIndexLyingLayerRefused(t *testing.T) {
 	for _, want := range []string{"lib@1.0.0", fake, real} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+// A version republished (--force) since it was locked keeps the locked
+// bytes (in the cache) through the index, as it does through the
+// registry: the index's new digest for it is neither taken nor called a
+// lie.
+func TestSparseIndexKeepsLockedDigest(t *testing.T) {
+	e := newSparseEnv(t)
+	e.cache = t.TempDir()
+	first := e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	e.index(e.key)
+	res, warns, err := e.installApp(t)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("first install: %v, warnings %q", err, warns)
+	}
+	a := e.build("lib-1.0.0-again", "lib", map[string]string{"SKILL.md": "---\nname: lib\ndescription: Skill lib, republished. Use in tests.\nversion: 1.0.0\nmetadata:\n  gaia:\n    security_tier: community\n---\n# lib again\n"})
+	again, err := e.client.Publish(context.Background(), e.src, a, registry.PublishOptions{Force: true})
+	if err != nil || again.Replaced == nil {
+		t.Fatalf("republish: %v %+v", err, again)
+	}
+	e.sign("lib", again.Descriptor, e.key)
+	// A new skill asked for beside the lock: a resolution, from the index.
+	e.publish("tool", "1.0.0")
+	if _, err := sparse.Update(context.Background(), e.client, e.src, sparse.UpdateOptions{Names: []string{"app", "lib", "tool"}}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := sparse.Fetch(context.Background(), e.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sign(sparse.Repository, ix.Descriptor, e.key)
+	res, warns, err = e.installAppWith(t, res.Lock, "tool")
+	if err != nil {
+		t.Fatalf("install with the lock: %v (warnings %q)", err, warns)
+	}
+	if len(warns) > 0 {
+		t.Errorf("warnings %q: the index should have answered", warns)
+	}
+	for _, ls := range res.Lock.Skills {
+		if ls.Name == "lib" && ls.Digest != first.Digest.String() {
+			t.Errorf("lib@1.0.0 is %s, want the locked %s (the index states %s)", ls.Digest, first.Digest, again.Descriptor.Digest)
 		}
 	}
 }

@@ -22,13 +22,42 @@ type Catalog struct {
 	mu     sync.Mutex
 	used   map[string]bool
 	missed map[string]bool
+	pins   map[string]string
 }
 
 var _ resolve.Catalog = (*Catalog)(nil)
 
 // Catalog returns the resolver's view of the loaded index over next.
 func (ix *Index) Catalog(next resolve.Catalog) *Catalog {
-	return &Catalog{ix: ix, next: next, used: map[string]bool{}, missed: map[string]bool{}}
+	return &Catalog{ix: ix, next: next, used: map[string]bool{}, missed: map[string]bool{}, pins: map[string]string{}}
+}
+
+// Pin records that version of solver name key is known (from a lock or a
+// receipt) as the manifest digest: where the index states another digest
+// for it, next answers for that version, as it would without an index,
+// so that a version republished since it was locked is never taken from
+// the index behind the lock's back.
+func (c *Catalog) Pin(key, version, digest string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pins[key+"@"+version] = digest
+}
+
+// version returns the entry's version v of key, nil when next must answer
+// (no entry, not listed, or pinned to another digest).
+func (c *Catalog) version(key string, v *semver.Version) (*Entry, *Version) {
+	e := c.entry(key)
+	if e == nil {
+		return nil, nil
+	}
+	iv := e.Find(v.Original())
+	c.mu.Lock()
+	pinned, ok := c.pins[key+"@"+v.Original()]
+	c.mu.Unlock()
+	if iv != nil && ok && pinned != iv.Manifest {
+		return nil, nil
+	}
+	return e, iv
 }
 
 // entry returns the loaded entry of solver name key, nil when the index
@@ -99,11 +128,10 @@ func (c *Catalog) Versions(ctx context.Context, key string) ([]*semver.Version, 
 // Dependencies returns the requirements of version v of key, qualified
 // like registry.Graph qualifies them.
 func (c *Catalog) Dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
-	e := c.entry(key)
+	e, iv := c.version(key, v)
 	if e == nil {
 		return c.next.Dependencies(ctx, key, v)
 	}
-	iv := e.Find(v.Original())
 	if iv == nil {
 		return nil, fmt.Errorf("%s@%s: %w: %w", key, v, resolve.ErrNotFound, ErrStale)
 	}
@@ -127,11 +155,10 @@ func (c *Catalog) Dependencies(ctx context.Context, key string, v *semver.Versio
 
 // Describe returns the manifest digest and tree hash the index states.
 func (c *Catalog) Describe(ctx context.Context, key string, v *semver.Version) (resolve.Artifact, error) {
-	e := c.entry(key)
+	e, iv := c.version(key, v)
 	if e == nil {
 		return c.next.Describe(ctx, key, v)
 	}
-	iv := e.Find(v.Original())
 	if iv == nil {
 		return resolve.Artifact{}, fmt.Errorf("%s@%s: %w: %w", key, v, resolve.ErrNotFound, ErrStale)
 	}
