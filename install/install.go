@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -99,6 +100,23 @@ type Options struct {
 	// skill is fetched and verified, before consent is asked and before
 	// anything is written. An error stops the install.
 	OnPlan func(ctx context.Context, changes []Change) error
+	// NoIndex resolves against the registry even where the namespace has
+	// a signed sparse index (--no-index).
+	NoIndex bool
+
+	// vouch, when set, checks each manifest prepare fetches by digest
+	// before anything else is read of it (the sparse index's entries).
+	vouch func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.Manifest) error
+	// referrers, when set, returns the referrers of ls's manifest m when
+	// they are known without a listing (the sparse index).
+	referrers func(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool)
+}
+
+func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool) {
+	if o.referrers == nil {
+		return nil, false
+	}
+	return o.referrers(ls, m)
 }
 
 // Planned is one skill of an install plan.
@@ -371,6 +389,14 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 // resolveAndPrepare resolves m (prev's versions preferred), then fetches
 // and verifies the solution.
 func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, error) {
+	// A namespace's signed sparse index answers the solver in two round
+	// trips; without one the registry does, fetched ahead of the solver.
+	if g, ok := cat.(*registry.Graph); ok && !opts.NoIndex {
+		lock, plan, ok, err := resolveFromIndex(ctx, c, g, m, prev, opts, warn)
+		if err != nil || ok {
+			return lock, plan, err
+		}
+	}
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
 	if g, ok := cat.(*registry.Graph); ok {
@@ -450,6 +476,11 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			if err != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, err)
 			}
+			if opts.vouch != nil {
+				if err := opts.vouch(gctx, ls, repo, m); err != nil {
+					return err
+				}
+			}
 			if m.Metadata.Name != ls.Name || m.Metadata.Version != ls.Version {
 				return fmt.Errorf("%s@%s: the lock's digest %s is %s@%s", ls.Name, ls.Version, ls.Digest, m.Metadata.Name, m.Metadata.Version)
 			}
@@ -464,7 +495,13 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			}
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
-			v, _, err := repo.VerifyWithAudits(gctx, m, registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
+			vo := registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
+			var v *registry.Verification
+			if refs, ok := opts.knownReferrers(ls, m); ok {
+				v, _, err = repo.VerifyWithAuditsFrom(gctx, m, refs, vo)
+			} else {
+				v, _, err = repo.VerifyWithAudits(gctx, m, vo)
+			}
 			if lerr := <-layer; err == nil && lerr != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)
 			}

@@ -4,13 +4,68 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
 )
+
+// benchIndexPolicy trusts the index key for the benchmark's namespace.
+const benchIndexPolicy = `version: 1
+policies:
+  - name: index
+    scopes: ["*"]
+    tier: community
+    identities:
+      - key: index.pub
+`
+
+// signedIndex writes the sparse index of src, signs it with a new key and
+// returns a policy trusting that key and its trust material.
+func signedIndex(b *testing.B, c *registry.Client, src registry.Source, names []string, dir string) (*tiers.Policy, sign.VerifyOptions) {
+	b.Helper()
+	ctx := context.Background()
+	kp, err := sign.GenerateKey(sign.ECDSAP256, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.pub"), kp.PublicPEM, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(benchIndexPolicy), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	p, err := tiers.Load(ctx, filepath.Join(dir, "policy.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	trust, err := registry.PolicyTrust(ctx, p, registry.TrustOptions{NoPublicGood: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := sparse.Update(ctx, c, src, sparse.UpdateOptions{Names: names, Jobs: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sig, err := sign.Sign(ctx, res.Descriptor, sign.SignOptions{Key: kp.Key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo, err := c.Repository(src, sparse.Repository)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := repo.AttachSignature(ctx, res.Descriptor, sig.Bundle, registry.AttachOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return p, trust
+}
 
 // benchRTT returns the round trip time the latency benchmarks simulate:
 // $SKILLPM_BENCH_RTT (a Go duration), else 50ms.
@@ -24,6 +79,22 @@ func benchRTT(b *testing.B) time.Duration {
 		return d
 	}
 	return 50 * time.Millisecond
+}
+
+// benchHostRequests returns $SKILLPM_BENCH_HOST_REQUESTS, the per-host
+// request bound of the measured clients; 0 (the default) means
+// registry.DefaultHostRequests.
+func benchHostRequests(b *testing.B) int {
+	b.Helper()
+	s := os.Getenv("SKILLPM_BENCH_HOST_REQUESTS")
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		b.Fatalf("SKILLPM_BENCH_HOST_REQUESTS=%q: want a number", s)
+	}
+	return n
 }
 
 // latencyMetrics reports one side's wall time, sequential round trips,
@@ -94,7 +165,7 @@ func BenchmarkLatency100(b *testing.B) {
 	root := filepath.Join(work, "root")
 	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
 	newClient := func() (*registry.Client, *registry.Graph) {
-		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded")})
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -205,6 +276,84 @@ func BenchmarkLatency100(b *testing.B) {
 		}
 		owall := orasLoop(ctx, b, work, tr, names, func(n string) []string {
 			return []string{"pull", "--plain-http", "-o", filepath.Join(work, "oras-frozen", n), ns + "/" + n + "@" + digests[n]}
+		})
+		latencyMetrics(b, "oras-", owall, tr)
+		b.ReportMetric(wall.Seconds()/owall.Seconds(), "skillpm/oras")
+		b.ReportMetric(float64(rtt.Milliseconds()), "rtt-ms")
+	})
+
+	// The same graph with a sparse index signed by a key the policy
+	// trusts: a new machine (empty cache, new root), then its update check.
+	ipol, itrust := signedIndex(b, pub, pubSrc, names, work)
+	iopts := opts
+	iopts.Policy, iopts.Trust = ipol, itrust
+	iopts.Roots = []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root-index")}}
+	iopts.LockFile = filepath.Join(work, "skills-index.lock")
+	var warns []string
+	iopts.Warn = func(s string) { warns = append(warns, s) }
+	icache := filepath.Join(work, "cache-index")
+	newIndexClient := func() (*registry.Client, *registry.Graph) {
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: icache, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c, g
+	}
+	b.Run("cold-index", func(b *testing.B) {
+		if b.N != 1 {
+			b.Fatal("run with -benchtime 1x")
+		}
+		c, g := newIndexClient()
+		warns = nil
+		tr.Reset()
+		start := time.Now()
+		res, err := Install(ctx, c, g, m, nil, iopts)
+		wall := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(warns) > 0 {
+			b.Fatalf("the index was not used: %q", warns)
+		}
+		if n := len(res.Roots[0].Installed); n != benchGraph {
+			b.Fatalf("installed %d skills", n)
+		}
+		latencyMetrics(b, "skillpm-", wall, tr)
+		owall := orasLoop(ctx, b, work, tr, names, func(n string) []string {
+			return []string{"pull", "--plain-http", "-o", filepath.Join(work, "oras-index", n), ns + "/" + n + ":1.0.0"}
+		})
+		latencyMetrics(b, "oras-", owall, tr)
+		b.ReportMetric(wall.Seconds()/owall.Seconds(), "skillpm/oras")
+		b.ReportMetric(float64(rtt.Milliseconds()), "rtt-ms")
+	})
+	b.Run("update-index", func(b *testing.B) {
+		if b.N != 1 {
+			b.Fatal("run with -benchtime 1x")
+		}
+		c, g := newIndexClient()
+		uopts := iopts
+		uopts.DryRun = true
+		warns = nil
+		tr.Reset()
+		start := time.Now()
+		res, err := Update(ctx, c, g, nil, uopts)
+		wall := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(warns) > 0 {
+			b.Fatalf("the index was not used: %q", warns)
+		}
+		if len(res.Changes) != 0 {
+			b.Fatalf("update check found changes: %+v", res.Changes)
+		}
+		latencyMetrics(b, "skillpm-", wall, tr)
+		owall := orasLoop(ctx, b, work, tr, names, func(n string) []string {
+			return []string{"repo", "tags", "--plain-http", ns + "/" + n}
 		})
 		latencyMetrics(b, "oras-", owall, tr)
 		b.ReportMetric(wall.Seconds()/owall.Seconds(), "skillpm/oras")

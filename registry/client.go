@@ -235,7 +235,7 @@ func New(opts Options) (*Client, error) {
 			TLSHandshakeTimeout:   opts.Timeouts.TLSHandshake,
 			ForceAttemptHTTP2:     true,
 			MaxIdleConns:          max(100, 2*opts.HostRequests),
-			MaxIdleConnsPerHost:   opts.HostRequests,
+			MaxIdleConnsPerHost:   opts.HostRequests + PriorityHostRequests,
 			IdleConnTimeout:       90 * time.Second,
 			ExpectContinueTimeout: time.Second,
 		}

@@ -53,6 +53,10 @@ func NewGraph(c *Client, ns resolve.Namespace) (*Graph, error) {
 	return &Graph{ns: ns, def: ResolverSource{Client: c, Default: def}, embedded: ResolverSource{Client: c}}, nil
 }
 
+// DefaultSource returns the source of the namespace's bare names; nil
+// means the embedded registry.
+func (g *Graph) DefaultSource() Source { return g.def.Default }
+
 // Namespace returns the namespace of the Graph's names.
 func (g *Graph) Namespace() resolve.Namespace { return g.ns }
 

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"net/http"
 	"sync"
 )
@@ -12,6 +13,22 @@ import (
 // registries rate-limit a client for, and every idle connection up to it
 // is kept for reuse.
 const DefaultHostRequests = 64
+
+// PriorityHostRequests is how many requests marked [WithPriority] may
+// await their answers per host, in a lane of their own beside the
+// DefaultHostRequests (or Options.HostRequests) of everything else.
+const PriorityHostRequests = 8
+
+type priorityKey struct{}
+
+// WithPriority marks the requests made under ctx as ones a whole
+// operation waits on (an index and its signatures, say): they take a slot
+// of a small lane of their own instead of queueing behind bulk downloads,
+// which at internet latency would add the queue's round trips to every
+// step of their chain.
+func WithPriority(ctx context.Context) context.Context {
+	return context.WithValue(ctx, priorityKey{}, true)
+}
 
 // hostLimit bounds the requests per host that are waiting for their
 // response headers. A response's body does not hold a slot: a job that
@@ -28,12 +45,16 @@ func newHostLimit(base http.RoundTripper, n int) *hostLimit {
 	return &hostLimit{base: base, n: n, sems: map[string]chan struct{}{}}
 }
 
-func (l *hostLimit) sem(host string) chan struct{} {
+func (l *hostLimit) sem(host string, priority bool) chan struct{} {
+	n := l.n
+	if priority {
+		host, n = host+" priority", PriorityHostRequests
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s, ok := l.sems[host]
 	if !ok {
-		s = make(chan struct{}, l.n)
+		s = make(chan struct{}, n)
 		l.sems[host] = s
 	}
 	return s
@@ -41,7 +62,8 @@ func (l *hostLimit) sem(host string) chan struct{} {
 
 // RoundTrip implements http.RoundTripper.
 func (l *hostLimit) RoundTrip(req *http.Request) (*http.Response, error) {
-	s := l.sem(req.URL.Host)
+	priority, _ := req.Context().Value(priorityKey{}).(bool)
+	s := l.sem(req.URL.Host, priority)
 	select {
 	case s <- struct{}{}:
 	case <-req.Context().Done():

@@ -221,6 +221,15 @@ func (r *Repository) VerifyWithAudits(ctx context.Context, m *Manifest, opts Ver
 	if err != nil {
 		return nil, nil, err
 	}
+	return r.VerifyWithAuditsFrom(ctx, m, refs, opts)
+}
+
+// VerifyWithAuditsFrom is [Repository.VerifyWithAudits] over refs, a
+// listing of m's referrers obtained elsewhere (a signed sparse index)
+// instead of asking the registry for one. Every referrer and bundle is
+// still read by digest and every signature verified over m's digest: a
+// listing can leave a signature out, never add one that does not verify.
+func (r *Repository) VerifyWithAuditsFrom(ctx context.Context, m *Manifest, refs []ocispec.Descriptor, opts VerifyOptions) (*Verification, *AuditVerification, error) {
 	audits, err := r.bundles(ctx, m.Descriptor, refs, attest.PredicateType)
 	if err != nil {
 		return nil, nil, err

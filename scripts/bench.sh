@@ -111,9 +111,11 @@ BEGIN { first = 1 }
 		printf "| at %d ms RTT, %d Mbit/s | skillpm | oras loop | ratio | target |\n|---|---|---|---|---|\n", rtt, mbps
 		first = 0
 	}
-	if (name == "Latency100/cold") printf "| cold install, 100-skill graph | %s | %s | %.2f | <= 8 rounds, <= 1.0 s |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
+	if (name == "Latency100/cold") printf "| cold install, 100-skill graph, no index | %s | %s | %.2f | <= 8 rounds, <= 1.0 s |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
+	else if (name == "Latency100/cold-index") printf "| cold install, 100-skill graph, signed sparse index | %s | %s | %.2f | <= 8 rounds, <= 1.0 s |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
+	else if (name == "Latency100/update-index") printf "| update check, 100 installed skills, signed sparse index | %s | %s (tags) | %.2f | <= 2 rounds |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
 	else if (name == "Latency100/warm") printf "| warm no-op install, 100 skills | %.1f ms, %d requests | - | - | 0 requests |\n", metric("skillpm-ms"), metric("skillpm-requests")
-	else if (name == "Latency100/update") printf "| update check, 100 installed skills | %s | %s (tags) | %.2f | <= 2 rounds |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
+	else if (name == "Latency100/update") printf "| update check, 100 installed skills, no index | %s | %s (tags) | %.2f | <= 2 rounds |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
 	else if (name == "Latency100/frozen") printf "| install --frozen from the lock, empty cache | %s | %s (by digest) | %.2f | - |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
 	else if (name == "LatencyMirror200") printf "| mirror 200 signed skills | %s | %s (cp -r over %d, scaled to 200) | %.3f | <= 0.15 |\n", fig("skillpm-"), fig("oras-"), metric("oras-sample"), metric("skillpm/oras")
 }' "$lat"

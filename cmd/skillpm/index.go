@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
@@ -12,7 +13,7 @@ import (
 func newIndexCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "index",
-		Short: "Build a source's search index",
+		Short: "Build a source's search index and signed sparse index",
 	}
 	c.AddCommand(newIndexBuildCmd(g))
 	return c
@@ -31,25 +32,48 @@ type indexJSON struct {
 	Digest     string      `json:"digest"`
 	Skills     int         `json:"skills"`
 	Signature  *signedJSON `json:"signature,omitempty"`
+	Sparse     *sparseJSON `json:"sparse,omitempty"`
+}
+
+// sparseJSON describes the sparse index index build wrote.
+type sparseJSON struct {
+	Tag       string      `json:"tag"`
+	Digest    string      `json:"digest"`
+	Skills    int         `json:"skills"`
+	Changed   []string    `json:"changed"`
+	Signature *signedJSON `json:"signature,omitempty"`
 }
 
 func newIndexBuildCmd(g *globals) *cobra.Command {
 	var f indexBuildFlags
 	c := &cobra.Command{
-		Use:   "build SRC",
-		Short: "Write the search index of SRC (SRC/skillpm-index:latest)",
+		Use:   "build [SRC]",
+		Short: "Write the search index and the sparse index of SRC (SRC/skillpm-index)",
 		Long: `Index build reads every skill of SRC (a registry namespace, oci-layout:DIR
-or "embedded") and pushes its search index to SRC/skillpm-index, tag latest:
-an artifact of type application/vnd.skillpm.index.v1 whose one JSON layer
-lists, per skill, its versions with their manifest digests and the latest
-version's description, claimed tier and permissions. skillpm search reads it.
+or "embedded"; default --registry, else the configuration's registry) and
+pushes its search index to SRC/skillpm-index, tag latest: an artifact of
+type application/vnd.skillpm.index.v1 whose one JSON layer lists, per
+skill, its versions with their manifest digests and the latest version's
+description, claimed tier and permissions. skillpm search reads it.
+
+It also writes the sparse index, tag sparse-v1: one document per skill
+listing every version's manifest and layer digests, requirements, claimed
+tier and permissions, from which install and update resolve a whole graph
+in two round trips when a signer the trust policy names signed it (see
+docs/sparse-index.md). With --names only those skills' documents are
+rewritten; publish and mirror keep an existing sparse index up to date.
 
 The skills are SRC's _catalog where the registry has one, else the
 directory's layouts; --names FILE (one name a line) for registries without
 _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 		Example: `  skillpm index build ghcr.io/acme/skills --names skills.txt --sign --key market.key
   skillpm index build oci-layout:./mirror`,
-		Args: exactArgs(1),
+		Args: func(c *cobra.Command, args []string) error {
+			if err := cobra.MaximumNArgs(1)(c, args); err != nil {
+				return usageErrorf(c, err)
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
 			var sopts *sign.SignOptions
@@ -64,7 +88,12 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			if err != nil {
 				return err
 			}
-			src, err := openSourceArg(client, args[0])
+			var src registry.Source
+			if len(args) == 1 {
+				src, err = openSourceArg(client, args[0])
+			} else {
+				src, err = regDefaultSource(client, g, &f.regFlags)
+			}
 			if err != nil {
 				return err
 			}
@@ -95,6 +124,16 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 					return err
 				}
 			}
+			sres, err := sparse.Update(ctx, client, src, sparse.UpdateOptions{Names: opts.Names, Jobs: f.jobs})
+			if err != nil {
+				return regExit(err)
+			}
+			j.Sparse = &sparseJSON{Tag: sparse.Tag, Digest: sres.Descriptor.Digest.String(), Skills: sres.Skills, Changed: append([]string{}, sres.Changed...)}
+			if sopts != nil {
+				if j.Sparse.Signature, err = signAttach(ctx, repo, sres.Descriptor, sparse.Tag, *sopts); err != nil {
+					return err
+				}
+			}
 			if g.json() {
 				return writeJSON(g.stdout, j)
 			}
@@ -103,6 +142,10 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 				warnJunk(g.stderr, j.Signature)
 				printSigned(g.stdout, j.Signature, "signed")
 			}
+			fmt.Fprintf(g.stdout, "sparse index: %s, %d rewritten: %s:%s (%s)\n", plural(j.Sparse.Skills, "skill"), len(j.Sparse.Changed), j.Repository, sparse.Tag, j.Sparse.Digest)
+			if j.Sparse.Signature != nil {
+				printSigned(g.stdout, j.Sparse.Signature, "signed")
+			}
 			return nil
 		},
 	}
@@ -110,5 +153,6 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 	c.Flags().StringVar(&f.names, "names", "", "read the skill names from `FILE` (one a line) instead of the source's listing")
 	c.Flags().IntVar(&f.jobs, "jobs", registry.DefaultMirrorJobs, "read `N` skills at once")
 	f.addPlainHTTP(c)
+	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` to index when SRC is not given (default: the configuration's registry)")
 	return c
 }

@@ -33,6 +33,9 @@ type changeFlags struct {
 	// allowRepublished accepts a version whose tag was moved to other
 	// content.
 	allowRepublished bool
+	// noIndex resolves against the registry even where a signed sparse
+	// index is there.
+	noIndex bool
 }
 
 func (f *changeFlags) register(c *cobra.Command) {
@@ -45,6 +48,7 @@ func (f *changeFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
 	c.Flags().BoolVar(&f.allowRepublished, "allow-republished", false, "accept a version whose digest differs from the one locked or installed (its tag was moved)")
+	c.Flags().BoolVar(&f.noIndex, "no-index", false, "resolve against the registry's tags and manifests even where the namespace has a signed sparse index")
 }
 
 type installFlags struct {
@@ -223,7 +227,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		AllowAuditFindings: f.allowAudit, Auditor: aud,
 		MinTier: skill.Tier(f.minTier), Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
 		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
-		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
+		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
 		Warn: warnOnce(g),
 	}
 	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -205,6 +207,16 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 		}
 		return regExit(err)
 	}
+	// The destination's sparse index describes what landed there; a
+	// source with an index gets its mirror one.
+	var copied []string
+	for _, v := range res.Versions {
+		if v.Status == registry.MirrorCopied && !slices.Contains(copied, v.Name) {
+			copied = append(copied, v.Name)
+		}
+	}
+	_, srcErr := sparse.Fetch(ctx, src)
+	refreshSparse(ctx, g, client, dst, copied, srcErr == nil, nil)
 	if g.json() {
 		j := mirrorJSON{Source: src.String(), Destination: dst.String(), Versions: []mirrorVersionJSON{},
 			Copied: res.Count(registry.MirrorCopied), Present: res.Count(registry.MirrorPresent), Refused: res.Count(registry.MirrorRefused),

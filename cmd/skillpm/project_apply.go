@@ -92,8 +92,8 @@ func projectApply(c *cobra.Command, g *globals, f *changeFlags, p *project, data
 		Grants: f.grants, Yes: f.yes, AllowExperimental: o.allowExperimental, Prompter: newTermPrompter(g),
 		Auditor: aud,
 		MinTier: skill.Tier(f.minTier), Force: f.force, DryRun: o.dryRun, Prerelease: f.pre,
-		AllowSignerChange: o.allowSignerChange,
-		Warn:              warn,
+		AllowSignerChange: o.allowSignerChange, NoIndex: f.noIndex,
+		Warn: warn,
 	}
 	if o.showPlan {
 		opts.OnPlan = func(_ context.Context, changes []install.Change) error {

@@ -58,6 +58,10 @@ countersigned again.`,
 			if err != nil {
 				return err
 			}
+			// The namespace's sparse index lists each version's signatures.
+			if ic, err := regClient(g, &f.regFlags); err == nil && !out.Unchanged {
+				refreshSparse(ctx, g, ic, repo.Source(), []string{repo.Name()}, false, &opts)
+			}
 			v, err := repo.VerifySkill(ctx, m, vopts)
 			if err != nil {
 				return regExit(err)

@@ -269,6 +269,9 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		return err
 	}
 	name, version := a.Skill.Name, a.Skill.Version
+	if !res.Unchanged {
+		refreshSparse(c.Context(), g, client, src, []string{name}, false, signOpts)
+	}
 	if g.json() {
 		j := publishJSON{Name: name, Version: version, Repository: res.Location.String(), Tag: res.Tag,
 			Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged, Signature: sig}

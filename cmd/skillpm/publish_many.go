@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -118,6 +119,8 @@ func runPublishMany(c *cobra.Command, g *globals, f *publishFlags, arg string) e
 	_ = eg.Wait()
 	var first error
 	unchanged := 0
+	var changed []string
+	defer func() { refreshSparse(c.Context(), g, client, src, changed, false, signOpts) }()
 	for i, it := range items {
 		o := &outs[i]
 		g.stderr.Write(o.log.Bytes())
@@ -131,6 +134,9 @@ func runPublishMany(c *cobra.Command, g *globals, f *publishFlags, arg string) e
 			}
 			if !res.Unchanged {
 				j.Signature, err = publishSign(c.Context(), client, src, a, res, signOpts)
+				if !slices.Contains(changed, a.Skill.Name) {
+					changed = append(changed, a.Skill.Name)
+				}
 			}
 			report.Published = append(report.Published, j)
 			if err == nil {

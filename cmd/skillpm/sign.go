@@ -371,6 +371,10 @@ SOURCE_DATE_EPOCH sets the signature's created time.`,
 			if err != nil {
 				return err
 			}
+			// The namespace's sparse index lists each version's signatures.
+			if ic, err := regClient(g, &f.regFlags); err == nil && !out.Unchanged {
+				refreshSparse(ctx, g, ic, repo.Source(), []string{repo.Name()}, false, &opts)
+			}
 			if g.json() {
 				return writeJSON(g.stdout, out)
 			}

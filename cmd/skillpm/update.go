@@ -118,7 +118,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 		Roots:   roots, Policy: policy, Trust: vopts.Trust,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
 		MinTier: skill.Tier(f.minTier), Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
-		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished,
+		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
 		Warn: warnOnce(g),
 		OnPlan: func(_ context.Context, changes []install.Change) error {
 			if !g.json() {

@@ -29,7 +29,7 @@ var layers = [][]string{
 	// Registry transport and content.
 	{"registry"},
 	// Trust policy and resolution.
-	{"tiers", "resolve"},
+	{"tiers", "resolve", "registry/sparse"},
 	// Installs and the workflow runner.
 	{"install", "install/auditor", "asf"},
 	// Front-end glue: the HTTP API, the CLI's configuration.

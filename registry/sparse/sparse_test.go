@@ -1,0 +1,140 @@
+package sparse_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/sparse"
+)
+
+type env struct {
+	t   *testing.T
+	c   *registry.Client
+	src registry.Source
+	dir string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	reg := registrytest.Start(t, registrytest.Options{InMemory: true})
+	dir := t.TempDir()
+	c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(dir, "cache"), EmbeddedDir: filepath.Join(dir, "embedded")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := c.Remote(reg.Host + "/ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, c: c, src: src, dir: dir}
+}
+
+func (e *env) publish(name, version, requires string) *registry.PublishResult {
+	e.t.Helper()
+	fm := fmt.Sprintf("---\nname: %s\ndescription: Skill %s. Use in tests.\nversion: %s\n", name, name, version)
+	if requires != "" {
+		fm += "metadata:\n  gaia:\n    requirements:\n      skills:\n        " + requires + ": ^1\n"
+	}
+	d := filepath.Join(e.dir, "src", name+"-"+version, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "SKILL.md"), []byte(fm+"---\n# "+name+"\n"), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := registry.Build(ctx, d, registry.BuildOptions{NoVCS: true})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	res, err := e.c.Publish(ctx, e.src, a, registry.PublishOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res
+}
+
+// An update re-pushes only the documents of the skills it names, keeps
+// the others' digests, and an unchanged index keeps its manifest digest
+// (and so its signatures).
+func TestUpdateIsIncremental(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.publish("lib", "1.0.0", "")
+	app := e.publish("app", "1.0.0", "lib")
+	first, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Skills != 2 || len(first.Changed) != 2 {
+		t.Fatalf("first update: %+v", first)
+	}
+	ix, err := sparse.Fetch(ctx, e.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appDoc := ix.Entries["app"].Layer.Digest
+	if got := ix.Entries["app"].Requires; !slices.Equal(got, []string{"lib"}) {
+		t.Errorf("app's root entry requires %q, want [lib]", got)
+	}
+
+	again, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Changed) != 0 || again.Descriptor.Digest != first.Descriptor.Digest {
+		t.Errorf("unchanged update: changed %q, digest %s then %s", again.Changed, first.Descriptor.Digest, again.Descriptor.Digest)
+	}
+
+	e.publish("lib", "1.1.0", "")
+	upd, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"lib"}, IfExists: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(upd.Changed, []string{"lib"}) || upd.Skills != 2 {
+		t.Fatalf("update of lib: %+v", upd)
+	}
+	ix, err = sparse.Fetch(ctx, e.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Entries["app"].Layer.Digest != appDoc {
+		t.Errorf("app's document changed from %s to %s", appDoc, ix.Entries["app"].Layer.Digest)
+	}
+	if got := ix.Entries["lib"].Latest; got != "1.1.0" {
+		t.Errorf("lib latest %q", got)
+	}
+	if err := ix.Load(ctx, []string{"app"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	v := ix.Entries["app"].Find("1.0.0")
+	if v == nil || v.Manifest != app.Descriptor.Digest.String() || v.Requires["lib"] != "^1" {
+		t.Errorf("app@1.0.0 in the index: %+v, want manifest %s requiring lib ^1", v, app.Descriptor.Digest)
+	}
+	if ix.Entries["lib"].Doc == nil || len(ix.Entries["lib"].Doc.Versions) != 2 {
+		t.Errorf("loading app did not load lib, which it requires: %+v", ix.Entries["lib"].Doc)
+	}
+}
+
+func TestUpdateIfExistsWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.publish("lib", "1.0.0", "")
+	res, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"lib"}, IfExists: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Descriptor.Digest != "" {
+		t.Errorf("IfExists wrote an index: %+v", res)
+	}
+	if _, err := sparse.Fetch(ctx, e.src); !errors.Is(err, sparse.ErrNoIndex) {
+		t.Errorf("Fetch: %v, want ErrNoIndex", err)
+	}
+}
