@@ -9,4 +9,7 @@ var (
 	// ErrParse means one parse failed: cancelled, out of memory, or an
 	// input outside the bounds.
 	ErrParse = errors.New("tree-sitter parse failed")
+	// ErrBudget means a parse used up the steps ParseBudget gave it; it
+	// comes wrapped with ErrParse.
+	ErrBudget = errors.New("parse budget spent")
 )
