@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,10 +27,12 @@ const (
 
 // unit is a stretch of instruction text matched as one: a paragraph, a
 // heading, a code block, an HTML block. text is normalized for matching;
-// src maps each byte of text back to its offset in the file.
+// src maps each byte of text back to its offset in the file (int32: files
+// are read up to a few MiB, and this map is the largest thing the
+// instruction scan allocates).
 type unit struct {
 	text []byte
-	src  []int
+	src  []int32
 	ctx  string
 	html bool
 }
@@ -38,7 +41,14 @@ type unit struct {
 // and code markers and collapsing white space, so "**ignore** previous
 // instructions" reads as the model would understand it.
 func (u *unit) appendSrc(src []byte, start, stop int, keepNewlines bool) {
-	for i := start; i < stop && i < len(src); i++ {
+	stop = min(stop, len(src))
+	if n := stop - start; n > 0 {
+		// Room for the whole segment at once, rather than a few
+		// doublings of both slices per line.
+		u.text = slices.Grow(u.text, n)
+		u.src = slices.Grow(u.src, n)
+	}
+	for i := start; i < stop; i++ {
 		c := src[i]
 		switch c {
 		case '*':
@@ -61,7 +71,7 @@ func (u *unit) appendSrc(src []byte, start, stop int, keepNewlines bool) {
 		case '\n':
 			if keepNewlines {
 				u.text = append(u.text, '\n')
-				u.src = append(u.src, i)
+				u.src = append(u.src, int32(i))
 				continue
 			}
 			c = ' '
@@ -72,14 +82,14 @@ func (u *unit) appendSrc(src []byte, start, stop int, keepNewlines bool) {
 			continue
 		}
 		u.text = append(u.text, c)
-		u.src = append(u.src, i)
+		u.src = append(u.src, int32(i))
 	}
 }
 
 func (u *unit) space(at int) {
 	if len(u.text) > 0 && u.text[len(u.text)-1] != ' ' && u.text[len(u.text)-1] != '\n' {
 		u.text = append(u.text, ' ')
-		u.src = append(u.src, at)
+		u.src = append(u.src, int32(at))
 	}
 }
 
@@ -315,7 +325,7 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 	for _, im := range r.s.matchInstr(txt) {
 		rule := &r.s.instr[im.rule]
 		m := im.span[:]
-		off := u.src[m[0]]
+		off := int(u.src[m[0]])
 		line, col := pos(off)
 		key := rule.id + "\x00" + strconv.Itoa(line)
 		if done[key] {
@@ -371,7 +381,7 @@ func (r *run) matchEncoded(rel string, u *unit, txt string, pos func(int) (int, 
 		s := string(dec)
 		for _, im := range r.s.matchInstr(s) {
 			rule := &r.s.instr[im.rule]
-			line, col := pos(u.src[m[0]])
+			line, col := pos(int(u.src[m[0]]))
 			key := "decoded\x00" + strconv.Itoa(line)
 			if done[key] {
 				break
