@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 	"gopkg.in/yaml.v3"
@@ -173,7 +172,7 @@ func descriptionLine(n *yaml.Node) int {
 // returns the fenced code blocks, for the code analyses.
 func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 	li := newLineIndex(src, firstLine)
-	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	doc := r.s.md.Parse(text.NewReader(src))
 	covered := make([]bool, len(li.starts)+1)
 	markLines := func(start, stop int) {
 		l1, _ := li.pos(start)
@@ -320,7 +319,8 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 		return
 	}
 	txt := string(u.text)
-	quotes := quoteSpans(txt)
+	var quotes [][2]int
+	quoted := false
 	done := map[string]bool{}
 	for _, im := range r.s.matchInstr(txt) {
 		rule := &r.s.instr[im.rule]
@@ -334,6 +334,10 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 		done[key] = true
 		ctx := u.ctx
 		if ctx == ctxPlain {
+			if !quoted {
+				// Only texts with a match need their quotations.
+				quotes, quoted = quoteSpans(txt), true
+			}
 			switch {
 			case inSpans(codeSpans, off):
 				ctx = ctxCode
@@ -406,13 +410,40 @@ type instrMatch struct {
 // a directive is a sentence, and keyword prefilters on sentences keep the
 // patterns from running over long documents.
 func (s *Scanner) matchInstr(text string) []instrMatch {
-	var out []instrMatch
+	// The keywords are found once in the whole text. A rule whose keywords
+	// are not all in the text cannot run in any of its sentences, and most
+	// texts leave no rule to run; the others learn each sentence's
+	// keywords from the occurrences that lie inside it, which is what
+	// scanning the sentence itself would find.
+	occ := s.kw.hits(text, nil)
 	hit := make([]bool, s.kw.n)
+	for _, o := range occ {
+		hit[o.id] = true
+	}
+	var cand []int
+	for i := range s.instr {
+		if needsIDs(hit, s.instr[i].needIDs) {
+			cand = append(cand, i)
+		}
+	}
+	if len(cand) == 0 {
+		return nil
+	}
+	clear(hit)
+	var out []instrMatch
+	next := 0
 	for _, sp := range sentences(text) {
 		sent := text[sp[0]:sp[1]]
-		clear(hit)
-		s.kw.scan(sent, hit)
-		for i := range s.instr {
+		from := next
+		for next < len(occ) && int(occ[next].end) <= sp[1] {
+			next++
+		}
+		for _, o := range occ[from:next] {
+			if int(o.end-s.kw.lens[o.id]) >= sp[0] {
+				hit[o.id] = true
+			}
+		}
+		for _, i := range cand {
 			rule := &s.instr[i]
 			if !needsIDs(hit, rule.needIDs) {
 				continue
@@ -424,6 +455,9 @@ func (s *Scanner) matchInstr(text string) []instrMatch {
 				}
 				out = append(out, instrMatch{rule: i, span: [2]int{abs[0], abs[1]}})
 			}
+		}
+		for _, o := range occ[from:next] {
+			hit[o.id] = false
 		}
 	}
 	return out

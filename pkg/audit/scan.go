@@ -21,6 +21,8 @@ import (
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/audit/internal/treesitter"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/parser"
 )
 
 // Limits bound the work an audit does on a directory, so a hostile skill
@@ -69,6 +71,9 @@ type Scanner struct {
 	// parsers are tree-sitter instances kept between scans: making one
 	// costs more than parsing the code of a typical skill.
 	parsers *treesitter.Pool
+	// md parses Markdown; goldmark's parser is safe for concurrent use,
+	// and building one per file cost more than parsing most files.
+	md parser.Parser
 }
 
 // treeLanguages are the tree-sitter grammars; they are immutable.
@@ -101,6 +106,7 @@ func New(opts Options) (*Scanner, error) {
 	}
 	s.instr, s.kw = compileInstrRules()
 	s.langs = newTreeLanguages()
+	s.md = goldmark.New().Parser()
 	s.parsers = new(treesitter.Pool)
 	// The pooled instances live in the process-wide wasm runtime until
 	// closed, so they are closed when the Scanner is collected.
