@@ -1,10 +1,13 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +97,29 @@ func writePathological(t testing.TB, root string) map[string]string {
 	return dirs
 }
 
+// warmParsers makes the Scanner's first parse of code, which compiles the
+// tree-sitter module once per process (a few hundred milliseconds), so
+// that the benchmarks time the skills and not that start-up; its time is
+// logged.
+func warmParsers(b *testing.B, s *Scanner) {
+	b.Helper()
+	dir := filepath.Join(b.TempDir(), "warm")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	md := "---\nname: warm\ndescription: Warms the parsers. Use in benchmarks.\nversion: 1.0.0\n---\n# warm\n"
+	for name, content := range map[string]string{"SKILL.md": md, "warm.py": "print(1)\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	t0 := time.Now()
+	if _, err := s.Scan(context.Background(), dir); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("first parse of the process (compiles the parser module): %v", time.Since(t0).Round(time.Millisecond))
+}
+
 // BenchmarkAuditPathological audits each generated pathological skill and
 // reports the slowest one (worst-skill-ms). Target: under 1 s each.
 func BenchmarkAuditPathological(b *testing.B) {
@@ -102,8 +128,9 @@ func BenchmarkAuditPathological(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	warmParsers(b, s)
 	ctx := context.Background()
-	worst, worstName := time.Duration(0), ""
+	times := map[string]time.Duration{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for name, dir := range dirs {
@@ -111,11 +138,14 @@ func BenchmarkAuditPathological(b *testing.B) {
 			if _, err := s.Scan(ctx, dir); err != nil {
 				b.Fatal(err)
 			}
-			if d := time.Since(t0); d > worst {
-				worst, worstName = d, name
-			}
+			times[name] = max(times[name], time.Since(t0))
 		}
 	}
-	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-skill-ms")
-	b.Logf("slowest pathological skill: %s (%v)", worstName, worst)
+	names := slices.SortedFunc(maps.Keys(times), func(x, y string) int { return cmp.Compare(times[y], times[x]) })
+	var each []string
+	for _, n := range names {
+		each = append(each, fmt.Sprintf("%s %v", n, times[n].Round(time.Millisecond)))
+	}
+	b.ReportMetric(float64(times[names[0]].Microseconds())/1000, "worst-skill-ms")
+	b.Logf("slowest pathological skills: %s", strings.Join(each, ", "))
 }
