@@ -7,10 +7,14 @@ type acMatcher struct {
 	next [][256]int32
 	out  [][]int32
 	n    int
+	lens []int32 // the length of each keyword
 }
 
 func newACMatcher(words []string) *acMatcher {
 	m := &acMatcher{next: make([][256]int32, 1), out: make([][]int32, 1), n: len(words)}
+	for _, w := range words {
+		m.lens = append(m.lens, int32(len(w)))
+	}
 	// The trie, with -1 for missing edges while building.
 	for i := range m.next[0] {
 		m.next[0][i] = -1
@@ -60,8 +64,12 @@ func newACMatcher(words []string) *acMatcher {
 	return m
 }
 
-// scan marks in hit (indexed by keyword id) every keyword found in s.
-func (m *acMatcher) scan(s string, hit []bool) {
+// acHit is one occurrence of a keyword: its id and the offset just past it.
+type acHit struct{ id, end int32 }
+
+// hits appends to dst every occurrence of a keyword in s, in the order of
+// their ends.
+func (m *acMatcher) hits(s string, dst []acHit) []acHit {
 	st := int32(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -70,7 +78,8 @@ func (m *acMatcher) scan(s string, hit []bool) {
 		}
 		st = m.next[st][c]
 		for _, id := range m.out[st] {
-			hit[id] = true
+			dst = append(dst, acHit{id: id, end: int32(i + 1)})
 		}
 	}
+	return dst
 }

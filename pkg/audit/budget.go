@@ -18,8 +18,19 @@ const (
 	maxValLen = 64 << 10
 	// DefaultAnalysisSteps is the budget of analysis steps per skill: one
 	// per evaluated expression plus one per 16 bytes of folded text. The
-	// largest corpus skill spends under 2 % of it.
-	DefaultAnalysisSteps = 4_000_000
+	// largest corpus skill spends under 0.3 % of it; spending all of it
+	// takes about a quarter of a second.
+	DefaultAnalysisSteps = 2_000_000
+	// DefaultParseSteps is the parse budget per skill, in steps of 100
+	// tree-sitter operations (about one operation per token, one per
+	// syntax node). A step costs about the same on any input, some 0.1 ms
+	// on a 2020s server core, so the default bounds the parsing of a skill
+	// to a fifth of a second: about 370 KiB of ordinary Python, eight
+	// times what the corpus skill with the most code needs. A code file
+	// whose parse it cannot pay for is opaque (AUD-CODE-OPAQUE); code
+	// found in strings or Markdown code blocks makes the analysis
+	// incomplete (AUD-ANALYSIS-BUDGET).
+	DefaultParseSteps = 2_000
 )
 
 // spend takes n steps from the skill's budget and reports whether they
@@ -42,8 +53,14 @@ func (r *run) budgetFinding() {
 	if !r.budgetOut {
 		return
 	}
+	need := fmt.Sprintf("more than %d analysis steps", r.s.opts.Limits.MaxAnalysisSteps)
+	if r.stepsLeft > 0 {
+		// Only the parse budget ran out: code embedded in strings or
+		// Markdown code blocks was left unparsed.
+		need = fmt.Sprintf("more than %d parse steps for the code it embeds in strings and code blocks", r.s.opts.Limits.MaxParseSteps)
+	}
 	r.add(Finding{Rule: RuleAnalysisBudget, File: r.budgetFile,
-		Message: fmt.Sprintf("analysis incomplete (budget): the skill needs more than %d analysis steps; what follows this file was analysed only in part", r.s.opts.Limits.MaxAnalysisSteps)})
+		Message: "analysis incomplete (budget): the skill needs " + need + "; what follows this file was analysed only in part"})
 }
 
 // capVal bounds the text of a folded value.

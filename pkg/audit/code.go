@@ -6,6 +6,8 @@ import (
 	"compress/zlib"
 	"context"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"path"
@@ -49,7 +51,13 @@ type tnode struct {
 // that does not parse (nil) and the first syntax error of one that partly
 // does.
 func (r *run) parseFile(lang treesitter.Language, name, rel string, src []byte) *tnode {
-	root, hasErr := r.parseTree(lang, src)
+	root, hasErr, err := r.parseTree(lang, src)
+	if errors.Is(err, treesitter.ErrBudget) {
+		r.add(Finding{Rule: RuleCodeOpaque, File: rel, Message: fmt.Sprintf(
+			"%s was not analysed: parsing it would take the skill past the audit's parse budget (%d steps of 100 parser operations), so it is too large or too intricate to audit in bounded time: this blocks at community and verified",
+			name, r.s.opts.Limits.MaxParseSteps)})
+		return nil
+	}
 	if root == nil {
 		r.add(Finding{Rule: RuleCodeOpaque, File: rel, Message: name + " could not be parsed at all, so nothing in it was analysed: this blocks at community and verified"})
 		return nil
@@ -72,20 +80,39 @@ func (r *run) parseSnippet(lang treesitter.Language, code string, depth int) (*t
 		return nil, nil
 	}
 	src := []byte(code)
-	root, _ := r.parseTree(lang, src)
+	root, _, err := r.parseTree(lang, src)
+	if errors.Is(err, treesitter.ErrBudget) {
+		// The parse budget is the skill's: what is left unparsed makes
+		// the analysis incomplete.
+		r.budgetOut = true
+	}
 	return root, src
 }
 
-func (r *run) parseTree(lang treesitter.Language, src []byte) (*tnode, bool) {
+// parseTree parses src, spending from the skill's parse budget; the error
+// is treesitter.ErrBudget when the budget ran out (or had), and any other
+// parse failure otherwise.
+func (r *run) parseTree(lang treesitter.Language, src []byte) (*tnode, bool, error) {
 	ctx := r.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	tree, err := r.treeParser().Parse(ctx, lang, src, maxTreeNodes)
-	if err != nil {
-		return nil, false
+	if r.parseLeft <= 0 {
+		return nil, false, treesitter.ErrBudget
 	}
+	tree, err := r.treeParser().ParseBudget(ctx, lang, src, maxTreeNodes, &r.parseLeft)
+	if err != nil {
+		return nil, false, err
+	}
+	// One allocation for the nodes and one for all the child lists: each
+	// node's kids are a window of the second, sized by a first count.
 	nodes := make([]tnode, len(tree.Nodes))
+	nkids := make([]int32, len(tree.Nodes))
+	for _, n := range tree.Nodes[1:] {
+		nkids[n.Parent]++
+	}
+	kids := make([]*tnode, len(tree.Nodes)-1)
+	next := 0
 	for i, n := range tree.Nodes {
 		tn := &nodes[i]
 		*tn = tnode{
@@ -98,12 +125,16 @@ func (r *run) parseTree(lang treesitter.Language, src []byte) (*tnode, bool) {
 			named:    n.Named,
 			hasError: n.Error || n.Missing,
 		}
+		if k := int(nkids[i]); k > 0 {
+			tn.kids = kids[next : next : next+k]
+			next += k
+		}
 		if n.Parent >= 0 {
 			tn.parent = &nodes[n.Parent]
 			tn.parent.kids = append(tn.parent.kids, tn)
 		}
 	}
-	return &nodes[0], tree.HasError
+	return &nodes[0], tree.HasError, nil
 }
 
 func (n *tnode) text(src []byte) string {
@@ -213,9 +244,11 @@ func concatVals(vs ...val) val {
 	return out
 }
 
-// credSubstrings are path fragments of credential stores.
-func credSubstrings() []string {
-	return []string{".aws/credentials", ".aws/config", ".netrc", ".git-credentials", ".docker/config.json",
+// credSubstrings are path fragments of credential stores. An array, not
+// a slice: credPath runs on every literal, and a slice would be allocated
+// at each call.
+func credSubstrings() [33]string {
+	return [...]string{".aws/credentials", ".aws/config", ".netrc", ".git-credentials", ".docker/config.json",
 		".kube/config", ".npmrc", ".pypirc", ".gnupg", ".password-store", "gh/hosts.yml", ".config/gcloud",
 		"application_default_credentials.json", "login.keychain", "/keychains", "/etc/shadow", "/etc/sudoers",
 		"wallet.dat", ".bitcoin/", ".ethereum/keystore", "solana/id.json", ".electrum", "/login data",
@@ -228,6 +261,11 @@ func credSubstrings() []string {
 // secrets; authorized_keys is (writing it is a back door).
 func credPath(s string) bool {
 	if len(s) < 4 || len(s) > 4096 {
+		return false
+	}
+	// Every fragment below holds a dot, a slash or an underscore (a
+	// backslash becomes a slash): most words of code have none.
+	if !strings.ContainsAny(s, "./_\\") {
 		return false
 	}
 	l := strings.ToLower(strings.ReplaceAll(s, "\\", "/"))
@@ -257,7 +295,7 @@ func credPath(s string) bool {
 		}
 		return true
 	}
-	for _, k := range []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"} {
+	for _, k := range [...]string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"} {
 		if j := strings.Index(l, k); j >= 0 && (j == 0 || !isWordByte(l[j-1])) && !strings.HasPrefix(l[j+len(k):], ".pub") &&
 			(j+len(k) == len(l) || !isWordByte(l[j+len(k)])) {
 			return true

@@ -83,6 +83,7 @@ func BenchmarkAuditCorpus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	warmParsers(b, s)
 	ctx := context.Background()
 	worst, worstDir := time.Duration(0), ""
 	b.ReportAllocs()

@@ -57,7 +57,11 @@
 //
 //   - Bounds: folding and taint are memoised, depth-bounded and spend from
 //     a per-skill budget (Limits.MaxAnalysisSteps); a skill that exhausts it
-//     gets AUD-ANALYSIS-BUDGET, never a hang.
+//     gets AUD-ANALYSIS-BUDGET, never a hang. Parsing spends from a second
+//     per-skill budget counted in parser operations (Limits.MaxParseSteps),
+//     not in time, so the findings are the same on every machine: a code
+//     file whose parse it cannot pay for is AUD-CODE-OPAQUE, code in
+//     strings and code blocks left unparsed is AUD-ANALYSIS-BUDGET.
 //
 // Findings are sorted by file, line, column and rule; Report.CanonicalJSON
 // renders the report with sorted keys and Report.Digest hashes it, so the

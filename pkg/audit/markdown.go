@@ -3,11 +3,11 @@ package audit
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 	"gopkg.in/yaml.v3"
@@ -26,10 +26,12 @@ const (
 
 // unit is a stretch of instruction text matched as one: a paragraph, a
 // heading, a code block, an HTML block. text is normalized for matching;
-// src maps each byte of text back to its offset in the file.
+// src maps each byte of text back to its offset in the file (int32: files
+// are read up to a few MiB, and this map is the largest thing the
+// instruction scan allocates).
 type unit struct {
 	text []byte
-	src  []int
+	src  []int32
 	ctx  string
 	html bool
 }
@@ -38,7 +40,14 @@ type unit struct {
 // and code markers and collapsing white space, so "**ignore** previous
 // instructions" reads as the model would understand it.
 func (u *unit) appendSrc(src []byte, start, stop int, keepNewlines bool) {
-	for i := start; i < stop && i < len(src); i++ {
+	stop = min(stop, len(src))
+	if n := stop - start; n > 0 {
+		// Room for the whole segment at once, rather than a few
+		// doublings of both slices per line.
+		u.text = slices.Grow(u.text, n)
+		u.src = slices.Grow(u.src, n)
+	}
+	for i := start; i < stop; i++ {
 		c := src[i]
 		switch c {
 		case '*':
@@ -61,7 +70,7 @@ func (u *unit) appendSrc(src []byte, start, stop int, keepNewlines bool) {
 		case '\n':
 			if keepNewlines {
 				u.text = append(u.text, '\n')
-				u.src = append(u.src, i)
+				u.src = append(u.src, int32(i))
 				continue
 			}
 			c = ' '
@@ -72,14 +81,14 @@ func (u *unit) appendSrc(src []byte, start, stop int, keepNewlines bool) {
 			continue
 		}
 		u.text = append(u.text, c)
-		u.src = append(u.src, i)
+		u.src = append(u.src, int32(i))
 	}
 }
 
 func (u *unit) space(at int) {
 	if len(u.text) > 0 && u.text[len(u.text)-1] != ' ' && u.text[len(u.text)-1] != '\n' {
 		u.text = append(u.text, ' ')
-		u.src = append(u.src, at)
+		u.src = append(u.src, int32(at))
 	}
 }
 
@@ -163,7 +172,7 @@ func descriptionLine(n *yaml.Node) int {
 // returns the fenced code blocks, for the code analyses.
 func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 	li := newLineIndex(src, firstLine)
-	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	doc := r.s.md.Parse(text.NewReader(src))
 	covered := make([]bool, len(li.starts)+1)
 	markLines := func(start, stop int) {
 		l1, _ := li.pos(start)
@@ -310,12 +319,13 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 		return
 	}
 	txt := string(u.text)
-	quotes := quoteSpans(txt)
+	var quotes [][2]int
+	quoted := false
 	done := map[string]bool{}
 	for _, im := range r.s.matchInstr(txt) {
 		rule := &r.s.instr[im.rule]
 		m := im.span[:]
-		off := u.src[m[0]]
+		off := int(u.src[m[0]])
 		line, col := pos(off)
 		key := rule.id + "\x00" + strconv.Itoa(line)
 		if done[key] {
@@ -324,6 +334,10 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 		done[key] = true
 		ctx := u.ctx
 		if ctx == ctxPlain {
+			if !quoted {
+				// Only texts with a match need their quotations.
+				quotes, quoted = quoteSpans(txt), true
+			}
 			switch {
 			case inSpans(codeSpans, off):
 				ctx = ctxCode
@@ -371,7 +385,7 @@ func (r *run) matchEncoded(rel string, u *unit, txt string, pos func(int) (int, 
 		s := string(dec)
 		for _, im := range r.s.matchInstr(s) {
 			rule := &r.s.instr[im.rule]
-			line, col := pos(u.src[m[0]])
+			line, col := pos(int(u.src[m[0]]))
 			key := "decoded\x00" + strconv.Itoa(line)
 			if done[key] {
 				break
@@ -396,13 +410,40 @@ type instrMatch struct {
 // a directive is a sentence, and keyword prefilters on sentences keep the
 // patterns from running over long documents.
 func (s *Scanner) matchInstr(text string) []instrMatch {
-	var out []instrMatch
+	// The keywords are found once in the whole text. A rule whose keywords
+	// are not all in the text cannot run in any of its sentences, and most
+	// texts leave no rule to run; the others learn each sentence's
+	// keywords from the occurrences that lie inside it, which is what
+	// scanning the sentence itself would find.
+	occ := s.kw.hits(text, nil)
 	hit := make([]bool, s.kw.n)
+	for _, o := range occ {
+		hit[o.id] = true
+	}
+	var cand []int
+	for i := range s.instr {
+		if needsIDs(hit, s.instr[i].needIDs) {
+			cand = append(cand, i)
+		}
+	}
+	if len(cand) == 0 {
+		return nil
+	}
+	clear(hit)
+	var out []instrMatch
+	next := 0
 	for _, sp := range sentences(text) {
 		sent := text[sp[0]:sp[1]]
-		clear(hit)
-		s.kw.scan(sent, hit)
-		for i := range s.instr {
+		from := next
+		for next < len(occ) && int(occ[next].end) <= sp[1] {
+			next++
+		}
+		for _, o := range occ[from:next] {
+			if int(o.end-s.kw.lens[o.id]) >= sp[0] {
+				hit[o.id] = true
+			}
+		}
+		for _, i := range cand {
 			rule := &s.instr[i]
 			if !needsIDs(hit, rule.needIDs) {
 				continue
@@ -414,6 +455,9 @@ func (s *Scanner) matchInstr(text string) []instrMatch {
 				}
 				out = append(out, instrMatch{rule: i, span: [2]int{abs[0], abs[1]}})
 			}
+		}
+		for _, o := range occ[from:next] {
+			hit[o.id] = false
 		}
 	}
 	return out

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +21,8 @@ import (
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/audit/internal/treesitter"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/parser"
 )
 
 // Limits bound the work an audit does on a directory, so a hostile skill
@@ -27,19 +31,24 @@ import (
 type Limits struct {
 	// MaxFiles is the number of files read.
 	MaxFiles int
-	// MaxFileBytes is the size of the largest file read.
+	// MaxFileBytes is the size of the largest file read, under 2 GiB.
 	MaxFileBytes int64
 	// MaxTotalBytes is the sum of the sizes of the files read.
 	MaxTotalBytes int64
 	// MaxAnalysisSteps bounds the work of the code analyses per skill
 	// (see DefaultAnalysisSteps); 0 means the default.
 	MaxAnalysisSteps int64
+	// MaxParseSteps bounds the parsing of Python, JavaScript and
+	// TypeScript per skill, in steps of 100 parser operations (see
+	// DefaultParseSteps); 0 means the default.
+	MaxParseSteps int64
 }
 
 // DefaultLimits are far above what real skills hold (the largest corpus
 // skill has a few hundred files and no file over 256 KiB).
 func DefaultLimits() Limits {
-	return Limits{MaxFiles: 10000, MaxFileBytes: 4 << 20, MaxTotalBytes: 256 << 20, MaxAnalysisSteps: DefaultAnalysisSteps}
+	return Limits{MaxFiles: 10000, MaxFileBytes: 4 << 20, MaxTotalBytes: 256 << 20,
+		MaxAnalysisSteps: DefaultAnalysisSteps, MaxParseSteps: DefaultParseSteps}
 }
 
 // Options configure a Scanner.
@@ -52,13 +61,19 @@ type Options struct {
 }
 
 // Scanner audits skill directories. It holds the compiled rule tables and
-// is safe for concurrent use; build one and reuse it.
+// the parsers, and is safe for concurrent use; build one and reuse it.
 type Scanner struct {
 	opts  Options
 	rules map[string]Rule
 	instr []instrRule
 	kw    *acMatcher
 	langs treeLanguages
+	// parsers are tree-sitter instances kept between scans: making one
+	// costs more than parsing the code of a typical skill.
+	parsers *treesitter.Pool
+	// md parses Markdown; goldmark's parser is safe for concurrent use,
+	// and building one per file cost more than parsing most files.
+	md parser.Parser
 }
 
 // treeLanguages are the tree-sitter grammars; they are immutable.
@@ -74,9 +89,16 @@ func New(opts Options) (*Scanner, error) {
 	if opts.Limits.MaxAnalysisSteps == 0 {
 		opts.Limits.MaxAnalysisSteps = DefaultAnalysisSteps
 	}
+	if opts.Limits.MaxParseSteps == 0 {
+		opts.Limits.MaxParseSteps = DefaultParseSteps
+	}
 	l := opts.Limits
-	if l.MaxFiles <= 0 || l.MaxFileBytes <= 0 || l.MaxTotalBytes <= 0 || l.MaxAnalysisSteps < 0 {
+	if l.MaxFiles <= 0 || l.MaxFileBytes <= 0 || l.MaxTotalBytes <= 0 || l.MaxAnalysisSteps < 0 || l.MaxParseSteps < 0 {
 		return nil, fmt.Errorf("%w: every limit must be positive (got %+v)", ErrOptions, l)
+	}
+	if l.MaxFileBytes > math.MaxInt32 {
+		// Offsets into a file are kept as int32 (markdown.go).
+		return nil, fmt.Errorf("%w: MaxFileBytes %d is over 2 GiB", ErrOptions, l.MaxFileBytes)
 	}
 	s := &Scanner{opts: opts, rules: make(map[string]Rule)}
 	for _, r := range Rules() {
@@ -84,6 +106,11 @@ func New(opts Options) (*Scanner, error) {
 	}
 	s.instr, s.kw = compileInstrRules()
 	s.langs = newTreeLanguages()
+	s.md = goldmark.New().Parser()
+	s.parsers = new(treesitter.Pool)
+	// The pooled instances live in the process-wide wasm runtime until
+	// closed, so they are closed when the Scanner is collected.
+	runtime.AddCleanup(s, func(p *treesitter.Pool) { p.Close() }, s.parsers)
 	return s, nil
 }
 
@@ -155,8 +182,9 @@ type run struct {
 	parser *treesitter.Parser
 
 	// stepsLeft is the analysis budget (budget.go); budgetOut is set when
-	// it ran out, in budgetFile.
+	// it ran out, in budgetFile. parseLeft is the parse budget.
 	stepsLeft  int64
+	parseLeft  int64
 	budgetOut  bool
 	budgetFile string
 
@@ -179,19 +207,20 @@ func newRun(ctx context.Context, s *Scanner, dir string) *run {
 		localPy:    map[string]bool{},
 		paths:      map[string]bool{},
 		stepsLeft:  s.opts.Limits.MaxAnalysisSteps,
+		parseLeft:  s.opts.Limits.MaxParseSteps,
 	}
 }
 
 func (r *run) close() {
-	if r.parser != nil {
-		r.parser.Close()
-	}
+	r.s.parsers.Put(r.parser)
+	r.parser = nil
 }
 
-// treeParser returns the run's tree-sitter parser, made on first use.
+// treeParser returns the run's tree-sitter parser, taken from the
+// Scanner's pool on first use.
 func (r *run) treeParser() *treesitter.Parser {
 	if r.parser == nil {
-		r.parser = new(treesitter.Parser)
+		r.parser = r.s.parsers.Get()
 	}
 	return r.parser
 }

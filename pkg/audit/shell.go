@@ -39,6 +39,9 @@ type shAnalysis struct {
 	// sums memoises summarize per statement once the variables are known
 	// (the second pass): nested command substitutions are summarised once.
 	sums map[syntax.Node]summary
+	// printer renders evidence; made once, since each printer allocates
+	// its buffers.
+	printer *syntax.Printer
 }
 
 // analyzeShellFile parses a shell script with mvdan.cc/sh and analyses it.
@@ -298,6 +301,15 @@ func (a *shAnalysis) summarize(n syntax.Node) summary {
 func wordText(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
+	}
+	if len(w.Parts) == 1 {
+		// Most words are one literal: their text needs no copy.
+		switch x := w.Parts[0].(type) {
+		case *syntax.Lit:
+			return x.Value, true
+		case *syntax.SglQuoted:
+			return x.Value, true
+		}
 	}
 	var b strings.Builder
 	ok := wordParts(&b, w.Parts)
@@ -716,8 +728,11 @@ func (a *shAnalysis) nodeText(n syntax.Node) string {
 			return firstLine(a.src[start:start+1024]) + " …"
 		}
 	}
+	if a.printer == nil {
+		a.printer = syntax.NewPrinter(syntax.SingleLine(true))
+	}
 	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n); err != nil {
+	if err := a.printer.Print(&b, n); err != nil {
 		return ""
 	}
 	return b.String()

@@ -121,17 +121,25 @@ func shellNetwork(name string, rest []*syntax.Word) (string, bool) {
 // effects records the file system, desktop and database uses of a
 // command, credential-store reads, and unpinned package installs.
 func (a *shAnalysis) effects(p syntax.Pos, name string, rest []*syntax.Word, ev string) {
-	args := nonFlagArgs(rest)
+	// Most commands never look at their arguments: they are listed only
+	// when a case needs them (an echo of a million words was listed twice).
+	var listed []string
+	args := func() []string {
+		if listed == nil {
+			listed = nonFlagArgs(rest)
+		}
+		return listed
+	}
 	sub := subcommand(rest)
 	switch name {
 	case "rm", "rmdir", "mv", "cp", "mkdir", "touch", "chmod", "chown", "chgrp", "ln", "install", "truncate", "shred",
 		"unzip", "patch", "mktemp", "rsync", "tee", "split", "csplit", "mkfifo":
-		if name == "tee" && len(args) == 0 {
+		if name == "tee" && len(args()) == 0 {
 			break
 		}
 		a.use(p, "filesystem", "write", "", name)
 	case "dd":
-		for _, x := range args {
+		for _, x := range args() {
 			if strings.HasPrefix(x, "of=") {
 				a.use(p, "filesystem", "write", "", name)
 			}
@@ -141,13 +149,13 @@ func (a *shAnalysis) effects(p syntax.Pos, name string, rest []*syntax.Word, ev 
 	case "sed", "perl", "ruby":
 		if hasFlag(rest, "-i") || strings.Contains(ev, " -i") {
 			a.use(p, "filesystem", "write", "", name+" -i")
-		} else if len(args) > 1 {
+		} else if len(args()) > 1 {
 			a.use(p, "filesystem", "read", "", name)
 		}
 	case "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "find", "ls", "wc", "sort",
 		"uniq", "diff", "cmp", "stat", "file", "jq", "yq", "awk", "gawk", "du", "tree", "md5sum", "sha256sum",
 		"shasum", "xxd", "hexdump", "od", "strings", "nl", "fd", "bat", "zcat", "zgrep", "column", "cut":
-		if len(args) > 0 {
+		if len(args()) > 0 {
 			a.use(p, "filesystem", "read", "", name)
 		}
 	case "git":
@@ -164,7 +172,7 @@ func (a *shAnalysis) effects(p syntax.Pos, name string, rest []*syntax.Word, ev 
 	case "sqlite3", "psql", "mysql", "mariadb", "mongo", "mongosh", "redis-cli", "duckdb", "clickhouse-client",
 		"cqlsh", "sqlcmd", "pg_dump", "mysqldump":
 		level := "read"
-		for _, x := range args {
+		for _, x := range args() {
 			if sqlWriteRe.MatchString(x) {
 				level = "write"
 			}
@@ -176,15 +184,15 @@ func (a *shAnalysis) effects(p syntax.Pos, name string, rest []*syntax.Word, ev 
 			a.add(RuleCodeCredFile, p, 0, "reads the macOS keychain ("+sub+")", ev)
 		}
 	case "gh", "glab":
-		if sub == "auth" && containsWord(args, "token") {
+		if sub == "auth" && containsWord(args(), "token") {
 			a.add(RuleCodeCredFile, p, 0, name+" auth token prints the stored GitHub token", ev)
 		}
 	case "gcloud":
-		if containsWord(args, "print-access-token") || containsWord(args, "print-identity-token") {
+		if containsWord(args(), "print-access-token") || containsWord(args(), "print-identity-token") {
 			a.add(RuleCodeCredFile, p, 0, "gcloud prints a stored access token", ev)
 		}
 	case "aws":
-		if sub == "configure" && (containsWord(args, "get") || containsWord(args, "export-credentials")) {
+		if sub == "configure" && (containsWord(args(), "get") || containsWord(args(), "export-credentials")) {
 			a.add(RuleCodeCredFile, p, 0, "aws configure reads stored AWS credentials", ev)
 		}
 	case "op", "pass", "gopass", "bw", "lpass", "keyring", "secret-tool":
@@ -210,7 +218,11 @@ func containsWord(xs []string, w string) bool {
 func (a *shAnalysis) packageInstall(p syntax.Pos, name, sub string, rest []*syntax.Word) {
 	var pkgs []string
 	var eco string
-	args := nonFlagArgs(rest)
+	var args []string
+	switch name {
+	case "pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun", "npx", "bunx", "pnpx", "uvx":
+		args = nonFlagArgs(rest)
+	}
 	switch name {
 	case "pip", "pip3", "uv", "pipx":
 		i := 0

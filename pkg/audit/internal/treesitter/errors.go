@@ -9,4 +9,7 @@ var (
 	// ErrParse means one parse failed: cancelled, out of memory, or an
 	// input outside the bounds.
 	ErrParse = errdef.New(errdef.Internal, "tree-sitter parse failed")
+	// ErrBudget means a parse used up the steps ParseBudget gave it; it
+	// comes wrapped with ErrParse.
+	ErrBudget = errdef.New(errdef.Internal, "parse budget spent")
 )

@@ -14,6 +14,7 @@ import (
 	"context"
 	_ "embed" // the module
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -149,20 +151,81 @@ func newEngine(ctx context.Context) (*engine, error) {
 }
 
 // cancelled is the module's import skillpm.cancelled: tree-sitter asks it
-// every few hundred steps whether to stop.
+// every StepOperations operations whether to stop. Each call spends one
+// step of the parse's budget, when it has one (see ParseBudget).
 func cancelled(ctx context.Context, stack []uint64) {
 	stack[0] = 0
 	if ctx.Err() != nil {
 		stack[0] = 1
+		return
+	}
+	if b, ok := ctx.Value(budgetKey{}).(*budget); ok {
+		if b.left <= 0 {
+			b.out = true
+			stack[0] = 1
+			return
+		}
+		b.left--
 	}
 }
 
+// StepOperations is the number of tree-sitter parser operations (a token
+// shifted, a rule reduced, a repetition balanced) in one step of a parse
+// budget: tree-sitter checks for cancellation that often.
+const StepOperations = 100
+
+// budget is the steps a parse may still spend; it travels to cancelled in
+// the context of the call into the module.
+type budget struct {
+	left int64
+	out  bool
+}
+
+type budgetKey struct{}
+
 func (e *engine) instantiate(ctx context.Context) (api.Module, error) {
 	// Anonymous, so that many instances may live in one runtime; the
-	// module is a reactor, initialised by _initialize.
+	// module is a reactor, initialised by _initialize. Its memory grows
+	// geometrically (see growingMemory).
+	ctx = experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(newGrowingMemory))
 	return e.rt.InstantiateModule(ctx, e.compiled,
 		wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
 }
+
+// growingMemory backs an instance's linear memory with a buffer whose
+// capacity at least doubles when it must move. wazero's default grows the
+// buffer by what the module asks for, and the C allocator asks for a few
+// pages at a time, so a parse that builds a large tree copied its whole
+// memory over and over (a quarter of the time of a 2 MB parse).
+type growingMemory struct {
+	buf []byte
+	max uint64
+}
+
+func newGrowingMemory(capacity, max uint64) experimental.LinearMemory {
+	return &growingMemory{buf: make([]byte, 0, capacity), max: max}
+}
+
+// Reallocate implements experimental.LinearMemory. The bytes between the
+// length and the capacity were never written, so they are still zero, as
+// grown wasm memory must be.
+func (m *growingMemory) Reallocate(size uint64) []byte {
+	if size > m.max {
+		return nil
+	}
+	if size <= uint64(cap(m.buf)) {
+		m.buf = m.buf[:size]
+		return m.buf
+	}
+	c := min(max(size, 2*uint64(cap(m.buf))), m.max)
+	buf := make([]byte, size, c)
+	copy(buf, m.buf)
+	m.buf = buf
+	return buf
+}
+
+// Free implements experimental.LinearMemory.
+func (m *growingMemory) Free() { m.buf = nil }
 
 // names reads a name table of the module: names[i] for i from first to
 // the count the module reports (field ids start at 1; 0 is "no field").
@@ -210,6 +273,9 @@ func cString(mem api.Memory, ptr uint32) (string, bool) {
 type Parser struct {
 	e   *engine
 	mod api.Module
+	// The exports a parse calls, looked up once per instance: each lookup
+	// makes a new call engine with its own stack.
+	malloc, free, parse api.Function
 }
 
 // Close releases the parser's instance.
@@ -218,7 +284,7 @@ func (p *Parser) Close() error {
 		return nil
 	}
 	err := p.mod.Close(context.Background())
-	p.mod = nil
+	p.mod, p.malloc, p.free, p.parse = nil, nil, nil, nil
 	return err
 }
 
@@ -228,6 +294,22 @@ func (p *Parser) Close() error {
 // when ctx is done during the parse or the parse needs more than
 // MemoryLimit; the Parser stays usable.
 func (p *Parser) Parse(ctx context.Context, lang Language, src []byte, maxNodes int) (*Tree, error) {
+	return p.ParseBudget(ctx, lang, src, maxNodes, nil)
+}
+
+// ParseBudget is Parse with a budget of work: when steps is not nil, the
+// parse spends one of *steps per StepOperations tree-sitter operations,
+// and fails with ErrBudget (and ErrParse) when it would go below zero.
+// What a parse spends depends only on the source and the grammar, so the
+// outcome is the same on every machine, unlike a time limit. *steps is
+// left at what remains.
+func (p *Parser) ParseBudget(ctx context.Context, lang Language, src []byte, maxNodes int, steps *int64) (*Tree, error) {
+	var b *budget
+	if steps != nil {
+		b = &budget{left: *steps}
+		ctx = context.WithValue(ctx, budgetKey{}, b)
+		defer func() { *steps = b.left }()
+	}
 	if lang >= numLanguages {
 		return nil, fmt.Errorf("%w: unknown language %d", ErrParse, lang)
 	}
@@ -247,8 +329,11 @@ func (p *Parser) Parse(ctx context.Context, lang Language, src []byte, maxNodes 
 			return nil, fmt.Errorf("%w: %w", ErrModule, err)
 		}
 		p.mod = mod
+		p.malloc = mod.ExportedFunction("sk_malloc")
+		p.free = mod.ExportedFunction("sk_free")
+		p.parse = mod.ExportedFunction("sk_parse")
 	}
-	tree, err := p.parse(ctx, lang, src, maxNodes)
+	tree, err := p.parseOnce(ctx, lang, src, maxNodes)
 	if err == nil && (lang == JavaScript || lang == TSX) {
 		tree, err = p.reparseJSXText(ctx, lang, src, maxNodes, tree)
 	}
@@ -304,7 +389,7 @@ func (p *Parser) reparseJSXText(ctx context.Context, lang Language, src []byte, 
 		if !changed {
 			return tree, nil
 		}
-		next, err := p.parse(ctx, lang, fixed, maxNodes)
+		next, err := p.parseOnce(ctx, lang, fixed, maxNodes)
 		if err != nil {
 			return nil, err
 		}
@@ -316,10 +401,9 @@ func (p *Parser) reparseJSXText(ctx context.Context, lang Language, src []byte, 
 // entity matches a character reference at the start of JSX text.
 var entity = regexp.MustCompile(`^&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);`)
 
-func (p *Parser) parse(ctx context.Context, lang Language, src []byte, maxNodes int) (*Tree, error) {
-	mod := p.mod
-	mem := mod.Memory()
-	res, err := mod.ExportedFunction("sk_malloc").Call(ctx, uint64(len(src)+1))
+func (p *Parser) parseOnce(ctx context.Context, lang Language, src []byte, maxNodes int) (*Tree, error) {
+	mem := p.mod.Memory()
+	res, err := p.malloc.Call(ctx, uint64(len(src)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
 	}
@@ -327,9 +411,9 @@ func (p *Parser) parse(ctx context.Context, lang Language, src []byte, maxNodes 
 	if srcPtr == 0 || !mem.Write(srcPtr, src) {
 		return nil, fmt.Errorf("%w: no memory for %d bytes of source", ErrParse, len(src))
 	}
-	free := mod.ExportedFunction("sk_free")
+	free := p.free
 	defer free.Call(ctx, uint64(srcPtr))
-	res, err = mod.ExportedFunction("sk_parse").Call(ctx, uint64(lang), uint64(srcPtr), uint64(len(src)), uint64(maxNodes))
+	res, err = p.parse.Call(ctx, uint64(lang), uint64(srcPtr), uint64(len(src)), uint64(maxNodes))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
 	}
@@ -337,6 +421,9 @@ func (p *Parser) parse(ctx context.Context, lang Language, src []byte, maxNodes 
 	if out == 0 {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: %w", ErrParse, ctx.Err())
+		}
+		if b, ok := ctx.Value(budgetKey{}).(*budget); ok && b.out {
+			return nil, fmt.Errorf("%w: %w", ErrParse, ErrBudget)
 		}
 		return nil, fmt.Errorf("%w: out of memory", ErrParse)
 	}
@@ -401,4 +488,65 @@ func (p *Parser) decode(mem api.Memory, lang Language, out uint32, srcLen int) (
 		return nil, fmt.Errorf("%w: first node is not the root", ErrParse)
 	}
 	return t, nil
+}
+
+// maxIdle is how many parsers a Pool keeps between uses: enough for the
+// goroutines of a busy caller, few enough that idle instances (each up to
+// keepMemory) do not add up.
+const maxIdle = 4
+
+// Pool hands out Parsers and takes them back, so that a caller making many
+// parses of small sources (an audit of many skills) instantiates the
+// module a few times instead of once per use: an instance costs a few
+// milliseconds and several MiB of fresh memory. It is safe for concurrent
+// use; the zero value is ready to use.
+type Pool struct {
+	mu     sync.Mutex
+	idle   []*Parser
+	closed bool
+}
+
+// Get returns an idle parser, or a new one.
+func (p *Pool) Get() *Parser {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.idle); n > 0 {
+		x := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		return x
+	}
+	return new(Parser)
+}
+
+// Put gives a parser back; it is closed instead when the pool is full or
+// closed. The caller must not use it afterwards.
+func (p *Pool) Put(x *Parser) {
+	if x == nil {
+		return
+	}
+	p.mu.Lock()
+	if !p.closed && len(p.idle) < maxIdle {
+		p.idle = append(p.idle, x)
+		x = nil
+	}
+	p.mu.Unlock()
+	if x != nil {
+		x.Close()
+	}
+}
+
+// Close closes the idle parsers; parsers put back later are closed at
+// once.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	var errs []error
+	for _, x := range idle {
+		if err := x.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

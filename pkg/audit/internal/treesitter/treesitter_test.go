@@ -155,6 +155,90 @@ func TestCancelled(t *testing.T) {
 	}
 }
 
+// TestParseBudget: a parse spends steps in proportion to its work, the
+// same on every run, and stops with ErrBudget when they run out; the
+// parser stays usable.
+func TestParseBudget(t *testing.T) {
+	var p Parser
+	defer p.Close()
+	ctx := context.Background()
+	src := []byte(strings.Repeat("x = [1, 2, 3]\n", 2000))
+	spent := func() int64 {
+		steps := int64(1 << 40)
+		if _, err := p.ParseBudget(ctx, Python, src, 1<<20, &steps); err != nil {
+			t.Fatal(err)
+		}
+		return 1<<40 - steps
+	}
+	first, second := spent(), spent()
+	// 2000 lines of 9 tokens each are tens of thousands of operations.
+	if first < 100 || first != second {
+		t.Fatalf("a parse of %d bytes spent %d steps, then %d", len(src), first, second)
+	}
+	steps := first / 2
+	_, err := p.ParseBudget(ctx, Python, src, 1<<20, &steps)
+	if !errors.Is(err, ErrBudget) || !errors.Is(err, ErrParse) || steps != 0 {
+		t.Fatalf("parse with half the steps it needs: %v, %d steps left", err, steps)
+	}
+	if tr := parse(t, &p, Python, "x = 1\n"); tr.HasError {
+		t.Error("parse after a stopped one failed")
+	}
+	// The JSX reparses spend from the same budget.
+	jsx := []byte(strings.Repeat("const a = <p>Tom & Jerry</p>;\n", 500))
+	steps = 1 << 40
+	if tr, err := p.ParseBudget(ctx, JavaScript, jsx, 1<<20, &steps); err != nil || tr.HasError {
+		t.Fatalf("JSX: %v", err)
+	}
+	jsxSpent := 1<<40 - steps
+	steps = jsxSpent - 1
+	if _, err := p.ParseBudget(ctx, JavaScript, jsx, 1<<20, &steps); !errors.Is(err, ErrBudget) {
+		t.Fatalf("JSX with one step too few: %v", err)
+	}
+}
+
+// TestPool: a parser put back is handed out again with its instance, and
+// Close releases the idle ones.
+func TestPool(t *testing.T) {
+	var pool Pool
+	a := pool.Get()
+	if tr := parse(t, a, Python, "x = 1\n"); tr.HasError {
+		t.Fatal("parse failed")
+	}
+	mod := a.mod
+	pool.Put(a)
+	b := pool.Get()
+	if b != a || b.mod != mod || mod == nil {
+		t.Fatal("the pool did not hand back the idle parser and its instance")
+	}
+	var many []*Parser
+	for range maxIdle + 2 {
+		x := pool.Get()
+		parse(t, x, Python, "y = 2\n")
+		many = append(many, x)
+	}
+	for _, x := range many {
+		pool.Put(x)
+	}
+	if len(pool.idle) != maxIdle {
+		t.Errorf("%d idle parsers, want %d", len(pool.idle), maxIdle)
+	}
+	if many[len(many)-1].mod != nil {
+		t.Error("a parser put into a full pool kept its instance")
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range many[:maxIdle] {
+		if x.mod != nil {
+			t.Error("Close left an idle instance open")
+		}
+	}
+	pool.Put(b)
+	if b.mod != nil || len(pool.idle) != 0 {
+		t.Error("a closed pool kept a parser")
+	}
+}
+
 // TestPathological: deep nesting and long lines end in a tree or ErrParse,
 // never a crash, and leave the parser usable.
 func TestPathological(t *testing.T) {
