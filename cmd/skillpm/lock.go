@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
@@ -106,22 +106,9 @@ retries.`,
 	return c
 }
 
-// lockPaths picks the manifest and lock files.
+// lockPaths picks the manifest and lock files (spm.FindManifest).
 func lockPaths(f *lockFlags) (manifest, lock string) {
-	manifest = f.manifest
-	if manifest == "" {
-		manifest = resolve.ManifestFile
-		if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
-			if _, err := os.Stat(resolve.AgentManifestFile); err == nil {
-				manifest = resolve.AgentManifestFile
-			}
-		}
-	}
-	lock = f.lock
-	if lock == "" {
-		lock = filepath.Join(filepath.Dir(manifest), resolve.LockFile)
-	}
-	return manifest, lock
+	return spm.FindManifest(f.manifest, f.lock)
 }
 
 func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
@@ -146,9 +133,14 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	}
 	// Git references are fetched and built (from the git cache when it
 	// has the commit) as install does, so their commits and trees lock.
-	m, locals, done, err := gitRequirements(c, g, m, prev, f.frozen, false)
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from})
 	if err != nil {
 		return err
+	}
+	m, locals, done, err := e.GitRequirements(ctx, m, prev, f.frozen, false)
+	if err != nil {
+		mapped, _ := engineExit(g, err)
+		return mapped
 	}
 	defer done()
 	if f.upgrade {
@@ -157,10 +149,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 		}
 		prev = prev.Without(names...)
 	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
+	client := e.Client()
 	graph, err := projectGraph(client, g, f.from, m)
 	if err != nil {
 		return err

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/Masterminds/semver/v3"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/Masterminds/semver/v3"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/resolve"
@@ -60,76 +61,17 @@ func openProject(ctx context.Context, manifest, lock string) (*project, error) {
 func (p *project) exists() bool { return p.data != nil }
 
 // hasProject reports whether a project manifest is where lockPaths looks.
-func hasProject(manifest string) bool {
-	mpath, _ := lockPaths(&lockFlags{manifest: manifest})
-	_, err := os.Stat(mpath)
-	return err == nil
-}
+func hasProject(manifest string) bool { return spm.HasProject(manifest) }
 
-// projectScope is the scope a manifest installs into: scope: as written,
-// else project for skills.yaml (its skills belong to the project) and user
-// for a GAIA agent's gaia-agent.yaml (the agent reads the user's roots).
-func projectScope(m *resolve.Manifest) install.Scope {
-	if m.Scope != "" {
-		return install.Scope(m.Scope)
-	}
-	if b := filepath.Base(m.File); b == resolve.AgentManifestFile || b == "gaia-agent.yml" {
-		return install.ScopeUser
-	}
-	return install.ScopeProject
-}
+// projectScope is the scope a manifest installs into (spm.ProjectScope).
+func projectScope(m *resolve.Manifest) install.Scope { return spm.ProjectScope(m) }
 
-// projectRoots returns where a project's skills go: --root, else the
-// hosts of --host, hosts: or host:, else chooseHost's; at --scope, else
-// the manifest's scope (projectScope). Project roots are under the
-// manifest's directory, wherever the command runs.
+// projectRoots returns where a project's skills go (spm.ProjectRoots):
+// --root, else the hosts of --host, hosts: or host:, else chooseHost's; at
+// --scope, else the manifest's scope.
 func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Root, error) {
-	if len(rf.roots) > 0 {
-		return rf.targets(install.DefaultHost)
-	}
-	scope := projectScope(m)
-	if rf.scope != "" {
-		s, err := install.ParseScope(rf.scope)
-		if err != nil {
-			return nil, &usageError{err}
-		}
-		scope = s
-	}
-	env := osEnv()
-	if m.Dir != "" {
-		env.Cwd = m.Dir
-	}
-	names := rf.hosts
-	if len(names) == 0 {
-		names = m.Hosts
-		if len(names) == 0 && m.Host != "" {
-			names = []string{m.Host}
-		}
-	}
-	var hosts []install.Host
-	for _, s := range names {
-		h, err := install.ParseHost(s)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("%s: %w", m.File, err)}
-		}
-		hosts = append(hosts, h)
-	}
-	if len(hosts) == 0 {
-		h, err := chooseHost(g, env)
-		if err != nil {
-			return nil, err
-		}
-		hosts = []install.Host{h}
-	}
-	var out []install.Root
-	for _, h := range hosts {
-		d, err := install.RootDir(h, scope, env)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
-	}
-	return out, nil
+	roots, err := spm.ProjectRoots(osEnv(), rf.target(), m, g.config().Host)
+	return roots, rootsErr(g, err)
 }
 
 // save writes the manifest (when data differs from what was read) and
@@ -150,31 +92,6 @@ func (p *project) save(data []byte, lock *resolve.Lockfile) error {
 		return nil
 	}
 	return atomicfile.WriteFiles(files)
-}
-
-// staleLockReport lists the skills a lock pins below what the roots
-// hold: applying such a lock would be a downgrade nobody asked for.
-func staleLockReport(lock *resolve.Lockfile, roots []install.Root) []string {
-	if lock == nil {
-		return nil
-	}
-	var out []string
-	for _, r := range roots {
-		rec, err := install.ReadReceipts(r.Dir)
-		if err != nil {
-			continue
-		}
-		for _, got := range rec.Skills {
-			ls := lock.Get(got.Name)
-			if ls == nil || got.Source == "" {
-				continue
-			}
-			if newer(got.Version, ls.Version) {
-				out = append(out, fmt.Sprintf("%s: %s holds %s, skills.lock pins %s", got.Name, r.Dir, got.Version, ls.Version))
-			}
-		}
-	}
-	return out
 }
 
 // newer reports whether version a is above version b; versions that do

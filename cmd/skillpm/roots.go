@@ -2,9 +2,9 @@ package main
 
 import (
 	"errors"
-	"slices"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
@@ -23,18 +23,9 @@ func (f *rootFlags) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&f.roots, "root", nil, "a custom root `DIR` instead of a host's (repeatable)")
 }
 
-// processEnv is the one environment every command resolves roots with:
-// home, working directory, variables, and the hosts table with the user's
-// hosts file ($SKILLPM_HOSTS, else $XDG_CONFIG_HOME/skillpm/hosts.yaml).
-func processEnv() (hosts.Env, error) {
-	env := hosts.OSEnv()
-	t, err := hosts.Load(env)
-	if err != nil {
-		return hosts.Env{}, err
-	}
-	env.Hosts = t
-	return env, nil
-}
+// processEnv is the one environment every command resolves roots with
+// (spm.ProcessEnv).
+func processEnv() (hosts.Env, error) { return spm.ProcessEnv() }
 
 // osEnv is processEnv for callers that cannot fail: a broken user hosts
 // file falls back to the built-in table (the commands that resolve roots
@@ -51,44 +42,14 @@ func osEnv() install.Env {
 // per host at the chosen scope (default host def, default scope user).
 func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
 	if len(f.roots) > 0 {
-		var out []install.Root
-		for _, r := range f.roots {
-			out = append(out, install.Root{Host: "custom", Scope: "custom", Dir: r})
-		}
-		return out, nil
-	}
-	scope := install.ScopeUser
-	if f.scope != "" {
-		s, err := install.ParseScope(f.scope)
-		if err != nil {
-			return nil, &usageError{err}
-		}
-		scope = s
+		return spm.Roots(hosts.Env{}, f.target(), def)
 	}
 	env, err := processEnv()
 	if err != nil {
 		return nil, err
 	}
-	hs, err := f.hostList(env, def)
-	if err != nil {
-		return nil, err
-	}
-	var out []install.Root
-	for _, h := range hs {
-		d, err := install.RootDir(h, scope, env)
-		if err != nil {
-			if errorsIsNoProject(err) {
-				return nil, &usageError{err}
-			}
-			return nil, err
-		}
-		// Hosts that share a root (the .agents family at project scope)
-		// share one copy: the root is written once.
-		if !slices.ContainsFunc(out, func(r install.Root) bool { return r.Dir == d }) {
-			out = append(out, install.Root{Host: h, Scope: scope, Dir: d})
-		}
-	}
-	return out, nil
+	roots, err := spm.Roots(env, f.target(), def)
+	return roots, rootsErr(nil, err)
 }
 
 // readBy says which hosts load what is installed in dir, when more than
@@ -150,22 +111,8 @@ func (f *rootFlags) searched() ([]install.Root, error) {
 }
 
 func (f *rootFlags) hostList(env hosts.Env, def install.Host) ([]install.Host, error) {
-	if len(f.hosts) == 0 {
-		return []install.Host{def}, nil
-	}
-	var out []install.Host
-	for _, s := range f.hosts {
-		for _, name := range strings.Split(s, ",") {
-			h, err := install.ParseHostIn(env, strings.TrimSpace(name))
-			if err != nil {
-				return nil, &usageError{err}
-			}
-			if !slices.Contains(out, h) {
-				out = append(out, h)
-			}
-		}
-	}
-	return out, nil
+	hs, err := spm.HostList(env, f.hosts, def)
+	return hs, rootsErr(nil, err)
 }
 
 func errorsIsNoProject(err error) bool { return errors.Is(err, hosts.ErrNoProjectRoot) }

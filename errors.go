@@ -1,0 +1,103 @@
+package skillpm
+
+import (
+	"errors"
+	"strings"
+)
+
+var (
+	// ErrInvalidRequest means an option or argument of a request is
+	// malformed or contradicts another: fix the request.
+	ErrInvalidRequest = errors.New("invalid request")
+	// ErrNoManifest means a project operation found no project manifest.
+	ErrNoManifest = errors.New("no project manifest")
+	// ErrNoSuchSkill means a source holds no skill of the name asked for.
+	ErrNoSuchSkill = errors.New("no such skill")
+	// ErrUntrustedCommit means a git commit's signature could not be
+	// turned into a signer identity.
+	ErrUntrustedCommit = errors.New("untrusted commit signature")
+	// ErrLockMismatch means a frozen install found the lock disagreeing
+	// with what a git reference holds.
+	ErrLockMismatch = errors.New("lock mismatch")
+	// ErrGit marks failures of fetching or exporting a git reference; the
+	// gitsource error is wrapped beside it.
+	ErrGit = errors.New("git source")
+	// ErrSeveralHosts means no host was named and skills are installed for
+	// several hosts, so the default host cannot be chosen.
+	ErrSeveralHosts = errors.New("several hosts hold skills")
+)
+
+// BuildError is a skill directory (or a skill of a git reference) that
+// does not build. Err wraps the *skill.ValidationError with the
+// diagnostics when the skill is invalid.
+type BuildError struct {
+	// Where is the directory or git origin as the request named it.
+	Where string
+	// Dir is set for a local directory (not a git reference).
+	Dir bool
+	Err error
+}
+
+func (e *BuildError) Error() string { return e.Where + ": " + e.Err.Error() }
+
+// Unwrap returns the build failure.
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// NotInstalledError names skills an update was asked for that no root
+// holds, and the roots looked in.
+type NotInstalledError struct {
+	Names  []string
+	Looked []string
+	Err    error
+}
+
+func (e *NotInstalledError) Error() string {
+	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + strings.Join(e.Looked, ", ") + ")"
+}
+
+// Unwrap returns install.ErrNotInstalled.
+func (e *NotInstalledError) Unwrap() error { return e.Err }
+
+// invalidError marks err as ErrInvalidRequest without changing its
+// message.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string        { return e.err.Error() }
+func (e *invalidError) Unwrap() error        { return e.err }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalidRequest }
+
+func invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &invalidError{err}
+}
+
+// markedError adds a sentinel to err without changing its message.
+type markedError struct {
+	err  error
+	mark error
+}
+
+func (e *markedError) Error() string        { return e.err.Error() }
+func (e *markedError) Unwrap() error        { return e.err }
+func (e *markedError) Is(target error) bool { return target == e.mark }
+
+func mark(sentinel, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{err: err, mark: sentinel}
+}
+
+// SeveralHostsError is ErrSeveralHosts with the hosts that hold skills.
+type SeveralHostsError struct {
+	Hosts []string
+}
+
+func (e *SeveralHostsError) Error() string {
+	return ErrSeveralHosts.Error() + ": " + strings.Join(e.Hosts, ", ")
+}
+
+// Is reports whether target is ErrSeveralHosts.
+func (e *SeveralHostsError) Is(target error) bool { return target == ErrSeveralHosts }
