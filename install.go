@@ -33,6 +33,12 @@ type InstallRequest struct {
 	// Origin names where Refs come from in messages; "" means "the
 	// command line".
 	Origin string
+	// RegistryOnly refuses references to local directories and git
+	// repositories (install.ErrUnsupportedRef), and leaves skills
+	// installed from git alone in an update: a request from another
+	// program (the HTTP API) must not make skillpm read this machine's
+	// directories or fetch repositories.
+	RegistryOnly bool
 
 	// Grants consent to declared permissions (PERM, or NAME:PERM for one
 	// skill); Yes consents to the dangerous permissions of community
@@ -228,6 +234,13 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	} else {
 		var cache *gitsource.Cache
 		for _, a := range r.Refs {
+			if r.RegistryOnly {
+				if gitsource.Looks(a) {
+					return nil, fmt.Errorf("%w: %s: a git reference; name a skill in a registry", install.ErrUnsupportedRef, a)
+				}
+				refs = append(refs, a)
+				continue
+			}
 			if gitsource.Looks(a) {
 				if cache == nil {
 					if cache, err = GitCache(r.Offline); err != nil {
@@ -292,6 +305,38 @@ func origin(s string) string {
 	return s
 }
 
+// CheckRefs answers what is wrong with r's references without any I/O:
+// a malformed or unsupported reference, a source of bare names that does
+// not parse. Install makes the same checks; a server calls CheckRefs to
+// answer with its own status before it starts streaming the work.
+func (e *Engine) CheckRefs(r InstallRequest) error {
+	var refs []string
+	for _, a := range r.Refs {
+		if gitsource.Looks(a) {
+			if r.RegistryOnly {
+				return fmt.Errorf("%w: %s: a git reference; name a skill in a registry", install.ErrUnsupportedRef, a)
+			}
+			continue
+		}
+		if ref, err := registry.ParseRef(a); !r.RegistryOnly && err == nil && ref.Kind == registry.KindDir {
+			continue
+		}
+		refs = append(refs, a)
+	}
+	m, _, err := install.FromRefs(origin(r.Origin), refs, nil)
+	if err != nil {
+		return invalid(err)
+	}
+	from := e.opts.Source
+	if from == "" && m.Registry == "" {
+		from = e.opts.FallbackSource
+	}
+	if _, err := m.Namespace(from); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
 // buildLocal builds the skill in dir as publish would, for installing it
 // from source.
 func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (install.Local, error) {
@@ -320,7 +365,8 @@ type UpdateRequest struct {
 	// all.
 	Names []string
 	// InstallRequest carries the consent, checks and target; its Refs,
-	// Manifest, Lock, Frozen, NoVCS, Skills and Offline are not used.
+	// Manifest, Lock, Origin, Frozen, NoVCS, Skills and Offline are not
+	// used.
 	InstallRequest
 }
 
@@ -373,9 +419,11 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	if err != nil {
 		return nil, err
 	}
-	gitDone, gitRoots, err := e.updateGit(ctx, graph, r.Names, opts)
-	if err != nil {
-		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+	gitDone, gitRoots := map[string]bool{}, []install.RootResult(nil)
+	if !r.RegistryOnly {
+		if gitDone, gitRoots, err = e.updateGit(ctx, graph, r.Names, opts); err != nil {
+			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+		}
 	}
 	rest := slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return gitDone[n] })
 	res := &install.Result{}

@@ -104,7 +104,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	defer ln.Close()
 	srv, err := api.New(api.Config{
 		Client: client, Policy: policy, Trust: vopts.Trust, From: f.registry, Env: osEnv(), Host: host,
-		Token: token, Addr: ln.Addr().String(),
+		Token: token, Addr: ln.Addr().String(), AuditTool: "skillpm " + skillpmVersion(),
 		Search: func(ctx context.Context, q string) (any, error) {
 			session := client.Session()
 			src, err := session.OpenSource(spec)

@@ -1,7 +1,8 @@
 // Package api serves skillpm's HTTP API (/api/skills) and the skills
-// panel for `skillpm serve`. Every handler calls the same install library
-// functions as the CLI, with the same checks; what the CLI would ask on a
-// terminal must be named in the request, because the API never prompts.
+// panel for `skillpm serve`. Install and update call the same engine
+// (package skillpm) as the CLI, with the same checks; what the CLI would
+// ask on a terminal must be named in the request, because the API never
+// prompts.
 //
 // The server is meant for one user on one machine: it binds loopback,
 // refuses requests whose Host or Origin is not its own (DNS rebinding and
@@ -68,6 +69,9 @@ type Config struct {
 	Search SearchFunc
 	// Warn receives install warnings; they are also sent to the client.
 	Warn func(string)
+	// AuditTool names the program in the audit reports installs write
+	// ("skillpm v1.2.3"); "" means "skillpm".
+	AuditTool string
 }
 
 // Server is the HTTP API and panel.

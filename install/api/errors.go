@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -130,7 +131,7 @@ func toError(err error) *Error {
 		e.Message = "no set of versions satisfies the request:\n\n" + nse.Explanation
 	case errors.As(err, new(*resolve.StaleError)), errors.Is(err, resolve.ErrNameConflict):
 		e.Status, e.Code = http.StatusUnprocessableEntity, CodeNoResolution
-	case errors.Is(err, registry.ErrInvalidRef), errors.Is(err, install.ErrUnsupportedRef),
+	case errors.Is(err, registry.ErrInvalidRef), errors.Is(err, install.ErrUnsupportedRef), errors.Is(err, spm.ErrInvalidRequest),
 		errors.Is(err, resolve.ErrInvalidManifest), errors.Is(err, resolve.ErrInvalidName):
 		e.Status, e.Code = http.StatusBadRequest, CodeBadRequest
 	case errors.Is(err, skill.ErrInvalid):
