@@ -101,3 +101,7 @@ func (e *SeveralHostsError) Error() string {
 
 // Is reports whether target is ErrSeveralHosts.
 func (e *SeveralHostsError) Is(target error) bool { return target == ErrSeveralHosts }
+
+// ErrAuditBlocked means the static audit blocks a skill at the tier it
+// claims, so it is not published.
+var ErrAuditBlocked = errors.New("the audit blocks it")

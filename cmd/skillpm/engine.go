@@ -9,6 +9,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
 )
 
 // engineFlags are what a command that opens the engine hands it: the
@@ -19,6 +20,9 @@ type engineFlags struct {
 	trust *trustFlags
 	from  string
 	rf    *rootFlags
+	// client, when set, is the registry client to use (one the command
+	// opened already).
+	client *registry.Client
 }
 
 // openEngine opens the library engine as the command line configures it:
@@ -32,9 +36,12 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*spm.Engine, er
 	if reg == nil {
 		reg = &regFlags{}
 	}
-	client, err := regClient(g, reg)
-	if err != nil {
-		return nil, err
+	client := f.client
+	if client == nil {
+		var err error
+		if client, err = regClient(g, reg); err != nil {
+			return nil, err
+		}
 	}
 	env, err := processEnv()
 	if err != nil {
