@@ -105,3 +105,14 @@ func (e *SeveralHostsError) Is(target error) bool { return target == ErrSeveralH
 // ErrAuditBlocked means the static audit blocks a skill at the tier it
 // claims, so it is not published.
 var ErrAuditBlocked = errors.New("the audit blocks it")
+
+var (
+	// ErrNotSigned means no signature is attached to a version.
+	ErrNotSigned = errors.New("not signed")
+	// ErrNoVerifiedSignature means signatures are attached but none
+	// verifies with the trust material.
+	ErrNoVerifiedSignature = errors.New("no signature verifies")
+	// ErrBelowMinTier means a version's effective tier is below the
+	// minimum asked for.
+	ErrBelowMinTier = errors.New("below the minimum tier")
+)

@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
+	spm "github.com/skillpm/skillpm"
 	"io"
 	"os"
 	"strings"
@@ -139,7 +140,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 		return withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
 	ctx := c.Context()
-	p, opts, err := f.trustFlags.load(ctx, g)
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags})
 	if err != nil {
 		return err
 	}
@@ -147,23 +148,19 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	opts, av, err := verifyAudits(ctx, repo, m, opts)
-	if err != nil {
-		return err
+	ver, verr := e.VerifyManifest(ctx, repo, m, spm.VerifyRequest{MinTier: f.minTier})
+	if ver == nil {
+		return regExit(verr)
 	}
-	v, err := repo.VerifySkill(ctx, m, opts)
-	if err != nil {
-		return regExit(err)
-	}
+	p, v, av, d := ver.Policy, ver.Verification, ver.Audits, ver.Decision
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	var refusal error
-	d := v.Decision
 	switch {
-	case len(v.Checks) == 0:
+	case errors.Is(verr, spm.ErrNotSigned):
 		refusal = fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg)
-	case len(v.Signers) == 0:
+	case errors.Is(verr, spm.ErrNoVerifiedSignature):
 		refusal = fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(v.Checks), "signature"))
-	case f.minTier != "" && tiers.Rank(d.Effective) < tiers.Rank(f.minTier):
+	case errors.Is(verr, spm.ErrBelowMinTier):
 		refusal = fmt.Errorf("%s is %s, below --min-tier %s", at, d.Effective, f.minTier)
 	}
 	if !g.quiet {
