@@ -401,11 +401,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		}
 		if all && len(roots) == 0 {
 			if len(r.Names) > 0 {
-				var looked []string
-				for _, rt := range install.AllSearchRoots(e.env) {
-					looked = append(looked, rt.Dir)
-				}
-				return nil, &NotInstalledError{Names: r.Names, Looked: looked, Err: install.ErrNotInstalled}
+				return nil, e.notInstalled(r.Names)
 			}
 			return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, SearchedAll: true, NoneInstalled: true}, nil
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -23,6 +22,10 @@ type engineFlags struct {
 	// client, when set, is the registry client to use (one the command
 	// opened already).
 	client *registry.Client
+	// lenientEnv resolves roots with the built-in hosts table when the
+	// user's hosts file does not load (osEnv), for commands that read
+	// every host's roots without --host, --scope or --root.
+	lenientEnv bool
 }
 
 // openEngine opens the library engine as the command line configures it:
@@ -44,6 +47,9 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*spm.Engine, er
 		}
 	}
 	env, err := processEnv()
+	if err != nil && f.lenientEnv {
+		env, err = osEnv(), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +106,7 @@ func engineExit(g *globals, err error) (error, bool) {
 	case errors.As(err, &ni):
 		return notInstalledAnywhere(ni.Names), true
 	case errors.As(err, &sh):
-		return &usageError{fmt.Errorf("skills are installed for several hosts (%s): name one with --host, or set host: in the configuration", strings.Join(sh.Hosts, ", "))}, true
+		return rootsErr(g, err), true
 	case errors.Is(err, spm.ErrGit):
 		return gitExit(err), true
 	case errors.Is(err, spm.ErrUntrustedCommit):

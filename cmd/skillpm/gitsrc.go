@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// gitCache opens the cache of fetched git repositories (spm.GitCache).
+// gitCache opens the cache of fetched git repositories (skillpm.GitCache).
 func gitCache(offline bool) (*gitsource.Cache, error) { return spm.GitCache(offline) }
 
 // gitSkills is what a git reference holds, exported into a temporary

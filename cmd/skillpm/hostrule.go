@@ -9,17 +9,11 @@ import (
 	"github.com/skillpm/skillpm/install"
 )
 
-// chooseHost is the one default host rule (spm.DefaultHost) with the
+// chooseHost is the one default host rule (skillpm.DefaultHost) with the
 // configuration's host: and the command line's errors.
 func chooseHost(g *globals, env install.Env) (install.Host, error) {
 	h, err := spm.DefaultHost(env, g.config().Host)
 	return h, rootsErr(g, err)
-}
-
-// rootsHolding is spm.RootsHolding for the root flags.
-func rootsHolding(rf *rootFlags, def install.Host, names []string) (roots []install.Root, searchedAll bool, err error) {
-	roots, all, err := spm.RootsHolding(osEnv(), rf.target(), def, names)
-	return roots, all, rootsErr(nil, err)
 }
 
 // rootsErr gives the engine's root errors their exit codes: usage for a

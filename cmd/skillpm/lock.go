@@ -106,7 +106,7 @@ retries.`,
 	return c
 }
 
-// lockPaths picks the manifest and lock files (spm.FindManifest).
+// lockPaths picks the manifest and lock files (skillpm.FindManifest).
 func lockPaths(f *lockFlags) (manifest, lock string) {
 	return spm.FindManifest(f.manifest, f.lock)
 }

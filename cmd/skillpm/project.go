@@ -63,10 +63,10 @@ func (p *project) exists() bool { return p.data != nil }
 // hasProject reports whether a project manifest is where lockPaths looks.
 func hasProject(manifest string) bool { return spm.HasProject(manifest) }
 
-// projectScope is the scope a manifest installs into (spm.ProjectScope).
+// projectScope is the scope a manifest installs into (skillpm.ProjectScope).
 func projectScope(m *resolve.Manifest) install.Scope { return spm.ProjectScope(m) }
 
-// projectRoots returns where a project's skills go (spm.ProjectRoots):
+// projectRoots returns where a project's skills go (skillpm.ProjectRoots):
 // --root, else the hosts of --host, hosts: or host:, else chooseHost's; at
 // --scope, else the manifest's scope.
 func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Root, error) {

@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -35,43 +35,18 @@ from the roots --host, --scope and --root choose.`,
 			if !noSave && len(rf.roots) == 0 && hasProject("") {
 				return runProjectRemove(c, g, &rf, opts, args)
 			}
-			roots, all, err := rootsHolding(&rf, g.defaultHost(), args)
+			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: rf.target().Empty()})
 			if err != nil {
 				return err
 			}
-			if all && len(roots) == 0 {
-				return notInstalledAnywhere(args)
+			done, err := e.Remove(c.Context(), spm.RemoveRequest{Names: args, Options: opts})
+			if perr := printRemovals(g, done, opts.DryRun); perr != nil {
+				return perr
 			}
-			for _, r := range roots {
-				here := args
-				if all {
-					// Every root that holds any of them loses what it holds.
-					rec, err := install.ReadReceipts(r.Dir)
-					if err != nil {
-						return err
-					}
-					here = slices.DeleteFunc(slices.Clone(args), func(n string) bool { _, ok := rec.Get(n); return !ok })
-				}
-				res, err := install.Remove(c.Context(), r.Dir, here, opts)
-				if err != nil {
-					return removeExit(err)
-				}
-				verb := "removed"
-				if opts.DryRun {
-					verb = "would remove"
-				}
-				if g.json() {
-					if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Dir, "removed": res.Removed, "broken": res.Broken, "dry_run": opts.DryRun}); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(res.Removed, ", "), r.Dir)
-				if len(res.Broken) > 0 {
-					fmt.Fprintf(g.stderr, "warning: %s now miss a dependency (--force)\n", strings.Join(res.Broken, ", "))
-				}
+			if mapped, ok := engineExit(g, err); ok {
+				return mapped
 			}
-			return nil
+			return removeExit(err)
 		},
 	}
 	rf.register(c)
@@ -82,8 +57,33 @@ from the roots --host, --scope and --root choose.`,
 	return c
 }
 
+// printRemovals renders what each root lost: a JSON document per root,
+// or a line per root and a warning for the skills left broken.
+func printRemovals(g *globals, done []spm.Removal, dryRun bool) error {
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	for _, r := range done {
+		if g.json() {
+			if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Root.Dir, "removed": r.Removed, "broken": r.Broken, "dry_run": dryRun}); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(r.Removed, ", "), r.Root.Dir)
+		if len(r.Broken) > 0 {
+			fmt.Fprintf(g.stderr, "warning: %s now miss a dependency (--force)\n", strings.Join(r.Broken, ", "))
+		}
+	}
+	return nil
+}
+
 // removeExit maps remove's failures to exit codes.
 func removeExit(err error) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, install.ErrDependedUpon) {
 		return withCode(exitFailure, err)
 	}

@@ -24,7 +24,7 @@ func (f *rootFlags) register(c *cobra.Command) {
 }
 
 // processEnv is the one environment every command resolves roots with
-// (spm.ProcessEnv).
+// (skillpm.ProcessEnv).
 func processEnv() (hosts.Env, error) { return spm.ProcessEnv() }
 
 // osEnv is processEnv for callers that cannot fail: a broken user hosts

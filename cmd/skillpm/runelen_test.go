@@ -174,7 +174,7 @@ var runETooLong = map[string]int{
 	"mirror.go mirror":     80,
 	"outdated.go outdated": 106,
 	"publish.go publish":   184,
-	"remove.go remove":     121,
+	"remove.go remove":     96,
 	"search.go search":     104,
 	"serve.go serve":       87,
 	"update.go update":     112,

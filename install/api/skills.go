@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
@@ -293,11 +294,17 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dryRun") == "true", LockWait: s.cfg.LockWait}
-	res, err := install.Remove(r.Context(), root.Dir, []string{name}, opts)
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil)
 	if err != nil {
 		writeError(w, toError(err))
 		return
 	}
+	done, err := e.Remove(r.Context(), spm.RemoveRequest{Names: []string{name}, Roots: []install.Root{root}, Options: opts})
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	res := done[0]
 	if res.Broken == nil {
 		res.Broken = []string{}
 	}
