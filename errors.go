@@ -116,3 +116,6 @@ var (
 	// minimum asked for.
 	ErrBelowMinTier = errors.New("below the minimum tier")
 )
+
+// ErrInvalidLock means a project's lock file does not parse.
+var ErrInvalidLock = errors.New("invalid lock file")

@@ -129,7 +129,7 @@ func installFailure(ctx context.Context, g *globals, e *spm.Engine, err error, h
 	}
 	var ie *spm.InstallError
 	if !errors.As(err, &ie) {
-		return err
+		return regExit(err)
 	}
 	mapped := installExit(ie.Manifest, ie.LockFile, ie.Err)
 	if hint && ie.Graph != nil {

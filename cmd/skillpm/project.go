@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/Masterminds/semver/v3"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/Masterminds/semver/v3"
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/atomicfile"

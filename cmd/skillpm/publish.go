@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	spm "github.com/skillpm/skillpm"
 	"os"
 	"sync"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"

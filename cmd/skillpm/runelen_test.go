@@ -168,7 +168,6 @@ var runETooLong = map[string]int{
 	"index.go build":       55,
 	"info.go info":         100,
 	"list.go list":         61,
-	"lock.go lock":         100,
 	"login.go login":       60,
 	"migrate.go migrate":   44,
 	"mirror.go mirror":     80,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	spm "github.com/skillpm/skillpm"
-	"github.com/skillpm/skillpm/hosts"
 	"io"
 	"os"
 	"strconv"
@@ -13,6 +11,8 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
+	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"

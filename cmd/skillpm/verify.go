@@ -5,11 +5,11 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
-	spm "github.com/skillpm/skillpm"
 	"io"
 	"os"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
