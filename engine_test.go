@@ -1,0 +1,126 @@
+package skillpm_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// TestDefaultHostSeveral: with skills installed for two hosts and none
+// named, Install refuses to guess (SeveralHostsError) and writes nothing;
+// naming a host works.
+func TestDefaultHostSeveral(t *testing.T) {
+	e, key, dir, home, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"claude", "agents"} {
+		if _, err := e.Install(ctx, skillpm.InstallRequest{Refs: []string{"notes"}, Target: skillpm.Target{Hosts: []string{h}}}); err != nil {
+			t.Fatalf("--host %s: %v", h, err)
+		}
+	}
+	before := tree(t, home)
+	_, err := e.Install(ctx, skillpm.InstallRequest{Refs: []string{"notes"}})
+	var sh *skillpm.SeveralHostsError
+	if !errors.As(err, &sh) || !errors.Is(err, skillpm.ErrSeveralHosts) || len(sh.Hosts) != 2 || sh.Hosts[0] != "agents" || sh.Hosts[1] != "claude" {
+		t.Fatalf("install without a host: %v, want SeveralHostsError{agents, claude}", err)
+	}
+	if after := tree(t, home); after != before {
+		t.Errorf("a refused install changed HOME:\n%s\nwas\n%s", after, before)
+	}
+}
+
+// TestLockWritesOnlyWhenChanged: Lock writes the lock the first time and
+// leaves the file alone when resolving again gives the same bytes;
+// Frozen writes nothing.
+func TestLockWritesOnlyWhenChanged(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	manifest := filepath.Join(proj, "skills.yaml")
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, err := e.Lock(ctx, skillpm.LockRequest{Manifest: manifest})
+	if err != nil || !first.Changed || !first.Written || first.File != filepath.Join(proj, "skills.lock") {
+		t.Fatalf("first lock: %+v, %v", first, err)
+	}
+	fi, err := os.Stat(first.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An old mtime: a rewrite, even of the same bytes, would move it.
+	old := fi.ModTime().Add(-3600e9)
+	if err := os.Chtimes(first.File, old, old); err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.Lock(ctx, skillpm.LockRequest{Manifest: manifest})
+	if err != nil || again.Changed || again.Written {
+		t.Fatalf("second lock: %+v, %v", again, err)
+	}
+	if fi, err := os.Stat(first.File); err != nil || !fi.ModTime().Equal(old) {
+		t.Errorf("an unchanged lock was rewritten: %v %v", fi.ModTime(), err)
+	}
+	if err := os.Remove(first.File); err != nil {
+		t.Fatal(err)
+	}
+	frozen, err := e.Lock(ctx, skillpm.LockRequest{Manifest: manifest, Frozen: true})
+	if err == nil || frozen != nil {
+		t.Fatalf("frozen without a lock: %+v, %v", frozen, err)
+	}
+	if _, err := os.Stat(first.File); !os.IsNotExist(err) {
+		t.Errorf("a frozen lock wrote the file: %v", err)
+	}
+}
+
+// TestRegistryOnly: a request from another program names registry
+// references only; git references and directories are refused without
+// any I/O, and accepted otherwise.
+func TestRegistryOnly(t *testing.T) {
+	e, _, _, _, done := exampleSetup()
+	t.Cleanup(done)
+	for _, ref := range []string{"github:acme/skills", "git+file:///nonexistent/repo", "./notes"} {
+		err := e.CheckRefs(skillpm.InstallRequest{Refs: []string{ref}, RegistryOnly: true})
+		if !errors.Is(err, install.ErrUnsupportedRef) {
+			t.Errorf("%s, registry only: %v, want ErrUnsupportedRef", ref, err)
+		}
+		if err := e.CheckRefs(skillpm.InstallRequest{Refs: []string{ref}}); err != nil {
+			t.Errorf("%s: %v", ref, err)
+		}
+	}
+	if err := e.CheckRefs(skillpm.InstallRequest{Refs: []string{"notes@^^1"}}); !errors.Is(err, skillpm.ErrInvalidRequest) {
+		t.Errorf("a malformed range: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// tree lists the files under dir with their sizes, to compare.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var out string
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out += p + " " + fi.Mode().String() + "\n"
+		if !fi.IsDir() {
+			out += " " + fi.ModTime().String() + "\n"
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
