@@ -7,12 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/Masterminds/semver/v3"
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -75,23 +73,9 @@ func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Roo
 }
 
 // save writes the manifest (when data differs from what was read) and
-// the lock together: both or neither.
+// the lock together: both or neither (skillpm.SaveProject).
 func (p *project) save(data []byte, lock *resolve.Lockfile) error {
-	lb, err := lock.Marshal()
-	if err != nil {
-		return err
-	}
-	var files []atomicfile.File
-	if !slices.Equal(data, p.data) {
-		files = append(files, atomicfile.File{Path: p.mpath, Data: data, Perm: 0o644})
-	}
-	if old, err := os.ReadFile(p.lpath); err != nil || !slices.Equal(old, lb) {
-		files = append(files, atomicfile.File{Path: p.lpath, Data: lb, Perm: 0o644})
-	}
-	if len(files) == 0 {
-		return nil
-	}
-	return atomicfile.WriteFiles(files)
+	return spm.SaveProject(p.mpath, p.lpath, p.data, data, lock)
 }
 
 // newer reports whether version a is above version b; versions that do

@@ -140,7 +140,7 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, names []stri
 	}
 	res, lock, err := projectApply(c, g, &f.changeFlags, p, data, p.prev.Without(names...), applyOptions{
 		from: f.from, dryRun: f.dryRun, allowExperimental: f.allowExperimental,
-		allowSignerChange: f.allowSignerChange, showPlan: true,
+		allowSignerChange: f.allowSignerChange, showPlan: true, allowAudit: f.allowAudit,
 	})
 	if err != nil {
 		return err
