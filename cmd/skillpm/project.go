@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/Masterminds/semver/v3"
 	spm "github.com/skillpm/skillpm"
@@ -26,33 +23,44 @@ type project struct {
 }
 
 // openProject reads the manifest and lock at the paths the flags name
-// (lockPaths). A missing manifest is not an error: p.data is nil and p.m
-// an empty manifest at the path it would be written to.
+// (skillpm.OpenProject). A missing manifest is not an error: p.data is nil
+// and p.m an empty manifest at the path it would be written to.
 func openProject(ctx context.Context, manifest, lock string) (*project, error) {
-	mpath, lpath := lockPaths(&lockFlags{manifest: manifest, lock: lock})
-	p := &project{mpath: mpath, lpath: lpath}
-	data, err := os.ReadFile(mpath)
+	p, err := spm.OpenProject(ctx, manifest, lock)
+	if err != nil {
+		return nil, projectOpenErr(err)
+	}
+	return cliProject(p), nil
+}
+
+// cliProject is the command line's view of an engine project.
+func cliProject(p *spm.Project) *project {
+	return &project{mpath: p.ManifestFile, lpath: p.LockFile, m: p.Manifest, data: p.Data, prev: p.Prev}
+}
+
+// projectOpenErr gives OpenProject's failures their exit codes and
+// hints.
+func projectOpenErr(err error) error {
+	var ie *spm.InstallError
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		p.m = &resolve.Manifest{File: mpath}
-		if abs, err := filepath.Abs(mpath); err == nil {
-			p.m.Dir = filepath.Dir(abs)
-		}
-	case err != nil:
-		return nil, err
-	default:
-		if p.m, err = resolve.ReadManifest(ctx, mpath); err != nil {
-			return nil, lockExit(&resolve.Manifest{File: mpath}, lpath, err)
-		}
-		p.data = data
+	case errors.As(err, &ie):
+		return lockExit(ie.Manifest, ie.LockFile, ie.Err)
+	case errors.Is(err, spm.ErrInvalidLock):
+		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	}
-	if p.prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
-		}
-		p.prev = nil
+	return err
+}
+
+// projectFailure maps the failures of an engine operation on a project.
+func projectFailure(ctx context.Context, g *globals, e *spm.Engine, err error) error {
+	var ie *spm.InstallError
+	if errors.As(err, &ie) && ie.Graph == nil {
+		return projectOpenErr(err)
 	}
-	return p, nil
+	if errors.Is(err, spm.ErrInvalidLock) || isUsageError(err) {
+		return projectOpenErr(err)
+	}
+	return installFailure(ctx, g, e, err, true)
 }
 
 // exists reports whether the project has a manifest on disk.

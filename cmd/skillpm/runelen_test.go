@@ -176,7 +176,7 @@ var runETooLong = map[string]int{
 	"remove.go remove":     96,
 	"search.go search":     104,
 	"serve.go serve":       87,
-	"update.go update":     112,
+	"update.go update":     81,
 	"validate.go validate": 54,
 	"why.go why":           61,
 }
