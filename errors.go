@@ -35,6 +35,7 @@ type BuildError struct {
 	Where string
 	// Dir is set for a local directory (not a git reference).
 	Dir bool
+	// Err is the build failure.
 	Err error
 }
 
@@ -46,9 +47,12 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // NotInstalledError names skills an update was asked for that no root
 // holds, and the roots looked in.
 type NotInstalledError struct {
-	Names  []string
+	// Names are the skills asked for.
+	Names []string
+	// Looked are the roots read.
 	Looked []string
-	Err    error
+	// Err is install.ErrNotInstalled.
+	Err error
 }
 
 func (e *NotInstalledError) Error() string {
@@ -92,6 +96,7 @@ func mark(sentinel, err error) error {
 
 // SeveralHostsError is ErrSeveralHosts with the hosts that hold skills.
 type SeveralHostsError struct {
+	// Hosts are the ids of the hosts holding skills, sorted.
 	Hosts []string
 }
 

@@ -88,10 +88,13 @@ type InstallResult struct {
 // carries the manifest resolved and the graph it was resolved in, for
 // front ends that explain a resolution failure.
 type InstallError struct {
+	// Manifest is what was resolved; Graph where (nil when the failure
+	// came before a source was chosen); LockFile the project's lock.
 	Manifest *resolve.Manifest
 	Graph    *registry.Graph
 	LockFile string
-	Err      error
+	// Err is the failure.
+	Err error
 }
 
 func (e *InstallError) Error() string { return e.Err.Error() }

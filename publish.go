@@ -51,7 +51,9 @@ type PublishResult struct {
 
 // AuditOutcome is a static audit and its verdict.
 type AuditOutcome struct {
-	Report  *audit.Report
+	// Report is the audit of the packed files.
+	Report *audit.Report
+	// Verdict is its decision at the tier the skill claims.
 	Verdict audit.Verdict
 }
 
@@ -140,12 +142,14 @@ func (e *Engine) OpenSource(s string) (registry.Source, error) {
 
 // Signed is a signature attached to a published skill version.
 type Signed struct {
-	Name       string        `json:"name"`
-	Version    string        `json:"version"`
-	Repository string        `json:"repository"`
-	Digest     string        `json:"digest"`
-	Signer     sign.Identity `json:"signer"`
-	Referrer   string        `json:"referrer"`
+	// Name, Version, Repository and Digest name the version signed.
+	Name       string `json:"name"`
+	Version    string `json:"version"`
+	Repository string `json:"repository"`
+	Digest     string `json:"digest"`
+	// Signer is who signed; Referrer the signature's digest.
+	Signer   sign.Identity `json:"signer"`
+	Referrer string        `json:"referrer"`
 	// Unchanged says the key had signed it already: nothing was attached.
 	Unchanged bool `json:"unchanged"`
 	// Junk counts referrers posing as signatures that are not readable
