@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -123,4 +124,43 @@ func tree(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestMirrorVerifies: a mirror with a minimum tier verifies each version
+// under the engine's policy: the signed one is copied, the one signed by
+// nobody the policy trusts is refused and not copied.
+func TestMirrorVerifies(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sign.GenerateKey("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(filepath.Dir(dir), "draft")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: draft\ndescription: A draft for tests. Use in tests.\nversion: 0.1.0\nmetadata:\n  gaia:\n    security_tier: community\n---\n# Draft\n"
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: skill, Sign: &sign.SignOptions{Key: other.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	dst := "oci-layout:" + filepath.Join(t.TempDir(), "mirror")
+	res, err := e.Mirror(ctx, skillpm.MirrorRequest{From: "embedded", To: dst,
+		Options: registry.MirrorOptions{Names: []string{"notes", "draft"}, Jobs: 2, MinTier: "community"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count(registry.MirrorCopied) != 1 || res.Count(registry.MirrorRefused) != 1 {
+		t.Fatalf("copied %d, refused %d; want 1 and 1: %+v", res.Count(registry.MirrorCopied), res.Count(registry.MirrorRefused), res.Versions)
+	}
+	if _, err := e.Mirror(ctx, skillpm.MirrorRequest{From: "notes", To: dst}); !errors.Is(err, skillpm.ErrInvalidRequest) {
+		t.Errorf("a bare name as the source: %v, want ErrInvalidRequest", err)
+	}
 }

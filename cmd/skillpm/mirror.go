@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/tiers"
@@ -96,17 +97,10 @@ refused; 6 when a copy failed (run again to resume).`,
 // openSourceArg opens a source argument; "embedded" is the embedded
 // registry.
 func openSourceArg(client *registry.Client, arg string) (registry.Source, error) {
-	if arg == "embedded" {
-		return client.Embedded(), nil
-	}
-	spec, err := registry.ParseSource(arg)
-	if err != nil {
+	src, err := spm.OpenSourceArg(client, arg)
+	if errors.Is(err, spm.ErrInvalidRequest) {
 		return nil, withCode(exitUsage, err)
 	}
-	if spec.Kind == registry.KindName {
-		return nil, withCode(exitUsage, fmt.Errorf("%q is not a source: give a registry namespace (host/namespace), oci-layout:DIR or embedded", arg))
-	}
-	src, err := client.OpenSource(spec)
 	return src, regExit(err)
 }
 
@@ -163,48 +157,53 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	src, err := openSourceArg(client, args[0])
-	if err != nil {
-		return err
-	}
-	dst, err := openSourceArg(client, args[1])
-	if err != nil {
-		return err
-	}
-	opts := registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: f.minTier, Since: since}
+	r := spm.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
+		Options: registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: f.minTier, Since: since}}
 	if f.names != "" {
 		more, err := readNames(f.names)
 		if err != nil {
 			return err
 		}
-		opts.Names = append(opts.Names, more...)
+		r.Options.Names = append(r.Options.Names, more...)
 	}
+	ef := engineFlags{reg: &f.regFlags}
 	if f.verify || f.minTier != "" {
-		_, vopts, err := f.trustFlags.load(ctx, g)
-		if err != nil {
-			return err
-		}
-		opts.Verify = &vopts
+		ef.trust = &f.trustFlags
+	}
+	e, err := openEngine(ctx, g, ef)
+	if err != nil {
+		return err
 	}
 	var mu sync.Mutex
 	if !g.json() && !g.quiet {
-		opts.OnVersion = func(v registry.MirroredVersion) {
+		r.Options.OnVersion = func(v registry.MirroredVersion) {
 			mu.Lock()
 			defer mu.Unlock()
 			printMirrored(g, v)
 		}
 	}
-	res, err := client.Mirror(ctx, src, dst, opts)
+	res, err := e.Mirror(ctx, r)
 	if err != nil {
-		if errors.Is(err, registry.ErrNoCatalog) {
-			return withCode(exitUsage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
-		}
-		return regExit(err)
+		return mirrorFailure(err)
 	}
+	return printMirror(g, res)
+}
+
+// mirrorFailure maps mirror's failures to exit codes.
+func mirrorFailure(err error) error {
+	switch {
+	case errors.Is(err, spm.ErrInvalidRequest):
+		return withCode(exitUsage, err)
+	case errors.Is(err, registry.ErrNoCatalog):
+		return withCode(exitUsage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
+	}
+	return regExit(err)
+}
+
+// printMirror renders a mirror's counts (JSON or a line) and gives a
+// mirror with failed or refused versions its exit code.
+func printMirror(g *globals, res *spm.MirrorResult) error {
+	src, dst := res.From, res.To
 	if g.json() {
 		j := mirrorJSON{Source: src.String(), Destination: dst.String(), Versions: []mirrorVersionJSON{},
 			Copied: res.Count(registry.MirrorCopied), Present: res.Count(registry.MirrorPresent), Refused: res.Count(registry.MirrorRefused),
