@@ -8,7 +8,6 @@ import (
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/archive"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -194,17 +193,6 @@ func installExit(m *resolve.Manifest, lockFile string, err error) error {
 		return withCode(exitUsage, err)
 	}
 	return lockExit(m, lockFile, err)
-}
-
-// manifestFromRefs turns command-line references into a manifest
-// (install.FromRefs without roots: no receipt is read), with CLI exit
-// codes.
-func manifestFromRefs(args []string) (*resolve.Manifest, error) {
-	m, _, err := install.FromRefs("the command line", args, nil)
-	if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
-		return nil, withCode(exitUsage, err)
-	}
-	return m, err
 }
 
 // check refuses a --min-tier that names no tier, before anything is

@@ -162,7 +162,6 @@ var runETooLong = map[string]int{
 	"asf.go validate":      42,
 	"audit.go audit":       171,
 	"blob.go verify-blob":  41,
-	"bundle.go bundle":     51,
 	"doctor.go doctor":     120,
 	"hosts.go hosts":       75,
 	"index.go build":       55,
