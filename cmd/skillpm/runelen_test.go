@@ -173,7 +173,6 @@ var runETooLong = map[string]int{
 	"outdated.go outdated": 106,
 	"publish.go publish":   184,
 	"remove.go remove":     96,
-	"search.go search":     104,
 	"serve.go serve":       87,
 	"update.go update":     81,
 	"validate.go validate": 54,
