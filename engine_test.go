@@ -164,3 +164,25 @@ func TestMirrorVerifies(t *testing.T) {
 		t.Errorf("a bare name as the source: %v, want ErrInvalidRequest", err)
 	}
 }
+
+// TestSearchBuildsLocalIndex: the embedded registry has no index until
+// the first search builds it; hits are verified under the policy.
+func TestSearchBuildsLocalIndex(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	built := 0
+	res, err := e.Search(ctx, skillpm.SearchRequest{Query: "notes remember", Limit: 5, OnIndexBuilt: func(_ registry.Source, n int) { built = n }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if built != 1 || len(res.Hits) != 1 || res.Hits[0].Skill.Name != "notes" || res.Hits[0].Effective != "community" {
+		t.Fatalf("built %d, hits %+v", built, res.Hits)
+	}
+	if _, err := e.Search(ctx, skillpm.SearchRequest{Query: "notes", NoVerify: true, RequireSignedIndex: true}); !errors.Is(err, skillpm.ErrInvalidRequest) {
+		t.Errorf("a signed index without verification: %v, want ErrInvalidRequest", err)
+	}
+}
