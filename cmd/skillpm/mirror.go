@@ -147,24 +147,9 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) error {
 	ctx := c.Context()
-	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
-	}
-	if f.jobs < 1 {
-		return withCode(exitUsage, fmt.Errorf("--jobs must be at least 1"))
-	}
-	since, err := parseSince(f.since, time.Now())
+	r, err := f.request(args)
 	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	r := spm.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
-		Options: registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: f.minTier, Since: since}}
-	if f.names != "" {
-		more, err := readNames(f.names)
-		if err != nil {
-			return err
-		}
-		r.Options.Names = append(r.Options.Names, more...)
+		return err
 	}
 	ef := engineFlags{reg: &f.regFlags}
 	if f.verify || f.minTier != "" {
@@ -187,6 +172,32 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 		return mirrorFailure(err)
 	}
 	return printMirror(g, res)
+}
+
+// request checks mirror's flags and builds the engine's request: SOURCE,
+// DEST and the names (arguments and --names).
+func (f *mirrorFlags) request(args []string) (spm.MirrorRequest, error) {
+	var r spm.MirrorRequest
+	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
+		return r, withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
+	}
+	if f.jobs < 1 {
+		return r, withCode(exitUsage, fmt.Errorf("--jobs must be at least 1"))
+	}
+	since, err := parseSince(f.since, time.Now())
+	if err != nil {
+		return r, withCode(exitUsage, err)
+	}
+	r = spm.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
+		Options: registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: f.minTier, Since: since}}
+	if f.names != "" {
+		more, err := readNames(f.names)
+		if err != nil {
+			return r, err
+		}
+		r.Options.Names = append(r.Options.Names, more...)
+	}
+	return r, nil
 }
 
 // mirrorFailure maps mirror's failures to exit codes.

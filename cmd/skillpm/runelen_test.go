@@ -169,7 +169,6 @@ var runETooLong = map[string]int{
 	"list.go list":         61,
 	"login.go login":       60,
 	"migrate.go migrate":   44,
-	"mirror.go mirror":     46,
 	"outdated.go outdated": 106,
 	"publish.go publish":   184,
 	"remove.go remove":     96,
