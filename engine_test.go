@@ -186,3 +186,28 @@ func TestSearchBuildsLocalIndex(t *testing.T) {
 		t.Errorf("a signed index without verification: %v, want ErrInvalidRequest", err)
 	}
 }
+
+// TestList: what Install wrote, List reads back from the same roots, and
+// project scope for a host without project roots is a bad request.
+func TestList(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Install(ctx, skillpm.InstallRequest{Refs: []string{"notes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.List(ctx, skillpm.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Skills) != 1 || got.Skills[0].Name != "notes" || !got.Skills[0].Managed || got.Skills[0].Root.Dir != res.Roots[0].Root.Dir {
+		t.Fatalf("listed %+v, installed into %s", got.Skills, res.Roots[0].Root.Dir)
+	}
+	if _, err := e.List(ctx, skillpm.Target{Scope: "galaxy"}); !errors.Is(err, skillpm.ErrInvalidRequest) {
+		t.Errorf("an unknown scope: %v, want ErrInvalidRequest", err)
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"strings"
 
 	spm "github.com/skillpm/skillpm"
@@ -75,44 +74,6 @@ func (f *rootFlags) searched() ([]install.Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.scope != "" {
-		if _, err := install.ParseScope(f.scope); err != nil {
-			return nil, &usageError{err}
-		}
-	}
-	var all []install.Root
-	if len(f.hosts) == 0 {
-		all = install.AllSearchRoots(env)
-	} else {
-		hs, err := f.hostList(env, "")
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hs {
-			if f.scope == string(install.ScopeProject) {
-				if _, err := install.RootDir(h, install.ScopeProject, env); errorsIsNoProject(err) {
-					return nil, &usageError{err}
-				}
-			}
-			roots, err := install.SearchRoots(h, env)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, roots...)
-		}
-	}
-	var out []install.Root
-	for _, r := range all {
-		if f.scope == "" || string(r.Scope) == f.scope {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	roots, err := spm.SearchedRoots(env, f.target())
+	return roots, rootsErr(nil, err)
 }
-
-func (f *rootFlags) hostList(env hosts.Env, def install.Host) ([]install.Host, error) {
-	hs, err := spm.HostList(env, f.hosts, def)
-	return hs, rootsErr(nil, err)
-}
-
-func errorsIsNoProject(err error) bool { return errors.Is(err, hosts.ErrNoProjectRoot) }

@@ -166,7 +166,6 @@ var runETooLong = map[string]int{
 	"hosts.go hosts":       75,
 	"index.go build":       55,
 	"info.go info":         100,
-	"list.go list":         61,
 	"login.go login":       60,
 	"migrate.go migrate":   44,
 	"outdated.go outdated": 106,

@@ -62,31 +62,18 @@ const maxFiles = 1000
 // project and user roots, or only one scope.
 func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
 	q := r.URL.Query()
-	scope := q.Get("scope")
-	if scope != "" {
-		if _, err := install.ParseScope(scope); err != nil {
-			return nil, badRequest(err.Error())
-		}
-	}
-	// Without a host, every host's own roots once (as the CLI's list);
-	// with one, that host's view: every root it reads, in its order.
-	all := install.AllSearchRoots(s.cfg.Env)
+	// The roots the CLI's list reads (skillpm.SearchedRoots): without a
+	// host, every host's own roots once; with one, that host's view:
+	// every root it reads, in its order.
+	t := spm.Target{Scope: q.Get("scope")}
 	if h := q.Get("host"); h != "" {
-		ph, err := install.ParseHostIn(s.cfg.Env, h)
-		if err != nil {
-			return nil, badRequest(err.Error())
-		}
-		if all, err = install.SearchRoots(ph, s.cfg.Env); err != nil {
-			return nil, badRequest(err.Error())
-		}
+		t.Hosts = []string{h}
 	}
-	var out []install.Root
-	for _, rt := range all {
-		if scope == "" || string(rt.Scope) == scope {
-			out = append(out, rt)
-		}
+	roots, err := spm.SearchedRoots(s.cfg.Env, t)
+	if err != nil {
+		return nil, badRequest(err.Error())
 	}
-	return out, nil
+	return roots, nil
 }
 
 // target returns the one root install and remove write to: the host
