@@ -211,3 +211,32 @@ func TestList(t *testing.T) {
 		t.Errorf("an unknown scope: %v, want ErrInvalidRequest", err)
 	}
 }
+
+// TestSignAndInfo: Sign by reference signs once per key (the second
+// call attaches nothing) and Info lists the repository's versions.
+func TestSignAndInfo(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := e.Sign(ctx, "notes@1.0.0", sign.SignOptions{Key: key.Key}, false)
+	if err != nil || first.Unchanged {
+		t.Fatalf("first signature: %+v, %v", first, err)
+	}
+	again, err := e.Sign(ctx, "notes@^1", sign.SignOptions{Key: key.Key}, false)
+	if err != nil || !again.Unchanged || again.Referrer != first.Referrer {
+		t.Fatalf("signing again: %+v, %v; want unchanged, referrer %s", again, err, first.Referrer)
+	}
+	info, err := e.Info(ctx, "notes", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Manifest.Metadata.Version != "1.0.0" || len(info.Versions) != 1 || info.Versions[0].String() != "1.0.0" {
+		t.Fatalf("info: %s, versions %v", info.Manifest.Metadata.Version, info.Versions)
+	}
+	if _, err := e.Info(ctx, "./notes", false); !errors.Is(err, skillpm.ErrInvalidRequest) {
+		t.Errorf("info of a directory: %v, want ErrInvalidRequest", err)
+	}
+}
