@@ -10,13 +10,16 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # A count, not a duration: a duration races Go 1.26's fuzz coordinator at the deadline
 # (go.dev/issue/75804) and fails with "context deadline exceeded" on a loaded machine.
 FUZZTIME ?= 1000x
+# The build tag of the tests that need the real parts (internal/registrytest).
+TEST_TAGS := integration
 
 .PHONY: build test tools unit fuzz lint fmt-check vet staticcheck cross reproducible release bench demo clean conformance
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
 
-## test: everything CI runs, after installing the tools the tests use.
+## test: everything CI runs, after installing the tools the tests use
+## (the integration build: every test against the real parts).
 test: tools
 	$(MAKE) lint cross reproducible unit fuzz
 
@@ -31,16 +34,19 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -tags $(TEST_TAGS) ./...
 
 staticcheck: tools
-	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags $(TEST_TAGS) ./...
 
 # The test processes share one compiled copy of the audit's parsers
 # (pkg/audit/internal/treesitter): compiling takes ~10 s under -race.
+# -tags integration runs the tests against the real parts `tools`
+# installs (distribution registry, oras, cosign, chromium); a plain
+# `go test ./...` runs the rest with an in-process registry.
 unit:
 	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
-	SKILLPM_TREESITTER_CACHE=$$cache $(GO) test -race -count=1 ./...
+	SKILLPM_TREESITTER_CACHE=$$cache $(GO) test -race -count=1 -tags $(TEST_TAGS) ./...
 
 ## fuzz: run every Fuzz target briefly; the seed corpora live in each package's testdata/fuzz.
 fuzz:
@@ -61,7 +67,7 @@ CROSS_TESTPKGS := ./install/ ./pkg/archive/
 cross:
 	@set -e; export CGO_ENABLED=0; \
 	for t in windows/amd64 darwin/arm64; do \
-	  echo "cross vet $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./...; \
+	  echo "cross vet $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet -tags $(TEST_TAGS) ./...; \
 	  echo "cross test -c $$t"; for p in $(CROSS_TESTPKGS); do GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) test -c -o /dev/null $$p; done; \
 	done
 

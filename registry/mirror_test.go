@@ -392,6 +392,7 @@ policies:
 // repository that received it rather than uploaded again. The copies
 // still verify.
 func TestMirrorRequests(t *testing.T) {
+	registrytest.RequireIntegration(t, "the distribution registry: it counts cross-repository blob mounts")
 	ctx := context.Background()
 	reg := registrytest.Start(t, registrytest.Options{})
 	pass := func(*http.Request, int) registrytest.Fault { return registrytest.Pass }
@@ -442,6 +443,7 @@ func TestMirrorRequests(t *testing.T) {
 // registry: every blob is mounted from the source repository (one POST,
 // no download, no upload), and the copies verify.
 func TestMirrorWithinRegistry(t *testing.T) {
+	registrytest.RequireIntegration(t, "the distribution registry: it counts cross-repository blob mounts")
 	ctx := context.Background()
 	reg := registrytest.Start(t, registrytest.Options{})
 	proxy := registrytest.NewProxy(t, reg, func(*http.Request, int) registrytest.Fault { return registrytest.Pass })
@@ -482,6 +484,7 @@ func TestMirrorWithinRegistry(t *testing.T) {
 // would): running the mirror again lists the destination's referrers,
 // finds the signature missing, and pushes and indexes it again.
 func TestMirrorRepairsReferrersIndex(t *testing.T) {
+	registrytest.RequireIntegration(t, "the distribution registry: deleting a manifest deletes the tags that name it")
 	ctx := context.Background()
 	reg := registrytest.Start(t, registrytest.Options{})
 	c := remoteClient(t, nil)

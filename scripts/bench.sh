@@ -4,7 +4,9 @@
 # and target. Raw `go test -bench` output is kept in bin/bench.out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+# The benchmarks run against the real parts (the distribution registry,
+# oras), as the integration build does.
+export GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -tags=integration"
 export PATH="$(go env GOPATH)/bin:$PATH"
 mkdir -p bin
 out=bin/bench.out

@@ -15,7 +15,6 @@ import (
 	"context"
 	"crypto"
 	"crypto/ed25519"
-	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,27 +25,18 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	"github.com/skillpm/skillpm/internal/registrytest"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
 const cosignInstall = "go install github.com/sigstore/cosign/v3/cmd/cosign@v3.1.3"
 
-// cosignBinary finds cosign on PATH or in GOPATH/bin; missing, it fails
-// the test, saying how to install it.
+// cosignBinary finds cosign on PATH, in $GOBIN or in GOPATH/bin
+// (registrytest.Binary); missing, it fails the test, saying how to
+// install it. Outside the integration build the test skips.
 func cosignBinary(t *testing.T) string {
 	t.Helper()
-	if p, err := exec.LookPath("cosign"); err == nil {
-		return p
-	}
-	for _, gopath := range filepath.SplitList(build.Default.GOPATH) {
-		p := filepath.Join(gopath, "bin", "cosign")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	// .ci/run installs it; a test that needs it never passes without it.
-	t.Fatalf("cosign not found; %s", cosignInstall)
-	return ""
+	return registrytest.Binary(t, "cosign", cosignInstall)
 }
 
 type cosignCLI struct {

@@ -120,18 +120,6 @@ func printAttested(w io.Writer, a *attestedJSON) {
 		a.Signer, a.Predicate.Verdict.Decision, a.Predicate.Verdict.Tier, a.Referrer, a.Repository)
 }
 
-// verifyAudits verifies the audit attestations of m with the trust
-// material of opts and returns opts with their counting signers as
-// AuditSigners (what requireAudit matches).
-func verifyAudits(ctx context.Context, repo *registry.Repository, m *registry.Manifest, opts registry.VerifyOptions) (registry.VerifyOptions, *registry.AuditVerification, error) {
-	av, err := repo.VerifyAudits(ctx, m, opts.Trust)
-	if err != nil {
-		return opts, nil, regExit(err)
-	}
-	opts.AuditSigners = av.Signers()
-	return opts, av, nil
-}
-
 // auditAttJSON is one audit attestation in skillpm verify --output json.
 type auditAttJSON struct {
 	Referrer  string            `json:"referrer"`

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/skillpm/skillpm/pkg/archive"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
@@ -15,29 +12,28 @@ import (
 // publishAudit audits what publish is about to push, exactly the packed
 // layer (unpacked into a temporary directory, so .skillignore'd files are
 // not judged and the report digest is the one skillpm audit REF gives),
-// at the tier the skill claims. Findings go to stderr; a block verdict
-// refuses the publish (exit 5, nothing pushed) unless allow is set, when it
-// is only a warning: a false positive at critical would otherwise keep a
-// skill from every tier, and install audits again on the user's side.
+// at the tier the skill claims (the engine's AuditArtifact), and renders
+// it (printAuditGate).
 func publishAudit(c *cobra.Command, g *globals, a *registry.Artifact, allow bool) error {
-	ctx := c.Context()
-	tmp, err := os.MkdirTemp("", "skillpm-publish-audit-")
+	e, err := spm.Open(c.Context(), spm.Options{Env: osEnv(), AuditTool: "skillpm " + skillpmVersion()})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, a.Skill.Name)
-	if _, err := archive.Unpack(ctx, bytes.NewReader(a.Layer), dir, archive.Limits{}); err != nil {
-		return fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err)
-	}
-	rep, err := audit.Scan(ctx, dir, audit.Options{Tool: "skillpm " + skillpmVersion()})
+	out, err := e.AuditArtifact(c.Context(), a)
 	if err != nil {
-		return withCode(exitFailure, fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err))
+		return withCode(exitFailure, err)
 	}
-	v, err := rep.Verdict("")
-	if err != nil {
-		return err
-	}
+	return printAuditGate(g, a, out, allow)
+}
+
+// printAuditGate prints the audit of a skill about to be published:
+// findings on stderr, and for a verdict other than pass the verdict and
+// its reasons. A block verdict refuses the publish (exit 5, nothing
+// pushed) unless allow is set, when it is only a warning: a false
+// positive at critical would otherwise keep a skill from every tier, and
+// install audits again on the user's side.
+func printAuditGate(g *globals, a *registry.Artifact, out *spm.AuditOutcome, allow bool) error {
+	rep, v := out.Report, out.Verdict
 	at := a.Skill.Name + "@" + a.Skill.Version
 	if len(rep.Findings) > 0 {
 		printFindings(g.stderr, at, rep.Findings, g.quiet)

@@ -1,11 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 
-	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/resolve"
+	spm "github.com/skillpm/skillpm"
 	"github.com/spf13/cobra"
 )
 
@@ -52,34 +51,28 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if f.out == "" {
 		return usageErrorf(c, fmt.Errorf("-o DIR is required"))
 	}
-	m, err := manifestFromRefs(args)
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry})
 	if err != nil {
 		return err
 	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	graph, err := projectGraph(client, g, f.registry, m)
-	if err != nil {
-		return err
-	}
-	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: f.pre,
+	res, err := e.Bundle(ctx, spm.BundleRequest{Refs: args, Dir: f.out, Prerelease: f.pre,
 		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", msg) }})
-	if err != nil {
-		return lockExit(m, "", err)
-	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return err
-	}
-	dst, err := client.Layout(f.out)
-	if err != nil {
+	var ie *spm.InstallError
+	switch {
+	case errors.As(err, &ie):
+		return lockExit(ie.Manifest, "", ie.Err)
+	case errors.Is(err, spm.ErrInvalidRequest):
+		return withCode(exitUsage, err)
+	case err != nil:
 		return regExit(err)
 	}
-	res, err := client.CopyLock(ctx, lock, dst, registry.CopyLockOptions{})
-	if err != nil {
-		return regExit(err)
-	}
+	return printBundle(g, res, f.out)
+}
+
+// printBundle renders what a bundle wrote: JSON, or a line per skill and
+// how to install from it.
+func printBundle(g *globals, res *spm.BundleResult, out string) error {
+	dst := res.Layout
 	if g.json() {
 		j := bundleJSON{Directory: dst.String(), Skills: []mirrorVersionJSON{}}
 		for _, v := range res.Versions {
@@ -91,7 +84,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 		fmt.Fprintf(g.stdout, "%s %s  %s  %s\n", v.Name, v.Version, shortDigest(v.Digest), plural(v.Referrers, "signature"))
 	}
 	if !g.quiet {
-		fmt.Fprintf(g.stderr, "wrote %s to %s; install with: skillpm install --from %s\n", plural(len(res.Versions), "skill"), f.out, dst)
+		fmt.Fprintf(g.stderr, "wrote %s to %s; install with: skillpm install --from %s\n", plural(len(res.Versions), "skill"), out, dst)
 	}
 	return nil
 }

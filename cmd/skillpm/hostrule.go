@@ -1,69 +1,34 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 )
 
-// chooseHost is the one rule for the host a command writes to when no
-// --host or --root is given: the configuration's host:, else the single
-// host whose roots (project or user) already hold skills skillpm
-// installed, else install.DefaultHost when none holds any. When several
-// hosts hold skills it fails with their list: guessing would put a skill
-// where the user's agent does not look.
+// chooseHost is the one default host rule (skillpm.DefaultHost) with the
+// configuration's host: and the command line's errors.
 func chooseHost(g *globals, env install.Env) (install.Host, error) {
-	if h := g.config().Host; h != "" {
-		return h, nil
-	}
-	holding := map[install.Host]bool{}
-	for _, r := range install.AllSearchRoots(env) {
-		rec, err := install.ReadReceipts(r.Dir)
-		if err == nil && len(rec.Skills) > 0 {
-			holding[r.Host] = true
-		}
-	}
-	switch len(holding) {
-	case 0:
-		return install.DefaultHost, nil
-	case 1:
-		for h := range holding {
-			return h, nil
-		}
-	}
-	var names []string
-	for h := range holding {
-		names = append(names, string(h))
-	}
-	sort.Strings(names)
-	return "", &usageError{fmt.Errorf("skills are installed for several hosts (%s): name one with --host, or set host: in the configuration", strings.Join(names, ", "))}
+	h, err := spm.DefaultHost(env, g.config().Host)
+	return h, rootsErr(g, err)
 }
 
-// rootsHolding returns, when no --host, --scope or --root narrows the
-// choice, every host's roots (project and user) whose receipts hold any
-// of names (any skill when names is empty); otherwise the roots the flags
-// name. searchedAll says which it was, for messages.
-func rootsHolding(rf *rootFlags, def install.Host, names []string) (roots []install.Root, searchedAll bool, err error) {
-	if len(rf.hosts) > 0 || len(rf.roots) > 0 || rf.scope != "" {
-		roots, err = rf.targets(def)
-		return roots, false, err
+// rootsErr gives the engine's root errors their exit codes: usage for a
+// bad host, scope or root and for several hosts to choose from.
+func rootsErr(g *globals, err error) error {
+	var sh *spm.SeveralHostsError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &sh):
+		return &usageError{fmt.Errorf("skills are installed for several hosts (%s): name one with --host, or set host: in the configuration", strings.Join(sh.Hosts, ", "))}
+	case errors.Is(err, spm.ErrInvalidRequest):
+		return &usageError{err}
 	}
-	for _, r := range install.AllSearchRoots(osEnv()) {
-		rec, err := install.ReadReceipts(r.Dir)
-		if err != nil {
-			return nil, true, fmt.Errorf("%s: %w", r.Dir, err)
-		}
-		for _, s := range rec.Skills {
-			if len(names) == 0 || slices.Contains(names, s.Name) {
-				roots = append(roots, r)
-				break
-			}
-		}
-	}
-	return roots, true, nil
+	return err
 }
 
 // notInstalledAnywhere is the error for names no root holds.

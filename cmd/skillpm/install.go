@@ -1,20 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/skillpm/skillpm/gitsource"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/pkg/archive"
-	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -135,140 +129,51 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 
 func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) error {
 	ctx := c.Context()
-	roots, client, policy, vopts, err := f.setup(ctx, g)
+	if err := f.check(); err != nil {
+		return err
+	}
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags})
 	if err != nil {
 		return err
 	}
-	if len(args) > 0 && len(f.rootFlags.hosts) == 0 && len(f.rootFlags.roots) == 0 {
-		// The one default host rule (chooseHost), as add and a project use.
-		h, err := chooseHost(g, osEnv())
-		if err != nil {
-			return err
-		}
-		if roots, err = f.rootFlags.targets(h); err != nil {
-			return err
-		}
-	}
-	var m *resolve.Manifest
-	var prev *resolve.Lockfile
-	var local []install.Local
-	var refs []string
-	lockFile := ""
-	if len(args) == 0 {
-		mpath, lpath := lockPaths(&lockFlags{manifest: f.manifest, lock: f.lock})
-		if m, err = resolve.ReadManifest(ctx, mpath); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return &usageError{fmt.Errorf("nothing to install: name skills (skillpm install web-research@^1) or write %s", resolve.ManifestFile)}
-			}
-			return lockExit(&resolve.Manifest{File: mpath}, lpath, err)
-		}
-		if prev, err = resolve.ReadLockfile(ctx, lpath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return withCode(exitUsage, err)
-		}
-		lockFile = lpath
-		var done func()
-		if m, local, done, err = gitRequirements(c, g, m, prev, f.frozen, f.offline); err != nil {
-			return err
-		}
-		defer done()
-		if roots, err = projectRoots(g, &f.rootFlags, m); err != nil {
-			return err
-		}
-		if stale := staleLockReport(prev, roots); len(stale) > 0 && !g.quiet {
-			fmt.Fprintf(g.stderr, "warning: %s is older than the installed skills (run skillpm update to move it):\n", lpath)
-			for _, s := range stale {
-				fmt.Fprintln(g.stderr, "  "+s)
-			}
-		}
-	} else {
-		var cache *gitsource.Cache
-		for _, a := range args {
-			if gitsource.Looks(a) {
-				if cache == nil {
-					if cache, err = gitCache(f.offline); err != nil {
-						return err
-					}
-				}
-				ls, done, err := gitLocals(c, g, cache, a, f.skills)
-				defer done()
-				if err != nil {
-					return err
-				}
-				local = append(local, ls...)
-				continue
-			}
-			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
-				l, err := buildLocal(c, g, a, f.noVCS)
-				if err != nil {
-					return err
-				}
-				local = append(local, l)
-				continue
-			}
-			refs = append(refs, a)
-		}
-		// The references' manifest names the namespace; what the roots
-		// hold is read by InstallRefs under their locks.
-		if m, err = manifestFromRefs(refs); err != nil {
-			return err
-		}
-	}
-	graph, err := projectGraph(client, g, f.from, m)
-	if err != nil {
-		return err
-	}
-	aud, err := newAuditor()
-	if err != nil {
-		return err
-	}
-	opts := install.Options{
-		Roots: roots, Policy: policy, Trust: vopts.Trust,
-		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
-		AllowAuditFindings: f.allowAudit, Auditor: aud,
-		MinTier: skill.Tier(f.minTier), Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
-		LockFile: lockFile, AllowSignerChange: f.allowSignerChange, Local: local,
-		AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
-		Warn: warnOnce(g),
-	}
-	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
-		return withCode(exitUsage, err)
-	}
-	if f.dryRun {
-		opts.LockFile = ""
-	}
-	var res *install.Result
-	if len(args) > 0 {
-		res, err = install.InstallRefs(ctx, client, graph, "the command line", refs, opts)
-	} else {
-		res, err = install.Install(ctx, client, graph, m, prev, opts)
+	res, err := e.Install(ctx, spm.InstallRequest{
+		Refs: args, Manifest: f.manifest, Lock: f.lock,
+		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
+		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
+		AllowSignerChange: f.allowSignerChange, AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
+		NoVCS: f.noVCS, Skills: f.skills, Offline: f.offline, NoIndex: f.noIndex,
+	})
+	if errors.Is(err, spm.ErrNoManifest) {
+		return &usageError{fmt.Errorf("nothing to install: name skills (skillpm install web-research@^1) or write %s", resolve.ManifestFile)}
 	}
 	if err != nil {
-		return notFoundHint(ctx, client, graph, m, err, installExit(m, lockFile, err))
+		return installFailure(ctx, g, e, err, true)
 	}
-	if f.dryRun {
+	return printInstall(g, res.Result, f.dryRun)
+}
+
+// printInstall renders an install's result: JSON, the plan of a dry run,
+// or each root's installed skills and the plan's tiers and grants.
+func printInstall(g *globals, res *install.Result, dryRun bool) error {
+	if dryRun {
 		res.Roots = dryRunRoots(res)
 	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": f.dryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": dryRun})
 	}
-	if f.dryRun {
+	if dryRun {
 		// Only what would change, as update --dry-run shows it.
 		printPlan(g.stdout, res.Changes)
 		return nil
 	}
-	printNotes(g, f.rootFlags.notes)
 	for _, r := range res.Roots {
-		verb := "installed"
-		if f.dryRun {
-			verb = "would install"
-		}
 		switch {
 		case len(r.Installed) == 0:
 			fmt.Fprintf(g.stdout, "%s: up to date (%s)\n", r.Root.Dir, strings.Join(r.Unchanged, ", "))
 		case r.Root.Link != "":
 			fmt.Fprintf(g.stdout, "%s: linked %s to the copy in %s (read here by %s)\n", r.Root.Dir, strings.Join(r.Installed, ", "), r.Root.Link, strings.Join(r.Root.ReadBy, ", "))
 		default:
-			fmt.Fprintf(g.stdout, "%s: %s %s%s\n", r.Root.Dir, verb, strings.Join(r.Installed, ", "), readBy(r.Root))
+			fmt.Fprintf(g.stdout, "%s: installed %s%s\n", r.Root.Dir, strings.Join(r.Installed, ", "), readBy(r.Root))
 		}
 	}
 	if !g.quiet {
@@ -281,32 +186,6 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		}
 	}
 	return nil
-}
-
-// buildLocal builds the skill in dir as publish would, for installing it
-// from source.
-func buildLocal(c *cobra.Command, g *globals, dir string, noVCS bool) (install.Local, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return install.Local{}, err
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return install.Local{}, withCode(exitUsage, fmt.Errorf("%s: no such skill directory", dir))
-	}
-	created, err := registry.SourceDateEpoch(os.Getenv)
-	if err != nil {
-		return install.Local{}, withCode(exitUsage, err)
-	}
-	a, err := registry.Build(c.Context(), abs, registry.BuildOptions{Created: created, NoVCS: noVCS})
-	if err != nil {
-		var ve *skill.ValidationError
-		if errors.As(err, &ve) {
-			printDiagnostics(g.stderr, ve.Diagnostics)
-			return install.Local{}, withCode(exitValidation, fmt.Errorf("%s: %s, not installed; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
-		}
-		return install.Local{}, withCode(exitValidation, err)
-	}
-	return install.Local{Dir: abs, Artifact: a}, nil
 }
 
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
@@ -324,39 +203,13 @@ func installExit(m *resolve.Manifest, lockFile string, err error) error {
 	return lockExit(m, lockFile, err)
 }
 
-// manifestFromRefs turns command-line references into a manifest
-// (install.FromRefs without roots: no receipt is read), with CLI exit
-// codes.
-func manifestFromRefs(args []string) (*resolve.Manifest, error) {
-	m, _, err := install.FromRefs("the command line", args, nil)
-	if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
-		return nil, withCode(exitUsage, err)
-	}
-	return m, err
-}
-
-// setup checks --min-tier and opens what install and update share:
-// the target roots, a registry client and the trust policy with its
-// verification material.
-func (f *changeFlags) setup(ctx context.Context, g *globals) ([]install.Root, *registry.Client, *tiers.Policy, registry.VerifyOptions, error) {
-	var none registry.VerifyOptions
+// check refuses a --min-tier that names no tier, before anything is
+// opened.
+func (f *changeFlags) check() error {
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return nil, nil, nil, none, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
+		return &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
 	}
-	f.rootFlags.defLink = g.config().Link
-	roots, err := f.rootFlags.targets(g.defaultHost())
-	if err != nil {
-		return nil, nil, nil, none, err
-	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return nil, nil, nil, none, err
-	}
-	policy, vopts, err := f.trustFlags.load(ctx, g)
-	if err != nil {
-		return nil, nil, nil, none, err
-	}
-	return roots, client, policy, vopts, nil
+	return nil
 }
 
 // newAuditor is the static audit every install and update runs before it

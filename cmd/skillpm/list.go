@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -31,78 +32,84 @@ only the names, once each.`,
   skillpm list --root ./image/skills --output json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			roots, err := rf.searched()
+			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: len(rf.roots) > 0})
 			if err != nil {
 				return err
 			}
-			items, err := install.ListWith(c.Context(), roots, osEnv().Table())
+			res, err := e.List(c.Context(), spm.Target{})
 			if err != nil {
-				return err
+				return rootsErr(g, err)
 			}
-			if g.quiet && !g.json() {
-				// -q: the names only, once each, as a script wants them.
-				seen := map[string]bool{}
-				for _, l := range items {
-					if !seen[l.Name] {
-						seen[l.Name] = true
-						fmt.Fprintln(g.stdout, l.Name)
-					}
-				}
-				return nil
-			}
-			for _, r := range roots {
-				if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
-					fmt.Fprintln(g.stderr, "note: "+p.String())
-				}
-			}
-			if g.json() {
-				if items == nil {
-					items = []install.Listed{}
-				}
-				return writeJSON(g.stdout, map[string]any{"skills": items})
-			}
-			if len(items) == 0 {
-				fmt.Fprintln(g.stdout, "no skills installed in the searched roots")
-				return nil
-			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HOST\tSCOPE\tNAME\tVERSION\tTIER\tSOURCE\tSTATUS")
-			for _, l := range items {
-				status := "ok"
-				switch {
-				case l.Pending != "":
-					status = "interrupted " + l.Pending + " (the next skillpm command completes it)"
-				case l.Ignored != "":
-					status = "ignored: " + l.Ignored
-				case l.Invalid:
-					status = "invalid"
-				case l.ConflictsWith != "":
-					status = "conflict: " + string(l.Root.Host) + " loads this or " + l.ConflictsWith + ", not always the same"
-				case l.ShadowedBy != "":
-					status = "shadowed by " + l.ShadowedBy
-				case l.Edited:
-					status = "edited"
-				case !l.Managed && l.Origin != "":
-					status = "unmanaged: " + l.Origin
-				case !l.Managed:
-					status = "unmanaged"
-				}
-				if l.Managed && l.Mode == install.ModeLink {
-					status += "; link to " + l.Link
-				}
-				if len(l.LinkedFrom) > 0 {
-					status += "; linked from " + strings.Join(l.LinkedFrom, ", ")
-				}
-				if l.Managed && len(l.ReadBy) > 1 {
-					status += "; read by " + strings.Join(l.ReadBy, ", ")
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(string(l.Tier)), dash(l.Source), status)
-			}
-			return tw.Flush()
+			return printList(g, res)
 		},
 	}
+
 	rf.register(c)
 	return c
+}
+
+// printList renders what list found: the names (-q), JSON, or a table
+// with each skill's status; pending transactions as notes on stderr.
+func printList(g *globals, res *spm.Listing) error {
+	items := res.Skills
+	if g.quiet && !g.json() {
+		// -q: the names only, once each, as a script wants them.
+		seen := map[string]bool{}
+		for _, l := range items {
+			if !seen[l.Name] {
+				seen[l.Name] = true
+				fmt.Fprintln(g.stdout, l.Name)
+			}
+		}
+		return nil
+	}
+	for _, p := range res.Pending {
+		fmt.Fprintln(g.stderr, "note: "+p)
+	}
+	if g.json() {
+		if items == nil {
+			items = []install.Listed{}
+		}
+		return writeJSON(g.stdout, map[string]any{"skills": items})
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(g.stdout, "no skills installed in the searched roots")
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tSCOPE\tNAME\tVERSION\tTIER\tSOURCE\tSTATUS")
+	for _, l := range items {
+		status := "ok"
+		switch {
+		case l.Pending != "":
+			status = "interrupted " + l.Pending + " (the next skillpm command completes it)"
+		case l.Ignored != "":
+			status = "ignored: " + l.Ignored
+		case l.Invalid:
+			status = "invalid"
+		case l.ConflictsWith != "":
+			status = "conflict: " + string(l.Root.Host) + " loads this or " + l.ConflictsWith + ", not always the same"
+		case l.ShadowedBy != "":
+			status = "shadowed by " + l.ShadowedBy
+		case l.Edited:
+			status = "edited"
+		case !l.Managed && l.Origin != "":
+			status = "unmanaged: " + l.Origin
+		case !l.Managed:
+			status = "unmanaged"
+		}
+		if l.Managed && l.Mode == install.ModeLink {
+			status += "; link to " + l.Link
+		}
+		if len(l.LinkedFrom) > 0 {
+			status += "; linked from " + strings.Join(l.LinkedFrom, ", ")
+		}
+		if l.Managed && len(l.ReadBy) > 1 {
+			status += "; read by " + strings.Join(l.ReadBy, ", ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(string(l.Tier)), dash(l.Source), status)
+	}
+	return tw.Flush()
 }
 
 func dash(s string) string {

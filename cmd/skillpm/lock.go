@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/skillpm/skillpm/install"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -106,22 +103,9 @@ retries.`,
 	return c
 }
 
-// lockPaths picks the manifest and lock files.
+// lockPaths picks the manifest and lock files (skillpm.FindManifest).
 func lockPaths(f *lockFlags) (manifest, lock string) {
-	manifest = f.manifest
-	if manifest == "" {
-		manifest = resolve.ManifestFile
-		if _, err := os.Stat(manifest); errors.Is(err, fs.ErrNotExist) {
-			if _, err := os.Stat(resolve.AgentManifestFile); err == nil {
-				manifest = resolve.AgentManifestFile
-			}
-		}
-	}
-	lock = f.lock
-	if lock == "" {
-		lock = filepath.Join(filepath.Dir(manifest), resolve.LockFile)
-	}
-	return manifest, lock
+	return spm.FindManifest(f.manifest, f.lock)
 }
 
 func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
@@ -129,70 +113,47 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if f.upgrade && f.frozen {
 		return usageErrorf(c, errors.New("--upgrade and --frozen contradict each other"))
 	}
-	mpath, lpath := lockPaths(f)
-	m, err := resolve.ReadManifest(ctx, mpath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return withCode(exitUsage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
-	}
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	prev, err := resolve.ReadLockfile(ctx, lpath)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		prev = nil
-	case err != nil:
-		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
-	}
-	// Git references are fetched and built (from the git cache when it
-	// has the commit) as install does, so their commits and trees lock.
-	m, locals, done, err := gitRequirements(c, g, m, prev, f.frozen, false)
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from})
 	if err != nil {
 		return err
 	}
-	defer done()
-	if f.upgrade {
-		if err := projectNames(&project{mpath: mpath, m: m, prev: prev}, names); err != nil {
-			return err
-		}
-		prev = prev.Without(names...)
-	}
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	graph, err := projectGraph(client, g, f.from, m)
-	if err != nil {
-		return err
-	}
-	var cat resolve.Catalog = graph
-	if len(locals) > 0 {
-		if cat, m, err = install.CatalogWith(graph, m, locals); err != nil {
-			return err
-		}
-	}
-	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{
-		Frozen: f.frozen,
-		Warn: func(msg string) {
-			fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", msg)
+	res, err := e.Lock(ctx, spm.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names,
+		CheckNames: func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error {
+			mpath, _ := lockPaths(f)
+			return projectNames(&project{mpath: mpath, m: m, prev: prev}, names)
 		},
+		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", msg) },
 	})
 	if err != nil {
-		return notFoundHint(ctx, client, graph, m, err, lockExit(m, lpath, err))
+		return lockFailure(ctx, g, e, f, err)
 	}
-	data, err := next.Marshal()
-	if err != nil {
+	return printLock(g, res)
+}
+
+// lockFailure words lock's failures for the command line.
+func lockFailure(ctx context.Context, g *globals, e *spm.Engine, f *lockFlags, err error) error {
+	mpath, _ := lockPaths(f)
+	var ie *spm.InstallError
+	switch {
+	case errors.Is(err, spm.ErrNoManifest):
+		return withCode(exitUsage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
+	case errors.Is(err, spm.ErrInvalidLock):
+		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
+	case isUsageError(err):
 		return err
+	case errors.As(err, &ie):
+		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
 	}
-	old, _ := os.ReadFile(lpath)
-	changed := !bytes.Equal(old, data)
-	written := false
-	if changed && !f.frozen {
-		if err := resolve.WriteLockfile(ctx, lpath, next); err != nil {
-			return err
-		}
-		written = true
+	if mapped, ok := engineExit(g, err); ok {
+		return mapped
 	}
+	return regExit(err)
+}
+
+// printLock renders a lock: JSON, or a table of the skills and a line
+// saying whether the file was written.
+func printLock(g *globals, res *spm.LockResult) error {
+	next, lpath, changed, written := res.Lock, res.File, res.Changed, res.Written
 	if g.json() {
 		j := lockJSON{Schema: schemaOf("lock"), Lock: lpath, Changed: changed, Written: written, Skills: []lockSkillJSON{}}
 		for _, s := range next.Skills {

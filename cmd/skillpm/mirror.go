@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
@@ -98,17 +100,10 @@ refused; 6 when a copy failed (run again to resume).`,
 // openSourceArg opens a source argument; "embedded" is the embedded
 // registry.
 func openSourceArg(client *registry.Client, arg string) (registry.Source, error) {
-	if arg == "embedded" {
-		return client.Embedded(), nil
-	}
-	spec, err := registry.ParseSource(arg)
-	if err != nil {
+	src, err := spm.OpenSourceArg(client, arg)
+	if errors.Is(err, spm.ErrInvalidRequest) {
 		return nil, withCode(exitUsage, err)
 	}
-	if spec.Kind == registry.KindName {
-		return nil, withCode(exitUsage, fmt.Errorf("%q is not a source: give a registry namespace (host/namespace), oci-layout:DIR or embedded", arg))
-	}
-	src, err := client.OpenSource(spec)
 	return src, regExit(err)
 }
 
@@ -155,68 +150,88 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) error {
 	ctx := c.Context()
-	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
-	}
-	if f.jobs < 1 {
-		return withCode(exitUsage, fmt.Errorf("--jobs must be at least 1"))
-	}
-	since, err := parseSince(f.since, time.Now())
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	client, err := regClient(g, &f.regFlags)
+	r, err := f.request(args)
 	if err != nil {
 		return err
 	}
-	src, err := openSourceArg(client, args[0])
-	if err != nil {
-		return err
-	}
-	dst, err := openSourceArg(client, args[1])
-	if err != nil {
-		return err
-	}
-	opts := registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}
-	if f.names != "" {
-		more, err := readNames(f.names)
-		if err != nil {
-			return err
-		}
-		opts.Names = append(opts.Names, more...)
-	}
+	ef := engineFlags{reg: &f.regFlags}
 	if f.verify || f.minTier != "" {
-		_, vopts, err := f.trustFlags.load(ctx, g)
-		if err != nil {
-			return err
-		}
-		opts.Verify = &vopts
+		ef.trust = &f.trustFlags
+	}
+	e, err := openEngine(ctx, g, ef)
+	if err != nil {
+		return err
 	}
 	var mu sync.Mutex
 	if !g.json() && !g.quiet {
-		opts.OnVersion = func(v registry.MirroredVersion) {
+		r.Options.OnVersion = func(v registry.MirroredVersion) {
 			mu.Lock()
 			defer mu.Unlock()
 			printMirrored(g, v)
 		}
 	}
-	res, err := client.Mirror(ctx, src, dst, opts)
+	res, err := e.Mirror(ctx, r)
 	if err != nil {
-		if errors.Is(err, registry.ErrNoCatalog) {
-			return withCode(exitUsage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
-		}
-		return regExit(err)
+		return mirrorFailure(err)
 	}
-	// The destination's sparse index describes what landed there; a
-	// source with an index gets its mirror one.
+	refreshMirrored(ctx, g, e.Client(), res)
+	return printMirror(g, res)
+}
+
+// refreshMirrored updates the destination's sparse index with what
+// landed there; a source with an index gets its mirror one.
+func refreshMirrored(ctx context.Context, g *globals, client *registry.Client, res *spm.MirrorResult) {
 	var copied []string
 	for _, v := range res.Versions {
 		if v.Status == registry.MirrorCopied && !slices.Contains(copied, v.Name) {
 			copied = append(copied, v.Name)
 		}
 	}
-	_, srcErr := sparse.Fetch(ctx, src)
-	refreshSparse(ctx, g, client, dst, copied, srcErr == nil, nil)
+	_, srcErr := sparse.Fetch(ctx, res.From)
+	refreshSparse(ctx, g, client, res.To, copied, srcErr == nil, nil)
+}
+
+// request checks mirror's flags and builds the engine's request: SOURCE,
+// DEST and the names (arguments and --names).
+func (f *mirrorFlags) request(args []string) (spm.MirrorRequest, error) {
+	var r spm.MirrorRequest
+	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
+		return r, withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
+	}
+	if f.jobs < 1 {
+		return r, withCode(exitUsage, fmt.Errorf("--jobs must be at least 1"))
+	}
+	since, err := parseSince(f.since, time.Now())
+	if err != nil {
+		return r, withCode(exitUsage, err)
+	}
+	r = spm.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
+		Options: registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}}
+	if f.names != "" {
+		more, err := readNames(f.names)
+		if err != nil {
+			return r, err
+		}
+		r.Options.Names = append(r.Options.Names, more...)
+	}
+	return r, nil
+}
+
+// mirrorFailure maps mirror's failures to exit codes.
+func mirrorFailure(err error) error {
+	switch {
+	case errors.Is(err, spm.ErrInvalidRequest):
+		return withCode(exitUsage, err)
+	case errors.Is(err, registry.ErrNoCatalog):
+		return withCode(exitUsage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
+	}
+	return regExit(err)
+}
+
+// printMirror renders a mirror's counts (JSON or a line) and gives a
+// mirror with failed or refused versions its exit code.
+func printMirror(g *globals, res *spm.MirrorResult) error {
+	src, dst := res.From, res.To
 	if g.json() {
 		j := mirrorJSON{Source: src.String(), Destination: dst.String(), Versions: []mirrorVersionJSON{},
 			Copied: res.Count(registry.MirrorCopied), Present: res.Count(registry.MirrorPresent), Refused: res.Count(registry.MirrorRefused),

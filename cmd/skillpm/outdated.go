@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -192,7 +193,7 @@ func fillWanted(ctx context.Context, graph *registry.Graph, key string, row *out
 		}
 		return regExit(err)
 	}
-	if v := newestRelease(vs, pre); v != nil {
+	if v := spm.NewestRelease(vs, pre); v != nil {
 		row.Latest = v.String()
 	}
 	set, err := resolve.ParseRange(orAny(row.Range), pre)

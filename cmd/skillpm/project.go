@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/Masterminds/semver/v3"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -27,155 +23,74 @@ type project struct {
 }
 
 // openProject reads the manifest and lock at the paths the flags name
-// (lockPaths). A missing manifest is not an error: p.data is nil and p.m
-// an empty manifest at the path it would be written to.
+// (skillpm.OpenProject). A missing manifest is not an error: p.data is nil
+// and p.m an empty manifest at the path it would be written to.
 func openProject(ctx context.Context, manifest, lock string) (*project, error) {
-	mpath, lpath := lockPaths(&lockFlags{manifest: manifest, lock: lock})
-	p := &project{mpath: mpath, lpath: lpath}
-	data, err := os.ReadFile(mpath)
+	p, err := spm.OpenProject(ctx, manifest, lock)
+	if err != nil {
+		return nil, projectOpenErr(err)
+	}
+	return cliProject(p), nil
+}
+
+// cliProject is the command line's view of an engine project.
+func cliProject(p *spm.Project) *project {
+	return &project{mpath: p.ManifestFile, lpath: p.LockFile, m: p.Manifest, data: p.Data, prev: p.Prev}
+}
+
+// projectOpenErr gives OpenProject's failures their exit codes and
+// hints.
+func projectOpenErr(err error) error {
+	var ie *spm.InstallError
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		p.m = &resolve.Manifest{File: mpath}
-		if abs, err := filepath.Abs(mpath); err == nil {
-			p.m.Dir = filepath.Dir(abs)
-		}
-	case err != nil:
-		return nil, err
-	default:
-		if p.m, err = resolve.ReadManifest(ctx, mpath); err != nil {
-			return nil, lockExit(&resolve.Manifest{File: mpath}, lpath, err)
-		}
-		p.data = data
+	case errors.As(err, &ie):
+		return lockExit(ie.Manifest, ie.LockFile, ie.Err)
+	case errors.Is(err, spm.ErrInvalidLock):
+		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	}
-	if p.prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
-		}
-		p.prev = nil
+	return err
+}
+
+// projectFailure maps the failures of an engine operation on a project.
+func projectFailure(ctx context.Context, g *globals, e *spm.Engine, err error) error {
+	var ie *spm.InstallError
+	if errors.As(err, &ie) && ie.Graph == nil {
+		return projectOpenErr(err)
 	}
-	return p, nil
+	if errors.Is(err, spm.ErrInvalidLock) || isUsageError(err) {
+		return projectOpenErr(err)
+	}
+	return installFailure(ctx, g, e, err, true)
 }
 
 // exists reports whether the project has a manifest on disk.
 func (p *project) exists() bool { return p.data != nil }
 
 // hasProject reports whether a project manifest is where lockPaths looks.
-func hasProject(manifest string) bool {
-	mpath, _ := lockPaths(&lockFlags{manifest: manifest})
-	_, err := os.Stat(mpath)
-	return err == nil
-}
+func hasProject(manifest string) bool { return spm.HasProject(manifest) }
 
-// projectScope is the scope a manifest installs into: scope: as written,
-// else project for skills.yaml (its skills belong to the project) and user
-// for a GAIA agent's gaia-agent.yaml (the agent reads the user's roots).
-func projectScope(m *resolve.Manifest) install.Scope {
-	if m.Scope != "" {
-		return install.Scope(m.Scope)
-	}
-	if b := filepath.Base(m.File); b == resolve.AgentManifestFile || b == "gaia-agent.yml" {
-		return install.ScopeUser
-	}
-	return install.ScopeProject
-}
+// projectScope is the scope a manifest installs into (skillpm.ProjectScope).
+func projectScope(m *resolve.Manifest) install.Scope { return spm.ProjectScope(m) }
 
-// projectRoots returns where a project's skills go: --root, else the
-// hosts of --host, hosts: or host:, else chooseHost's; at --scope, else
-// the manifest's scope (projectScope). Project roots are under the
-// manifest's directory, wherever the command runs.
+// projectRoots returns where a project's skills go (skillpm.ProjectRoots):
+// --root, else the hosts of --host, hosts: or host:, else chooseHost's; at
+// --scope, else the manifest's scope.
 func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Root, error) {
-	if len(rf.roots) > 0 {
-		return rf.targets(install.DefaultHost)
+	t := rf.target()
+	if rf.place != "" {
+		t.Placement = spm.Placement(t, m, g.config().Link)
 	}
-	scope := projectScope(m)
-	if rf.scope != "" {
-		s, err := install.ParseScope(rf.scope)
-		if err != nil {
-			return nil, &usageError{err}
-		}
-		scope = s
-	}
-	env := osEnv()
-	if m.Dir != "" {
-		env.Cwd = m.Dir
-	}
-	names := rf.hosts
-	if len(names) == 0 {
-		names = m.Hosts
-		if len(names) == 0 && m.Host != "" {
-			names = []string{m.Host}
-		}
-	}
-	var hosts []install.Host
-	for _, s := range names {
-		h, err := install.ParseHost(s)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("%s: %w", m.File, err)}
-		}
-		hosts = append(hosts, h)
-	}
-	if len(hosts) == 0 {
-		h, err := chooseHost(g, env)
-		if err != nil {
-			return nil, err
-		}
-		hosts = []install.Host{h}
-	}
-	rf.defLink = g.config().Link
-	if m.Link != nil {
-		rf.defLink = m.Link
-	}
-	p, err := install.PlaceRoots(hosts, scope, env, rf.placement())
+	p, err := spm.ProjectRoots(osEnv(), t, m, g.config().Host)
 	if err != nil {
-		return nil, err
+		return nil, rootsErr(g, err)
 	}
-	rf.notes = p.Notes
 	return p.Roots, nil
 }
 
 // save writes the manifest (when data differs from what was read) and
-// the lock together: both or neither.
+// the lock together: both or neither (skillpm.SaveProject).
 func (p *project) save(data []byte, lock *resolve.Lockfile) error {
-	lb, err := lock.Marshal()
-	if err != nil {
-		return err
-	}
-	var files []atomicfile.File
-	if !slices.Equal(data, p.data) {
-		files = append(files, atomicfile.File{Path: p.mpath, Data: data, Perm: 0o644})
-	}
-	if old, err := os.ReadFile(p.lpath); err != nil || !slices.Equal(old, lb) {
-		files = append(files, atomicfile.File{Path: p.lpath, Data: lb, Perm: 0o644})
-	}
-	if len(files) == 0 {
-		return nil
-	}
-	return atomicfile.WriteFiles(files)
-}
-
-// staleLockReport lists the skills a lock pins below what the roots
-// hold: applying such a lock would be a downgrade nobody asked for.
-func staleLockReport(lock *resolve.Lockfile, roots []install.Root) []string {
-	if lock == nil {
-		return nil
-	}
-	var out []string
-	for _, r := range roots {
-		rec, err := install.ReadReceipts(r.Dir)
-		if err != nil {
-			continue
-		}
-		for _, got := range rec.Skills {
-			ls := lock.Get(got.Name)
-			if ls == nil || got.Source == "" {
-				continue
-			}
-			if newer(got.Version, ls.Version) {
-				out = append(out, fmt.Sprintf("%s: %s holds %s, skills.lock pins %s", got.Name, r.Dir, got.Version, ls.Version))
-			}
-		}
-	}
-	return out
+	return spm.SaveProject(p.mpath, p.lpath, p.data, data, lock)
 }
 
 // newer reports whether version a is above version b; versions that do

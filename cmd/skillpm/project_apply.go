@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -27,6 +24,8 @@ type applyOptions struct {
 	noInstall bool
 	// showPlan prints the changes before consent, as update does.
 	showPlan bool
+	// allowAudit installs skills whose static audit blocks at their tier.
+	allowAudit bool
 }
 
 // parseProjectManifest parses manifest bytes as the project's manifest.
@@ -40,87 +39,43 @@ func (p *project) parse(data []byte) (*resolve.Manifest, error) {
 }
 
 // projectApply makes the project what data (the new manifest bytes)
-// asks for: it locks it with prev's versions preferred, installs that
-// lock into the project's roots (verified, checked and consented as
-// install does), and only then writes the manifest and the lock together.
-// Nothing is written when anything fails or is refused, or with dryRun.
+// asks for (the engine's Apply): it locks it with prev's versions
+// preferred, installs that lock into the project's roots (verified,
+// checked and consented as install does), and only then writes the
+// manifest and the lock together. Nothing is written when anything fails
+// or is refused, or with dryRun.
 func projectApply(c *cobra.Command, g *globals, f *changeFlags, p *project, data []byte, prev *resolve.Lockfile, o applyOptions) (*install.Result, *resolve.Lockfile, error) {
 	ctx := c.Context()
-	m, err := p.parse(data)
-	if err != nil {
-		return nil, nil, err
-	}
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
 		return nil, nil, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
 	}
-	client, err := regClient(g, &f.regFlags)
+	ef := engineFlags{reg: &f.regFlags, from: o.from, rf: &f.rootFlags, lenientEnv: true}
+	if !o.noInstall {
+		ef.trust = &f.trustFlags
+	}
+	e, err := openEngine(ctx, g, ef)
 	if err != nil {
 		return nil, nil, err
 	}
-	graph, err := projectGraph(client, g, o.from, m)
-	if err != nil {
-		return nil, nil, err
-	}
-	warn := warnOnce(g)
-	if o.noInstall {
-		lock, err := resolve.Lock(ctx, graph, m, prev, resolve.LockOptions{Prerelease: f.pre, Warn: warn})
-		if err != nil {
-			return nil, nil, notFoundHint(ctx, client, graph, m, err, lockExit(m, p.lpath, err))
-		}
-		if !o.dryRun {
-			if err := p.save(data, lock); err != nil {
-				return nil, nil, err
-			}
-		}
-		return nil, lock, nil
-	}
-	roots, err := projectRoots(g, &f.rootFlags, m)
-	if err != nil {
-		return nil, nil, err
-	}
-	printNotes(g, f.rootFlags.notes)
-	policy, vopts, err := f.trustFlags.load(ctx, g)
-	if err != nil {
-		return nil, nil, err
-	}
-	aud, err := newAuditor()
-	if err != nil {
-		return nil, nil, err
-	}
-	opts := install.Options{
-		Roots: roots, Policy: policy, Trust: vopts.Trust,
-		Grants: f.grants, Yes: f.yes, AllowExperimental: o.allowExperimental, Prompter: newTermPrompter(g),
-		Auditor: aud,
-		MinTier: skill.Tier(f.minTier), Force: f.force, DryRun: o.dryRun, Prerelease: f.pre,
-		AllowSignerChange: o.allowSignerChange, NoIndex: f.noIndex,
-		Warn: warn,
-	}
+	r := spm.ApplyRequest{Manifest: p.mpath, Lock: p.lpath, Data: data, OldData: p.data, Prev: prev, NoInstall: o.noInstall,
+		InstallRequest: spm.InstallRequest{
+			Grants: f.grants, Yes: f.yes, AllowExperimental: o.allowExperimental, AllowAuditFindings: o.allowAudit,
+			MinTier: f.minTier, Force: f.force, DryRun: o.dryRun, Prerelease: f.pre,
+			AllowSignerChange: o.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
+		}}
 	if o.showPlan {
-		opts.OnPlan = func(_ context.Context, changes []install.Change) error {
+		r.OnPlan = func(_ context.Context, changes []install.Change) error {
 			if !g.json() && !g.quiet {
 				printPlan(g.stdout, changes)
 			}
 			return nil
 		}
 	}
-	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
-		return nil, nil, withCode(exitUsage, err)
-	}
-	for _, r := range roots {
-		if err := os.MkdirAll(filepath.Dir(r.Dir), 0o755); err != nil {
-			return nil, nil, err
-		}
-	}
-	res, err := install.Install(ctx, client, graph, m, prev, opts)
+	res, lock, err := e.Apply(ctx, r)
 	if err != nil {
-		return nil, nil, notFoundHint(ctx, client, graph, m, err, installExit(m, p.lpath, err))
+		return res, lock, installFailure(ctx, g, e, err, true)
 	}
-	if !o.dryRun {
-		if err := p.save(data, res.Lock); err != nil {
-			return res, res.Lock, err
-		}
-	}
-	return res, res.Lock, nil
+	return res, lock, nil
 }
 
 // warnOnce prints each distinct warning once per command (unless -q):

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +44,7 @@ countersigned again.`,
 			ctx := c.Context()
 			// The policy first: an invalid one stops the promotion before
 			// anything is signed.
-			p, vopts, err := f.trust.load(ctx, g)
+			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trust})
 			if err != nil {
 				return err
 			}
@@ -54,32 +56,17 @@ countersigned again.`,
 			if err != nil {
 				return err
 			}
-			out, err := signAttach(ctx, repo, m.Descriptor, m.Metadata.Version, opts)
-			if err != nil {
-				return err
-			}
-			// The namespace's sparse index lists each version's signatures.
-			if ic, err := regClient(g, &f.regFlags); err == nil && !out.Unchanged {
-				refreshSparse(ctx, g, ic, repo.Source(), []string{repo.Name()}, false, &opts)
-			}
-			v, err := repo.VerifySkill(ctx, m, vopts)
-			if err != nil {
+			pr, err := e.PromoteManifest(ctx, repo, m, spm.PromoteRequest{Sign: opts})
+			if errors.Is(err, spm.ErrInvalidRequest) {
+				return withCode(exitUsage, err)
+			} else if err != nil {
 				return regExit(err)
 			}
-			d := v.Decision
-			if g.json() {
-				return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})
+			// The namespace's sparse index lists each version's signatures.
+			if ic, err := regClient(g, &f.regFlags); err == nil && !pr.Signed.Unchanged {
+				refreshSparse(ctx, g, ic, repo.Source(), []string{repo.Name()}, false, &opts)
 			}
-			warnJunk(g.stderr, out)
-			printSigned(g.stdout, out, "countersigned")
-			fmt.Fprintf(g.stdout, "tier under %s: %s (attested %s, claimed %s)\n", policyName(p), d.Effective, d.Attested, d.Claimed)
-			for _, warn := range d.Warnings {
-				fmt.Fprintf(g.stderr, "warning: %s@%s: %s\n", out.Name, out.Version, warn)
-			}
-			if !trusts(p, out) {
-				fmt.Fprintf(g.stderr, "warning: the trust policy (%s) trusts no identity %s: this countersignature raises no tier until a policy names it\n", policyName(p), out.Signer)
-			}
-			return nil
+			return printPromotion(g, pr)
 		},
 	}
 	f.signFlags.register(c, false)
@@ -91,17 +78,21 @@ countersigned again.`,
 	return c
 }
 
-// trusts reports whether any identity of any rule of p matches the signer.
-func trusts(p *tiers.Policy, s *signedJSON) bool {
-	if p == nil {
-		return false
+// printPromotion renders a promotion: JSON, or the countersignature, the
+// tier it gets and warnings (one when no policy rule names the signer).
+func printPromotion(g *globals, pr *spm.Promotion) error {
+	p, out, d := pr.Policy, pr.Signed, pr.Decision
+	if g.json() {
+		return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})
 	}
-	for _, r := range p.Rules {
-		for _, id := range r.Identities {
-			if id.Matches(s.Signer) {
-				return true
-			}
-		}
+	warnJunk(g.stderr, out)
+	printSigned(g.stdout, out, "countersigned")
+	fmt.Fprintf(g.stdout, "tier under %s: %s (attested %s, claimed %s)\n", policyName(p), d.Effective, d.Attested, d.Claimed)
+	for _, warn := range d.Warnings {
+		fmt.Fprintf(g.stderr, "warning: %s@%s: %s\n", out.Name, out.Version, warn)
 	}
-	return false
+	if !pr.Trusted {
+		fmt.Fprintf(g.stderr, "warning: the trust policy (%s) trusts no identity %s: this countersignature raises no tier until a policy names it\n", policyName(p), out.Signer)
+	}
+	return nil
 }

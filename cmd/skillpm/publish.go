@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -125,6 +126,38 @@ func regBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// publishFailure renders what a publish got to (the build's diagnostics,
+// the audit) and maps its failure to an exit code: 3 for an invalid
+// skill, 5 for an audit block, 2 for signing options, else as regExit.
+func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit bool, err error) error {
+	var be *spm.BuildError
+	var ve *skill.ValidationError
+	switch {
+	case errors.As(err, &be) && errors.As(be.Err, &ve):
+		printDiagnostics(g.stderr, ve.Diagnostics)
+		return withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
+	case errors.As(err, &be):
+		return regExit(be.Err)
+	}
+	if out != nil && !g.quiet {
+		printDiagnostics(g.stderr, out.Artifact.Diagnostics)
+	}
+	if out != nil && out.Audit != nil {
+		if gerr := printAuditGate(g, out.Artifact, out.Audit, allowAudit); gerr != nil {
+			return gerr
+		}
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, spm.ErrInvalidRequest):
+		return withCode(exitUsage, err)
+	case out != nil && out.Audit == nil:
+		return withCode(exitFailure, err)
+	}
+	return regExit(err)
 }
 
 // regBuild builds the artifact of dir, printing validation diagnostics
@@ -253,21 +286,15 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if err != nil {
 		return err
 	}
-	a, err := regBuild(c, g, dir, f.noVCS)
+	e, err := openEngine(c.Context(), g, engineFlags{client: client})
 	if err != nil {
 		return err
 	}
-	if err := publishAudit(c, g, a, f.allowAudit); err != nil {
-		return err
+	out, err := e.Publish(c.Context(), spm.PublishRequest{Dir: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+	if gerr := publishFailure(g, dir, out, f.allowAudit, err); gerr != nil {
+		return gerr
 	}
-	res, err := client.Publish(c.Context(), src, a, registry.PublishOptions{Force: f.force})
-	if err != nil {
-		return regExit(err)
-	}
-	sig, err := publishSign(c.Context(), client, src, a, res, signOpts)
-	if err != nil {
-		return err
-	}
+	a, res, sig := out.Artifact, out.PublishResult, out.Signed
 	name, version := a.Skill.Name, a.Skill.Version
 	if !res.Unchanged {
 		refreshSparse(c.Context(), g, client, src, []string{name}, false, signOpts)

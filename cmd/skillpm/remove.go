@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -38,61 +38,18 @@ A copy links still point to is refused unless --force.`,
 			if !noSave && len(rf.roots) == 0 && hasProject("") {
 				return runProjectRemove(c, g, &rf, opts, args)
 			}
-			roots, all, err := rootsHolding(&rf, g.defaultHost(), args)
+			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: rf.target().Empty()})
 			if err != nil {
 				return err
 			}
-			if all && len(roots) == 0 {
-				return notInstalledAnywhere(args)
+			done, err := e.Remove(c.Context(), spm.RemoveRequest{Names: args, Options: opts})
+			if perr := printRemovals(g, done, opts.DryRun); perr != nil {
+				return perr
 			}
-			// Links go before the copies they point to, which go with
-			// their last link or are refused while linked.
-			slices.SortStableFunc(roots, func(a, b install.Root) int {
-				la, lb := install.HoldsLinks(a.Dir), install.HoldsLinks(b.Dir)
-				switch {
-				case la && !lb:
-					return -1
-				case lb && !la:
-					return 1
-				}
-				return 0
-			})
-			for _, r := range roots {
-				here := args
-				if all {
-					// Every root that holds any of them loses what it holds.
-					rec, err := install.ReadReceipts(r.Dir)
-					if err != nil {
-						return err
-					}
-					here = slices.DeleteFunc(slices.Clone(args), func(n string) bool { _, ok := rec.Get(n); return !ok })
-					if len(here) == 0 {
-						continue // a copy that went with its last link
-					}
-				}
-				res, err := install.Remove(c.Context(), r.Dir, here, opts)
-				if err != nil {
-					return removeExit(err)
-				}
-				verb := "removed"
-				if opts.DryRun {
-					verb = "would remove"
-				}
-				if g.json() {
-					if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Dir, "removed": res.Removed, "broken": res.Broken, "notes": res.Notes, "dry_run": opts.DryRun}); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(res.Removed, ", "), r.Dir)
-				for _, n := range res.Notes {
-					fmt.Fprintln(g.stdout, "  "+n)
-				}
-				if len(res.Broken) > 0 {
-					fmt.Fprintf(g.stderr, "warning: %s now miss a dependency (--force)\n", strings.Join(res.Broken, ", "))
-				}
+			if mapped, ok := engineExit(g, err); ok {
+				return mapped
 			}
-			return nil
+			return removeExit(err)
 		},
 	}
 	rf.register(c)
@@ -103,6 +60,37 @@ A copy links still point to is refused unless --force.`,
 	return c
 }
 
+// printRemovals renders what each root lost: a JSON document per root,
+// or a line per root (with what happened to links and their copies) and a
+// warning for the skills left broken.
+func printRemovals(g *globals, done []spm.Removal, dryRun bool) error {
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	for _, r := range done {
+		if g.json() {
+			if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Root.Dir, "removed": r.Removed, "broken": r.Broken, "notes": r.Notes, "dry_run": dryRun}); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(r.Removed, ", "), r.Root.Dir)
+		for _, n := range r.Notes {
+			fmt.Fprintln(g.stdout, "  "+n)
+		}
+		if len(r.Broken) > 0 {
+			fmt.Fprintf(g.stderr, "warning: %s now miss a dependency (--force)\n", strings.Join(r.Broken, ", "))
+		}
+	}
+	return nil
+}
+
 // removeExit gives remove's failures the exit code of their class (a
 // skill others depend on is a conflict: 1).
-func removeExit(err error) error { return classExit(err) }
+func removeExit(err error) error {
+	if err == nil {
+		return nil
+	}
+	return classExit(err)
+}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"slices"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
@@ -16,15 +14,13 @@ type rootFlags struct {
 	hosts []string
 	scope string
 	roots []string
-	// place is how targets reaches the hosts (registerLink; otherwise a
-	// copy per root); notes are what targets said about it.
+	// place is set on a command that installs (registerLink, update):
+	// its roots are placed as --link, link: in skills.yaml or the
+	// configuration say (skillpm.Placement; the engine reports its notes);
+	// other commands address each host's own root.
 	place install.Placement
 	link  bool
 	linkc *cobra.Command
-	// defLink is link: from skills.yaml or the configuration, nil when
-	// neither says.
-	defLink *bool
-	notes   []string
 }
 
 // registerLink adds --link to a command that installs; without it (and
@@ -36,45 +32,15 @@ func (f *rootFlags) registerLink(c *cobra.Command) {
 	f.place = install.PlaceAuto
 }
 
-// placement is how a command reaches the hosts: a command that does not
-// install (place unset) always addresses each host's own root; one that
-// does takes --link when given, else link: from skills.yaml or the
-// configuration, else keeps each root's mode (PlaceAuto).
-func (f *rootFlags) placement() install.Placement {
-	switch {
-	case f.place == "":
-		return install.PlaceCopy
-	case f.linkc != nil && f.linkc.Flags().Changed("link"):
-		if f.link {
-			return install.PlaceLink
-		}
-		return install.PlaceCopy
-	case f.defLink != nil && *f.defLink:
-		return install.PlaceLink
-	case f.defLink != nil:
-		return install.PlaceCopy
-	}
-	return install.PlaceAuto
-}
-
 func (f *rootFlags) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&f.hosts, "host", nil, "agent host whose roots to use: one of `skillpm hosts` (repeatable)")
 	c.Flags().StringVar(&f.scope, "scope", "", "user or project roots (default: user; list shows both)")
 	c.Flags().StringArrayVar(&f.roots, "root", nil, "a custom root `DIR` instead of a host's (repeatable)")
 }
 
-// processEnv is the one environment every command resolves roots with:
-// home, working directory, variables, and the hosts table with the user's
-// hosts file ($SKILLPM_HOSTS, else $XDG_CONFIG_HOME/skillpm/hosts.yaml).
-func processEnv() (hosts.Env, error) {
-	env := hosts.OSEnv()
-	t, err := hosts.Load(env)
-	if err != nil {
-		return hosts.Env{}, err
-	}
-	env.Hosts = t
-	return env, nil
-}
+// processEnv is the one environment every command resolves roots with
+// (skillpm.ProcessEnv).
+func processEnv() (hosts.Env, error) { return spm.ProcessEnv() }
 
 // osEnv is processEnv for callers that cannot fail: a broken user hosts
 // file falls back to the built-in table (the commands that resolve roots
@@ -91,36 +57,20 @@ func osEnv() install.Env {
 // per host at the chosen scope (default host def, default scope user).
 func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
 	if len(f.roots) > 0 {
-		var out []install.Root
-		for _, r := range f.roots {
-			out = append(out, install.Root{Host: "custom", Scope: "custom", Dir: r})
-		}
-		return out, nil
-	}
-	scope := install.ScopeUser
-	if f.scope != "" {
-		s, err := install.ParseScope(f.scope)
+		p, err := spm.Roots(hosts.Env{}, f.target(), def)
 		if err != nil {
-			return nil, &usageError{err}
+			return nil, err
 		}
-		scope = s
+		return p.Roots, nil
 	}
 	env, err := processEnv()
 	if err != nil {
 		return nil, err
 	}
-	hs, err := f.hostList(env, def)
+	p, err := spm.Roots(env, f.target(), def)
 	if err != nil {
-		return nil, err
+		return nil, rootsErr(nil, err)
 	}
-	p, err := install.PlaceRoots(hs, scope, env, f.placement())
-	if err != nil {
-		if errorsIsNoProject(err) {
-			return nil, &usageError{err}
-		}
-		return nil, err
-	}
-	f.notes = p.Notes
 	return p.Roots, nil
 }
 
@@ -145,69 +95,6 @@ func (f *rootFlags) searched() ([]install.Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.scope != "" {
-		if _, err := install.ParseScope(f.scope); err != nil {
-			return nil, &usageError{err}
-		}
-	}
-	var all []install.Root
-	if len(f.hosts) == 0 {
-		all = install.AllSearchRoots(env)
-	} else {
-		hs, err := f.hostList(env, "")
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hs {
-			if f.scope == string(install.ScopeProject) {
-				if _, err := install.RootDir(h, install.ScopeProject, env); errorsIsNoProject(err) {
-					return nil, &usageError{err}
-				}
-			}
-			roots, err := install.SearchRoots(h, env)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, roots...)
-		}
-	}
-	var out []install.Root
-	for _, r := range all {
-		if f.scope == "" || string(r.Scope) == f.scope {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func (f *rootFlags) hostList(env hosts.Env, def install.Host) ([]install.Host, error) {
-	if len(f.hosts) == 0 {
-		return []install.Host{def}, nil
-	}
-	var out []install.Host
-	for _, s := range f.hosts {
-		for _, name := range strings.Split(s, ",") {
-			h, err := install.ParseHostIn(env, strings.TrimSpace(name))
-			if err != nil {
-				return nil, &usageError{err}
-			}
-			if !slices.Contains(out, h) {
-				out = append(out, h)
-			}
-		}
-	}
-	return out, nil
-}
-
-func errorsIsNoProject(err error) bool { return errors.Is(err, hosts.ErrNoProjectRoot) }
-
-// printNotes prints what PlaceRoots said about where the hosts were
-// served from (a host given a copy where a link was asked for, and why).
-func printNotes(g *globals, notes []string) {
-	if g.quiet {
-		return
-	}
-	for _, n := range notes {
-		fmt.Fprintln(g.stderr, "note: "+n)
-	}
+	roots, err := spm.SearchedRoots(env, f.target())
+	return roots, rootsErr(nil, err)
 }

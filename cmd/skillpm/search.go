@@ -1,12 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 )
@@ -87,52 +87,43 @@ finds no signature on it that verifies.`,
 
 func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) error {
 	ctx := c.Context()
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return err
-	}
-	var src registry.Source
-	if f.source != "" {
-		src, err = openSourceArg(client, f.source)
-	} else {
-		src, err = openDefaultSource(client, g, "--source", "")
-	}
-	if err != nil {
-		return err
-	}
 	if f.requireSigned && f.noVerify {
 		return withCode(exitUsage, errors.New("--require-signed-index verifies the index's signatures; it cannot be used with --no-verify"))
 	}
-	opts := registry.SearchOptions{Limit: f.limit, RequireSignedIndex: f.requireSigned}
+	ef := engineFlags{reg: &f.regFlags}
 	if !f.noVerify {
-		_, vopts, err := f.trustFlags.load(ctx, g)
-		if err != nil {
-			return err
-		}
-		opts.Verify = &vopts
+		ef.trust = &f.trustFlags
 	}
-	res, err := client.Search(ctx, src, strings.Join(args, " "), opts)
-	if errors.Is(err, registry.ErrNoIndex) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
-		// A registry on this machine (the embedded one, a layout
-		// directory) gets its index built on first search, as index
-		// build would; a remote one is its maintainer's to build.
-		if err := buildLocalIndex(ctx, g, client, src); err != nil {
-			return err
-		}
-		res, err = client.Search(ctx, src, strings.Join(args, " "), opts)
-	}
-	if errors.Is(err, registry.ErrNoIndex) {
-		return withCode(exitResolution, err)
-	}
-	if errors.Is(err, registry.ErrUnverified) {
-		return withCode(exitTrust, err)
-	}
+	e, err := openEngine(ctx, g, ef)
 	if err != nil {
+		return err
+	}
+	res, err := e.Search(ctx, spm.SearchRequest{Source: f.source, Query: strings.Join(args, " "), Limit: f.limit,
+		NoVerify: f.noVerify, RequireSignedIndex: f.requireSigned,
+		OnIndexBuilt: func(src registry.Source, n int) {
+			if !g.quiet && !g.json() {
+				fmt.Fprintf(g.stderr, "built the search index of %s (%s); skillpm index build %s refreshes it\n", src, plural(n, "skill"), src)
+			}
+		}})
+	switch {
+	case errors.Is(err, registry.ErrNoIndex):
+		return withCode(exitResolution, err)
+	case errors.Is(err, registry.ErrUnverified):
+		return withCode(exitTrust, err)
+	case errors.Is(err, spm.ErrInvalidRequest):
+		return withCode(exitUsage, err)
+	case err != nil:
 		return regExit(err)
 	}
+	return printSearch(g, res, !f.noVerify, strings.Join(args, " "))
+}
+
+// printSearch renders a search: JSON, the names (-q), or a table with
+// the index's signers and the hits' problems on stderr.
+func printSearch(g *globals, res *registry.SearchResult, verified bool, query string) error {
 	if g.json() {
 		j := searchJSON{Source: res.Source, Index: res.Index.Digest.String(), Total: res.Total, Hits: []searchHitJSON{}}
-		if opts.Verify != nil {
+		if verified {
 			j.IndexSignatures = &res.IndexSignatures
 			for _, id := range res.IndexSigners {
 				j.IndexSigners = append(j.IndexSigners, id.String())
@@ -152,11 +143,11 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		}
 		return nil
 	}
-	if opts.Verify != nil {
+	if verified {
 		printIndexSigners(g, res)
 	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintf(g.stderr, "no skill in %s matches %q\n", res.Source, strings.Join(args, " "))
+		fmt.Fprintf(g.stderr, "no skill in %s matches %q\n", res.Source, query)
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
@@ -203,20 +194,4 @@ func printIndexSigners(g *globals, res *registry.SearchResult) {
 		ids[i] = id.String()
 	}
 	fmt.Fprintf(g.stderr, "index %s signed by %s\n", res.Index.Digest, strings.Join(ids, ", "))
-}
-
-// buildLocalIndex builds and stores the search index of a source on this
-// machine.
-func buildLocalIndex(ctx context.Context, g *globals, client *registry.Client, src registry.Source) error {
-	idx, err := client.BuildIndex(ctx, src, registry.IndexOptions{})
-	if err != nil {
-		return regExit(err)
-	}
-	if _, err := client.PushIndex(ctx, src, idx); err != nil {
-		return regExit(err)
-	}
-	if !g.quiet && !g.json() {
-		fmt.Fprintf(g.stderr, "built the search index of %s (%s); skillpm index build %s refreshes it\n", src, plural(len(idx.Skills), "skill"), src)
-	}
-	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
+	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
@@ -223,61 +224,21 @@ func loadSigningKey(ctx context.Context, g *globals, path string) (*sign.Private
 }
 
 // signedJSON is the `skillpm sign` / `promote` document, and publish's
-// "signature".
-type signedJSON struct {
-	Name       string        `json:"name"`
-	Version    string        `json:"version"`
-	Repository string        `json:"repository"`
-	Digest     string        `json:"digest"`
-	Signer     sign.Identity `json:"signer"`
-	Referrer   string        `json:"referrer"`
-	// Unchanged is true when the key had already signed this digest:
-	// nothing was attached.
-	Unchanged bool `json:"unchanged"`
-	// Junk counts the referrers posing as signatures that are not
-	// readable bundles: someone may be flooding the skill.
-	Junk int `json:"junkReferrers,omitempty"`
-}
+// "signature" (skillpm.Signed).
+type signedJSON = spm.Signed
 
-// signAttach signs the manifest desc of name@version in repo and attaches
-// the signature. A key that already signed the digest is not used again.
+// signAttach signs desc and attaches the signature, unless opts.Key
+// signed it already (the engine's SignDigest).
 func signAttach(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*signedJSON, error) {
-	out := &signedJSON{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
-	set, err := repo.Signatures(ctx, desc)
+	e, err := spm.Open(ctx, spm.Options{Env: hosts.Env{Getenv: os.Getenv}})
 	if err != nil {
-		return nil, regExit(err)
+		return nil, err
 	}
-	out.Junk = len(set.Unreadable)
-	if opts.Key != nil {
-		if len(set.Bundles) > 0 {
-			res, err := sign.VerifyAll(ctx, set.Raw(), desc.Digest, sign.VerifyOptions{PublicKeys: []crypto.PublicKey{opts.Key.Public()}})
-			if err != nil {
-				return nil, err
-			}
-			if len(res.Verified) > 0 {
-				out.Signer, out.Unchanged = res.Verified[0].Identity, true
-				out.Referrer = set.Bundles[res.Verified[0].Index].Referrer.Digest.String()
-				return out, nil
-			}
-		}
-	}
-	sig, err := sign.Sign(ctx, desc, opts)
-	if err != nil {
-		if errors.Is(err, sign.ErrNoSigner) || errors.Is(err, sign.ErrConflictingSigners) || errors.Is(err, sign.ErrNoSigningConfig) || errors.Is(err, sign.ErrNoService) {
-			return nil, withCode(exitUsage, err)
-		}
-		return nil, fmt.Errorf("signing %s@%s: %w", repo.Name(), version, err)
-	}
-	created, err := registry.SourceDateEpoch(os.Getenv)
-	if err != nil {
+	out, err := e.SignDigest(ctx, repo, desc, version, opts)
+	if errors.Is(err, spm.ErrInvalidRequest) {
 		return nil, withCode(exitUsage, err)
 	}
-	ref, err := repo.AttachSignature(ctx, desc, sig.Bundle, registry.AttachOptions{Created: created})
-	if err != nil {
-		return nil, regExit(fmt.Errorf("%s@%s is signed but the signature could not be attached (run skillpm sign again): %w", repo.Name(), version, err))
-	}
-	out.Signer, out.Referrer = sig.Identity, ref.Digest.String()
-	return out, nil
+	return out, regExit(err)
 }
 
 // warnJunk warns on w (stderr) when referrers posing as signatures are

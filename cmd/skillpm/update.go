@@ -5,20 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
 type updateFlags struct {
 	changeFlags
 	allowExperimental bool
+	allowAudit        bool
 	allowDowngrade    bool
 	allowSignerChange bool
 	dryRun            bool
@@ -66,6 +63,7 @@ newest release is outside of) or --latest (all of them), each to
 	// Update keeps how each root holds its skills (copies or links).
 	f.rootFlags.place = install.PlaceAuto
 	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "accept experimental (unsigned or untrusted) versions of skills asked for by name")
+	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "update to versions whose static audit blocks at their tier")
 	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the one installed")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a version signed by none of the recorded identities")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
@@ -85,63 +83,34 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if f.project.breaking || f.project.latest {
 		return &usageError{errors.New("--breaking and --latest change the ranges in skills.yaml: run update in a project (or name it with --manifest)")}
 	}
-	_, client, policy, vopts, err := f.setup(ctx, g)
+	if err := f.check(); err != nil {
+		return err
+	}
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags})
 	if err != nil {
 		return err
 	}
-	// Without --host, --scope or --root: every host's roots that hold
-	// what is to be updated.
-	roots, all, err := rootsHolding(&f.rootFlags, g.defaultHost(), names)
-	if err != nil {
-		return err
-	}
-	if all && len(roots) == 0 {
-		if len(names) > 0 {
-			return notInstalledAnywhere(names)
-		}
-		if !g.quiet && !g.json() {
-			fmt.Fprintln(g.stdout, "no skills installed by skillpm in any host's roots")
-		}
-		return nil
-	}
-	m := &resolve.Manifest{File: "the receipts"}
-	graph, err := projectGraph(client, g, f.from, m)
-	if err != nil {
-		return err
-	}
-	aud, err := newAuditor()
-	if err != nil {
-		return err
-	}
-	opts := install.Options{
-		Auditor: aud,
-		Roots:   roots, Policy: policy, Trust: vopts.Trust,
-		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, Prompter: newTermPrompter(g),
-		MinTier: skill.Tier(f.minTier), Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
-		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
-		Warn: warnOnce(g),
+	res, err := e.Update(ctx, spm.UpdateRequest{Names: names, InstallRequest: spm.InstallRequest{
+		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
+		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
+		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished,
+		NoIndex: f.noIndex,
 		OnPlan: func(_ context.Context, changes []install.Change) error {
 			if !g.json() {
 				printPlan(g.stdout, changes)
 			}
 			return nil
 		},
-	}
-	if opts.InstalledAt, err = registry.SourceDateEpoch(os.Getenv); err != nil {
-		return withCode(exitUsage, err)
-	}
-	gitDone, gitRoots, err := updateGit(c, g, client, graph, names, opts)
+	}})
 	if err != nil {
-		return installExit(m, "", err)
+		return installFailure(ctx, g, e, err, false)
 	}
-	rest := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return gitDone[n] })
-	res := &install.Result{}
-	if len(names) == 0 || len(rest) > 0 {
-		if res, err = install.Update(ctx, client, graph, rest, opts); err != nil {
-			return installExit(m, "", err)
+	if res.NoneInstalled {
+		if !g.quiet && !g.json() {
+			fmt.Fprintln(g.stdout, "no skills installed by skillpm in any host's roots")
 		}
+		return nil
 	}
-	res.Roots = append(gitRoots, res.Roots...)
 	if g.json() {
 		rs := res.Roots
 		if rs == nil {

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
-	"github.com/skillpm/skillpm/registry"
+	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -44,55 +44,6 @@ func projectNames(p *project, names []string) error {
 	return nil
 }
 
-// rangeBumps returns the manifest edits of update --breaking (latest
-// false: only ranges the newest release is outside of) or --latest (every
-// range): each chosen requirement becomes ^NEWEST.
-func rangeBumps(ctx context.Context, graph *registry.Graph, m *resolve.Manifest, names []string, latest, pre bool) (map[string]string, error) {
-	set := map[string]string{}
-	ns := graph.Namespace()
-	for _, r := range m.Skills {
-		if len(names) > 0 && !slices.Contains(names, resolve.ShortName(r.Name)) && !slices.Contains(names, r.Name) {
-			continue
-		}
-		key, err := ns.Key(r.Name)
-		if err != nil {
-			return nil, withCode(exitUsage, err)
-		}
-		vs, err := graph.Versions(ctx, key)
-		if err != nil {
-			return nil, regExit(err)
-		}
-		newest := newestRelease(vs, pre)
-		if newest == nil {
-			continue
-		}
-		in, err := resolve.ParseRange(orAny(r.Range), pre)
-		if err != nil {
-			return nil, withCode(exitUsage, err)
-		}
-		if latest || !in.Contains(newest) {
-			if rng := "^" + newest.String(); rng != r.Range {
-				set[r.Name] = rng
-			}
-		}
-	}
-	return set, nil
-}
-
-// newestRelease is the highest version, pre-releases only with pre.
-func newestRelease(vs []*semver.Version, pre bool) *semver.Version {
-	var best *semver.Version
-	for _, v := range vs {
-		if v.Prerelease() != "" && !pre {
-			continue
-		}
-		if best == nil || v.GreaterThan(best) {
-			best = v
-		}
-	}
-	return best
-}
-
 // projectUpdateFlags are update's project flags.
 type projectUpdateFlags struct {
 	manifest, lock   string
@@ -106,58 +57,63 @@ type projectUpdateFlags struct {
 // skills.lock are written together once it is.
 func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) error {
 	ctx := c.Context()
-	p, err := openProject(ctx, f.project.manifest, f.project.lock)
+	if err := f.check(); err != nil {
+		return err
+	}
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, lenientEnv: true})
 	if err != nil {
 		return err
 	}
-	if err := projectNames(p, names); err != nil {
-		return err
-	}
-	data := p.data
-	if f.project.breaking || f.project.latest {
-		client, err := regClient(g, &f.regFlags)
-		if err != nil {
-			return err
-		}
-		graph, err := projectGraph(client, g, f.from, p.m)
-		if err != nil {
-			return err
-		}
-		set, err := rangeBumps(ctx, graph, p.m, names, f.project.latest, f.pre)
-		if err != nil {
-			return err
-		}
-		if len(set) > 0 {
-			if data, err = resolve.EditManifest(p.mpath, p.data, resolve.ManifestEdit{Set: set}); err != nil {
-				return withCode(exitUsage, err)
-			}
+	res, err := e.UpdateProject(ctx, spm.ProjectUpdateRequest{
+		Manifest: f.project.manifest, Lock: f.project.lock, Names: names, Breaking: f.project.breaking, Latest: f.project.latest,
+		CheckNames: func(p *spm.Project, names []string) error { return projectNames(cliProject(p), names) },
+		OnRanges: func(p *spm.Project, set map[string]string) {
 			if !g.quiet && !g.json() {
 				for _, n := range slices.Sorted(maps.Keys(set)) {
-					fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.m, n)), set[n], p.mpath)
+					fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), set[n], p.ManifestFile)
 				}
 			}
-		}
-	}
-	res, lock, err := projectApply(c, g, &f.changeFlags, p, data, p.prev.Without(names...), applyOptions{
-		from: f.from, dryRun: f.dryRun, allowExperimental: f.allowExperimental,
-		allowSignerChange: f.allowSignerChange, showPlan: true,
+		},
+		InstallRequest: f.projectRequest(g),
 	})
 	if err != nil {
-		return err
+		return projectFailure(ctx, g, e, err)
 	}
+	return printProjectUpdate(g, res, f.dryRun)
+}
+
+// projectRequest is what update in a project passes on: consent, checks
+// and the plan shown before consent.
+func (f *updateFlags) projectRequest(g *globals) spm.InstallRequest {
+	return spm.InstallRequest{
+		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
+		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
+		AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished,
+		OnPlan: func(_ context.Context, changes []install.Change) error {
+			if !g.json() && !g.quiet {
+				printPlan(g.stdout, changes)
+			}
+			return nil
+		},
+	}
+}
+
+// printProjectUpdate renders an update in a project.
+func printProjectUpdate(g *globals, res *spm.ProjectUpdate, dryRun bool) error {
+	lpath, lock := res.Project.LockFile, res.Lock
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "lock": p.lpath, "changes": res.Changes, "roots": res.Roots, "skills": lockSkills(lock), "dry_run": f.dryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})
 	}
-	if f.dryRun {
+	if dryRun {
 		return nil
 	}
-	for _, r := range res.Roots {
+	for _, r := range res.Result.Roots {
 		if len(r.Installed) > 0 {
 			fmt.Fprintf(g.stdout, "%s: updated %s\n", r.Root.Dir, strings.Join(r.Installed, ", "))
 		}
 	}
 	if !g.quiet {
-		fmt.Fprintf(g.stderr, "%s: %s\n", p.lpath, plural(len(lock.Skills), "skill"))
+		fmt.Fprintf(g.stderr, "%s: %s\n", lpath, plural(len(lock.Skills), "skill"))
 	}
 	return nil
 }

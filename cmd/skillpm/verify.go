@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -139,7 +140,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 		return withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
 	ctx := c.Context()
-	p, opts, err := f.trustFlags.load(ctx, g)
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags})
 	if err != nil {
 		return err
 	}
@@ -147,25 +148,36 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	opts, av, err := verifyAudits(ctx, repo, m, opts)
-	if err != nil {
+	ver, verr := e.VerifyManifest(ctx, repo, m, spm.VerifyRequest{MinTier: f.minTier})
+	if ver == nil {
+		return regExit(verr)
+	}
+	if err := printVerify(g, ver, f.minTier); err != nil {
 		return err
 	}
-	v, err := repo.VerifySkill(ctx, m, opts)
-	if err != nil {
-		return regExit(err)
-	}
+	return verifyRefusal(ver, arg, f.minTier, verr)
+}
+
+// verifyRefusal words the engine's refusal for the command line (exit 5).
+func verifyRefusal(ver *spm.Verification, arg, minTier string, verr error) error {
+	m := ver.Manifest
 	at := m.Metadata.Name + "@" + m.Metadata.Version
-	var refusal error
-	d := v.Decision
 	switch {
-	case len(v.Checks) == 0:
-		refusal = fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg)
-	case len(v.Signers) == 0:
-		refusal = fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(v.Checks), "signature"))
-	case f.minTier != "" && tiers.Rank(string(d.Effective)) < tiers.Rank(f.minTier):
-		refusal = fmt.Errorf("%s is %s, below --min-tier %s", at, d.Effective, f.minTier)
+	case errors.Is(verr, spm.ErrNotSigned):
+		return withCode(exitTrust, fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg))
+	case errors.Is(verr, spm.ErrNoVerifiedSignature):
+		return withCode(exitTrust, fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(ver.Checks), "signature")))
+	case errors.Is(verr, spm.ErrBelowMinTier):
+		return withCode(exitTrust, fmt.Errorf("%s is %s, below --min-tier %s", at, ver.Decision.Effective, minTier))
 	}
+	return verr
+}
+
+// printVerify renders a verification: warnings on stderr, then JSON, the
+// effective tier alone (-q), or the report.
+func printVerify(g *globals, ver *spm.Verification, minTier string) error {
+	p, repo, m, v, av, d := ver.Policy, ver.Repository, ver.Manifest, ver.Verification, ver.Audits, ver.Decision
+	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if !g.quiet {
 		for _, warn := range d.Warnings {
 			fmt.Fprintf(g.stderr, "warning: %s: %s\n", at, warn)
@@ -174,20 +186,16 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	if n := junkReferrers(v); n > 0 {
 		fmt.Fprintf(g.stderr, "warning: %s: %s posing as signatures are junk (unreadable, malformed, or about another digest); someone may be flooding it: they never count, and real signatures are found among up to %d\n", at, plural(n, "referrer"), registry.MaxSignatures)
 	}
-	if g.json() {
-		j := verifyDoc(p, repo, m, v, f.minTier)
+	switch {
+	case g.json():
+		j := verifyDoc(p, repo, m, v, minTier)
 		j.Audits = auditDocs(av)
-		if err := writeJSON(g.stdout, j); err != nil {
-			return err
-		}
-	} else if g.quiet {
+		return writeJSON(g.stdout, j)
+	case g.quiet:
 		// -q: only the answer, the effective tier.
 		fmt.Fprintln(g.stdout, d.Effective)
-	} else {
+	default:
 		printVerification(g.stdout, p, repo, m, v, av)
-	}
-	if refusal != nil {
-		return withCode(exitTrust, refusal)
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
 // Package api serves skillpm's HTTP API (/api/skills) and the skills
-// panel for `skillpm serve`. Every handler calls the same install library
-// functions as the CLI, with the same checks; what the CLI would ask on a
-// terminal must be named in the request, because the API never prompts.
+// panel for `skillpm serve`. Install and update call the same engine
+// (package skillpm) as the CLI, with the same checks; what the CLI would
+// ask on a terminal must be named in the request, because the API never
+// prompts.
 //
 // The server is meant for one user on one machine: it binds loopback,
 // refuses requests whose Host or Origin is not its own (DNS rebinding and
@@ -70,8 +71,11 @@ type Config struct {
 	// Warn receives install warnings; they are also sent to the client.
 	Warn func(string)
 	// Auditor audits every skill before an install or update commits; nil
-	// means pkg/audit's static audit (install/auditor).
+	// means pkg/audit's static audit (install/auditor) naming AuditTool.
 	Auditor install.Auditor
+	// AuditTool names the program in the audit reports installs write
+	// ("skillpm v1.2.3"); "" means "skillpm". Unused when Auditor is set.
+	AuditTool string
 }
 
 // Server is the HTTP API and panel.
@@ -127,7 +131,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Host = install.DefaultHost
 	}
 	if cfg.Auditor == nil {
-		a, err := auditor.New(auditor.Options{})
+		a, err := auditor.New(auditor.Options{Tool: cfg.AuditTool})
 		if err != nil {
 			return nil, fmt.Errorf("api: %w", err)
 		}

@@ -265,6 +265,11 @@ func TestRequestChecks(t *testing.T) {
 		{"no ref", "POST", "/api/skills/install", api.InstallRequest{}, nil, 400, api.CodeBadRequest},
 		{"bad ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^^1"}, nil, 400, api.CodeBadRequest},
 		{"digest ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@sha256:" + strings.Repeat("a", 64)}, nil, 400, api.CodeBadRequest},
+		// The API installs from registries only: the engine's git and
+		// local-directory references are refused before any work.
+		{"git ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "git+file:///nonexistent/repo"}, nil, 400, api.CodeBadRequest},
+		{"github ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "github:acme/skills"}, nil, 400, api.CodeBadRequest},
+		{"local directory", "POST", "/api/skills/install", api.InstallRequest{Ref: "./notes"}, nil, 400, api.CodeBadRequest},
 		{"bad grant", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Grants: []string{"shell"}}, nil, 400, api.CodeBadRequest},
 		{"bad host", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Host: "vim"}, nil, 400, api.CodeBadRequest},
 		{"bad scope", "GET", "/api/skills?scope=galaxy", nil, nil, 400, api.CodeBadRequest},

@@ -22,6 +22,7 @@ import (
 // PATH); a missing browser fails the test.
 func chromium(t *testing.T) string {
 	t.Helper()
+	registrytest.RequireIntegration(t, "chromium")
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

@@ -1,14 +1,16 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/tiers"
 )
 
 // NDJSON is the media type of a streamed install: one Event per line.
@@ -25,6 +27,8 @@ type InstallRequest struct {
 	Scope string `json:"scope,omitempty"`
 	// AllowExperimental is --allow-experimental.
 	AllowExperimental bool `json:"allowExperimental,omitempty"`
+	// AllowAuditFindings is --allow-audit-findings.
+	AllowAuditFindings bool `json:"allowAuditFindings,omitempty"`
 	// Grants are --grant PERM, each.
 	Grants []string `json:"grants,omitempty"`
 	// DryRun resolves, verifies and checks, then writes nothing: the plan
@@ -66,7 +70,8 @@ type Event struct {
 	Error   *Error         `json:"error,omitempty"`
 }
 
-// handleInstall runs the CLI's install for one reference. Everything the
+// handleInstall runs the engine's install (as the CLI does) for one
+// registry reference. Everything the
 // request can get wrong is answered with its own status before any work;
 // with Accept: application/x-ndjson the work then streams its stages and
 // the last line carries the status and result or error.
@@ -87,31 +92,38 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	// The reference's namespace only: what the root holds is read by
-	// InstallRefs once the root is locked and recovered.
-	m, _, err := install.FromRefs("the request", []string{req.Ref}, nil)
-	if err != nil {
-		writeError(w, toError(err))
-		return
+	ireq := spm.InstallRequest{
+		Refs: []string{req.Ref}, Roots: []install.Root{root}, Origin: "the request", RegistryOnly: true,
+		Grants: req.Grants, AllowExperimental: req.AllowExperimental, AllowAuditFindings: req.AllowAuditFindings,
+		DryRun: req.DryRun,
 	}
-	ns, err := m.Namespace(s.cfg.From)
-	if err != nil {
-		writeError(w, badRequest(err.Error()))
-		return
-	}
-	// A session per request: a long-running server must see versions
-	// published since it started.
-	client := s.cfg.Client.Session()
-	graph, err := registry.NewGraph(client, ns)
-	if err != nil {
-		writeError(w, toError(err))
-		return
-	}
-
 	stream := strings.Contains(r.Header.Get("Accept"), NDJSON)
 	var mu sync.Mutex
 	var warnings []string
 	send := func(Event) {}
+	// A session per request: a long-running server must see versions
+	// published since it started. What the request gets wrong is
+	// answered with its own status before any work.
+	e, err := s.engine(ctx, func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		warnings = append(warnings, msg)
+		if s.cfg.Warn != nil {
+			s.cfg.Warn(msg)
+		}
+		send(Event{Stage: "warning", Message: msg})
+	}, func(ev install.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		send(Event{Stage: string(ev.Stage), Skill: ev.Skill, Root: ev.Root})
+	})
+	if err == nil {
+		err = e.CheckRefs(ireq)
+	}
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
 	if stream {
 		w.Header().Set("Content-Type", NDJSON)
 		w.Header().Set("X-Accel-Buffering", "no")
@@ -124,27 +136,10 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 			_ = rc.Flush()
 		}
 	}
-	opts := install.Options{
-		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust, Auditor: s.cfg.Auditor,
-		// No Yes and no Prompter: only what the request names is granted.
-		Grants: req.Grants, AllowExperimental: req.AllowExperimental,
-		DryRun: req.DryRun, LockWait: s.cfg.LockWait,
-		Warn: func(msg string) {
-			mu.Lock()
-			defer mu.Unlock()
-			warnings = append(warnings, msg)
-			if s.cfg.Warn != nil {
-				s.cfg.Warn(msg)
-			}
-			send(Event{Stage: "warning", Message: msg})
-		},
-		Progress: func(e install.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			send(Event{Stage: string(e.Stage), Skill: e.Skill, Root: e.Root})
-		},
-	}
-	res, err := install.InstallRefs(ctx, client, graph, "the request", []string{req.Ref}, opts)
+	// No Yes and no consent prompt: only what the request names is
+	// granted. Only registry references: a request never makes the
+	// server read a directory or fetch a repository.
+	res, err := e.Install(ctx, ireq)
 	mu.Lock()
 	defer mu.Unlock()
 	if err != nil {
@@ -178,4 +173,19 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, status, out)
+}
+
+// engine opens the library engine for one request: a fresh registry
+// session, the server's policy, trust, source, environment and host, and
+// the audit tool name the CLI writes.
+func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event)) (*spm.Engine, error) {
+	policy := s.cfg.Policy
+	if policy == nil {
+		policy = tiers.Default()
+	}
+	return spm.Open(ctx, spm.Options{
+		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: s.cfg.Trust,
+		Env: s.cfg.Env, Host: s.cfg.Host, Auditor: s.cfg.Auditor, AuditTool: s.cfg.AuditTool, LockWait: s.cfg.LockWait,
+		Warn: warn, Progress: progress,
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
@@ -61,31 +62,18 @@ const maxFiles = 1000
 // project and user roots, or only one scope.
 func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
 	q := r.URL.Query()
-	scope := q.Get("scope")
-	if scope != "" {
-		if _, err := install.ParseScope(scope); err != nil {
-			return nil, badRequest(err.Error())
-		}
-	}
-	// Without a host, every host's own roots once (as the CLI's list);
-	// with one, that host's view: every root it reads, in its order.
-	all := install.AllSearchRoots(s.cfg.Env)
+	// The roots the CLI's list reads (skillpm.SearchedRoots): without a
+	// host, every host's own roots once; with one, that host's view:
+	// every root it reads, in its order.
+	t := spm.Target{Scope: q.Get("scope")}
 	if h := q.Get("host"); h != "" {
-		ph, err := install.ParseHostIn(s.cfg.Env, h)
-		if err != nil {
-			return nil, badRequest(err.Error())
-		}
-		if all, err = install.SearchRoots(ph, s.cfg.Env); err != nil {
-			return nil, badRequest(err.Error())
-		}
+		t.Hosts = []string{h}
 	}
-	var out []install.Root
-	for _, rt := range all {
-		if scope == "" || string(rt.Scope) == scope {
-			out = append(out, rt)
-		}
+	roots, err := spm.SearchedRoots(s.cfg.Env, t)
+	if err != nil {
+		return nil, badRequest(err.Error())
 	}
-	return out, nil
+	return roots, nil
 }
 
 // target returns the one root install and remove write to: the host
@@ -293,11 +281,17 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dryRun") == "true", LockWait: s.cfg.LockWait}
-	res, err := install.Remove(r.Context(), root.Dir, []string{name}, opts)
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil)
 	if err != nil {
 		writeError(w, toError(err))
 		return
 	}
+	done, err := e.Remove(r.Context(), spm.RemoveRequest{Names: []string{name}, Roots: []install.Root{root}, Options: opts})
+	if err != nil {
+		writeError(w, toError(err))
+		return
+	}
+	res := done[0]
 	if res.Broken == nil {
 		res.Broken = []string{}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -20,6 +21,8 @@ type UpdateRequest struct {
 	Scope string `json:"scope"`
 	// Grants consent to dangerous permissions the new version adds.
 	Grants []string `json:"grants"`
+	// AllowAuditFindings is --allow-audit-findings.
+	AllowAuditFindings bool `json:"allowAuditFindings,omitempty"`
 }
 
 // UpdateResult is what POST /api/skills/update did.
@@ -70,8 +73,8 @@ func (s *Server) annotateUpdates(ctx context.Context, skills []Skill) {
 	}
 }
 
-// handleUpdate runs the CLI's update (install.Update) for one installed
-// skill in one root.
+// handleUpdate runs the engine's update (as the CLI does) for one
+// installed skill in one root.
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	var req UpdateRequest
 	if aerr := decode(r, &req); aerr != nil {
@@ -88,22 +91,14 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	ns, err := (&resolve.Manifest{}).Namespace(s.cfg.From)
-	if err != nil {
-		writeError(w, badRequest(err.Error()))
-		return
-	}
-	client := s.cfg.Client.Session()
-	graph, err := registry.NewGraph(client, ns)
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil)
 	if err != nil {
 		writeError(w, toError(err))
 		return
 	}
-	opts := install.Options{
-		Roots: []install.Root{root}, Policy: s.cfg.Policy, Trust: s.cfg.Trust, Auditor: s.cfg.Auditor,
-		Grants: req.Grants, LockWait: s.cfg.LockWait, Warn: s.cfg.Warn,
-	}
-	res, err := install.Update(r.Context(), client, graph, []string{req.Name}, opts)
+	res, err := e.Update(r.Context(), spm.UpdateRequest{Names: []string{req.Name}, InstallRequest: spm.InstallRequest{
+		Roots: []install.Root{root}, RegistryOnly: true, Grants: req.Grants, AllowAuditFindings: req.AllowAuditFindings,
+	}})
 	if err != nil {
 		writeError(w, toError(err))
 		return

@@ -32,6 +32,9 @@ var layers = [][]string{
 	{"tiers", "resolve", "registry/sparse"},
 	// Installs and the workflow runner.
 	{"install", "install/auditor", "asf"},
+	// The engine (package skillpm at the module root): the decisions the
+	// front ends share.
+	{"."},
 	// Front-end glue: the HTTP API, the CLI's configuration.
 	{"install/api", "internal/config"},
 	// Commands.
@@ -95,7 +98,9 @@ func TestLayers(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if rest, ok := strings.CutPrefix(p, module+"/"); ok {
+			if p == module {
+				imports[pkg]["."] = true
+			} else if rest, ok := strings.CutPrefix(p, module+"/"); ok {
 				imports[pkg][rest] = true
 			}
 		}

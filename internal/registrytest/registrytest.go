@@ -1,9 +1,12 @@
-// Package registrytest runs the real parts registry tests need: a
-// distribution registry on a free loopback port, the oras CLI, and a
-// reverse proxy that injects failures in front of the registry.
+// Package registrytest runs the parts registry tests need: a registry on
+// a free loopback port, the oras CLI, and a reverse proxy that injects
+// failures in front of the registry.
 //
-// A part that is missing fails the test, saying how to install it
-// (.ci/run installs them all; CONTRIBUTING.md, Tests).
+// Built with -tags integration (make test) the registry is the
+// distribution binary and a missing part fails the test, saying how to
+// install it (scripts/test-tools.sh installs them all); without the tag
+// the registry is in-process and tests of outside tools skip, so
+// `go test ./...` needs nothing but Go.
 package registrytest
 
 import (
@@ -34,9 +37,11 @@ const (
 
 // Binary returns the path of an outside tool: from PATH, else $GOBIN, else
 // $GOPATH/bin. When it is missing the test fails, with install in the
-// message.
+// message. Outside the integration build the test skips
+// (RequireIntegration).
 func Binary(t testing.TB, name, install string) string {
 	t.Helper()
+	RequireIntegration(t, name)
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
@@ -94,9 +99,13 @@ type Registry struct {
 // Start runs the registry binary (distribution v3) with filesystem storage
 // in a temporary directory on a free loopback port, waits until /v2/
 // answers, and stops it when the test ends. Its log is shown when the
-// test fails.
+// test fails. Without -tags integration (Integration) it serves an
+// in-process registry instead (startInProcess).
 func Start(t testing.TB, opts Options) *Registry {
 	t.Helper()
+	if !Integration {
+		return startInProcess(t, opts)
+	}
 	bin := Binary(t, "registry", RegistryInstall)
 	dir := t.TempDir()
 	auth := ""

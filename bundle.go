@@ -1,0 +1,69 @@
+package skillpm
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// BundleRequest writes skills, with everything they need, into an OCI
+// layout directory for an air-gapped install.
+type BundleRequest struct {
+	// Refs are the skills (name, name@range, registry/namespace/name).
+	Refs []string
+	// Dir is the OCI layout directory to write (created when missing).
+	Dir string
+	// Prerelease lets ranges match pre-releases.
+	Prerelease bool
+	// Warn receives the resolver's warnings; nil means Options.Warn.
+	Warn func(string)
+}
+
+// BundleResult is what Bundle wrote.
+type BundleResult struct {
+	*registry.MirrorResult
+	// Layout is the directory as a source (`install --from` takes it).
+	Layout registry.Source
+}
+
+// Bundle resolves r.Refs with their dependencies (bare names in Source,
+// else FallbackSource, else the embedded registry) and copies every
+// version, with its signatures and attestations, into r.Dir, as `skillpm
+// bundle` does. A resolution failure is an *InstallError.
+func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, error) {
+	m, _, err := install.FromRefs(origin(""), r.Refs, nil)
+	if err != nil {
+		if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
+			return nil, invalid(err)
+		}
+		return nil, err
+	}
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, err
+	}
+	warn := r.Warn
+	if warn == nil {
+		warn = e.opts.Warn
+	}
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn})
+	if err != nil {
+		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	dst, err := e.client.Layout(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.client.CopyLock(ctx, lock, dst, registry.CopyLockOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &BundleResult{MirrorResult: res, Layout: dst}, nil
+}
