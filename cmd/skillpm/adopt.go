@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
@@ -32,51 +32,20 @@ refused: install the skill with skillpm instead.`,
   skillpm adopt pdf --host cursor --scope project --from ghcr.io/acme/skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			roots, err := rf.targets(g.defaultHost())
+			e, err := openEngine(c.Context(), g, engineFlags{reg: &reg, trust: &trust, from: from, rf: &rf})
 			if err != nil {
 				return err
 			}
-			client, err := regClient(g, &reg)
-			if err != nil {
+			done, err := e.Adopt(c.Context(), spm.AdoptRequest{Name: args[0]})
+			if err != nil && !g.json() {
+				_ = printAdopted(g, done) // the roots adopted before the failure
+			}
+			if mapped, ok := engineExit(g, err); ok && err != nil {
+				return mapped
+			} else if err != nil {
 				return err
 			}
-			policy, vopts, err := trust.load(c.Context(), g)
-			if err != nil {
-				return err
-			}
-			graph, err := projectGraph(client, g, from, &resolve.Manifest{})
-			if err != nil {
-				return err
-			}
-			key, err := graph.Namespace().Key(args[0])
-			if err != nil {
-				return withCode(exitUsage, err)
-			}
-			opts := install.AdoptOptions{Client: client, Repository: graph.Namespace().Repository(key), Policy: policy, Trust: vopts.Trust}
-			var out []*install.Adopted
-			for _, r := range roots {
-				a, err := install.Adopt(c.Context(), r.Dir, args[0], opts)
-				if err != nil {
-					return err
-				}
-				out = append(out, a)
-				if !g.json() {
-					from := ""
-					if a.Origin != "" {
-						from = " (" + a.Origin + ")"
-					}
-					fmt.Fprintf(g.stdout, "%s: adopted %s %s as %s%s\n", r.Dir, a.Record.Name, dash(a.Record.Version), a.Record.Tier, from)
-					if a.Why != "" {
-						fmt.Fprintf(g.stdout, "  experimental: %s\n", a.Why)
-					} else {
-						fmt.Fprintf(g.stdout, "  its files are %s@%s (%s), signed by %s\n", a.Record.Source, a.Record.Version, a.Record.Digest, a.Record.Signers[0])
-					}
-				}
-			}
-			if g.json() {
-				return writeJSON(g.stdout, map[string]any{"adopted": out})
-			}
-			return nil
+			return printAdopted(g, done)
 		},
 	}
 	rf.register(c)
@@ -84,4 +53,29 @@ refused: install the skill with skillpm instead.`,
 	trust.register(c)
 	c.Flags().StringVar(&from, "from", "", "`SOURCE` to look for a published copy in: a registry namespace or oci-layout:DIR (default: the configuration's registry)")
 	return c
+}
+
+// printAdopted renders what adopt recorded: JSON, or per root the version
+// and tier recorded and where the files came from (or why experimental).
+func printAdopted(g *globals, done []spm.Adoption) error {
+	if g.json() {
+		out := []*install.Adopted{}
+		for _, a := range done {
+			out = append(out, a.Adopted)
+		}
+		return writeJSON(g.stdout, map[string]any{"adopted": out})
+	}
+	for _, a := range done {
+		from := ""
+		if a.Origin != "" {
+			from = " (" + a.Origin + ")"
+		}
+		fmt.Fprintf(g.stdout, "%s: adopted %s %s as %s%s\n", a.Root.Dir, a.Record.Name, dash(a.Record.Version), a.Record.Tier, from)
+		if a.Why != "" {
+			fmt.Fprintf(g.stdout, "  experimental: %s\n", a.Why)
+		} else {
+			fmt.Fprintf(g.stdout, "  its files are %s@%s (%s), signed by %s\n", a.Record.Source, a.Record.Version, a.Record.Digest, a.Record.Signers[0])
+		}
+	}
+	return nil
 }
