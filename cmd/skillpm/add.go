@@ -122,14 +122,8 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 			edit.Scope = f.scope
 		}
 		if len(f.roots) == 0 {
-			roots, err := projectRoots(g, &f.rootFlags, &resolve.Manifest{File: p.mpath, Dir: p.m.Dir})
-			if err != nil {
+			if edit.Hosts, err = askedHosts(g, &f.rootFlags, p); err != nil {
 				return err
-			}
-			for _, r := range roots {
-				if !r.LinkOnly { // the agents root holding a copy for links only
-					edit.Hosts = append(edit.Hosts, string(r.Host))
-				}
 			}
 		}
 	}
@@ -211,4 +205,21 @@ func lockEntryFor(m *resolve.Manifest, name string, lock *resolve.Lockfile) *res
 		return nil
 	}
 	return lock.Get(resolve.ShortName(name))
+}
+
+// askedHosts are the hosts a new skills.yaml records: those of the roots
+// the project installs into, without the agents root that holds a copy
+// for links only.
+func askedHosts(g *globals, rf *rootFlags, p *project) ([]string, error) {
+	roots, err := projectRoots(g, rf, &resolve.Manifest{File: p.mpath, Dir: p.m.Dir})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range roots {
+		if !r.LinkOnly {
+			out = append(out, string(r.Host))
+		}
+	}
+	return out, nil
 }

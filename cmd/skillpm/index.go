@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -124,29 +125,10 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 					return err
 				}
 			}
-			sres, err := sparse.Update(ctx, client, src, sparse.UpdateOptions{Names: opts.Names, Jobs: f.jobs})
-			if err != nil {
-				return regExit(err)
+			if j.Sparse, err = writeSparse(ctx, client, src, repo, opts.Names, f.jobs, sopts); err != nil {
+				return err
 			}
-			j.Sparse = &sparseJSON{Tag: sparse.Tag, Digest: sres.Descriptor.Digest.String(), Skills: sres.Skills, Changed: append([]string{}, sres.Changed...)}
-			if sopts != nil {
-				if j.Sparse.Signature, err = signAttach(ctx, repo, sres.Descriptor, sparse.Tag, *sopts); err != nil {
-					return err
-				}
-			}
-			if g.json() {
-				return writeJSON(g.stdout, j)
-			}
-			fmt.Fprintf(g.stdout, "indexed %s: %s:%s (%s)\n", plural(j.Skills, "skill"), j.Repository, registry.IndexTag, j.Digest)
-			if j.Signature != nil {
-				warnJunk(g.stderr, j.Signature)
-				printSigned(g.stdout, j.Signature, "signed")
-			}
-			fmt.Fprintf(g.stdout, "sparse index: %s, %d rewritten: %s:%s (%s)\n", plural(j.Sparse.Skills, "skill"), len(j.Sparse.Changed), j.Repository, sparse.Tag, j.Sparse.Digest)
-			if j.Sparse.Signature != nil {
-				printSigned(g.stdout, j.Sparse.Signature, "signed")
-			}
-			return nil
+			return printIndex(g, j)
 		},
 	}
 	f.signFlags.register(c, true)
@@ -155,4 +137,39 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 	f.addPlainHTTP(c)
 	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` to index when SRC is not given (default: the configuration's registry)")
 	return c
+}
+
+// writeSparse writes src's sparse index (the documents of names, all
+// when none) beside the search index in repo, and signs it with sopts
+// when given.
+func writeSparse(ctx context.Context, client *registry.Client, src registry.Source, repo *registry.Repository, names []string, jobs int, sopts *sign.SignOptions) (*sparseJSON, error) {
+	sres, err := sparse.Update(ctx, client, src, sparse.UpdateOptions{Names: names, Jobs: jobs})
+	if err != nil {
+		return nil, regExit(err)
+	}
+	out := &sparseJSON{Tag: sparse.Tag, Digest: sres.Descriptor.Digest.String(), Skills: sres.Skills, Changed: append([]string{}, sres.Changed...)}
+	if sopts != nil {
+		if out.Signature, err = signAttach(ctx, repo, sres.Descriptor, sparse.Tag, *sopts); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// printIndex renders what index build wrote: JSON, or the search index,
+// the sparse index and their signatures.
+func printIndex(g *globals, j indexJSON) error {
+	if g.json() {
+		return writeJSON(g.stdout, j)
+	}
+	fmt.Fprintf(g.stdout, "indexed %s: %s:%s (%s)\n", plural(j.Skills, "skill"), j.Repository, registry.IndexTag, j.Digest)
+	if j.Signature != nil {
+		warnJunk(g.stderr, j.Signature)
+		printSigned(g.stdout, j.Signature, "signed")
+	}
+	fmt.Fprintf(g.stdout, "sparse index: %s, %d rewritten: %s:%s (%s)\n", plural(j.Sparse.Skills, "skill"), len(j.Sparse.Changed), j.Repository, sparse.Tag, j.Sparse.Digest)
+	if j.Sparse.Signature != nil {
+		printSigned(g.stdout, j.Sparse.Signature, "signed")
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -210,10 +209,4 @@ func (f *changeFlags) check() error {
 		return &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
 	}
 	return nil
-}
-
-// newAuditor is the static audit every install and update runs before it
-// commits, naming this skillpm in its reports.
-func newAuditor() (install.Auditor, error) {
-	return auditor.New(auditor.Options{Tool: "skillpm " + skillpmVersion()})
 }

@@ -102,13 +102,9 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 		return fmt.Errorf("listening on %s: %w (is another skillpm serve running? choose another port with --addr)", f.addr, err)
 	}
 	defer ln.Close()
-	aud, err := newAuditor()
-	if err != nil {
-		return err
-	}
 	srv, err := api.New(api.Config{
-		Client: client, Policy: policy, Trust: vopts.Trust, From: f.registry, Env: osEnv(), Host: host, Auditor: aud,
-		Token: token, Addr: ln.Addr().String(),
+		Client: client, Policy: policy, Trust: vopts.Trust, From: f.registry, Env: osEnv(), Host: host,
+		Token: token, Addr: ln.Addr().String(), AuditTool: "skillpm " + skillpmVersion(),
 		Search: func(ctx context.Context, q string) (any, error) {
 			session := client.Session()
 			src, err := session.OpenSource(spec)

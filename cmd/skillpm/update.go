@@ -93,8 +93,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	res, err := e.Update(ctx, spm.UpdateRequest{Names: names, InstallRequest: spm.InstallRequest{
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
 		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
-		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished,
-		NoIndex: f.noIndex,
+		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
 		OnPlan: func(_ context.Context, changes []install.Change) error {
 			if !g.json() {
 				printPlan(g.stdout, changes)
