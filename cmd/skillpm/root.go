@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/config"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
@@ -79,15 +78,6 @@ type globals struct {
 }
 
 func (g *globals) json() bool { return g.output == "json" }
-
-// defaultHost is the host written to when no --host is given: the
-// configuration's, else install.DefaultHost.
-func (g *globals) defaultHost() install.Host {
-	if h := g.config().Host; h != "" {
-		return h
-	}
-	return install.DefaultHost
-}
 
 // config returns the configuration read for this run (empty when a
 // command runs without the root's pre-run, as in some tests).
