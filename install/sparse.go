@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -127,11 +128,14 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 	// Whether the index is stale is asked while the solution downloads:
 	// one tag list per skill it answered for (the roots' are in flight).
 	stale := make(chan error, 1)
+	// A copy: prepare writes each locked skill's tier and signers while
+	// this runs.
+	solved := slices.Clone(lock.Skills)
 	go func() {
 		sg, sctx := errgroup.WithContext(ctx)
 		sg.SetLimit(max(opts.Jobs, defaultJobs))
-		errs := make([]error, len(lock.Skills))
-		for i, ls := range lock.Skills {
+		errs := make([]error, len(solved))
+		for i, ls := range solved {
 			if e := cat.Entry(ns.KeyOf(ls.Source)); e != nil {
 				sg.Go(func() error {
 					errs[i] = checkFresh(sctx, c, ls, e)

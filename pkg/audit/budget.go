@@ -25,12 +25,13 @@ const (
 	// tree-sitter operations (about one operation per token, one per
 	// syntax node). A step costs about the same on any input, some 0.1 ms
 	// on a 2020s server core, so the default bounds the parsing of a skill
-	// to a fifth of a second: about 370 KiB of ordinary Python, eight
-	// times what the corpus skill with the most code needs. A code file
+	// to some 0.4 s: about 740 KiB of ordinary Python (real skills vendor
+	// scripts of a few hundred KiB; the corpus skill with the most code
+	// needs 242 steps). A code file
 	// whose parse it cannot pay for is opaque (AUD-CODE-OPAQUE); code
 	// found in strings or Markdown code blocks makes the analysis
 	// incomplete (AUD-ANALYSIS-BUDGET).
-	DefaultParseSteps = 2_000
+	DefaultParseSteps = 4_000
 )
 
 // spend takes n steps from the skill's budget and reports whether they
