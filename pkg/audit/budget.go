@@ -25,13 +25,14 @@ const (
 	// tree-sitter operations (about one operation per token, one per
 	// syntax node). A step costs about the same on any input, some 0.1 ms
 	// on a 2020s server core, so the default bounds the parsing of a skill
-	// to some 0.4 s: about 740 KiB of ordinary Python (real skills vendor
+	// to some 0.3 s: about 550 KiB of ordinary Python (real skills vendor
 	// scripts of a few hundred KiB; the corpus skill with the most code
-	// needs 242 steps). A code file
+	// needs 242 steps), which keeps the slowest skill the budgets admit
+	// under a second. A code file
 	// whose parse it cannot pay for is opaque (AUD-CODE-OPAQUE); code
 	// found in strings or Markdown code blocks makes the analysis
 	// incomplete (AUD-ANALYSIS-BUDGET).
-	DefaultParseSteps = 4_000
+	DefaultParseSteps = 3_000
 )
 
 // spend takes n steps from the skill's budget and reports whether they
