@@ -50,7 +50,7 @@ if [ -d pkg/audit ]; then
 	# Precision and recall of the audit on its labelled set (testdata/labelled).
 	go test -run '^TestLabelled$' -count=1 -v ./pkg/audit | grep -o 'LABELLED .*' | tee -a "$out" >&2 || true
 fi
-bench ./registry 'Mirror200' 2x
+bench ./registry '^BenchmarkMirror200$' 2x
 
 # Latency: the same graph through a proxy that adds a round trip time to
 # every request and every new connection (SKILLPM_BENCH_RTT, default
