@@ -1,3 +1,5 @@
+//go:build integration
+
 package sign
 
 // Interop with the real cosign CLI at the bundle level, offline. cosign
@@ -229,6 +231,53 @@ func TestCosignGeneratedKeys(t *testing.T) {
 			bundlePath := writeFile(t, prefix+".bundle.json", sig.Bundle)
 			if out, err := cosign.verifyBlobAttestation(bundlePath, prefix+".pub", d); err != nil {
 				t.Errorf("cosign: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// cosign verify-blob accepts skillpm's blob signatures, and skillpm
+// cosign's, for both key algorithms.
+func TestCosignBlobInterop(t *testing.T) {
+	cosign := newCosign(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	blobPath := writeFile(t, filepath.Join(dir, "SHA256SUMS"), []byte("0123abcd  skillpm-linux-amd64\n"))
+	for _, alg := range []Algorithm{ECDSAP256, Ed25519} {
+		t.Run(string(alg), func(t *testing.T) {
+			kp, err := GenerateKey(alg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := filepath.Join(dir, string(alg))
+			keyPath, pubPath, err := WriteKeyPair(ctx, prefix, kp, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig, err := SignBlob(ctx, bytes.NewReader([]byte("0123abcd  skillpm-linux-amd64\n")), kp.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sigPath := writeFile(t, prefix+".sig", sig)
+			if out, err := cosign.run("", "verify-blob", "--key", pubPath, "--signature", sigPath, "--insecure-ignore-tlog=true", blobPath); err != nil {
+				t.Errorf("cosign verify-blob: %v\n%s", err, out)
+			}
+			// The reverse: cosign signs, skillpm verifies.
+			cosignSig := prefix + ".cosign.sig"
+			if out, err := cosign.run("", "sign-blob", "--key", keyPath, "--tlog-upload=false", "--use-signing-config=false", "--new-bundle-format=false", "--output-signature", cosignSig, blobPath); err != nil {
+				t.Fatalf("cosign sign-blob: %v\n%s", err, out)
+			}
+			cs, err := os.ReadFile(cosignSig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(blobPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := VerifyBlob(ctx, f, cs, []crypto.PublicKey{kp.Key.Public()}); err != nil {
+				t.Errorf("VerifyBlob(cosign's signature): %v", err)
 			}
 		})
 	}

@@ -1,24 +1,28 @@
 package main
 
 import (
-	"go/build"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/skillpm/skillpm/internal/registrytest"
 )
 
-// TestRegistryScripts runs testdata/registry/*.txtar against real
-// distribution registries: $REGISTRY (open) and $AUTH_REGISTRY (htpasswd,
-// user $AUTH_USER, password in the file $WORK/.auth-password). The oras
-// CLI is on PATH when installed ([exec:oras]).
+// TestRegistryScripts runs testdata/registry/*.txtar against two
+// registries: $REGISTRY (open) and $AUTH_REGISTRY (basic authentication,
+// user $AUTH_USER, password in the file $WORK/.auth-password). They are
+// distribution binaries in the integration build, in-process otherwise.
 func TestRegistryScripts(t *testing.T) {
+	testscript.Run(t, registryScripts(t, "testdata/registry", ""))
+}
+
+// registryScripts is the testscript setup of TestRegistryScripts for the
+// scripts in dir, with bin (when not "") first on PATH.
+func registryScripts(t *testing.T, dir, bin string) testscript.Params {
 	open := registrytest.Start(t, registrytest.Options{})
 	auth := registrytest.Start(t, registrytest.Options{Username: "alice", Password: "s3cret-pass"})
-	p := scriptParams(t, "testdata/registry")
+	p := scriptParams(t, dir)
 	setup := p.Setup
 	p.Setup = func(env *testscript.Env) error {
 		if err := setup(env); err != nil {
@@ -27,12 +31,10 @@ func TestRegistryScripts(t *testing.T) {
 		env.Setenv("REGISTRY", open.Host)
 		env.Setenv("AUTH_REGISTRY", auth.Host)
 		env.Setenv("AUTH_USER", auth.Username)
-		var bins []string
-		for _, d := range filepath.SplitList(build.Default.GOPATH) {
-			bins = append(bins, filepath.Join(d, "bin"))
+		if bin != "" {
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 		}
-		env.Setenv("PATH", env.Getenv("PATH")+string(os.PathListSeparator)+strings.Join(bins, string(os.PathListSeparator)))
 		return os.WriteFile(filepath.Join(env.WorkDir, ".auth-password"), []byte(auth.Password+"\n"), 0o600)
 	}
-	testscript.Run(t, p)
+	return p
 }

@@ -1,3 +1,5 @@
+//go:build integration
+
 package api_test
 
 import (
@@ -22,7 +24,6 @@ import (
 // PATH); a missing browser fails the test.
 func chromium(t *testing.T) string {
 	t.Helper()
-	registrytest.RequireIntegration(t, "chromium")
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

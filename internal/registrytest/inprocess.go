@@ -6,27 +6,11 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	ggcr "github.com/google/go-containerregistry/pkg/registry"
 )
-
-// RequireIntegration skips t unless the build has -tags integration
-// (Integration), naming what it needs. Under CI=true it fails instead:
-// CI runs every test.
-func RequireIntegration(t testing.TB, needs string) {
-	t.Helper()
-	if Integration {
-		return
-	}
-	msg := "integration test (needs " + needs + "): run it with go test -tags integration, as make test does"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg + "; CI=true never skips")
-	}
-	t.Skip(msg)
-}
 
 // startInProcess serves go-containerregistry's registry on a loopback
 // port for the test, behind htpasswd-like basic authentication when opts
