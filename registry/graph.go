@@ -103,12 +103,20 @@ func (g *Graph) dependencies(ctx context.Context, key string, v *semver.Version)
 	if err != nil {
 		return nil, err
 	}
+	return QualifyRequires(g.ns, key, v, raw)
+}
+
+// QualifyRequires qualifies the requirements of version v of key as the
+// solver sees them: each name in ns relative to key (a name that does not
+// qualify is left as written, so looking it up fails and rules the version
+// out with the name in the explanation), and two ranges for one skill
+// joined. Every catalog of skills (the registry, the sparse index) answers
+// with it, so they cannot disagree.
+func QualifyRequires(ns resolve.Namespace, key string, v *semver.Version, raw map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(raw))
 	for dep, rng := range raw {
-		q, err := g.ns.Qualify(key, dep)
+		q, err := ns.Qualify(key, dep)
 		if err != nil {
-			// Left as written: looking it up fails, which rules this
-			// version out with the name in the explanation.
 			q = dep
 		}
 		if prev, ok := out[q]; ok && prev != rng {

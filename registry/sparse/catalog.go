@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -135,20 +135,9 @@ func (c *Catalog) Dependencies(ctx context.Context, key string, v *semver.Versio
 	if iv == nil {
 		return nil, fmt.Errorf("%s@%s: %w: %w", key, v, resolve.ErrNotFound, ErrStale)
 	}
-	ns := c.next.Namespace()
-	out := make(map[string]string, len(iv.Requires))
-	for dep, rng := range iv.Requires {
-		q, err := ns.Qualify(key, dep)
-		if err != nil {
-			q = dep
-		}
-		if prev, ok := out[q]; ok && prev != rng {
-			if strings.Contains(prev, "||") || strings.Contains(rng, "||") {
-				return nil, fmt.Errorf("%s@%s: %w: dependency %s is required twice, as %q and %q", key, v, ErrInvalidIndex, q, prev, rng)
-			}
-			rng = prev + ", " + rng
-		}
-		out[q] = rng
+	out, err := registry.QualifyRequires(c.next.Namespace(), key, v, iv.Requires)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidIndex, err)
 	}
 	return out, nil
 }
