@@ -159,7 +159,7 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		asked := ref
 		var locked []resolve.LockedSkill
 		if frozen && prev == nil {
-			return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s: --frozen needs a lock, and there is none; run skillpm install without --frozen", at, ref)))
+			return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
 		}
 		if frozen {
 			commit := ""
@@ -169,13 +169,13 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 					continue
 				}
 				if commit != "" && lr.Rev != commit {
-					return fail(mark(ErrLockMismatch, fmt.Errorf("%s: the lock has %s at two commits (%s, %s); run skillpm install without --frozen", at, ref, commit, lr.Rev)))
+					return fail(mark(ErrLockMismatch, fmt.Errorf("%s: the lock has %s at two commits (%s, %s)", at, ref, commit, lr.Rev)))
 				}
 				commit = lr.Rev
 				locked = append(locked, ls)
 			}
 			if commit == "" {
-				return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (--frozen); run skillpm install without --frozen", at, ref, prev.File)))
+				return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
 			}
 			ref = ref.At(commit)
 		}

@@ -110,7 +110,7 @@ func StateRoot(hostName string, env Env) (string, error) {
 	}
 	r, err := env.Table().StateRoot(h.ID, env)
 	if err != nil {
-		return "", fmt.Errorf("the %s state root: %w: pass --state-root DIR or --state FILE", h.ID, err)
+		return "", &markedError{err: fmt.Errorf("the %s state root: %w", h.ID, err), mark: ErrNoStateRoot}
 	}
 	return r, nil
 }

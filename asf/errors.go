@@ -54,11 +54,27 @@ var (
 	// ErrUnknownHost means a host name is not in the hosts table.
 	ErrUnknownHost = errdef.New(errdef.Usage, "unknown host")
 
+	// ErrNoStateRoot means a host's state root cannot be resolved (it
+	// lies under a home directory the process does not have); the caller
+	// must say where the state is.
+	ErrNoStateRoot = errdef.New(errdef.Usage, "no state root")
+	// ErrNoSettingsPath means the user settings file cannot be located;
+	// the caller must name it or use the project scope.
+	ErrNoSettingsPath = errdef.New(errdef.Usage, "no user settings file")
+
 	// ErrHookPayload means a hook payload is not the host's JSON.
 	ErrHookPayload = errdef.New(errdef.Usage, "invalid hook payload")
 	// ErrSettings means a host settings file cannot be merged safely.
 	ErrSettings = errdef.New(errdef.Validation, "invalid host settings file")
 )
+
+// markedError adds a sentinel to err without changing its message or its
+// class, so that a front end can key its hint on the sentinel.
+type markedError struct{ err, mark error }
+
+func (e *markedError) Error() string        { return e.err.Error() }
+func (e *markedError) Unwrap() error        { return e.err }
+func (e *markedError) Is(target error) bool { return target == e.mark }
 
 // PlanError is a failure while expanding execution.calls. Path is the call
 // path to the failing call, root skill first.

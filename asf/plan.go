@@ -121,7 +121,7 @@ func searched(dirs []string) string {
 		}
 	}
 	if len(existing) == 0 {
-		return "no skills root exists; pass --skills-root DIR, set " + EnvSkillsRoot + ", or install the skill"
+		return "no skills root exists; set " + EnvSkillsRoot + " or install the skill"
 	}
 	return "searched: " + strings.Join(existing, ", ")
 }

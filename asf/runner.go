@@ -194,7 +194,7 @@ func (r *Runner) Init(ctx context.Context, loc Location, name, task string, o In
 	defer unlock()
 	if old, err := ReadState(loc.Path); err == nil && old.Control.Status == StatusRunning && !o.Force {
 		key, _, _ := old.Current()
-		return nil, fmt.Errorf("%w in %s: %s at step %s; finish it, run %s, or init with --force",
+		return nil, fmt.Errorf("%w in %s: %s at step %s; finish it or run %s",
 			ErrWorkflowRunning, loc.Path, old.Control.Workflow, key, r.command(loc, "abort"))
 	}
 	now := r.timestamp()
@@ -289,8 +289,8 @@ func (r *Runner) Complete(ctx context.Context, loc Location, key string, o Compl
 			return fmt.Errorf("%w: %s; to do it again run %s", ErrStepDone, k, r.command(loc, "rewind", k))
 		}
 		if k != c.CurrentStep && !o.Force {
-			return fmt.Errorf("%w: %s (the current step is %s); finish %s first, or pass --force to skip to %s",
-				ErrNotCurrentStep, k, c.CurrentStep, c.CurrentStep, k)
+			return fmt.Errorf("%w: %s (the current step is %s); finish %s first",
+				ErrNotCurrentStep, k, c.CurrentStep, c.CurrentStep)
 		}
 		last := st.index(k)
 		for _, sk := range c.Order[:last+1] {

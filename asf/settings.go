@@ -31,7 +31,7 @@ func ClaudeSettingsPath(scope string, env Env) (string, error) {
 		// set, as it does its skills (hosts table, claude).
 		p, err := hosts.Dir{Env: "CLAUDE_CONFIG_DIR", Dir: "~/.claude", Join: "settings.json"}.Resolve(env)
 		if err != nil {
-			return "", fmt.Errorf("the user settings: %w: pass --settings FILE or --scope project", err)
+			return "", &markedError{err: fmt.Errorf("the user settings: %w", err), mark: ErrNoSettingsPath}
 		}
 		return p, nil
 	case ScopeProject:

@@ -277,11 +277,11 @@ func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootSta
 				if o := ForeignOrigin(r.Dir, name); o != "" {
 					what = o
 				}
-				return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); to replace it with a link use --force, or keep it and take it under management with skillpm adopt %s", ErrEdited, name, r.Dir, what, name)
+				return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); replace it with a link, or keep it and take it under management (adopt)", ErrEdited, name, r.Dir, what)
 			}
 			if !old.IsLink() {
 				if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
-					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere, or use --force to replace it with a link", r.Dir, ErrEdited, name, r.Dir)
+					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere before replacing it with a link", r.Dir, ErrEdited, name, r.Dir)
 				}
 			}
 		}

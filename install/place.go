@@ -268,7 +268,7 @@ func unlinked(ctx context.Context, link, copyDir string, force bool, wait time.D
 		sum, err := archive.TreeHashInstalled(ctx, copyDir)
 		if !force && (err != nil || (r.Tree != "" && sum.TreeHash != r.Tree)) {
 			rec.Put(r)
-			what = "kept " + copyDir + ": its files were edited since skillpm installed them (remove it with --force)"
+			what = "kept " + copyDir + ": its files were edited since skillpm installed them (a forced remove deletes it)"
 			break
 		}
 		tx.Remove(name)

@@ -114,7 +114,7 @@ func asfRunE(g *globals, fn func(c *cobra.Command, args []string) error) func(*c
 		if err == nil || isUsageError(err) {
 			return err
 		}
-		fmt.Fprintf(g.stderr, "ERROR: %s\n", err)
+		fmt.Fprintf(g.stderr, "ERROR: %s\n", withFlagHints(err.Error(), err))
 		return withCode(asfExitCode(err), silentError{err})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/asf"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/migrate"
@@ -207,6 +209,12 @@ func sentinelHints() []flagHint {
 		{hosts.ErrUnknownHost, "--root DIR installs into a directory of your choice"},
 		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
 		{tiers.ErrSignerChanged, "if the change is expected, rerun with --allow-signer-change"},
+		{spm.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
+		{asf.ErrNoStateRoot, "pass --state-root DIR or --state FILE"},
+		{asf.ErrNoSettingsPath, "pass --settings FILE or --scope project"},
+		{asf.ErrWorkflowRunning, "--force replaces it"},
+		{asf.ErrNotCurrentStep, "--force skips ahead to the step named"},
+		{asf.ErrSkillNotFound, "--skills-root DIR searches a directory of skills first"},
 	}
 }
 

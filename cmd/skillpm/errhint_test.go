@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
+	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/asf"
 )
 
 func TestEditDistance(t *testing.T) {
@@ -57,5 +61,32 @@ func TestSnakeKeys(t *testing.T) {
 	b, _ := json.Marshal(v)
 	if got, want := string(b), `{"big":12345678901234567890,"desc":{"artifactType":"y","mediaType":"x"},"dry_run":true}`; got != want {
 		t.Errorf("snakeKeys = %s, want %s", got, want)
+	}
+}
+
+// TestLibraryErrorsGetFlagHints checks that errors whose library message
+// no longer names a flag still reach the user with it, as a hint.
+func TestLibraryErrorsGetFlagHints(t *testing.T) {
+	noHome := asf.Env{Cwd: t.TempDir()}
+	_, stateErr := asf.StateRoot("claude", noHome)
+	_, settingsErr := asf.ClaudeSettingsPath(asf.ScopeUser, noHome)
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{stateErr, "pass --state-root DIR or --state FILE"},
+		{settingsErr, "pass --settings FILE or --scope project"},
+		{fmt.Errorf("install: %w", spm.ErrLockMismatch), "run skillpm install without --frozen to update the lock"},
+		{fmt.Errorf("%w in x.json", asf.ErrWorkflowRunning), "--force replaces it"},
+	} {
+		if tc.err == nil {
+			t.Fatalf("want an error hinted %q, got none", tc.want)
+		}
+		if strings.Contains(tc.err.Error(), "--") {
+			t.Errorf("library message %q names a flag", tc.err)
+		}
+		if got := flagHints(tc.err); !slices.Contains(got, tc.want) {
+			t.Errorf("hints for %q = %q, want %q among them", tc.err, got, tc.want)
+		}
 	}
 }
