@@ -142,15 +142,22 @@ func HasProject(manifest string) bool {
 // Source, else the manifest's registry, else FallbackSource, else the
 // embedded registry.
 func (e *Engine) Graph(m *resolve.Manifest) (*registry.Graph, error) {
-	from := e.opts.Source
-	if from == "" && m.Registry == "" {
-		from = e.opts.FallbackSource
-	}
-	ns, err := m.Namespace(from)
+	ns, err := m.Namespace(e.source(m))
 	if err != nil {
 		return nil, invalid(err)
 	}
 	return registry.NewGraph(e.client, ns)
+}
+
+// source is the one default-source rule, for every operation that
+// resolves names: the Engine's Source, else the manifest's registry: (the
+// "" returned, which m.Namespace reads), else FallbackSource (the
+// configuration's), else "" again, the embedded registry.
+func (e *Engine) source(m *resolve.Manifest) string {
+	if e.opts.Source == "" && m.Registry == "" {
+		return e.opts.FallbackSource
+	}
+	return e.opts.Source
 }
 
 // options are the install.Options every install and update shares.
@@ -356,11 +363,7 @@ func (e *Engine) CheckRefs(r InstallRequest) error {
 	if err != nil {
 		return invalid(err)
 	}
-	from := e.opts.Source
-	if from == "" && m.Registry == "" {
-		from = e.opts.FallbackSource
-	}
-	if _, err := m.Namespace(from); err != nil {
+	if _, err := m.Namespace(e.source(m)); err != nil {
 		return invalid(err)
 	}
 	return nil

@@ -22,9 +22,21 @@ const (
 	EnvSession = "ASF_SESSION"
 )
 
+// HooksHost is the host whose hooks the runner answers and installs:
+// Claude Code, the one hook format it adapts so far.
+const HooksHost = "claude"
+
 // DefaultHost is the host whose state root holds session state when none is
-// named: Claude Code, whose hooks the runner adapts first.
-const DefaultHost = "claude"
+// named. It is HooksHost, not install's default host (agents), on purpose:
+// the two answer different questions. Install's host says where a skill is
+// written; the runner's says whose session state and hook format to use,
+// and the hook the agent host runs (without flags) and the commands the
+// agent then runs must agree on it for the whole workflow, so it cannot
+// follow the configuration or the receipts as install's does. Where the
+// skills are found does not depend on it: the runner searches every host's
+// roots (DefaultSearchPath), so a skill installed with install's defaults
+// is found with the runner's.
+const DefaultHost = HooksHost
 
 // Env is the process environment the runner depends on: home, working
 // directory, variables and hosts table. It is

@@ -529,8 +529,8 @@ which Claude Code treats as a non-blocking error (the hook fails open).`,
 			return nil
 		},
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			if f.host != "claude" {
-				return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host claude", f.host))
+			if f.host != asf.HooksHost {
+				return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
 			}
 			s, err := f.setup()
 			if err != nil {
@@ -576,8 +576,8 @@ is replaced atomically and keeps its mode.`,
 			Example: "  skillpm asf hooks " + name + " --host claude --scope project",
 			Args:    exactArgs(0),
 			RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-				if f.host != "claude" {
-					return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host claude", f.host))
+				if f.host != asf.HooksHost {
+					return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
 				}
 				env, err := processEnv()
 				if err != nil {
