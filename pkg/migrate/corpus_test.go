@@ -59,7 +59,7 @@ func TestCorpus(t *testing.T) {
 			n.migrated++
 			if data, err := os.ReadFile(r.Report.File); err != nil {
 				t.Error(err)
-			} else if raw, ok := splitRaw(data); !ok || !bytes.HasSuffix(r.SkillFile(), raw.body) {
+			} else if raw, ok := skill.SplitFrontmatter(data); !ok || !bytes.HasSuffix(r.SkillFile(), raw.Body) {
 				t.Errorf("%s: the body was not kept byte for byte", dir)
 			}
 			if r.Report.Valid {

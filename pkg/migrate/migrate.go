@@ -87,13 +87,13 @@ func Migrate(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if base := filepath.Base(file); base != skill.SkillFile {
 		m.change("SKILL.md", base, skill.SkillFile, "hosts look for SKILL.md exactly")
 	}
-	if raw.bom {
+	if raw.BOM {
 		m.change("SKILL.md", "starts with a UTF-8 byte order mark", "no byte order mark", "the frontmatter must start at the first byte for some hosts")
 	}
 	if err := m.migrate(top, dir); err != nil {
 		return nil, err
 	}
-	out, err := render(top, raw.body, raw.crlf)
+	out, err := render(top, raw.Body, raw.CRLF)
 	if err != nil {
 		return nil, err
 	}
@@ -164,25 +164,25 @@ func (m *migration) fail(line int, r Reason, detail, hint string) error {
 // parse loads the frontmatter with pkg/skill's rules. When the only problem
 // is YAML syntax it tries repairYAML; anything else that stops the skill
 // from loading is a reason it cannot be migrated.
-func (m *migration) parse(data []byte) (*yaml.Node, rawDoc, error) {
+func (m *migration) parse(data []byte) (*yaml.Node, skill.Frontmatter, error) {
 	lenient := skill.Options{Mode: skill.Lenient, Catalog: m.opts.Catalog}
 	s, ds := skill.Parse(m.file, data, lenient)
-	raw, split := splitRaw(data)
+	raw, split := skill.SplitFrontmatter(data)
 	if s == nil {
 		d := firstError(ds)
 		if d.Code != skill.CodeYAMLSyntax || !split {
 			return nil, raw, m.fail(d.Line, reasonFor(d.Code), d.Message, d.Hint)
 		}
-		front, repairs, err := repairYAML(raw.front, raw.frontLine)
+		front, repairs, err := repairYAML(raw.YAML, raw.Line)
 		if err != nil {
 			return nil, raw, m.fail(d.Line, ReasonYAMLSyntax,
 				d.Message+" (quoting the values the parser points at does not fix it)", d.Hint)
 		}
 		if s, ds = skill.Parse(m.file, []byte("---\n"+front+"---\n"), lenient); s == nil {
 			d := firstError(ds)
-			return nil, raw, m.fail(raw.frontLine+d.Line-2, reasonFor(d.Code), d.Message, d.Hint)
+			return nil, raw, m.fail(raw.Line+d.Line-2, reasonFor(d.Code), d.Message, d.Hint)
 		}
-		raw.front = front
+		raw.YAML = front
 		for _, r := range repairs {
 			m.change(fmt.Sprintf("%s (line %d)", r.key, r.line), "an unquoted value YAML cannot read", fmt.Sprintf("the quoted string %q", r.value),
 				"the frontmatter did not parse: YAML reads \": \" and a leading [ or @ as structure; the value was quoted as written")

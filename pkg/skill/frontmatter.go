@@ -24,17 +24,44 @@ type document struct {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// splitFrontmatter separates the YAML frontmatter from the Markdown body.
-// It accepts a UTF-8 BOM and CRLF line endings, as many real skills have.
-func splitFrontmatter(data []byte) (document, *Diagnostic) {
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if bytes.IndexByte(data, '\r') >= 0 {
-		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	}
-	lines := strings.SplitAfter(string(data), "\n")
-	isFence := func(l string) bool { return strings.TrimRight(l, " \t\n") == "---" }
+// Frontmatter is SKILL.md split at the --- lines that fence its YAML,
+// exactly as Parse splits it, with the body's bytes kept as read: a tool
+// that rewrites the frontmatter (pkg/migrate) writes the body back byte
+// for byte and finds the same frontmatter Parse judged.
+type Frontmatter struct {
+	// BOM reports a UTF-8 byte order mark before the frontmatter.
+	BOM bool
+	// CRLF reports an opening fence ending in CRLF.
+	CRLF bool
+	// YAML is the text between the fences, with LF line endings.
+	YAML string
+	// Line is the file line of the first YAML line (1-based).
+	Line int
+	// Body is everything after the closing fence's line, as read.
+	Body []byte
+	// BodyLine is the file line where the body starts.
+	BodyLine int
+}
 
-	open := -1
+// SplitFrontmatter splits data as Parse does: a UTF-8 BOM and leading
+// blank lines are skipped, lines may end in CRLF, and the frontmatter runs
+// from a line --- to the next. ok is false when data does not start with
+// a frontmatter or it is never closed (Parse says which).
+func SplitFrontmatter(data []byte) (fm Frontmatter, ok bool) {
+	fm, _, open, closeAt := fences(data)
+	return fm, open >= 0 && closeAt >= 0
+}
+
+// fences splits data into lines (each with its line ending) and finds the
+// opening fence (the first non-blank line, when it is ---) and the closing
+// one, -1 for either when absent; fm is filled in when both are found.
+func fences(data []byte) (fm Frontmatter, lines []string, open, closeAt int) {
+	if bytes.HasPrefix(data, utf8BOM) {
+		fm.BOM = true
+		data = data[len(utf8BOM):]
+	}
+	lines = strings.SplitAfter(string(data), "\n")
+	open, closeAt = -1, -1
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			continue
@@ -44,6 +71,54 @@ func splitFrontmatter(data []byte) (document, *Diagnostic) {
 		}
 		break
 	}
+	if open < 0 {
+		return fm, lines, open, closeAt
+	}
+	for i := open + 1; i < len(lines); i++ {
+		if isFence(lines[i]) {
+			closeAt = i
+			break
+		}
+	}
+	if closeAt < 0 {
+		return fm, lines, open, closeAt
+	}
+	var front strings.Builder
+	off := 0
+	for i, l := range lines {
+		if i > open && i < closeAt {
+			front.WriteString(lf(l))
+		}
+		if i <= closeAt {
+			off += len(l)
+		}
+	}
+	fm.CRLF = strings.HasSuffix(lines[open], "\r\n")
+	fm.YAML = front.String()
+	fm.Line = open + 2
+	fm.Body = data[off:]
+	fm.BodyLine = closeAt + 2
+	return fm, lines, open, closeAt
+}
+
+// isFence reports whether l is a line --- (trailing blanks and a CRLF
+// allowed).
+func isFence(l string) bool {
+	return strings.TrimRight(lf(l), " \t\n") == "---"
+}
+
+// lf turns a line's CRLF ending into LF.
+func lf(l string) string {
+	if strings.HasSuffix(l, "\r\n") {
+		return l[:len(l)-2] + "\n"
+	}
+	return l
+}
+
+// splitFrontmatter separates the YAML frontmatter from the Markdown body,
+// with LF line endings, or says why it cannot.
+func splitFrontmatter(data []byte) (document, *Diagnostic) {
+	fm, lines, open, closeAt := fences(data)
 	if open < 0 {
 		// Is there a frontmatter further down, after some content?
 		for i, l := range lines {
@@ -62,30 +137,21 @@ func splitFrontmatter(data []byte) (document, *Diagnostic) {
 			Message: "SKILL.md has no YAML frontmatter",
 			Hint:    "start the file with a line ---, then name: and description:, then a closing ---"}
 	}
-	closeAt := -1
-	for i := open + 1; i < len(lines); i++ {
-		if isFence(lines[i]) {
-			closeAt = i
-			break
-		}
-	}
 	if closeAt < 0 {
 		return document{}, &Diagnostic{Code: CodeFrontmatterUnclosed, Line: open + 1, Column: 1,
 			Message: "the frontmatter opened here is never closed",
 			Hint:    "add a line --- after the last YAML field"}
 	}
-	front := strings.Join(lines[open+1:closeAt], "")
-	if len(front) > MaxFrontmatterBytes {
-		return document{}, &Diagnostic{Code: CodeFrontmatterTooLarge, Line: open + 2, Column: 1,
-			Message: fmt.Sprintf("frontmatter is %d bytes, more than the %d allowed", len(front), MaxFrontmatterBytes),
+	if len(fm.YAML) > MaxFrontmatterBytes {
+		return document{}, &Diagnostic{Code: CodeFrontmatterTooLarge, Line: fm.Line, Column: 1,
+			Message: fmt.Sprintf("frontmatter is %d bytes, more than the %d allowed", len(fm.YAML), MaxFrontmatterBytes),
 			Hint:    "move long text into the Markdown body or a reference file"}
 	}
-	return document{
-		front:     []byte(front),
-		frontLine: open + 2,
-		body:      strings.Join(lines[closeAt+1:], ""),
-		bodyLine:  closeAt + 2,
-	}, nil
+	body := fm.Body
+	if bytes.IndexByte(body, '\r') >= 0 {
+		body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
+	}
+	return document{front: []byte(fm.YAML), frontLine: fm.Line, body: string(body), bodyLine: fm.BodyLine}, nil
 }
 
 var yamlKeyLine = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:`)
