@@ -58,6 +58,8 @@ var (
 	// lies under a home directory the process does not have); the caller
 	// must say where the state is.
 	ErrNoStateRoot = errdef.New(errdef.Usage, "no state root")
+	// ErrUnknownScope means a settings scope is neither user nor project.
+	ErrUnknownScope = errdef.New(errdef.Usage, "unknown scope")
 	// ErrNoSettingsPath means the user settings file cannot be located;
 	// the caller must name it or use the project scope.
 	ErrNoSettingsPath = errdef.New(errdef.Usage, "no user settings file")

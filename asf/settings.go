@@ -37,7 +37,7 @@ func ClaudeSettingsPath(scope string, env Env) (string, error) {
 	case ScopeProject:
 		return filepath.Join(env.Cwd, ".claude", "settings.json"), nil
 	}
-	return "", fmt.Errorf("unknown scope %q: use user or project", scope)
+	return "", fmt.Errorf("%w %q: use user or project", ErrUnknownScope, scope)
 }
 
 // ClaudeHook is one hook entry skillpm adds to Claude Code's settings.

@@ -61,8 +61,6 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	switch {
 	case errors.As(err, &ie):
 		return lockExit(ie.Manifest, "", ie.Err)
-	case errors.Is(err, spm.ErrInvalidRequest):
-		return withCode(exitUsage, err)
 	case err != nil:
 		return regExit(err)
 	}

@@ -6,8 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/asf"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/config"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -56,5 +60,40 @@ func TestFlagHints(t *testing.T) {
 	}
 	if got := withFlagHints("m", errors.New("plain")); got != "m" {
 		t.Errorf("plain error got hints: %q", got)
+	}
+}
+
+// TestExitCodeWithoutCallSite: the library errors the commands no longer
+// wrap with withCode exit as they did, by their class alone.
+func TestExitCodeWithoutCallSite(t *testing.T) {
+	_, cfgErr := config.Load(t.TempDir(), func(string) string { return "" }) // a directory: unreadable
+	_, scopeErr := asf.ClaudeSettingsPath("team", asf.Env{Home: t.TempDir()})
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"unreadable configuration", cfgErr, exitUsage},
+		{"unknown settings scope", scopeErr, exitUsage},
+		{"invalid request", fmt.Errorf("x: %w", spm.ErrInvalidRequest), exitUsage},
+		{"locked root", &install.LockedError{Root: "r"}, exitFailure},
+		{"edited skill", fmt.Errorf("x: %w", install.ErrEdited), exitFailure},
+		{"downgrade", fmt.Errorf("x: %w", install.ErrDowngrade), exitFailure},
+		{"republished", fmt.Errorf("x: %w", install.ErrRepublished), exitTrust},
+		{"refused", fmt.Errorf("x: %w", tiers.ErrRefused), exitTrust},
+		{"no index", fmt.Errorf("x: %w", registry.ErrNoIndex), exitResolution},
+		{"unverified index", fmt.Errorf("x: %w", registry.ErrUnverified), exitTrust},
+		{"name conflict", lockExit(&resolve.Manifest{}, "", fmt.Errorf("x: %w", resolve.ErrNameConflict)), exitResolution},
+		{"stale lock", lockExit(&resolve.Manifest{}, "skills.lock", &resolve.StaleError{}), exitResolution},
+		{"unknown asf host", fmt.Errorf("%w %q", asf.ErrUnknownHost, "x"), exitUsage},
+		{"invalid session", fmt.Errorf("x: %w", asf.ErrInvalidSession), exitUsage},
+	} {
+		if tc.err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("%s: exitCode(%v) = %d, want %d", tc.name, tc.err, got, tc.want)
+		}
 	}
 }

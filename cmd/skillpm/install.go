@@ -188,15 +188,14 @@ func printInstall(g *globals, res *install.Result, dryRun bool) error {
 }
 
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
-	var le *install.LockedError
 	switch {
-	case errors.Is(err, tiers.ErrRefused), errors.Is(err, install.ErrRepublished), errors.Is(err, archive.ErrImplicitExec):
+	case errors.Is(err, archive.ErrImplicitExec):
+		// A validation error to the library (3); an install refuses it as
+		// it refuses an untrusted skill.
 		return withCode(exitTrust, err)
-	case errors.As(err, &le):
-		return withCode(exitFailure, err)
-	case errors.Is(err, install.ErrEdited), errors.Is(err, install.ErrDowngrade):
-		return withCode(exitFailure, err)
 	case errors.Is(err, install.ErrNotInstalled):
+		// Not found to the library (4); on this command line it is the
+		// name asked for that is wrong.
 		return withCode(exitUsage, err)
 	}
 	return lockExit(m, lockFile, err)

@@ -190,10 +190,9 @@ func lockExit(m *resolve.Manifest, lpath string, err error) error {
 		return withCode(exitResolution, fmt.Errorf("no set of versions satisfies %s:\n\n%s", m.File, nse.Explanation))
 	case errors.As(err, &stale):
 		stale.Lock = lpath
-		return withCode(exitResolution, err)
-	case errors.Is(err, resolve.ErrNameConflict):
-		return withCode(exitResolution, err)
 	case errors.Is(err, resolve.ErrInvalidManifest), errors.Is(err, resolve.ErrInvalidName):
+		// ErrInvalidManifest is a validation error to the library (3);
+		// here the project's file is the command's input.
 		return withCode(exitUsage, err)
 	}
 	return regExit(err)

@@ -101,9 +101,6 @@ refused; 6 when a copy failed (run again to resume).`,
 // registry.
 func openSourceArg(client *registry.Client, arg string) (registry.Source, error) {
 	src, err := spm.OpenSourceArg(client, arg)
-	if errors.Is(err, spm.ErrInvalidRequest) {
-		return nil, withCode(exitUsage, err)
-	}
 	return src, regExit(err)
 }
 
@@ -220,8 +217,6 @@ func (f *mirrorFlags) request(args []string) (spm.MirrorRequest, error) {
 // mirrorFailure maps mirror's failures to exit codes.
 func mirrorFailure(err error) error {
 	switch {
-	case errors.Is(err, spm.ErrInvalidRequest):
-		return withCode(exitUsage, err)
 	case errors.Is(err, registry.ErrNoCatalog):
 		return withCode(exitUsage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	spm "github.com/skillpm/skillpm"
@@ -57,9 +56,7 @@ countersigned again.`,
 				return err
 			}
 			pr, err := e.PromoteManifest(ctx, repo, m, spm.PromoteRequest{Sign: opts})
-			if errors.Is(err, spm.ErrInvalidRequest) {
-				return withCode(exitUsage, err)
-			} else if err != nil {
+			if err != nil {
 				return regExit(err)
 			}
 			// The namespace's sparse index lists each version's signatures.

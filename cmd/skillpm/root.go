@@ -169,7 +169,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		}
 		cfg, err := config.Load(g.configPath, os.Getenv)
 		if err != nil {
-			return withCode(exitUsage, err)
+			return err
 		}
 		g.cfg = cfg
 		return nil

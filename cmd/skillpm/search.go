@@ -106,12 +106,6 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 			}
 		}})
 	switch {
-	case errors.Is(err, registry.ErrNoIndex):
-		return withCode(exitResolution, err)
-	case errors.Is(err, registry.ErrUnverified):
-		return withCode(exitTrust, err)
-	case errors.Is(err, spm.ErrInvalidRequest):
-		return withCode(exitUsage, err)
 	case err != nil:
 		return regExit(err)
 	}

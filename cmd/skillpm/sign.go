@@ -235,9 +235,6 @@ func signAttach(ctx context.Context, repo *registry.Repository, desc ocispec.Des
 		return nil, err
 	}
 	out, err := e.SignDigest(ctx, repo, desc, version, opts)
-	if errors.Is(err, spm.ErrInvalidRequest) {
-		return nil, withCode(exitUsage, err)
-	}
 	return out, regExit(err)
 }
 

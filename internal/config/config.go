@@ -94,7 +94,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the configuration: %w", err)
+		// The file the user named (or the default) cannot be read: a
+		// usage error whatever the cause below.
+		return nil, errdef.WithClass(errdef.Usage, fmt.Errorf("reading the configuration: %w", err))
 	}
 	return Parse(path, data)
 }
