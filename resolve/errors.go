@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/pkg/skill"
 )
 
 // Sentinel errors. Callers match them with errors.Is; every one comes
@@ -100,13 +101,7 @@ type FileError struct {
 // Error implements error.
 func (e *FileError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
-	}
+	b.WriteString(skill.Position(e.File, e.Line, e.Column))
 	b.WriteString(": " + e.Message)
 	if e.Hint != "" {
 		b.WriteString(" (" + e.Hint + ")")

@@ -2,7 +2,6 @@ package tiers
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
@@ -57,13 +56,7 @@ type Problem struct {
 // String renders "file:line:col: message — hint".
 func (p Problem) String() string {
 	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(p.Line))
-		if p.Column > 0 {
-			b.WriteString(":" + strconv.Itoa(p.Column))
-		}
-	}
+	b.WriteString(skill.Position(p.File, p.Line, p.Column))
 	b.WriteString(": " + p.Message)
 	if p.Hint != "" {
 		b.WriteString(" — " + p.Hint)

@@ -22,6 +22,7 @@ import (
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/userdir"
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/source"
 	"gopkg.in/yaml.v3"
 )
@@ -113,7 +114,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		return cfg, nil
 	}
 	top := root.Content[0]
-	at := func(n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", path, n.Line, n.Column) }
+	at := func(n *yaml.Node) string { return skill.Position(path, n.Line, n.Column) }
 	if top.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link and plain-http", at(top), ErrInvalid)
 	}

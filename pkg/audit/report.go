@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -106,16 +105,7 @@ type Finding struct {
 }
 
 // Position renders "file:line:col" with whatever parts are known.
-func (f Finding) Position() string {
-	p := f.File
-	if f.Line > 0 {
-		p += ":" + strconv.Itoa(f.Line)
-		if f.Column > 0 {
-			p += ":" + strconv.Itoa(f.Column)
-		}
-	}
-	return p
-}
+func (f Finding) Position() string { return skill.Position(f.File, f.Line, f.Column) }
 
 // String renders the finding compiler-style: "file:line:col: severity: [ID] message".
 func (f Finding) String() string {

@@ -2,9 +2,9 @@ package migrate
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/pkg/skill"
 )
 
 // Sentinel errors.
@@ -59,11 +59,7 @@ type NotMigratableError struct {
 
 // Error renders "file:line: cannot migrate (reason): detail".
 func (e *NotMigratableError) Error() string {
-	pos := e.File
-	if e.Line > 0 {
-		pos += ":" + strconv.Itoa(e.Line)
-	}
-	return fmt.Sprintf("%s: cannot migrate (%s): %s", pos, e.Reason, e.Detail)
+	return fmt.Sprintf("%s: cannot migrate (%s): %s", skill.Position(e.File, e.Line, 0), e.Reason, e.Detail)
 }
 
 // Unwrap makes errors.Is(err, ErrNotMigratable) true.

@@ -55,14 +55,21 @@ type Diagnostic struct {
 
 // String renders the diagnostic as "file:line:col: severity: message [code]".
 func (d Diagnostic) String() string {
-	pos := d.File
-	if d.Line > 0 {
-		pos += ":" + strconv.Itoa(d.Line)
-		if d.Column > 0 {
-			pos += ":" + strconv.Itoa(d.Column)
-		}
+	return fmt.Sprintf("%s: %s: %s [%s]", Position(d.File, d.Line, d.Column), d.Severity, d.Message, d.Code)
+}
+
+// Position renders a place in a file as compilers do, "file:line:col",
+// with the parts that are known (line and column 0 are unknown; a column
+// without a line is not shown). Every diagnostic, problem and finding of
+// the project is placed this way, so editors and CI annotate them alike.
+func Position(file string, line, column int) string {
+	if line <= 0 {
+		return file
 	}
-	return fmt.Sprintf("%s: %s: %s [%s]", pos, d.Severity, d.Message, d.Code)
+	if column <= 0 {
+		return file + ":" + strconv.Itoa(line)
+	}
+	return file + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(column)
 }
 
 // Diagnostics is a list of diagnostics in file order.

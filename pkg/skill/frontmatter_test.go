@@ -39,3 +39,21 @@ func TestSplitFrontmatter(t *testing.T) {
 		}
 	}
 }
+
+// TestPosition: the one file:line:col renderer shows the parts known.
+func TestPosition(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		line, col int
+		want      string
+	}{
+		{"SKILL.md", 0, 0, "SKILL.md"},
+		{"SKILL.md", 0, 4, "SKILL.md"},
+		{"SKILL.md", 3, 0, "SKILL.md:3"},
+		{"a/skills.yaml", 3, 7, "a/skills.yaml:3:7"},
+	} {
+		if got := Position(tc.file, tc.line, tc.col); got != tc.want {
+			t.Errorf("Position(%q, %d, %d) = %q, want %q", tc.file, tc.line, tc.col, got, tc.want)
+		}
+	}
+}
