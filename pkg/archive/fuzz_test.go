@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/golden"
 )
 
 // fuzzLimits keeps each input cheap while still exercising every bound.
@@ -98,15 +100,6 @@ func TestFuzzSeeds(t *testing.T) {
 	for name, data := range seeds {
 		body := "go test fuzz v1\n[]byte(" + strconv.Quote(string(data)) + ")\n"
 		path := filepath.Join(dir, name)
-		if *update {
-			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != body {
-			t.Errorf("seed %s is missing or stale (%v); run go test -update", path, err)
-		}
+		golden.Check(t, path, []byte(body), *update)
 	}
 }
