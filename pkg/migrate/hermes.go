@@ -111,22 +111,15 @@ func (c *collector) hermesPrereqs(field string, v *yaml.Node) {
 		c.unmapped(field, v, "expected a mapping such as {commands: [...]}, found "+kind(v))
 		return
 	}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i].Value, v.Content[i+1]
-		path := field + "." + k
-		switch k {
-		case "commands":
-			c.addBins(path, val, "")
-		case "env_vars":
-			c.addEnv(path, val, "")
-		case "pip":
-			c.addDeps(path, val, &c.pyDeps, toPyDeps, "")
-		case "tools":
-			c.addTools(path, val)
-		default:
-			c.unmapped(path, val, "no GAIA equivalent for this prerequisite")
-		}
-	}
+	c.mapFields(field, v, fieldTable{
+		handlers: map[string]fieldHandler{
+			"commands": bins(""),
+			"env_vars": envVars(""),
+			"pip":      pythonDeps(""),
+			"tools":    tools,
+		},
+		fallback: "no GAIA equivalent for this prerequisite",
+	})
 }
 
 func (c *collector) hermesSetup(field string, v *yaml.Node) {
@@ -156,44 +149,34 @@ func (c *collector) hermesSetup(field string, v *yaml.Node) {
 
 // mapHermesBlock maps metadata.hermes.
 func (c *collector) mapHermesBlock(field string, block *yaml.Node) {
-	for i := 0; i+1 < len(block.Content); i += 2 {
-		k, v := block.Content[i].Value, block.Content[i+1]
-		path := field + "." + k
-		switch k {
-		case "related_skills":
-			c.suggest(SuggestRelatedSkill, path, v, "related, not required: install it alongside if useful; declare it in metadata.gaia.requirements.skills only if this skill calls it")
-		case "requires_toolsets":
-			c.addToolsets(path, v)
-		case "requires_tools":
-			c.addTools(path, v)
-		case "prerequisites":
-			c.hermesPrereqs(path, v)
-		case "requires":
-			if v.Kind != yaml.MappingNode {
-				c.unmapped(path, v, "expected a mapping such as {tools: [...]}, found "+kind(v))
-				continue
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				sk, sv := v.Content[j].Value, v.Content[j+1]
-				switch sk {
-				case "tools":
-					c.addTools(path+".tools", sv)
-				case "toolsets":
-					c.addToolsets(path+".toolsets", sv)
-				case "commands", "bins":
-					c.addBins(path+"."+sk, sv, "")
-				case "env", "env_vars":
-					c.addEnv(path+"."+sk, sv, "")
-				default:
-					c.unmapped(path+"."+sk, sv, "no GAIA equivalent")
-				}
-			}
-		default:
-			reason, ok := hermesReasons[k]
-			if !ok {
-				reason = "no GAIA equivalent"
-			}
-			c.unmapped(path, v, reason)
-		}
+	c.mapFields(field, block, fieldTable{
+		handlers: map[string]fieldHandler{
+			"related_skills":    suggestion(SuggestRelatedSkill, "related, not required: install it alongside if useful; declare it in metadata.gaia.requirements.skills only if this skill calls it"),
+			"requires_toolsets": toolsets,
+			"requires_tools":    tools,
+			"prerequisites":     func(c *collector, path string, v *yaml.Node) { c.hermesPrereqs(path, v) },
+			"requires":          func(c *collector, path string, v *yaml.Node) { c.hermesRequires(path, v) },
+		},
+		reasons:  hermesReasons,
+		fallback: "no GAIA equivalent",
+	})
+}
+
+// hermesRequires maps metadata.hermes.requires.
+func (c *collector) hermesRequires(field string, v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		c.unmapped(field, v, "expected a mapping such as {tools: [...]}, found "+kind(v))
+		return
 	}
+	c.mapFields(field, v, fieldTable{
+		handlers: map[string]fieldHandler{
+			"tools":    tools,
+			"toolsets": toolsets,
+			"commands": bins(""),
+			"bins":     bins(""),
+			"env":      envVars(""),
+			"env_vars": envVars(""),
+		},
+		fallback: "no GAIA equivalent",
+	})
 }

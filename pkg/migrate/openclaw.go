@@ -28,32 +28,19 @@ var openClawReasons = map[string]string{
 
 // mapOpenClawBlock maps one metadata.<namespace> block.
 func (c *collector) mapOpenClawBlock(field string, block *yaml.Node) {
-	for i := 0; i+1 < len(block.Content); i += 2 {
-		k, v := block.Content[i].Value, block.Content[i+1]
-		path := field + "." + k
-		switch k {
-		case "requires":
-			c.openClawRequires(path, v)
-		case "env":
-			c.addEnv(path, v, "written beside requires instead of inside it")
-		case "primaryEnv":
-			c.addEnv(path, v, "the API key variable OpenClaw asks for first")
-		case "os":
-			c.addPlatforms(path, v)
-		case "install":
-			c.openClawInstall(path, v)
-		case "config":
-			c.openClawConfig(path, v)
-		case "mcp":
-			c.openClawMCP(path, v)
-		default:
-			reason, ok := openClawReasons[k]
-			if !ok {
-				reason = "no GAIA equivalent"
-			}
-			c.unmapped(path, v, reason)
-		}
-	}
+	c.mapFields(field, block, fieldTable{
+		handlers: map[string]fieldHandler{
+			"requires":   func(c *collector, path string, v *yaml.Node) { c.openClawRequires(path, v) },
+			"env":        envVars("written beside requires instead of inside it"),
+			"primaryEnv": envVars("the API key variable OpenClaw asks for first"),
+			"os":         platforms,
+			"install":    func(c *collector, path string, v *yaml.Node) { c.openClawInstall(path, v) },
+			"config":     func(c *collector, path string, v *yaml.Node) { c.openClawConfig(path, v) },
+			"mcp":        func(c *collector, path string, v *yaml.Node) { c.openClawMCP(path, v) },
+		},
+		reasons:  openClawReasons,
+		fallback: "no GAIA equivalent",
+	})
 }
 
 func (c *collector) openClawRequires(field string, v *yaml.Node) {
@@ -64,30 +51,22 @@ func (c *collector) openClawRequires(field string, v *yaml.Node) {
 		c.unmapped(field, v, "expected a mapping such as {bins: [...]}, found "+kind(v))
 		return
 	}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i].Value, v.Content[i+1]
-		path := field + "." + k
-		switch k {
-		case "bins", "bin", "commands":
-			c.addBins(path, val, "")
-		case "anyBins":
-			c.addBins(path, val, "any one of these is enough for OpenClaw; a permission must cover whichever is installed, so the scope lists them all")
-		case "env", "envs":
-			c.addEnv(path, val, "")
-		case "npm":
-			c.addDeps(path, val, &c.nodeDeps, toNodeDeps, "")
-		case "pip":
-			c.addDeps(path, val, &c.pyDeps, toPyDeps, "")
-		case "os":
-			c.addPlatforms(path, val)
-		case "skills":
-			c.suggest(SuggestRequiredSkill, path, val, "OpenClaw says this skill needs it; once it is published, declare it in metadata.gaia.requirements.skills with a version range")
-		case "config":
-			c.unmapped(path, val, "OpenClaw host configuration keys; GAIA has no equivalent")
-		default:
-			c.unmapped(path, val, "no GAIA equivalent for this requirement")
-		}
-	}
+	c.mapFields(field, v, fieldTable{
+		handlers: map[string]fieldHandler{
+			"bins":     bins(""),
+			"bin":      bins(""),
+			"commands": bins(""),
+			"anyBins":  bins("any one of these is enough for OpenClaw; a permission must cover whichever is installed, so the scope lists them all"),
+			"env":      envVars(""),
+			"envs":     envVars(""),
+			"npm":      nodeDeps(""),
+			"pip":      pythonDeps(""),
+			"os":       platforms,
+			"skills":   suggestion(SuggestRequiredSkill, "OpenClaw says this skill needs it; once it is published, declare it in metadata.gaia.requirements.skills with a version range"),
+			"config":   unmappedAs("OpenClaw host configuration keys; GAIA has no equivalent"),
+		},
+		fallback: "no GAIA equivalent for this requirement",
+	})
 }
 
 // openClawInstall maps install[] entries. The entries are alternatives
@@ -155,18 +134,11 @@ func (c *collector) openClawConfig(field string, v *yaml.Node) {
 		c.unmapped(field, v, "OpenClaw host configuration; GAIA has no equivalent")
 		return
 	}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i].Value, v.Content[i+1]
-		path := field + "." + k
-		switch k {
-		case "requiredEnv":
-			c.addEnv(path, val, "")
-		case "optionalEnv":
-			c.unmapped(path, val, openClawReasons["optionalEnv"])
-		default:
-			c.unmapped(path, val, "OpenClaw host configuration; GAIA has no equivalent")
-		}
-	}
+	c.mapFields(field, v, fieldTable{
+		handlers: map[string]fieldHandler{"requiredEnv": envVars("")},
+		reasons:  map[string]string{"optionalEnv": openClawReasons["optionalEnv"]},
+		fallback: "OpenClaw host configuration; GAIA has no equivalent",
+	})
 }
 
 // openClawMCP maps an MCP server declaration to mcp:connect, scoped to the
