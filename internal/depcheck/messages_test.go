@@ -29,8 +29,6 @@ func TestLibraryMessagesNameNoFlags(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if n := d.Name(); path != root && (n == "testdata" || n == "cmd" || strings.HasPrefix(n, ".")) {
 				return filepath.SkipDir
