@@ -14,6 +14,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
+	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -225,7 +226,7 @@ func ParseLockfile(file string, data []byte) (*Lockfile, error) {
 		}
 		lines := map[string]int{}
 		for _, e := range skillsNode.Content {
-			s, err := p.lockEntry(deref(e))
+			s, err := p.lockEntry(yamlstrict.Deref(e))
 			if err != nil {
 				return nil, err
 			}

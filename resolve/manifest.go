@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
 
@@ -157,7 +156,7 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 				return p.errAt(v, "hosts must be a list of host names, found "+kindName(v), "write hosts: [claude] or one - NAME per line")
 			}
 			for _, e := range v.Content {
-				s, err := p.str(deref(e), "a host")
+				s, err := p.str(yamlstrict.Deref(e), "a host")
 				if err != nil {
 					return err
 				}
@@ -234,7 +233,7 @@ func ParseAgentManifest(file string, data []byte) (*Manifest, error) {
 }
 
 func (p *fileParser) agentEntry(e *yaml.Node) (Requirement, error) {
-	e = deref(e)
+	e = yamlstrict.Deref(e)
 	const hint = "write - NAME or - {name: NAME, version: RANGE, required: false}"
 	switch e.Kind {
 	case yaml.ScalarNode:
@@ -300,19 +299,12 @@ func (p *fileParser) errAt(n *yaml.Node, msg, hint string) error {
 	return e
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // document parses data and returns its top-level mapping, nil for an
 // empty file.
 func (p *fileParser) document(data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		msg, line := err.Error(), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		msg = strings.TrimPrefix(msg, "yaml: ")
+		line, msg := yamlstrict.ErrorLine(err)
 		hint := ""
 		if strings.Contains(msg, "did not find expected") || strings.Contains(msg, "alias") || strings.Contains(msg, "block") {
 			hint = `quote ranges that start with *, > or |: "*", ">=1.0, <2.0"`
@@ -322,7 +314,7 @@ func (p *fileParser) document(data []byte) (*yaml.Node, error) {
 	if len(doc.Content) == 0 {
 		return nil, nil
 	}
-	root := deref(doc.Content[0])
+	root := yamlstrict.Deref(doc.Content[0])
 	if isNull(root) {
 		return nil, nil
 	}
@@ -335,31 +327,26 @@ func (p *fileParser) document(data []byte) (*yaml.Node, error) {
 // fields calls fn for each key of mapping n, refusing unknown and
 // repeated keys.
 func (p *fileParser) fields(n *yaml.Node, known []string, hint string, fn func(k, v *yaml.Node) error) error {
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], deref(n.Content[i+1])
-		if first, ok := seen[k.Value]; ok {
-			return p.errAt(k, fmt.Sprintf("%s: is written twice (first at line %d)", k.Value, first), "keep one")
+	return yamlstrict.Mapping{Known: known, FollowAliases: true}.Pairs(n, fn, func(pr yamlstrict.Problem) error {
+		k := pr.Node
+		switch pr.Kind {
+		case yamlstrict.Duplicate:
+			return p.errAt(k, fmt.Sprintf("%s: is written twice (first at line %d)", k.Value, pr.First.Line), "keep one")
+		case yamlstrict.MergeKey:
+			return p.errAt(k, "YAML merge keys (<<) are not allowed", "write the merged fields out in full")
+		case yamlstrict.KeyNotScalar:
+			return p.errAt(k, "a key is "+kindName(yamlstrict.Deref(k))+"; keys are plain words", hint)
+		case yamlstrict.Anchor:
+			return p.errAt(k, "YAML anchors are not allowed on keys", "write the key out in full")
 		}
-		seen[k.Value] = k.Line
-		ok := false
-		for _, f := range known {
-			ok = ok || f == k.Value
-		}
-		if !ok {
-			return p.errAt(k, fmt.Sprintf("unknown field %q", k.Value), hint)
-		}
-		if err := fn(k, v); err != nil {
-			return err
-		}
-	}
-	return nil
+		return p.errAt(k, fmt.Sprintf("unknown field %q", k.Value), hint)
+	})
 }
 
 func (p *fileParser) lookup(n *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return deref(n.Content[i+1])
+			return yamlstrict.Deref(n.Content[i+1])
 		}
 	}
 	return nil
@@ -382,7 +369,7 @@ func (p *fileParser) rangeMap(v *yaml.Node) ([]Requirement, error) {
 	}
 	var out []Requirement
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, r := v.Content[i], deref(v.Content[i+1])
+		k, r := v.Content[i], yamlstrict.Deref(v.Content[i+1])
 		if err := p.checkName(k); err != nil {
 			return nil, err
 		}
@@ -446,13 +433,6 @@ func (p *fileParser) sortRequirements(rs []Requirement) error {
 		}
 	}
 	return nil
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
 }
 
 func isNull(n *yaml.Node) bool {

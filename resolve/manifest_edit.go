@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
 
@@ -42,7 +43,7 @@ func EditManifest(file string, data []byte, e ManifestEdit) ([]byte, error) {
 	if len(doc.Content) == 0 {
 		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
 	}
-	root := deref(doc.Content[0])
+	root := yamlstrict.Deref(doc.Content[0])
 	if isNull(root) {
 		*root = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	}
@@ -123,7 +124,7 @@ func str(s string) *yaml.Node {
 func mapValue(n *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return deref(n.Content[i+1])
+			return yamlstrict.Deref(n.Content[i+1])
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/userdir"
+	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -139,19 +140,6 @@ func (p *parser) errorf(n *yaml.Node, hint, format string, args ...any) {
 	p.add(n.Line, n.Column, fmt.Sprintf(format, args...), hint)
 }
 
-// yamlErrorLine splits yaml.v3's "yaml: line N: message" into N and the
-// message; the line is 0 when the error names none.
-func yamlErrorLine(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if num, text, ok := strings.Cut(rest, ": "); ok {
-			if n, err := strconv.Atoi(num); err == nil {
-				return n, text
-			}
-		}
-	}
-	return 0, msg
-}
 
 func (p *parser) parse(data []byte) *Policy {
 	pol := Default()
@@ -162,7 +150,7 @@ func (p *parser) parse(data []byte) *Policy {
 			p.add(1, 1, "policy file is empty", "write version: 1 and a list of policies (see skillpm policy show for the shape)")
 			return pol
 		}
-		line, msg := yamlErrorLine(err)
+		line, msg := yamlstrict.ErrorLine(err)
 		p.add(line, 0, "policy file is not valid YAML: "+msg, "fix the YAML syntax (indentation, quoting, colons)")
 		return pol
 	}
@@ -204,32 +192,34 @@ func (p *parser) parse(data []byte) *Policy {
 // aliases, and calls fn for each known key. It returns the keys seen.
 func (p *parser) fields(m *yaml.Node, what string, known []string, fn func(key, val *yaml.Node)) map[string]bool {
 	seen := map[string]bool{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		key, val := m.Content[i], m.Content[i+1]
-		if p.alias(key) {
-			continue
+	_ = yamlstrict.Mapping{Known: known}.Pairs(m, func(key, val *yaml.Node) error {
+		seen[key.Value] = true
+		fn(key, val)
+		return nil
+	}, func(pr yamlstrict.Problem) error {
+		key := pr.Node
+		if pr.Key != nil {
+			// The key is known; its value is an alias or anchor.
+			seen[pr.Key.Value] = true
 		}
-		if key.Kind != yaml.ScalarNode {
+		switch pr.Kind {
+		case yamlstrict.Alias, yamlstrict.Anchor:
+			p.alias(key)
+		case yamlstrict.MergeKey:
+			p.errorf(key, "write the merged keys out in full", "YAML merge keys (<<) are not allowed in a trust policy")
+		case yamlstrict.KeyNotScalar:
 			p.errorf(key, "keys are plain words such as "+strings.Join(known, ", "), "%s has a key that is not a string", what)
-			continue
-		}
-		if !contains(known, key.Value) {
+		case yamlstrict.Unknown:
 			hint := "known keys: " + strings.Join(known, ", ")
 			if s := suggest(key.Value, known); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			p.errorf(key, hint, "unknown key %s in %s", quote(key.Value), what)
-			continue
-		}
-		if seen[key.Value] {
+		case yamlstrict.Duplicate:
 			p.errorf(key, "remove one of them", "key %s appears twice in %s", key.Value, what)
-			continue
 		}
-		seen[key.Value] = true
-		if !p.alias(val) {
-			fn(key, val)
-		}
-	}
+		return nil
+	})
 	return seen
 }
 

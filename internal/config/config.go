@@ -15,12 +15,12 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/userdir"
+	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/source"
@@ -119,11 +119,20 @@ func Parse(path string, data []byte) (*Config, error) {
 		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link and plain-http", at(top), ErrInvalid)
 	}
 	known := []string{"registry", "host", "link", "plain-http"}
-	for i := 0; i < len(top.Content); i += 2 {
-		k := top.Content[i]
-		if !slices.Contains(known, k.Value) {
-			return nil, fmt.Errorf("%s: %w: unknown key %q (known: %s)", at(k), ErrInvalid, k.Value, strings.Join(known, ", "))
+	err := yamlstrict.Mapping{Known: known, FollowAliases: true}.Pairs(top, func(_, _ *yaml.Node) error { return nil }, func(p yamlstrict.Problem) error {
+		k := p.Node
+		switch p.Kind {
+		case yamlstrict.Duplicate:
+			return fmt.Errorf("%s: %w: key %q is written twice (first at line %d)", at(k), ErrInvalid, k.Value, p.First.Line)
+		case yamlstrict.Unknown:
+			return fmt.Errorf("%s: %w: unknown key %q (known: %s)", at(k), ErrInvalid, k.Value, strings.Join(known, ", "))
+		case yamlstrict.MergeKey:
+			return fmt.Errorf("%s: %w: YAML merge keys (<<) are not allowed; write the keys out", at(k), ErrInvalid)
 		}
+		return fmt.Errorf("%s: %w: keys are plain words (known: %s)", at(k), ErrInvalid, strings.Join(known, ", "))
+	})
+	if err != nil {
+		return nil, err
 	}
 	var f file
 	if err := top.Decode(&f); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
 
@@ -278,7 +279,7 @@ func expandNode(n *yaml.Node, budget *int, depth int) (*yaml.Node, bool) {
 	have := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if isMergeKey(k) {
+		if yamlstrict.IsMergeKey(k) {
 			ev, ok := expandNode(v, budget, depth+1)
 			if !ok {
 				return nil, false
@@ -312,47 +313,26 @@ func expandNode(n *yaml.Node, budget *int, depth int) (*yaml.Node, bool) {
 	return &c, true
 }
 
-func isMergeKey(k *yaml.Node) bool {
-	return k.Tag == "!!merge" || (k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style == 0)
-}
-
 // checkNodes rejects YAML features that let a small file expand hugely
 // (anchors and aliases, merge keys) and duplicate keys, which YAML forbids
 // but parsers resolve differently.
 func checkNodes(n *yaml.Node, ds *Diagnostics) {
-	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		*ds = append(*ds, Diagnostic{Code: CodeYAMLAlias, Line: n.Line, Column: n.Column,
-			Message: "YAML anchors and aliases are not allowed in frontmatter",
-			Hint:    "write the repeated value out in full"})
-		return
-	}
-	if n.Kind == yaml.MappingNode {
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if isMergeKey(k) {
-				*ds = append(*ds, Diagnostic{Code: CodeYAMLMergeKey, Line: k.Line, Column: k.Column,
-					Message: "YAML merge keys (<<) are not allowed in frontmatter",
-					Hint:    "write the merged fields out in full"})
-				continue
-			}
-			if k.Kind != yaml.ScalarNode {
-				*ds = append(*ds, Diagnostic{Code: CodeKeyNotScalar, Line: k.Line, Column: k.Column,
-					Message: "a mapping key is " + kindName(k) + "; keys must be plain strings",
-					Hint:    "write the key as a string, e.g. name: …"})
-				continue
-			}
-			if seen[k.Value] {
-				*ds = append(*ds, Diagnostic{Code: CodeDuplicateKey, Line: k.Line, Column: k.Column,
-					Message: fmt.Sprintf("key %q appears twice in the same mapping", k.Value),
-					Hint:    "keep one of the two entries"})
-			}
-			seen[k.Value] = true
+	yamlstrict.Check(n, func(p yamlstrict.Problem) {
+		d := Diagnostic{Line: p.Node.Line, Column: p.Node.Column}
+		switch p.Kind {
+		case yamlstrict.Alias, yamlstrict.Anchor:
+			d.Code, d.Message, d.Hint = CodeYAMLAlias, "YAML anchors and aliases are not allowed in frontmatter", "write the repeated value out in full"
+		case yamlstrict.MergeKey:
+			d.Code, d.Message, d.Hint = CodeYAMLMergeKey, "YAML merge keys (<<) are not allowed in frontmatter", "write the merged fields out in full"
+		case yamlstrict.KeyNotScalar:
+			d.Code, d.Message, d.Hint = CodeKeyNotScalar, "a mapping key is "+kindName(p.Node)+"; keys must be plain strings", "write the key as a string, e.g. name: …"
+		case yamlstrict.Duplicate:
+			d.Code, d.Message, d.Hint = CodeDuplicateKey, fmt.Sprintf("key %q appears twice in the same mapping", p.Node.Value), "keep one of the two entries"
+		default:
+			return
 		}
-	}
-	for _, c := range n.Content {
-		checkNodes(c, ds)
-	}
+		*ds = append(*ds, d)
+	})
 }
 
 func kindName(n *yaml.Node) string {
