@@ -140,7 +140,6 @@ func (p *parser) errorf(n *yaml.Node, hint, format string, args ...any) {
 	p.add(n.Line, n.Column, fmt.Sprintf(format, args...), hint)
 }
 
-
 func (p *parser) parse(data []byte) *Policy {
 	pol := Default()
 	var doc yaml.Node
