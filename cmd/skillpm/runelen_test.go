@@ -163,7 +163,6 @@ var runETooLong = map[string]int{
 	"audit.go audit":       171,
 	"blob.go verify-blob":  41,
 	"doctor.go doctor":     120,
-	"hosts.go hosts":       75,
 	"index.go build":       55,
 	"info.go info":         100,
 	"login.go login":       60,
