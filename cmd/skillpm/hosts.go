@@ -80,4 +80,3 @@ func printHosts(w io.Writer, views []spm.HostView) {
 		}
 	}
 }
-
