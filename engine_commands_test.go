@@ -1,13 +1,16 @@
 package skillpm_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/sign"
 )
 
 // TestHosts: every host of the table by default, the ids asked for in
@@ -44,5 +47,74 @@ func TestHosts(t *testing.T) {
 	}
 	if _, err := skillpm.Hosts(env, []string{"nosuchhost"}); !errors.Is(err, hosts.ErrUnknownHost) {
 		t.Errorf("an unknown host: %v, want ErrUnknownHost", err)
+	}
+}
+
+// publishVersions publishes the example skill at each version, signed.
+func publishVersions(t *testing.T, e *skillpm.Engine, key *sign.KeyPair, dir string, versions ...string) {
+	t.Helper()
+	md := filepath.Join(dir, "SKILL.md")
+	src, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions {
+		if err := os.WriteFile(md, []byte(strings.Replace(string(src), "version: 1.0.0", "version: "+v, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Publish(context.Background(), skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+			t.Fatalf("publish %s: %v", v, err)
+		}
+	}
+}
+
+// TestOutdated: an installed skill is behind once newer versions are
+// published (wanted within its range, latest beyond it); in a project
+// the lock's version is reported; up-to-date skills only with All.
+func TestOutdated(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	if _, err := e.Install(ctx, skillpm.InstallRequest{Refs: []string{"notes@^1"}}); err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	none := filepath.Join(proj, "none.yaml")
+	res, err := e.Outdated(ctx, skillpm.OutdatedRequest{Manifest: none})
+	if err != nil || res.Checked != 1 || res.Outdated != 0 || len(res.Skills) != 0 || res.Project != nil {
+		t.Fatalf("nothing newer: %+v, %v", res, err)
+	}
+	if res, err = e.Outdated(ctx, skillpm.OutdatedRequest{Manifest: none, All: true}); err != nil || len(res.Skills) != 1 || res.Skills[0].Outdated() {
+		t.Fatalf("nothing newer, all: %+v, %v", res, err)
+	}
+	publishVersions(t, e, key, dir, "1.1.0", "2.0.0")
+	res, err = e.Outdated(ctx, skillpm.OutdatedRequest{Manifest: none})
+	if err != nil || res.Outdated != 1 || len(res.Skills) != 1 {
+		t.Fatalf("after 1.1.0 and 2.0.0: %+v, %v", res, err)
+	}
+	if s := res.Skills[0]; s.Name != "notes" || s.Installed != "1.0.0" || s.Wanted != "1.1.0" || s.Latest != "2.0.0" || s.Locked != "" || s.Root == "" {
+		t.Errorf("installed notes: %+v", s)
+	}
+
+	manifest := filepath.Join(proj, "skills.yaml")
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ~1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Lock(ctx, skillpm.LockRequest{Manifest: manifest}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = e.Outdated(ctx, skillpm.OutdatedRequest{Manifest: manifest})
+	if err != nil || res.Project == nil || res.Outdated != 1 {
+		t.Fatalf("project: %+v, %v", res, err)
+	}
+	if s := res.Skills[0]; s.Locked != "1.0.0" || s.Range != "~1.0" || s.Wanted != "1.0.0" || s.Latest != "2.0.0" {
+		t.Errorf("project notes: %+v", s)
+	}
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^^1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Outdated(ctx, skillpm.OutdatedRequest{Manifest: manifest}); err == nil {
+		t.Error("a manifest with a malformed range: no error")
 	}
 }

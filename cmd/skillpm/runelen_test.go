@@ -167,7 +167,6 @@ var runETooLong = map[string]int{
 	"info.go info":         100,
 	"login.go login":       60,
 	"migrate.go migrate":   44,
-	"outdated.go outdated": 106,
 	// 184 before the sparse index refresh after a publish (and -r) merged in.
 	"publish.go publish":   192,
 	"remove.go remove":     96,
