@@ -158,15 +158,15 @@ func TestRunELength(t *testing.T) {
 // runETooLong are the commands whose RunE (with its run function) is
 // still over maxRunELines, at their current length.
 var runETooLong = map[string]int{
-	"add.go add":           118,
-	"asf.go validate":      42,
-	"audit.go audit":       171,
-	"blob.go verify-blob":  41,
-	"doctor.go doctor":     120,
-	"index.go build":       55,
-	"info.go info":         100,
-	"login.go login":       60,
-	"migrate.go migrate":   44,
+	"add.go add":          118,
+	"asf.go validate":     42,
+	"audit.go audit":      171,
+	"blob.go verify-blob": 41,
+	"doctor.go doctor":    120,
+	"index.go build":      55,
+	"info.go info":        100,
+	"login.go login":      60,
+	"migrate.go migrate":  44,
 	// 184 before the sparse index refresh after a publish (and -r) merged in.
 	"publish.go publish":   192,
 	"remove.go remove":     96,
