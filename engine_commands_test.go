@@ -118,3 +118,41 @@ func TestOutdated(t *testing.T) {
 		t.Error("a manifest with a malformed range: no error")
 	}
 }
+
+// TestDescribe: a path is the local skill, a bare name the installed
+// copies once installed (the published version before, or when asked),
+// and a directory with no SKILL.md is ErrUnreadableSkill with the
+// diagnostics.
+func TestDescribe(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	d, err := e.Describe(ctx, skillpm.DescribeRequest{Arg: dir})
+	if err != nil || d.Local == nil || d.Local.Skill.Name != "notes" || d.Published != nil {
+		t.Fatalf("a directory: %+v, %v", d, err)
+	}
+	d, err = e.Describe(ctx, skillpm.DescribeRequest{Arg: "notes"})
+	if err != nil || d.Published == nil || len(d.Published.Versions) != 1 || d.Installed != nil {
+		t.Fatalf("published, not installed: %+v, %v", d, err)
+	}
+	if _, err := e.Install(ctx, skillpm.InstallRequest{Refs: []string{"notes"}}); err != nil {
+		t.Fatal(err)
+	}
+	d, err = e.Describe(ctx, skillpm.DescribeRequest{Arg: "notes"})
+	if err != nil || len(d.Installed) != 1 || d.Installed[0].Version != "1.0.0" {
+		t.Fatalf("installed: %+v, %v", d, err)
+	}
+	d, err = e.Describe(ctx, skillpm.DescribeRequest{Arg: "notes", Published: true, ManifestOnly: true})
+	if err != nil || d.Published == nil || d.Published.Versions != nil || len(d.Published.Manifest.Raw) == 0 {
+		t.Fatalf("the published manifest only: %+v, %v", d, err)
+	}
+	empty := t.TempDir()
+	d, err = e.Describe(ctx, skillpm.DescribeRequest{Arg: empty})
+	if !errors.Is(err, skillpm.ErrUnreadableSkill) || d == nil || d.Local == nil || len(d.Local.Diagnostics) == 0 {
+		t.Fatalf("a directory without a skill: %+v, %v", d, err)
+	}
+	if _, err := e.Describe(ctx, skillpm.DescribeRequest{Arg: "nosuchskill"}); err == nil {
+		t.Error("a name neither installed nor published: no error")
+	}
+}

@@ -137,3 +137,7 @@ var (
 
 // ErrInvalidLock means a project's lock file does not parse.
 var ErrInvalidLock = errdef.New(errdef.Validation, "invalid lock file")
+
+// ErrUnreadableSkill means a directory holds no skill that can be read,
+// even leniently (no SKILL.md, or front matter that does not parse).
+var ErrUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")

@@ -164,7 +164,6 @@ var runETooLong = map[string]int{
 	"blob.go verify-blob": 41,
 	"doctor.go doctor":    120,
 	"index.go build":      55,
-	"info.go info":        100,
 	"login.go login":      60,
 	"migrate.go migrate":  44,
 	// 184 before the sparse index refresh after a publish (and -r) merged in.
