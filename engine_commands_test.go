@@ -156,3 +156,56 @@ func TestDescribe(t *testing.T) {
 		t.Error("a name neither installed nor published: no error")
 	}
 }
+
+// TestDoctor: a healthy setup has no problems; a policy that does not
+// load and a project whose locked skill is not installed are reported
+// (the drift as a *LockDrift), and a password is never shown.
+func TestDoctor(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	proj := t.TempDir()
+	lookup := func(k string) (string, bool) {
+		if k == "SKILLPM_PASSWORD" {
+			return "hunter2", true
+		}
+		return "", false
+	}
+	rep, err := e.Doctor(ctx, skillpm.DoctorRequest{Manifest: filepath.Join(proj, "none.yaml"), LookupEnv: lookup})
+	if err != nil || len(rep.Problems) != 0 || rep.Project != nil || rep.Host == "" {
+		t.Fatalf("a healthy setup: %+v, %v", rep, err)
+	}
+	if len(rep.Registries) != 1 || rep.Registries[0].Source != "embedded" || rep.Registries[0].Err != nil {
+		t.Errorf("registries: %+v", rep.Registries)
+	}
+	if rep.Env["SKILLPM_PASSWORD"] != "(set)" || len(rep.Env) != 1 {
+		t.Errorf("env: %v", rep.Env)
+	}
+	if len(rep.Roots) == 0 {
+		t.Error("no roots")
+	}
+
+	badPolicy := filepath.Join(proj, "policy.yaml")
+	if err := os.WriteFile(badPolicy, []byte("version: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(proj, "skills.yaml")
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Lock(ctx, skillpm.LockRequest{Manifest: manifest}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = e.Doctor(ctx, skillpm.DoctorRequest{PolicyFile: badPolicy, Manifest: manifest, LookupEnv: lookup})
+	if err != nil || rep.Policy != badPolicy || rep.Project == nil {
+		t.Fatalf("a broken setup: %+v, %v", rep, err)
+	}
+	if len(rep.Problems) < 2 || !strings.HasPrefix(rep.Problems[0].Error(), "policy "+badPolicy+": ") {
+		t.Fatalf("problems: %v", rep.Problems)
+	}
+	var drift *skillpm.LockDrift
+	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != skillpm.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
+		t.Errorf("drift: %v", rep.Project.Drift)
+	}
+}

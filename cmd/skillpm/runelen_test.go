@@ -162,7 +162,6 @@ var runETooLong = map[string]int{
 	"asf.go validate":     42,
 	"audit.go audit":      171,
 	"blob.go verify-blob": 41,
-	"doctor.go doctor":    120,
 	"index.go build":      55,
 	"login.go login":      60,
 	"migrate.go migrate":  44,
