@@ -209,3 +209,54 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("drift: %v", rep.Project.Drift)
 	}
 }
+
+// TestAdd: a dry run writes nothing; a name without a range is written
+// at ^ the version resolved, a range given is written as given, a name
+// already in the manifest keeps its range, and a new manifest records
+// the scope and host; NoInstall writes the files without installing.
+func TestAdd(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
+	proj := t.TempDir()
+	manifest := filepath.Join(proj, "skills.yaml")
+	dry, err := e.Add(ctx, skillpm.AddRequest{Manifest: manifest, Skills: []skillpm.AddSkill{{Name: "notes"}}, InstallRequest: skillpm.InstallRequest{DryRun: true}})
+	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
+		t.Fatalf("dry run: %+v, %v", dry, err)
+	}
+	for _, f := range []string{"skills.yaml", "skills.lock"} {
+		if _, err := os.Stat(filepath.Join(proj, f)); !os.IsNotExist(err) {
+			t.Fatalf("a dry run wrote %s: %v", f, err)
+		}
+	}
+	res, err := e.Add(ctx, skillpm.AddRequest{Manifest: manifest, Skills: []skillpm.AddSkill{{Name: "notes", Range: "~1.0"}}, NoInstall: true})
+	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
+		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
+	}
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"notes: ~1.0", "scope: project", "agents"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the new manifest lacks %q:\n%s", want, data)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, "skills.lock")); err != nil {
+		t.Errorf("no lock written: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".agents", "skills", "notes")); !os.IsNotExist(err) {
+		t.Errorf("NoInstall installed: %v", err)
+	}
+	again, err := e.Add(ctx, skillpm.AddRequest{Manifest: manifest, Skills: []skillpm.AddSkill{{Name: "notes"}}})
+	if err != nil || again.Added[0].Range != "~1.0" || again.Result == nil || len(again.Result.Roots) == 0 {
+		t.Fatalf("adding a name the manifest has: %+v, %v", again, err)
+	}
+	if _, err := e.Add(ctx, skillpm.AddRequest{Manifest: manifest, Skills: []skillpm.AddSkill{{Name: "nosuchskill"}}}); err == nil {
+		t.Error("adding a name no source has: no error")
+	}
+	if after, _ := os.ReadFile(manifest); string(after) != string(data) {
+		t.Errorf("a failed add changed the manifest:\n%s", after)
+	}
+}
