@@ -260,3 +260,50 @@ func TestAdd(t *testing.T) {
 		t.Errorf("a failed add changed the manifest:\n%s", after)
 	}
 }
+
+// TestAudit: one directory passes or blocks as a result, not an error;
+// several are audited in order with a summary and a missing one
+// refused; a published version is pulled and named NAME@VERSION; a
+// directory cannot be attested, and one that is not there is
+// ErrAuditFailed.
+func TestAudit(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	clean := filepath.Join("testdata", "audit", "clean", "web-fetch")
+	hostile := filepath.Join("testdata", "audit", "hostile", "instr-exfil")
+	res, err := e.Audit(ctx, skillpm.AuditRequest{Paths: []string{hostile}})
+	if err != nil || len(res.Skills) != 1 || res.Skills[0].Verdict.Decision != "block" || res.Summary.Block != 1 || res.Skills[0].Digest == "" {
+		t.Fatalf("a hostile skill: %+v, %v", res, err)
+	}
+	res, err = e.Audit(ctx, skillpm.AuditRequest{Paths: []string{clean, hostile}})
+	if err != nil || res.Summary.Skills != 2 || res.Summary.Block != 1 || len(res.Summary.Blocks) != 1 || res.Summary.Blocks[0] != hostile || res.Skills[0].Path != clean {
+		t.Fatalf("two skills: %+v, %v", res.Summary, err)
+	}
+	res, err = e.Audit(ctx, skillpm.AuditRequest{Paths: []string{filepath.Join("testdata", "audit", "clean")}, Recursive: true})
+	if err != nil || res.Summary.Skills < 5 || res.Summary.Block != 0 || res.Summary.Failed != 0 {
+		t.Fatalf("recursive, clean: %+v, %v", res.Summary, err)
+	}
+	if _, err := e.Audit(ctx, skillpm.AuditRequest{Paths: []string{t.TempDir()}, Recursive: true}); !errors.As(err, new(*skillpm.SkillDirsError)) {
+		t.Errorf("recursive below no skill: %v, want SkillDirsError", err)
+	}
+	if _, err := e.Audit(ctx, skillpm.AuditRequest{Paths: []string{clean, "engine_commands_test.go"}}); !errors.Is(err, skillpm.ErrInvalidRequest) {
+		t.Errorf("a file among several: %v, want ErrInvalidRequest", err)
+	}
+	if _, err := e.Audit(ctx, skillpm.AuditRequest{Paths: []string{"./no-such-dir"}}); !errors.Is(err, skillpm.ErrAuditFailed) {
+		t.Errorf("a directory that is not there: %v, want ErrAuditFailed", err)
+	}
+	signWith := func(context.Context) (sign.SignOptions, error) { return sign.SignOptions{Key: key.Key}, nil }
+	if _, err := e.Audit(ctx, skillpm.AuditRequest{Paths: []string{clean}, Sign: signWith}); !errors.Is(err, skillpm.ErrAttestVersion) {
+		t.Errorf("attesting a directory: %v, want ErrAttestVersion", err)
+	}
+	publishVersions(t, e, key, dir, "1.0.0")
+	res, err = e.Audit(ctx, skillpm.AuditRequest{Paths: []string{"notes@1.0.0"}, Sign: signWith})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Skills[0]
+	if s.Path != "notes@1.0.0" || s.Manifest == nil || s.Attestation == nil || s.Attestation.Digest != s.Manifest.Descriptor.Digest.String() {
+		t.Errorf("a published version, attested: %+v", s)
+	}
+}

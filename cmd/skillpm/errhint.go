@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/migrate"
@@ -207,6 +208,7 @@ func sentinelHints() []flagHint {
 		{hosts.ErrUnknownHost, "--root DIR installs into a directory of your choice"},
 		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
 		{tiers.ErrSignerChanged, "if the change is expected, rerun with --allow-signer-change"},
+		{spm.ErrAttestationNotAttached, "run skillpm audit --sign again"},
 	}
 }
 

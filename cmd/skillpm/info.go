@@ -103,7 +103,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)
 	case err != nil:
-		return infoErr(g, f, arg, err)
+		return refErr(g, f.registry, arg, err)
 	case d.Installed != nil:
 		return printInfoInstalled(g, arg, d.Installed)
 	case f.manifest:
@@ -113,10 +113,11 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	return printInfo(g, d.Published)
 }
 
-// infoErr words the engine's refusals of a request the way the command
-// line names things: the flag or configuration a bad source came from,
-// and the command that publishes a directory.
-func infoErr(g *globals, f *infoFlags, arg string, err error) error {
+// refErr words the engine's refusals of a published reference the way
+// the command line names things: the flag (--registry, given as
+// registry) or configuration a bad source came from, and the command
+// that publishes a directory.
+func refErr(g *globals, registryFlag, arg string, err error) error {
 	ref, perr := registry.ParseRef(arg)
 	switch {
 	case !errors.Is(err, spm.ErrInvalidRequest):
@@ -124,7 +125,7 @@ func infoErr(g *globals, f *infoFlags, arg string, err error) error {
 		return withCode(exitUsage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	case errors.Is(err, registry.ErrInvalidRef):
 		what := "--registry"
-		if f.registry == "" {
+		if registryFlag == "" {
 			what = "registry in " + g.config().File
 		}
 		return withCode(exitUsage, fmt.Errorf("%s: %w", what, err))
