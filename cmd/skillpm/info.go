@@ -128,7 +128,7 @@ func refErr(g *globals, registryFlag, arg string, err error) error {
 		if registryFlag == "" {
 			what = "registry in " + g.config().File
 		}
-		return withCode(exitUsage, fmt.Errorf("%s: %w", what, err))
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return rootsErr(g, err)
 }
