@@ -137,3 +137,48 @@ var (
 
 // ErrInvalidLock means a project's lock file does not parse.
 var ErrInvalidLock = errdef.New(errdef.Validation, "invalid lock file")
+
+// ErrUnreadableSkill means a directory holds no skill that can be read,
+// even leniently (no SKILL.md, or front matter that does not parse).
+var ErrUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")
+
+var (
+	// ErrAuditFailed means the static audit could not run on a skill (a
+	// directory that is not there or not readable); the cause is wrapped
+	// beside it and gives the class.
+	ErrAuditFailed = errdef.New(errdef.Internal, "the audit could not run")
+	// ErrAttestVersion means an audit attestation was asked for what is
+	// not one published version (a directory, several skills).
+	ErrAttestVersion = errdef.New(errdef.Usage, "an audit attestation is about one published version")
+	// ErrAttestationNotAttached means an audit attestation was signed but
+	// attaching it to the version failed; signing again is safe.
+	ErrAttestationNotAttached = errdef.New(errdef.Registry, "the audit attestation is signed but could not be attached")
+)
+
+// SkillDirsError is a directory below which no skill directory could be
+// listed: the walk failed (Err), or nothing below it holds a SKILL.md.
+type SkillDirsError struct {
+	// Root is the directory walked.
+	Root string
+	// Err is the walk's failure; nil when it found no skill.
+	Err error
+}
+
+func (e *SkillDirsError) Error() string {
+	if e.Err == nil {
+		return e.Root + ": no directory below it holds a SKILL.md"
+	}
+	return e.Root + ": " + e.Err.Error()
+}
+
+// Class is errdef.NotFound when no skill is below Root, else the walk
+// failure's class.
+func (e *SkillDirsError) Class() errdef.Class {
+	if e.Err == nil {
+		return errdef.NotFound
+	}
+	return errdef.ClassOf(e.Err)
+}
+
+// Unwrap returns the walk's failure.
+func (e *SkillDirsError) Unwrap() error { return e.Err }

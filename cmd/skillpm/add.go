@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -89,137 +90,58 @@ func parseAddArg(arg string) (name, rng string, err error) {
 
 func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	ctx := c.Context()
-	set := map[string]string{}
-	var open []string // names whose range comes from the version resolved
+	r := spm.AddRequest{Manifest: f.manifest, Lock: f.lock, NoInstall: f.noInstall, InstallRequest: spm.InstallRequest{
+		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, MinTier: f.minTier, Force: f.force,
+		DryRun: f.dryRun, Prerelease: f.pre, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
+	}}
 	for _, a := range args {
 		name, rng, err := parseAddArg(a)
 		if err != nil {
 			return &usageError{err}
 		}
-		if rng == "" {
-			rng = resolve.AnyRange
-			open = append(open, name)
-		}
-		set[name] = rng
+		r.Skills = append(r.Skills, spm.AddSkill{Name: name, Range: rng})
 	}
-	p, err := openProject(ctx, f.manifest, f.lock)
+	if err := f.check(); err != nil {
+		return err
+	}
+	ef := engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: true}
+	if !f.noInstall {
+		ef.trust = &f.trustFlags
+	}
+	e, err := openEngine(ctx, g, ef)
 	if err != nil {
 		return err
 	}
-	for _, n := range open {
-		if r := rangeOf(p.m, n); r != "" {
-			set[n] = r // already in skills.yaml: keep its range
-		}
-	}
-	edit := resolve.ManifestEdit{Set: set}
-	if !p.exists() {
-		edit.Registry = f.from
-		if edit.Registry == "" {
-			edit.Registry = g.config().Registry
-		}
-		edit.Scope = string(projectScope(p.m))
-		if f.scope != "" {
-			edit.Scope = f.scope
-		}
-		if len(f.roots) == 0 {
-			if edit.Hosts, err = askedHosts(g, &f.rootFlags, p); err != nil {
-				return err
-			}
-		}
-	}
-	data, err := resolve.EditManifest(p.mpath, p.data, edit)
+	res, err := e.Add(ctx, r)
 	if err != nil {
-		return withCode(exitUsage, err)
+		return projectFailure(ctx, g, e, err)
 	}
-	// A name added without a range gets ^ the version it resolves to.
-	if len(open) > 0 {
-		_, lock, err := projectApply(c, g, &f.changeFlags, p, data, p.prev, applyOptions{from: f.from, noInstall: true, dryRun: true})
-		if err != nil {
-			return err
-		}
-		m, err := p.parse(data)
-		if err != nil {
-			return err
-		}
-		pinned := map[string]string{}
-		for _, n := range open {
-			if set[n] != resolve.AnyRange {
-				continue
-			}
-			if ls := lockEntryFor(m, n, lock); ls != nil {
-				pinned[n] = "^" + ls.Version
-			}
-		}
-		if data, err = resolve.EditManifest(p.mpath, data, resolve.ManifestEdit{Set: pinned}); err != nil {
-			return withCode(exitUsage, err)
-		}
-	}
-	res, lock, err := projectApply(c, g, &f.changeFlags, p, data, p.prev, applyOptions{
-		from: f.from, dryRun: f.dryRun, noInstall: f.noInstall,
-		allowExperimental: f.allowExperimental, allowSignerChange: f.allowSignerChange,
-	})
-	if err != nil {
-		return err
-	}
-	m, err := p.parse(data)
-	if err != nil {
-		return err
-	}
+	return printAdd(g, res, f.dryRun)
+}
+
+// printAdd renders what add wrote (or would) and installed.
+func printAdd(g *globals, res *spm.AddResult, dryRun bool) error {
+	p := res.Project
 	if g.json() {
-		added := []map[string]string{}
-		for _, a := range args {
-			n, _, _ := parseAddArg(a)
-			e := map[string]string{"name": n, "range": rangeOf(m, n)}
-			if ls := lockEntryFor(m, n, lock); ls != nil {
-				e["version"] = ls.Version
-			}
-			added = append(added, e)
-		}
-		out := map[string]any{"schema": schemaOf("add"), "manifest": p.mpath, "lock": p.lpath, "added": added, "skills": lockSkills(lock), "dry_run": f.dryRun}
-		if res != nil {
-			out["roots"] = res.Roots
+		out := map[string]any{"schema": schemaOf("add"), "manifest": p.ManifestFile, "lock": p.LockFile, "added": res.Added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
+		if res.Result != nil {
+			out["roots"] = res.Result.Roots
 		}
 		return writeJSON(g.stdout, out)
 	}
 	verb := "added"
-	if f.dryRun {
+	if dryRun {
 		verb = "would add"
 	}
-	for _, a := range args {
-		n, _, _ := parseAddArg(a)
+	for _, a := range res.Added {
 		v := ""
-		if ls := lockEntryFor(m, n, lock); ls != nil {
-			v = " (" + ls.Version + ")"
+		if a.Version != "" {
+			v = " (" + a.Version + ")"
 		}
-		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, n, rangeOf(m, n), v, p.mpath)
+		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, p.ManifestFile)
 	}
-	if res != nil {
-		printRoots(g, res, f.dryRun)
+	if res.Result != nil {
+		printRoots(g, res.Result, dryRun)
 	}
 	return nil
-}
-
-// lockEntryFor returns the lock entry of the requirement written name.
-func lockEntryFor(m *resolve.Manifest, name string, lock *resolve.Lockfile) *resolve.LockedSkill {
-	if lock == nil {
-		return nil
-	}
-	return lock.Get(resolve.ShortName(name))
-}
-
-// askedHosts are the hosts a new skills.yaml records: those of the roots
-// the project installs into, without the agents root that holds a copy
-// for links only.
-func askedHosts(g *globals, rf *rootFlags, p *project) ([]string, error) {
-	roots, err := projectRoots(g, rf, &resolve.Manifest{File: p.mpath, Dir: p.m.Dir})
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, r := range roots {
-		if !r.LinkOnly {
-			out = append(out, string(r.Host))
-		}
-	}
-	return out, nil
 }

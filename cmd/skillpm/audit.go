@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
 
@@ -74,37 +77,7 @@ Exit status: 0 pass or review, 5 block, 1 the skill could not be audited,
   skillpm audit ghcr.io/acme/skills/web-search@1.0.0 --sign --key auditor.key`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 1 && !f.recursive {
-				return runAudit(c, g, &f, args[0])
-			}
-			switch f.tier {
-			case "", skill.TierExperimental, skill.TierCommunity, skill.TierVerified:
-			default:
-				return usageErrorf(c, fmt.Errorf("--tier must be experimental, community or verified, not %q", f.tier))
-			}
-			var dirs []string
-			for _, a := range args {
-				if st, err := os.Stat(a); err != nil || !st.IsDir() {
-					return usageErrorf(c, fmt.Errorf("%s is not a directory: several skills are audited from directories (audit a published REF on its own)", a))
-				}
-				if !f.recursive {
-					dirs = append(dirs, a)
-				}
-			}
-			for _, root := range args {
-				if !f.recursive {
-					break
-				}
-				found, err := skillDirsUnder(root)
-				if err != nil {
-					return withCode(exitFailure, fmt.Errorf("audit -r %s: %w", root, err))
-				}
-				if len(found) == 0 {
-					return withCode(exitFailure, fmt.Errorf("audit -r %s: no directory below it holds a SKILL.md", root))
-				}
-				dirs = append(dirs, found...)
-			}
-			return runAuditMany(c, g, &f, dirs)
+			return runAudit(c, g, &f, args)
 		},
 	}
 	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "audit every skill (directory with a SKILL.md) found below each DIR")
@@ -124,71 +97,79 @@ type auditJSON struct {
 	// Manifest is the audited version's manifest digest, for a REF.
 	Manifest string `json:"manifest,omitempty"`
 	// Attestation is the attestation --sign attached.
-	Attestation *attestedJSON `json:"attestation,omitempty"`
+	Attestation *spm.Attestation `json:"attestation,omitempty"`
 }
 
-func runAudit(c *cobra.Command, g *globals, f *auditFlags, arg string) error {
+func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error {
 	switch f.tier {
 	case "", skill.TierExperimental, skill.TierCommunity, skill.TierVerified:
 	default:
 		return usageErrorf(c, fmt.Errorf("--tier must be experimental, community or verified, not %q", f.tier))
 	}
 	ctx := c.Context()
-	dir := arg
-	var src *auditSource
-	if isAuditRef(arg) {
-		var cleanup func()
-		var err error
-		src, cleanup, err = pullForAudit(c, g, f, arg)
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		dir = src.dir
-	} else if f.sign.wanted() {
-		return withCode(exitUsage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", arg))
-	}
-	rep, err := audit.Scan(ctx, dir, audit.Options{Tool: "skillpm " + skillpmVersion()})
-	if err != nil {
-		return withCode(exitFailure, err)
-	}
-	v, err := rep.Verdict(f.tier)
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	digest, err := rep.Digest()
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, lenientEnv: true})
 	if err != nil {
 		return err
 	}
-	shown := arg
-	var att *attestedJSON
-	if src != nil {
-		shown = src.shown
-		if src.opts != nil {
-			if att, err = attestAudit(ctx, src, rep, v); err != nil {
-				return err
-			}
-		}
+	r := spm.AuditRequest{Paths: args, Recursive: f.recursive, Tier: f.tier, Prerelease: f.pre}
+	if f.sign.wanted() {
+		r.Sign = func(ctx context.Context) (sign.SignOptions, error) { return f.sign.options(ctx, g) }
 	}
+	res, err := e.Audit(ctx, r)
+	switch {
+	case err != nil:
+		return auditErr(c, g, f, args, err)
+	case len(args) == 1 && !f.recursive:
+		return printAudit(g, &res.Skills[0])
+	}
+	return printAuditMany(g, res)
+}
+
+// auditErr words the engine's refusals with the command line's flags and
+// gives a skill that could not be audited exit status 1.
+func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err error) error {
+	single := len(args) == 1 && !f.recursive
+	sd, isDirs := errors.AsType[*spm.SkillDirsError](err)
+	switch {
+	case errors.Is(err, spm.ErrAttestVersion) && single:
+		return withCode(exitUsage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
+	case errors.Is(err, spm.ErrAttestVersion):
+		return withCode(exitUsage, errors.New("--sign attests one published version; audit several skills without it"))
+	case errors.Is(err, spm.ErrAuditFailed):
+		return withCode(exitFailure, err)
+	case isDirs && sd.Err != nil:
+		return withCode(exitFailure, fmt.Errorf("audit -r %s: %w", sd.Root, sd.Err))
+	case isDirs:
+		return withCode(exitFailure, fmt.Errorf("audit -r %s: no directory below it holds a SKILL.md", sd.Root))
+	case errors.Is(err, audit.ErrNotDir) && !single:
+		return usageErrorf(c, err)
+	}
+	return refErr(g, f.registry, args[0], err)
+}
+
+// printAudit renders the audit of one skill; a verdict that blocks is
+// exit status 5.
+func printAudit(g *globals, s *spm.AuditedSkill) error {
+	rep, v := s.Report, s.Verdict
 	if g.json() {
-		j := auditJSON{Report: rep, Digest: digest, Verdict: v, Attestation: att}
-		if src != nil {
-			j.Manifest = src.m.Descriptor.Digest.String()
+		j := auditJSON{Report: rep, Digest: s.Digest, Verdict: v, Attestation: s.Attestation}
+		if s.Manifest != nil {
+			j.Manifest = s.Manifest.Descriptor.Digest.String()
 		}
 		if err := writeJSON(g.stdout, j); err != nil {
 			return err
 		}
 	} else {
-		printFindings(g.stderr, shown, rep.Findings, g.quiet)
-		printVerdict(g.stdout, shown, rep, v, digest, g.quiet)
-		if att != nil {
-			printAttested(g.stdout, att)
+		printFindings(g.stderr, s.Path, rep.Findings, g.quiet)
+		printVerdict(g.stdout, s.Path, rep, v, s.Digest, g.quiet)
+		if s.Attestation != nil {
+			printAttested(g.stdout, s.Attestation)
 		}
 	}
 	if v.Decision == audit.Block {
 		name := rep.Skill
 		if name == "" {
-			name = shown
+			name = s.Path
 		}
 		return withCode(exitTrust, fmt.Errorf("audit blocks %s at tier %s (%s)", name, v.Tier, countText(rep)))
 	}

@@ -4,43 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
-	"sort"
 	"strings"
 
-	"github.com/skillpm/skillpm/hosts"
-	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/resolve"
-	"github.com/skillpm/skillpm/tiers"
+	spm "github.com/skillpm/skillpm"
 	"github.com/spf13/cobra"
 )
-
-// skillpmEnv are skillpm's own environment variables that change where it
-// reads and writes, or how; the hosts' own (CLAUDE_CONFIG_DIR, CODEX_HOME,
-// ...) come from the hosts table (envOverrides).
-var skillpmEnv = []string{"SKILLPM_CONFIG", "SKILLPM_CACHE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH", "SKILLPM_PASSWORD"}
-
-// envOverrides lists skillpm's variables and every variable the hosts
-// table says moves a host's roots, sorted, once each.
-func envOverrides(t *hosts.Table) []string {
-	seen := map[string]bool{}
-	out := slices.Clone(skillpmEnv)
-	for _, k := range out {
-		seen[k] = true
-	}
-	for _, h := range t.Hosts() {
-		for _, d := range append(slices.Clone(h.User), h.Project...) {
-			if d.Env != "" && !seen[d.Env] {
-				seen[d.Env] = true
-				out = append(out, d.Env)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 type doctorRoot struct {
 	Host     string   `json:"host"`
@@ -98,112 +67,15 @@ is listed with what to do).`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			rep := doctorReport{Schema: schemaOf("doctor"), Env: map[string]string{}, Problems: []string{}, Registries: []doctorRegistry{}, Roots: []doctorRoot{}}
-			rep.Config = g.config().File
-			if rep.Config == "" {
-				rep.Config = "(none: defaults)"
-			}
-			env, err := processEnv()
-			if err != nil {
-				// A user hosts file that does not load is what doctor is
-				// for: say so, and go on with the built-in table.
-				rep.Problems = append(rep.Problems, err.Error())
-				env = osEnv()
-			}
-			host, err := chooseHost(g, env)
-			if err != nil {
-				rep.Host = "(ambiguous)"
-				rep.Problems = append(rep.Problems, err.Error())
-			} else {
-				rep.Host = string(host)
-			}
-			for _, k := range envOverrides(env.Table()) {
-				if v, ok := os.LookupEnv(k); ok {
-					if k == "SKILLPM_PASSWORD" {
-						v = "(set)"
-					}
-					rep.Env[k] = v
-				}
-			}
-			if p := tiers.Find(policy, os.Getenv, os.Stat); p != "" {
-				rep.Policy = p
-				if _, err := tiers.Load(ctx, p); err != nil {
-					rep.Problems = append(rep.Problems, fmt.Sprintf("policy %s: %v", p, err))
-				}
-			} else {
-				rep.Policy = "(built-in default: nothing is verified until a policy trusts a signer; see skillpm policy init)"
-			}
-			for _, r := range install.AllSearchRoots(env) {
-				dr := doctorRoot{Host: string(r.Host), Scope: string(r.Scope), Dir: r.Dir, ReadBy: hostName(env.Table(), r.Host)}
-				if _, err := os.Stat(r.Dir); err == nil {
-					dr.Exists = true
-				}
-				if rec, err := install.ReadReceipts(r.Dir); err != nil {
-					dr.Problems = append(dr.Problems, err.Error())
-				} else {
-					dr.Skills = len(rec.Skills)
-				}
-				pend, err := install.PendingIn(r.Dir)
-				if err != nil {
-					dr.Problems = append(dr.Problems, err.Error())
-				}
-				staged, err := install.Staged(r.Dir)
-				if err != nil {
-					dr.Problems = append(dr.Problems, err.Error())
-				}
-				dr.Journal, dr.Staged = pend != nil, staged
-				switch {
-				case pend != nil:
-					dr.Problems = append(dr.Problems, pend.String())
-				case len(staged) > 0:
-					dr.Problems = append(dr.Problems, "an interrupted transaction left staging directories: the next install, update or remove here discards them")
-				}
-				for _, p := range dr.Problems {
-					rep.Problems = append(rep.Problems, r.Dir+": "+p)
-				}
-				rep.Roots = append(rep.Roots, dr)
-			}
-			client, err := regClient(g, &f)
+			e, err := openEngine(ctx, g, engineFlags{reg: &f, lenientEnv: true})
 			if err != nil {
 				return err
 			}
-			sources := []string{g.config().Registry}
-			if hasProject("") {
-				p, err := openProject(ctx, "", "")
-				if err != nil {
-					rep.Problems = append(rep.Problems, err.Error())
-				} else {
-					if p.m.Registry != "" {
-						if src, err := resolve.CanonicalSource(p.m.Registry, p.m.Dir); err == nil {
-							sources = append(sources, src)
-						}
-					}
-					dp := &doctorProject{Manifest: p.mpath, Lock: p.lpath, Drift: []string{}}
-					if roots, err := projectRoots(g, &rootFlags{}, p.m); err != nil {
-						rep.Problems = append(rep.Problems, err.Error())
-					} else {
-						dp.Drift = lockDrift(p, roots)
-					}
-					rep.Problems = append(rep.Problems, dp.Drift...)
-					rep.Project = dp
-				}
+			res, err := e.Doctor(ctx, spm.DoctorRequest{PolicyFile: policy})
+			if err != nil {
+				return err
 			}
-			seen := map[string]bool{}
-			for _, s := range sources {
-				if seen[s] {
-					continue
-				}
-				seen[s] = true
-				dr := doctorRegistry{Source: s, Reachable: true}
-				if s == "" {
-					dr.Source = resolve.EmbeddedSource
-				}
-				if err := reachable(c, client, s); err != nil {
-					dr.Reachable, dr.Error = false, err.Error()
-					rep.Problems = append(rep.Problems, fmt.Sprintf("registry %s: %v", dr.Source, err))
-				}
-				rep.Registries = append(rep.Registries, dr)
-			}
+			rep := doctorView(g, res)
 			if g.json() {
 				if err := writeJSON(g.stdout, rep); err != nil {
 					return err
@@ -222,51 +94,61 @@ is listed with what to do).`,
 	return c
 }
 
-// reachable lists a source's skills, which needs the registry to answer;
-// a registry without a catalog answered all the same.
-func reachable(c *cobra.Command, client *registry.Client, src string) error {
-	spec := registry.SourceSpec{}
-	if src != "" && src != resolve.EmbeddedSource {
-		var err error
-		if spec, err = registry.ParseSource(src); err != nil {
-			return err
+// doctorView words the engine's report for the command line: problems
+// with what to run about them, the built-in policy and an ambiguous host
+// spelled out.
+func doctorView(g *globals, res *spm.DoctorReport) doctorReport {
+	rep := doctorReport{Schema: schemaOf("doctor"), Config: g.config().File, Host: string(res.Host), Env: res.Env,
+		Policy: res.Policy, Problems: []string{}, Registries: []doctorRegistry{}, Roots: []doctorRoot{}}
+	if rep.Config == "" {
+		rep.Config = "(none: defaults)"
+	}
+	if rep.Host == "" {
+		rep.Host = "(ambiguous)"
+	}
+	if rep.Policy == "" {
+		rep.Policy = "(built-in default: nothing is verified until a policy trusts a signer; see skillpm policy init)"
+	}
+	for _, p := range res.Problems {
+		rep.Problems = append(rep.Problems, doctorProblem(g, p))
+	}
+	for _, r := range res.Roots {
+		dr := doctorRoot{Host: string(r.Host), Scope: string(r.Scope), Dir: r.Dir, ReadBy: r.ReadBy, Exists: r.Exists,
+			Skills: r.Skills, Journal: r.Journal, Staged: r.Staged}
+		for _, p := range r.Problems {
+			dr.Problems = append(dr.Problems, p.Error())
+		}
+		rep.Roots = append(rep.Roots, dr)
+	}
+	if p := res.Project; p != nil {
+		rep.Project = &doctorProject{Manifest: p.Manifest, Lock: p.Lock, Drift: []string{}}
+		for _, d := range p.Drift {
+			rep.Project.Drift = append(rep.Project.Drift, doctorProblem(g, d))
 		}
 	}
-	s, err := client.OpenSource(spec)
-	if err != nil {
-		return err
+	for _, r := range res.Registries {
+		dr := doctorRegistry{Source: r.Source, Reachable: r.Err == nil}
+		if r.Err != nil {
+			dr.Error = r.Err.Error()
+		}
+		rep.Registries = append(rep.Registries, dr)
 	}
-	if _, err := client.SourceNames(c.Context(), s); err != nil && !errors.Is(err, registry.ErrNoCatalog) {
-		return err
-	}
-	return nil
+	return rep
 }
 
-// lockDrift lists where the project's roots differ from its lock.
-func lockDrift(p *project, roots []install.Root) []string {
-	out := []string{}
-	if p.prev == nil {
-		return append(out, fmt.Sprintf("%s has no %s: run skillpm install", p.mpath, p.lpath))
+// doctorProblem words one problem with the command that fixes it.
+func doctorProblem(g *globals, err error) string {
+	d, ok := errors.AsType[*spm.LockDrift](err)
+	if !ok {
+		return rootsErr(g, projectOpenErr(err)).Error()
 	}
-	for _, r := range roots {
-		rec, err := install.ReadReceipts(r.Dir)
-		if err != nil {
-			out = append(out, r.Dir+": "+err.Error())
-			continue
-		}
-		for _, ls := range p.prev.Skills {
-			got, ok := rec.Get(ls.Name)
-			switch {
-			case !ok:
-				out = append(out, fmt.Sprintf("%s %s is locked but not installed in %s: run skillpm install --frozen", ls.Name, ls.Version, r.Dir))
-			case got.Digest != ls.Digest && newer(got.Version, ls.Version):
-				out = append(out, fmt.Sprintf("%s: %s holds %s, newer than the locked %s: run skillpm lock --upgrade %s (or skillpm update %s)", ls.Name, r.Dir, got.Version, ls.Version, ls.Name, ls.Name))
-			case got.Digest != ls.Digest:
-				out = append(out, fmt.Sprintf("%s: %s holds %s, the lock says %s: run skillpm install --frozen", ls.Name, r.Dir, got.Version, ls.Version))
-			}
-		}
+	switch d.Kind {
+	case spm.DriftNoLock:
+		return d.Error() + ": run skillpm install"
+	case spm.DriftNewer:
+		return fmt.Sprintf("%s: run skillpm lock --upgrade %s (or skillpm update %s)", d, d.Name, d.Name)
 	}
-	return out
+	return d.Error() + ": run skillpm install --frozen"
 }
 
 func printDoctor(g *globals, rep *doctorReport) {
@@ -316,13 +198,4 @@ func printDoctor(g *globals, rep *doctorReport) {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(w, "  - "+strings.TrimSpace(p))
 	}
-}
-
-// hostName is the hosts table's display name of h (its id when the table
-// has no such host).
-func hostName(t *hosts.Table, h install.Host) string {
-	if d, err := t.Get(string(h)); err == nil && d.Name != "" {
-		return d.Name
-	}
-	return string(h)
 }

@@ -215,6 +215,7 @@ func sentinelHints() []flagHint {
 		{asf.ErrWorkflowRunning, "--force replaces it"},
 		{asf.ErrNotCurrentStep, "--force skips ahead to the step named"},
 		{asf.ErrSkillNotFound, "--skills-root DIR searches a directory of skills first"},
+		{spm.ErrAttestationNotAttached, "run skillpm audit --sign again"},
 	}
 }
 

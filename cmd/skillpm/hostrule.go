@@ -9,13 +9,6 @@ import (
 	"github.com/skillpm/skillpm/install"
 )
 
-// chooseHost is the one default host rule (skillpm.DefaultHost) with the
-// configuration's host: and the command line's errors.
-func chooseHost(g *globals, env install.Env) (install.Host, error) {
-	h, err := spm.DefaultHost(env, g.config().Host)
-	return h, rootsErr(g, err)
-}
-
 // rootsErr gives the engine's root errors their exit codes: usage for a
 // bad host, scope or root and for several hosts to choose from.
 func rootsErr(g *globals, err error) error {

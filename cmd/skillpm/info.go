@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -54,22 +54,7 @@ name, give a version or range (NAME@^1) or --registry.
   skillpm info fix --host claude --output json`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			// A path (./web-notes, skills/web-notes) is a local skill; a
-			// bare name is the installed or published skill, even beside a
-			// directory of that name (the one just published, say).
-			fi, statErr := os.Stat(args[0])
-			isDir := statErr == nil && fi.IsDir()
-			if isDir && strings.ContainsAny(args[0], `/\.`) {
-				return infoDir(c, g, args[0])
-			}
-			if ok, err := infoInstalled(c, g, &f, args[0]); ok || err != nil {
-				return err
-			}
-			err := runInfo(c, g, &f, args[0])
-			if err != nil && isDir && errors.Is(err, registry.ErrNotFound) {
-				return infoDir(c, g, args[0])
-			}
-			return err
+			return runInfo(c, g, &f, args[0])
 		},
 	}
 	c.Flags().BoolVar(&f.manifest, "manifest", false, "print the manifest JSON exactly as stored")
@@ -109,20 +94,50 @@ type infoLayerJSON struct {
 
 func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	ctx := c.Context()
-	repo, m, err := resolveRef(ctx, g, &f.regFlags, arg)
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: true})
 	if err != nil {
 		return err
 	}
-	if f.manifest {
-		_, err := fmt.Fprintf(g.stdout, "%s\n", m.Raw)
+	d, err := e.Describe(ctx, spm.DescribeRequest{Arg: arg, Published: f.manifest || f.registry != "", ManifestOnly: f.manifest, Prerelease: f.pre})
+	switch {
+	case d != nil && d.Local != nil:
+		return printInfoLocal(g, d.Local, err)
+	case err != nil:
+		return refErr(g, f.registry, arg, err)
+	case d.Installed != nil:
+		return printInfoInstalled(g, arg, d.Installed)
+	case f.manifest:
+		_, err := fmt.Fprintf(g.stdout, "%s\n", d.Published.Manifest.Raw)
 		return err
 	}
-	vs, err := repo.Versions(ctx)
-	if err != nil {
-		return regExit(err)
+	return printInfo(g, d.Published)
+}
+
+// refErr words the engine's refusals of a published reference the way
+// the command line names things: the flag (--registry, given as
+// registry) or configuration a bad source came from, and the command
+// that publishes a directory.
+func refErr(g *globals, registryFlag, arg string, err error) error {
+	ref, perr := registry.ParseRef(arg)
+	switch {
+	case !errors.Is(err, spm.ErrInvalidRequest):
+	case perr == nil && ref.Kind == registry.KindDir:
+		return withCode(exitUsage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
+	case errors.Is(err, registry.ErrInvalidRef):
+		what := "--registry"
+		if registryFlag == "" {
+			what = "registry in " + g.config().File
+		}
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	versions := make([]string, len(vs))
-	for i, v := range vs {
+	return rootsErr(g, err)
+}
+
+// printInfo renders a published version.
+func printInfo(g *globals, info *spm.Info) error {
+	repo, m := info.Repository, info.Manifest
+	versions := make([]string, len(info.Versions))
+	for i, v := range info.Versions {
 		versions[i] = v.String()
 	}
 	md, layer := m.Metadata, m.Layer()
@@ -226,15 +241,14 @@ type infoDirJSON struct {
 	Valid        bool               `json:"valid"`
 }
 
-// infoDir describes the skill in an existing directory from its SKILL.md,
-// read leniently: name, version, tier, permissions, dependencies, tools.
-func infoDir(c *cobra.Command, g *globals, dir string) error {
-	s, ds := skill.Load(c.Context(), dir, skill.Options{Mode: skill.Lenient})
-	if s == nil {
+// printInfoLocal renders a skill directory read leniently; err is
+// Describe's (the skill could not be read at all).
+func printInfoLocal(g *globals, l *spm.LocalSkill, err error) error {
+	s, ds, deps, dir := l.Skill, l.Diagnostics, l.Dependencies, l.Dir
+	if err != nil {
 		printDiagnostics(g.stderr, ds)
-		return withCode(exitValidation, fmt.Errorf("%s: not a readable skill", dir))
+		return err
 	}
-	deps := s.Dependencies()
 	if g.json() {
 		j := infoDirJSON{Dir: dir, Name: s.Name, Version: s.Version, Description: s.Description, License: s.License,
 			Tier: string(s.Tier()), Permissions: s.PermissionStrings(), Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}
@@ -277,23 +291,10 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 	row("tools", listOrNone(s.ToolNames()))
 }
 
-// infoInstalled describes an installed skill when arg is a bare name that
-// skillpm installed in the searched roots; ok is false when it is not
-// (then arg is read as a published reference).
-func infoInstalled(c *cobra.Command, g *globals, f *infoFlags, arg string) (ok bool, err error) {
-	if f.manifest || f.registry != "" || strings.ContainsAny(arg, "@/:") {
-		return false, nil
-	}
-	roots, err := f.rootFlags.searched()
-	if err != nil {
-		return true, err
-	}
-	found, err := install.Describe(c.Context(), roots, arg)
-	if err != nil || len(found) == 0 {
-		return err != nil, err
-	}
+// printInfoInstalled renders the installed copies of the skill name.
+func printInfoInstalled(g *globals, name string, found []install.Installed) error {
 	if g.json() {
-		return true, writeJSON(g.stdout, map[string]any{"name": arg, "installed": found})
+		return writeJSON(g.stdout, map[string]any{"name": name, "installed": found})
 	}
 	w := g.stdout
 	for i, in := range found {
@@ -365,5 +366,5 @@ func infoInstalled(c *cobra.Command, g *globals, f *infoFlags, arg string) (ok b
 			row("shadowed by", in.ShadowedBy)
 		}
 	}
-	return true, nil
+	return nil
 }

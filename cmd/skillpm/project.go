@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/Masterminds/semver/v3"
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
@@ -63,17 +62,11 @@ func projectFailure(ctx context.Context, g *globals, e *spm.Engine, err error) e
 	return installFailure(ctx, g, e, err, true)
 }
 
-// exists reports whether the project has a manifest on disk.
-func (p *project) exists() bool { return p.data != nil }
-
 // hasProject reports whether a project manifest is where lockPaths looks.
 func hasProject(manifest string) bool { return spm.HasProject(manifest) }
 
-// projectScope is the scope a manifest installs into (skillpm.ProjectScope).
-func projectScope(m *resolve.Manifest) install.Scope { return spm.ProjectScope(m) }
-
 // projectRoots returns where a project's skills go (skillpm.ProjectRoots):
-// --root, else the hosts of --host, hosts: or host:, else chooseHost's; at
+// --root, else the hosts of --host, hosts: or host:, else the default host's; at
 // --scope, else the manifest's scope.
 func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Root, error) {
 	t := rf.target()
@@ -91,12 +84,4 @@ func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Roo
 // the lock together: both or neither (skillpm.SaveProject).
 func (p *project) save(data []byte, lock *resolve.Lockfile) error {
 	return spm.SaveProject(p.mpath, p.lpath, p.data, data, lock)
-}
-
-// newer reports whether version a is above version b; versions that do
-// not parse compare as not newer.
-func newer(a, b string) bool {
-	va, errA := semver.NewVersion(a)
-	vb, errB := semver.NewVersion(b)
-	return errA == nil && errB == nil && va.GreaterThan(vb)
 }

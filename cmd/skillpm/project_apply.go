@@ -1,32 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
-	"github.com/skillpm/skillpm/tiers"
-	"github.com/spf13/cobra"
 )
-
-// applyOptions are what add, remove and update pass to projectApply
-// beyond the shared change flags.
-type applyOptions struct {
-	from              string
-	dryRun            bool
-	allowExperimental bool
-	allowSignerChange bool
-	// noInstall writes the manifest and lock only (lock --upgrade).
-	noInstall bool
-	// showPlan prints the changes before consent, as update does.
-	showPlan bool
-	// allowAudit installs skills whose static audit blocks at their tier.
-	allowAudit bool
-}
 
 // parseProjectManifest parses manifest bytes as the project's manifest.
 func (p *project) parse(data []byte) (*resolve.Manifest, error) {
@@ -36,46 +17,6 @@ func (p *project) parse(data []byte) (*resolve.Manifest, error) {
 	}
 	m.Dir = p.m.Dir
 	return m, nil
-}
-
-// projectApply makes the project what data (the new manifest bytes)
-// asks for (the engine's Apply): it locks it with prev's versions
-// preferred, installs that lock into the project's roots (verified,
-// checked and consented as install does), and only then writes the
-// manifest and the lock together. Nothing is written when anything fails
-// or is refused, or with dryRun.
-func projectApply(c *cobra.Command, g *globals, f *changeFlags, p *project, data []byte, prev *resolve.Lockfile, o applyOptions) (*install.Result, *resolve.Lockfile, error) {
-	ctx := c.Context()
-	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return nil, nil, &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
-	}
-	ef := engineFlags{reg: &f.regFlags, from: o.from, rf: &f.rootFlags, lenientEnv: true}
-	if !o.noInstall {
-		ef.trust = &f.trustFlags
-	}
-	e, err := openEngine(ctx, g, ef)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := spm.ApplyRequest{Manifest: p.mpath, Lock: p.lpath, Data: data, OldData: p.data, Prev: prev, NoInstall: o.noInstall,
-		InstallRequest: spm.InstallRequest{
-			Grants: f.grants, Yes: f.yes, AllowExperimental: o.allowExperimental, AllowAuditFindings: o.allowAudit,
-			MinTier: f.minTier, Force: f.force, DryRun: o.dryRun, Prerelease: f.pre,
-			AllowSignerChange: o.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
-		}}
-	if o.showPlan {
-		r.OnPlan = func(_ context.Context, changes []install.Change) error {
-			if !g.json() && !g.quiet {
-				printPlan(g.stdout, changes)
-			}
-			return nil
-		}
-	}
-	res, lock, err := e.Apply(ctx, r)
-	if err != nil {
-		return res, lock, installFailure(ctx, g, e, err, true)
-	}
-	return res, lock, nil
 }
 
 // warnOnce prints each distinct warning once per command (unless -q):

@@ -1,0 +1,310 @@
+package skillpm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// DoctorRequest asks for a check of the setup, as `skillpm doctor` does.
+type DoctorRequest struct {
+	// PolicyFile is the trust policy to check; "" searches for it
+	// (tiers.Find).
+	PolicyFile string
+	// Manifest and Lock name a project's files (FindManifest); the
+	// project is checked when its manifest exists.
+	Manifest, Lock string
+	// LookupEnv reads the variables reported; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// DoctorReport is what Doctor found. Problems lists every problem in the
+// order a user reads them; the other fields say what is in use.
+type DoctorReport struct {
+	// Host is the default host ("" when it cannot be chosen: a problem).
+	Host install.Host
+	// Env are the variables set that change where skillpm reads and
+	// writes (DoctorEnv), SKILLPM_PASSWORD's value hidden as "(set)".
+	Env map[string]string
+	// Policy is the trust policy file in effect, "" for the built-in
+	// default.
+	Policy string
+	// Roots are every host's discovery roots (install.AllSearchRoots).
+	Roots []DoctorRoot
+	// Project is the project checked, nil outside one.
+	Project *DoctorProject
+	// Registries are the sources of bare names checked: the fallback
+	// source and the project's registry, each once.
+	Registries []DoctorRegistry
+	// Problems are the failures of each check: the user's hosts file,
+	// the default host, the policy, each root (prefixed with it), the
+	// project, its drift from the lock (*LockDrift), each registry.
+	Problems []error
+}
+
+// DoctorRoot is one discovery root and its state.
+type DoctorRoot struct {
+	install.Root
+	// ReadBy is the display name of the host that reads the root.
+	ReadBy string
+	// Exists says the directory exists; Skills counts the skills skillpm
+	// installed there.
+	Exists bool
+	Skills int
+	// Journal says a transaction's journal is pending; Staged lists
+	// staging directories an interrupted transaction left.
+	Journal bool
+	Staged  []string
+	// Problems are what is wrong with the root.
+	Problems []error
+}
+
+// DoctorProject is a project and where its roots differ from its lock.
+type DoctorProject struct {
+	Manifest, Lock string
+	// Drift are *LockDrift, or the failure to read a root's receipts.
+	Drift []error
+}
+
+// DoctorRegistry is a source of bare names and whether it answered.
+type DoctorRegistry struct {
+	// Source is the source ("embedded" for the embedded registry).
+	Source string
+	// Err is why it did not answer; nil when it did.
+	Err error
+}
+
+// DriftKind says how a project's roots differ from its lock.
+type DriftKind int
+
+// The ways installed skills differ from a lock.
+const (
+	// DriftNoLock: the project has no lock.
+	DriftNoLock DriftKind = iota
+	// DriftNotInstalled: a locked skill is not installed in a root.
+	DriftNotInstalled
+	// DriftNewer: a root holds a version newer than the locked one.
+	DriftNewer
+	// DriftDiffers: a root holds other content than the lock's.
+	DriftDiffers
+)
+
+// LockDrift is one difference between a project's lock and a root.
+type LockDrift struct {
+	Kind DriftKind
+	// Manifest and Lock are the project's files.
+	Manifest, Lock string
+	// Name and Locked are the locked skill and version; Root and
+	// Installed where it differs and the version there.
+	Name, Locked, Root, Installed string
+}
+
+// Class is errdef.Conflict: what is installed disagrees with the lock.
+func (d *LockDrift) Class() errdef.Class { return errdef.Conflict }
+
+func (d *LockDrift) Error() string {
+	switch d.Kind {
+	case DriftNoLock:
+		return fmt.Sprintf("%s has no %s", d.Manifest, d.Lock)
+	case DriftNotInstalled:
+		return fmt.Sprintf("%s %s is locked but not installed in %s", d.Name, d.Locked, d.Root)
+	case DriftNewer:
+		return fmt.Sprintf("%s: %s holds %s, newer than the locked %s", d.Name, d.Root, d.Installed, d.Locked)
+	}
+	return fmt.Sprintf("%s: %s holds %s, the lock says %s", d.Name, d.Root, d.Installed, d.Locked)
+}
+
+// DoctorEnv are skillpm's own variables that change where it reads and
+// writes, or how, and every variable the hosts table says moves a host's
+// roots: sorted, once each.
+func DoctorEnv(t *hosts.Table) []string {
+	out := []string{"SKILLPM_CONFIG", "SKILLPM_CACHE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH", "SKILLPM_PASSWORD"}
+	seen := map[string]bool{}
+	for _, k := range out {
+		seen[k] = true
+	}
+	for _, h := range t.Hosts() {
+		for _, d := range append(slices.Clone(h.User), h.Project...) {
+			if d.Env != "" && !seen[d.Env] {
+				seen[d.Env] = true
+				out = append(out, d.Env)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Doctor checks the setup: the user's hosts file, the default host, the
+// variables in effect, the trust policy, every host's roots (receipts,
+// pending transactions), a project's drift from its lock, and whether
+// the sources of bare names answer. What is wrong is reported, not
+// returned: the error is for a check that could not run at all.
+func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, error) {
+	rep := &DoctorReport{Env: map[string]string{}}
+	env := e.env
+	if _, err := hosts.Load(env); err != nil {
+		// Reported, and the engine's table is used (a lenient opener
+		// gives the built-in one).
+		rep.Problems = append(rep.Problems, err)
+	}
+	if h, err := DefaultHost(env, e.opts.Host); err != nil {
+		rep.Problems = append(rep.Problems, err)
+	} else {
+		rep.Host = h
+	}
+	lookup := r.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	for _, k := range DoctorEnv(env.Table()) {
+		if v, ok := lookup(k); ok {
+			if k == "SKILLPM_PASSWORD" {
+				v = "(set)"
+			}
+			rep.Env[k] = v
+		}
+	}
+	if p := tiers.Find(r.PolicyFile, e.opts.Getenv, os.Stat); p != "" {
+		rep.Policy = p
+		if _, err := tiers.Load(ctx, p); err != nil {
+			rep.Problems = append(rep.Problems, fmt.Errorf("policy %s: %w", p, err))
+		}
+	}
+	for _, root := range install.AllSearchRoots(env) {
+		dr := doctorRoot(env, root)
+		for _, p := range dr.Problems {
+			rep.Problems = append(rep.Problems, fmt.Errorf("%s: %w", root.Dir, p))
+		}
+		rep.Roots = append(rep.Roots, dr)
+	}
+	sources := []string{e.opts.FallbackSource}
+	if HasProject(r.Manifest) {
+		p, err := OpenProject(ctx, r.Manifest, r.Lock)
+		if err != nil {
+			rep.Problems = append(rep.Problems, err)
+		} else {
+			if p.Manifest.Registry != "" {
+				if src, err := resolve.CanonicalSource(p.Manifest.Registry, p.Manifest.Dir); err == nil {
+					sources = append(sources, src)
+				}
+			}
+			rep.Project = &DoctorProject{Manifest: p.ManifestFile, Lock: p.LockFile, Drift: []error{}}
+			if placed, err := ProjectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
+				rep.Problems = append(rep.Problems, err)
+			} else {
+				rep.Project.Drift = lockDrift(p, placed.Roots)
+			}
+			rep.Problems = append(rep.Problems, rep.Project.Drift...)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range sources {
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		dr := DoctorRegistry{Source: s}
+		if s == "" {
+			dr.Source = resolve.EmbeddedSource
+		}
+		if dr.Err = e.reachable(ctx, s); dr.Err != nil {
+			rep.Problems = append(rep.Problems, fmt.Errorf("registry %s: %w", dr.Source, dr.Err))
+		}
+		rep.Registries = append(rep.Registries, dr)
+	}
+	return rep, nil
+}
+
+// doctorRoot reads one root's receipts and pending work.
+func doctorRoot(env hosts.Env, r install.Root) DoctorRoot {
+	dr := DoctorRoot{Root: r, ReadBy: string(r.Host)}
+	if h, err := env.Table().Get(string(r.Host)); err == nil && h.Name != "" {
+		dr.ReadBy = h.Name
+	}
+	if _, err := os.Stat(r.Dir); err == nil {
+		dr.Exists = true
+	}
+	if rec, err := install.ReadReceipts(r.Dir); err != nil {
+		dr.Problems = append(dr.Problems, err)
+	} else {
+		dr.Skills = len(rec.Skills)
+	}
+	pend, err := install.PendingIn(r.Dir)
+	if err != nil {
+		dr.Problems = append(dr.Problems, err)
+	}
+	staged, err := install.Staged(r.Dir)
+	if err != nil {
+		dr.Problems = append(dr.Problems, err)
+	}
+	dr.Journal, dr.Staged = pend != nil, staged
+	switch {
+	case pend != nil:
+		dr.Problems = append(dr.Problems, errors.New(pend.String()))
+	case len(staged) > 0:
+		dr.Problems = append(dr.Problems, errors.New("an interrupted transaction left staging directories: the next install, update or remove here discards them"))
+	}
+	return dr
+}
+
+// reachable lists a source's skills, which needs the registry to answer;
+// a registry without a catalog answered all the same.
+func (e *Engine) reachable(ctx context.Context, src string) error {
+	spec := registry.SourceSpec{}
+	if src != "" && src != resolve.EmbeddedSource {
+		var err error
+		if spec, err = registry.ParseSource(src); err != nil {
+			return err
+		}
+	}
+	s, err := e.client.OpenSource(spec)
+	if err != nil {
+		return err
+	}
+	if _, err := e.client.SourceNames(ctx, s); err != nil && !errors.Is(err, registry.ErrNoCatalog) {
+		return err
+	}
+	return nil
+}
+
+// lockDrift lists where the project's roots differ from its lock.
+func lockDrift(p *Project, roots []install.Root) []error {
+	out := []error{}
+	if p.Prev == nil {
+		return append(out, &LockDrift{Kind: DriftNoLock, Manifest: p.ManifestFile, Lock: p.LockFile})
+	}
+	for _, r := range roots {
+		rec, err := install.ReadReceipts(r.Dir)
+		if err != nil {
+			out = append(out, fmt.Errorf("%s: %w", r.Dir, err))
+			continue
+		}
+		for _, ls := range p.Prev.Skills {
+			d := &LockDrift{Manifest: p.ManifestFile, Lock: p.LockFile, Name: ls.Name, Locked: ls.Version, Root: r.Dir}
+			got, ok := rec.Get(ls.Name)
+			switch {
+			case !ok:
+				d.Kind = DriftNotInstalled
+			case got.Digest != ls.Digest && newerVersion(got.Version, ls.Version):
+				d.Kind, d.Installed = DriftNewer, got.Version
+			case got.Digest != ls.Digest:
+				d.Kind, d.Installed = DriftDiffers, got.Version
+			default:
+				continue
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,214 @@
+package skillpm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// OutdatedRequest asks which skills have newer versions, as `skillpm
+// outdated` does.
+type OutdatedRequest struct {
+	// Manifest and Lock name a project's files (FindManifest). When a
+	// project manifest is found and Target names no custom roots, the
+	// skills the manifest asks for are checked in the project's roots;
+	// otherwise the skills installed by name in the roots Target searches
+	// (SearchedRoots).
+	Manifest, Lock string
+	// Target chooses the roots; empty means the Engine's.
+	Target Target
+	// Prerelease counts pre-releases as wanted and latest.
+	Prerelease bool
+	// All keeps the skills that are up to date in the result's Skills.
+	All bool
+}
+
+// OutdatedSkill is one skill and the versions it could move to.
+type OutdatedSkill struct {
+	Name string `json:"name"`
+	// Installed is the version in Root ("" when not installed there).
+	Installed string `json:"installed"`
+	// Locked is the version the project's lock records ("" outside one).
+	Locked string `json:"locked"`
+	// Range is the range asked for (the manifest's, else the install's).
+	Range string `json:"range"`
+	// Wanted is the newest version Range allows, Latest the newest
+	// release; both "" when the repository no longer has the skill.
+	Wanted string `json:"wanted"`
+	Latest string `json:"latest"`
+	Root   string `json:"root"`
+	// Source is the repository the skill comes from.
+	Source string `json:"source"`
+}
+
+// Outdated reports whether s is behind what it could have: installed
+// other than locked, or a newer wanted or latest version than it has.
+func (s OutdatedSkill) Outdated() bool {
+	cur := s.Locked
+	if cur == "" {
+		cur = s.Installed
+	}
+	return (s.Installed != "" && s.Installed != cur) || newerVersion(s.Wanted, cur) || newerVersion(s.Latest, cur)
+}
+
+// OutdatedResult is what Outdated found.
+type OutdatedResult struct {
+	// Project is the project read, nil outside one.
+	Project *Project
+	// Skills are the outdated skills (every skill checked with All), in
+	// the manifest's order, else root by root.
+	Skills []OutdatedSkill
+	// Checked counts the skills checked; Outdated those behind.
+	Checked, Outdated int
+}
+
+// Outdated lists the skills that have newer versions than they have:
+// a project's skills in its roots, else the skills installed by name
+// (dependencies and local builds are left out). Versions come from the
+// Engine's Source, else the manifest's registry, else FallbackSource
+// (Graph).
+func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
+	t := e.target(r.Target)
+	out := &OutdatedResult{Skills: []OutdatedSkill{}}
+	var rows []OutdatedSkill
+	var err error
+	if len(t.Roots) == 0 && HasProject(r.Manifest) {
+		if out.Project, err = OpenProject(ctx, r.Manifest, r.Lock); err != nil {
+			return nil, err
+		}
+		rows, err = e.outdatedProject(ctx, out.Project, t, r.Prerelease)
+	} else {
+		rows, err = e.outdatedInstalled(ctx, t, r.Prerelease)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Checked = len(rows)
+	for _, s := range rows {
+		if s.Outdated() {
+			out.Outdated++
+		}
+		if s.Outdated() || r.All {
+			out.Skills = append(out.Skills, s)
+		}
+	}
+	return out, nil
+}
+
+// outdatedProject checks the skills p's manifest asks for, installed in
+// the first of the project's roots holding each.
+func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre bool) ([]OutdatedSkill, error) {
+	m := p.Manifest
+	placed, err := ProjectRoots(e.env, t, m, e.opts.Host)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, err
+	}
+	var rows []OutdatedSkill
+	for _, req := range m.Skills {
+		key, err := graph.Namespace().Key(req.Name)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		row := OutdatedSkill{Name: resolve.ShortName(key), Range: orAnyRange(req.Range), Source: graph.Namespace().Repository(key)}
+		if ls := p.Prev.Get(row.Name); ls != nil {
+			row.Locked = ls.Version
+		}
+		for _, root := range placed.Roots {
+			rec, err := install.ReadReceipts(root.Dir)
+			if err != nil {
+				return nil, err
+			}
+			if got, ok := rec.Get(row.Name); ok {
+				row.Installed, row.Root = got.Version, root.Dir
+				break
+			}
+		}
+		if err := fillWanted(ctx, graph, key, &row, pre); err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// outdatedInstalled checks the skills installed by name in the roots t
+// searches; dependencies follow what needs them and local builds have
+// no registry, so both are left out.
+func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]OutdatedSkill, error) {
+	roots, err := SearchedRoots(e.env, t)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := e.Graph(&resolve.Manifest{File: "the receipts"})
+	if err != nil {
+		return nil, err
+	}
+	var rows []OutdatedSkill
+	for _, root := range roots {
+		rec, err := install.ReadReceipts(root.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range rec.Skills {
+			if !s.Explicit() || s.Source == "" {
+				continue
+			}
+			row := OutdatedSkill{Name: s.Name, Installed: s.Version, Range: s.Requested, Root: root.Dir, Source: s.Source}
+			if err := fillWanted(ctx, graph, graph.Namespace().KeyOf(s.Source), &row, pre); err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// fillWanted sets the row's wanted (newest in its range) and latest
+// (newest release) versions; a skill no longer published has neither.
+func fillWanted(ctx context.Context, graph *registry.Graph, key string, row *OutdatedSkill, pre bool) error {
+	vs, err := graph.Versions(ctx, key)
+	if err != nil {
+		if errors.Is(err, resolve.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	if v := NewestRelease(vs, pre); v != nil {
+		row.Latest = v.String()
+	}
+	set, err := resolve.ParseRange(orAnyRange(row.Range), pre)
+	if err != nil {
+		return invalid(fmt.Errorf("%s: range %q: %w", row.Name, row.Range, err))
+	}
+	for _, v := range vs {
+		if set.Contains(v) && (row.Wanted == "" || newerVersion(v.String(), row.Wanted)) {
+			row.Wanted = v.String()
+		}
+	}
+	return nil
+}
+
+// orAnyRange is r, or the range that allows every version when r is "".
+func orAnyRange(r string) string {
+	if r == "" {
+		return resolve.AnyRange
+	}
+	return r
+}
+
+// newerVersion reports whether version a is above version b; versions
+// that do not parse compare as not newer.
+func newerVersion(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	return errA == nil && errB == nil && va.GreaterThan(vb)
+}
