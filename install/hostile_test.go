@@ -18,6 +18,7 @@ import (
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -160,7 +161,7 @@ func (e *hostileEnv) pushCrafted(name, version string, layer *registry.Artifact,
 // --yes and no terminal.
 func (e *hostileEnv) install(name string, mod func(*Options)) (string, *Result, error) {
 	e.t.Helper()
-	g, err := registry.NewGraph(e.client, resolve.Namespace{Default: e.reg.Host + "/att"})
+	g, err := catalog.NewGraph(e.client, resolve.Namespace{Default: e.reg.Host + "/att"})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -391,7 +392,7 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, error) {
 	// A namespace's signed sparse index answers the solver in two round
 	// trips; without one the registry does, fetched ahead of the solver.
-	if g, ok := cat.(*registry.Graph); ok && !opts.NoIndex {
+	if g, ok := cat.(*catalog.Graph); ok && !opts.NoIndex {
 		lock, plan, ok, err := resolveFromIndex(ctx, c, g, m, prev, opts, warn)
 		if err != nil || ok {
 			return lock, plan, err
@@ -399,7 +400,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 	}
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
-	if g, ok := cat.(*registry.Graph); ok {
+	if g, ok := cat.(*catalog.Graph); ok {
 		roots := map[string]string{}
 		for _, r := range m.Skills {
 			if key, err := cat.Namespace().Key(r.Name); err == nil {
@@ -407,7 +408,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 			}
 		}
 		// Layers download while the solver runs, except in a dry run.
-		stop := g.PrefetchWith(ctx, registry.PrefetchOptions{Jobs: opts.Jobs, Roots: roots, Layers: !opts.DryRun,
+		stop := g.PrefetchWith(ctx, catalog.PrefetchOptions{Jobs: opts.Jobs, Roots: roots, Layers: !opts.DryRun,
 			Prefer: prev.Preferences(cat.Namespace())})
 		defer stop()
 	}

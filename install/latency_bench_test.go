@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
@@ -164,12 +165,12 @@ func BenchmarkLatency100(b *testing.B) {
 	cacheDir := filepath.Join(work, "cache")
 	root := filepath.Join(work, "root")
 	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
-	newClient := func() (*registry.Client, *registry.Graph) {
+	newClient := func() (*registry.Client, *catalog.Graph) {
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -252,7 +253,7 @@ func BenchmarkLatency100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -292,12 +293,12 @@ func BenchmarkLatency100(b *testing.B) {
 	var warns []string
 	iopts.Warn = func(s string) { warns = append(warns, s) }
 	icache := filepath.Join(work, "cache-index")
-	newIndexClient := func() (*registry.Client, *registry.Graph) {
+	newIndexClient := func() (*registry.Client, *catalog.Graph) {
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: icache, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -185,7 +185,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 
 // fillWanted sets the row's wanted (newest in its range) and latest
 // (newest release) versions.
-func fillWanted(ctx context.Context, graph *registry.Graph, key string, row *outdatedRow, pre bool) error {
+func fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *outdatedRow, pre bool) error {
 	vs, err := graph.Versions(ctx, key)
 	if err != nil {
 		if errors.Is(err, resolve.ErrNotFound) {
