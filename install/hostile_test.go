@@ -19,6 +19,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -71,7 +72,7 @@ func newHostileEnv(t *testing.T) *hostileEnv {
 	if e.policy, err = tiers.Load(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	if e.trust, err = registry.PolicyTrust(ctx, e.policy, registry.TrustOptions{NoPublicGood: true}); err != nil {
+	if e.trust, err = verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{NoPublicGood: true}); err != nil {
 		t.Fatal(err)
 	}
 	if e.client, err = registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(e.work, "cache"), EmbeddedDir: filepath.Join(e.work, "embedded")}); err != nil {

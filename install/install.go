@@ -20,6 +20,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -41,7 +42,7 @@ type Options struct {
 	AllowAuditFindings bool
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
-	// Trust is the signature trust material (registry.PolicyTrust).
+	// Trust is the signature trust material (verified.PolicyTrust).
 	Trust sign.VerifyOptions
 	// Grants, Yes, AllowExperimental and Prompter are the consent inputs
 	// of tiers.GrantOptions.
@@ -129,7 +130,7 @@ type Planned struct {
 	// UnknownTools are allowed-tools entries that map to no permission;
 	// they need consent outside the verified tier.
 	UnknownTools []string `json:"unknownTools,omitempty"`
-	Verification *registry.Verification
+	Verification *verified.Verification
 	manifest     *registry.Manifest
 	repo         *registry.Repository
 	// local is set for a skill installed from a local directory.
@@ -496,12 +497,12 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			}
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
-			vo := registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
-			var v *registry.Verification
+			vo := verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
+			var v *verified.Verification
 			if refs, ok := opts.knownReferrers(ls, m); ok {
-				v, _, err = repo.VerifyWithAuditsFrom(gctx, m, refs, vo)
+				v, _, err = verified.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
 			} else {
-				v, _, err = repo.VerifyWithAudits(gctx, m, vo)
+				v, _, err = verified.VerifyWithAudits(gctx, repo, m, vo)
 			}
 			if lerr := <-layer; err == nil && lerr != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)
