@@ -7,6 +7,7 @@ import (
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -61,7 +62,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.client.CopyLock(ctx, lock, dst, registry.CopyLockOptions{})
+	res, err := catalog.CopyLock(ctx, e.client, lock, dst, registry.CopyLockOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -96,7 +97,7 @@ type InstallError struct {
 	// Manifest is what was resolved; Graph where (nil when the failure
 	// came before a source was chosen); LockFile the project's lock.
 	Manifest *resolve.Manifest
-	Graph    *registry.Graph
+	Graph    *catalog.Graph
 	LockFile string
 	// Err is the failure.
 	Err error
@@ -141,12 +142,12 @@ func HasProject(manifest string) bool {
 // Graph returns the registry graph m's names resolve in: the Engine's
 // Source, else the manifest's registry, else FallbackSource, else the
 // embedded registry.
-func (e *Engine) Graph(m *resolve.Manifest) (*registry.Graph, error) {
+func (e *Engine) Graph(m *resolve.Manifest) (*catalog.Graph, error) {
 	ns, err := m.Namespace(e.source(m))
 	if err != nil {
 		return nil, invalid(err)
 	}
-	return registry.NewGraph(e.client, ns)
+	return catalog.NewGraph(e.client, ns)
 }
 
 // source is the one default-source rule, for every operation that

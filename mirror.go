@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 )
 
 // MirrorRequest is one mirror of skills from a source to another.
@@ -45,7 +46,7 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 		if err != nil {
 			return nil, err
 		}
-		opts.Verify = &registry.VerifyOptions{Trust: trust, Policy: policy}
+		opts.Verify = verified.MirrorCheck(verified.VerifyOptions{Trust: trust, Policy: policy})
 	}
 	res, err := e.client.Mirror(ctx, src, dst, opts)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -174,7 +174,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 
 // fillWanted sets the row's wanted (newest in its range) and latest
 // (newest release) versions; a skill no longer published has neither.
-func fillWanted(ctx context.Context, graph *registry.Graph, key string, row *OutdatedSkill, pre bool) error {
+func fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *OutdatedSkill, pre bool) error {
 	vs, err := graph.Versions(ctx, key)
 	if err != nil {
 		if errors.Is(err, resolve.ErrNotFound) {

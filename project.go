@@ -11,7 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/atomicfile"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -231,7 +231,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 // rangeBumps returns the manifest edits of an update with Breaking
 // (latest false: only ranges the newest release is outside of) or Latest
 // (every range): each chosen requirement becomes ^NEWEST.
-func rangeBumps(ctx context.Context, graph *registry.Graph, m *resolve.Manifest, names []string, latest, pre bool) (map[string]string, error) {
+func rangeBumps(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, names []string, latest, pre bool) (map[string]string, error) {
 	set := map[string]string{}
 	ns := graph.Namespace()
 	for _, r := range m.Skills {

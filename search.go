@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 )
 
 // SearchRequest is one search of a source's index.
@@ -32,7 +33,7 @@ type SearchRequest struct {
 // on this machine (the embedded registry, a layout directory) without an
 // index gets one built first; a remote one is its maintainer's to build
 // (registry.ErrNoIndex).
-func (e *Engine) Search(ctx context.Context, r SearchRequest) (*registry.SearchResult, error) {
+func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchResult, error) {
 	if r.RequireSignedIndex && r.NoVerify {
 		return nil, invalid(errors.New("requiring a signed index verifies its signatures; it cannot be combined with no verification"))
 	}
@@ -46,15 +47,15 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*registry.SearchR
 	if err != nil {
 		return nil, err
 	}
-	opts := registry.SearchOptions{Limit: r.Limit, RequireSignedIndex: r.RequireSignedIndex}
+	opts := verified.SearchOptions{Limit: r.Limit, RequireSignedIndex: r.RequireSignedIndex}
 	if !r.NoVerify {
 		policy, trust, err := e.TrustPolicy(ctx)
 		if err != nil {
 			return nil, err
 		}
-		opts.Verify = &registry.VerifyOptions{Trust: trust, Policy: policy}
+		opts.Verify = &verified.VerifyOptions{Trust: trust, Policy: policy}
 	}
-	res, err := e.client.Search(ctx, src, r.Query, opts)
+	res, err := verified.Search(ctx, e.client, src, r.Query, opts)
 	if errors.Is(err, registry.ErrNoIndex) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
 		idx, err := e.client.BuildIndex(ctx, src, registry.IndexOptions{})
 		if err != nil {
@@ -66,7 +67,7 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*registry.SearchR
 		if r.OnIndexBuilt != nil {
 			r.OnIndexBuilt(src, len(idx.Skills))
 		}
-		return e.client.Search(ctx, src, r.Query, opts)
+		return verified.Search(ctx, e.client, src, r.Query, opts)
 	}
 	return res, err
 }

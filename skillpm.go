@@ -23,6 +23,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -53,7 +54,7 @@ type Options struct {
 	// PolicyFile is read when Policy is nil; "" searches.
 	PolicyFile string
 	// Trust is the signature trust material. When it holds nothing, Open
-	// derives it from the policy (registry.PolicyTrust) with Keys and
+	// derives it from the policy (verified.PolicyTrust) with Keys and
 	// PublicGoodRoot.
 	Trust sign.VerifyOptions
 	// Keys are public keys trusted besides the policy's; the policy still
@@ -216,7 +217,7 @@ func (e *Engine) TrustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 		e.policy = p
 	}
 	if emptyTrust(e.trust) {
-		trust, err := registry.PolicyTrust(ctx, e.policy, registry.TrustOptions{PublicGoodRoot: e.opts.PublicGoodRoot, Keys: e.opts.Keys})
+		trust, err := verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{PublicGoodRoot: e.opts.PublicGoodRoot, Keys: e.opts.Keys})
 		if err != nil {
 			return nil, sign.VerifyOptions{}, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -16,7 +17,7 @@ type Verification struct {
 	Manifest   *registry.Manifest
 	// Verification has every signature check, the verified signers and
 	// the tier decision.
-	*registry.Verification
+	*verified.Verification
 	// Audits are the audit attestations, verified with the same trust
 	// material; those that count feed the decision.
 	Audits *registry.AuditVerification
@@ -82,13 +83,13 @@ func (e *Engine) VerifyManifest(ctx context.Context, repo *registry.Repository, 
 	if err != nil {
 		return nil, err
 	}
-	opts := registry.VerifyOptions{Trust: trust, Policy: policy}
+	opts := verified.VerifyOptions{Trust: trust, Policy: policy}
 	av, err := repo.VerifyAudits(ctx, m, opts.Trust)
 	if err != nil {
 		return nil, err
 	}
 	opts.AuditSigners = av.Signers()
-	v, err := repo.VerifySkill(ctx, m, opts)
+	v, err := verified.VerifySkill(ctx, repo, m, opts)
 	if err != nil {
 		return nil, err
 	}

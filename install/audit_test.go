@@ -10,7 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -128,7 +128,7 @@ func TestAuditStagedErrors(t *testing.T) {
 func TestInstallNeedsAnAuditor(t *testing.T) {
 	r := newTestRegistry(t)
 	r.publish("txa", "1.0.0", nil, nil)
-	g, err := registry.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -98,7 +99,7 @@ func BenchmarkInstallCold100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -211,7 +212,7 @@ func BenchmarkInstallWarmNoop(b *testing.B) {
 	for _, n := range names {
 		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: "^1"})
 	}
-	g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+	g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 	if err != nil {
 		b.Fatal(err)
 	}

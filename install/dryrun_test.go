@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -45,7 +46,7 @@ func TestDryRunJudgesTheLayerWritesNoRoot(t *testing.T) {
 		t.Fatal("the layer is cached before any install")
 	}
 	root := filepath.Join(t.TempDir(), "root")
-	g, err := registry.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

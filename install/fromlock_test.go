@@ -12,6 +12,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -63,13 +64,13 @@ func newLockFixture(t *testing.T) *lockFixture {
 	return f
 }
 
-func (f *lockFixture) client(t *testing.T, cache string) (*registry.Client, *registry.Graph) {
+func (f *lockFixture) client(t *testing.T, cache string) (*registry.Client, *catalog.Graph) {
 	t.Helper()
 	c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(f.work, cache), EmbeddedDir: filepath.Join(f.work, "embedded")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := registry.NewGraph(c, resolve.Namespace{Default: f.proxy.Host + "/lk"})
+	g, err := catalog.NewGraph(c, resolve.Namespace{Default: f.proxy.Host + "/lk"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -64,7 +65,7 @@ func (r *testRegistry) install(root string, names ...string) (*Result, error) {
 	for _, n := range names {
 		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: resolve.AnyRange})
 	}
-	g, err := registry.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}

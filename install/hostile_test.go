@@ -18,6 +18,8 @@ import (
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -70,7 +72,7 @@ func newHostileEnv(t *testing.T) *hostileEnv {
 	if e.policy, err = tiers.Load(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	if e.trust, err = registry.PolicyTrust(ctx, e.policy, registry.TrustOptions{NoPublicGood: true}); err != nil {
+	if e.trust, err = verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{NoPublicGood: true}); err != nil {
 		t.Fatal(err)
 	}
 	if e.client, err = registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(e.work, "cache"), EmbeddedDir: filepath.Join(e.work, "embedded")}); err != nil {
@@ -160,7 +162,7 @@ func (e *hostileEnv) pushCrafted(name, version string, layer *registry.Artifact,
 // --yes and no terminal.
 func (e *hostileEnv) install(name string, mod func(*Options)) (string, *Result, error) {
 	e.t.Helper()
-	g, err := registry.NewGraph(e.client, resolve.Namespace{Default: e.reg.Host + "/att"})
+	g, err := catalog.NewGraph(e.client, resolve.Namespace{Default: e.reg.Host + "/att"})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -19,6 +19,8 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -40,7 +42,7 @@ type Options struct {
 	AllowAuditFindings bool
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
-	// Trust is the signature trust material (registry.PolicyTrust).
+	// Trust is the signature trust material (verified.PolicyTrust).
 	Trust sign.VerifyOptions
 	// Grants, Yes, AllowExperimental and Prompter are the consent inputs
 	// of tiers.GrantOptions.
@@ -128,7 +130,7 @@ type Planned struct {
 	// UnknownTools are allowed-tools entries that map to no permission;
 	// they need consent outside the verified tier.
 	UnknownTools []string `json:"unknownTools,omitempty"`
-	Verification *registry.Verification
+	Verification *verified.Verification
 	manifest     *registry.Manifest
 	repo         *registry.Repository
 	// local is set for a skill installed from a local directory.
@@ -391,7 +393,7 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, error) {
 	// A namespace's signed sparse index answers the solver in two round
 	// trips; without one the registry does, fetched ahead of the solver.
-	if g, ok := cat.(*registry.Graph); ok && !opts.NoIndex {
+	if g, ok := cat.(*catalog.Graph); ok && !opts.NoIndex {
 		lock, plan, ok, err := resolveFromIndex(ctx, c, g, m, prev, opts, warn)
 		if err != nil || ok {
 			return lock, plan, err
@@ -399,7 +401,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 	}
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
-	if g, ok := cat.(*registry.Graph); ok {
+	if g, ok := cat.(*catalog.Graph); ok {
 		roots := map[string]string{}
 		for _, r := range m.Skills {
 			if key, err := cat.Namespace().Key(r.Name); err == nil {
@@ -407,7 +409,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 			}
 		}
 		// Layers download while the solver runs, except in a dry run.
-		stop := g.PrefetchWith(ctx, registry.PrefetchOptions{Jobs: opts.Jobs, Roots: roots, Layers: !opts.DryRun,
+		stop := g.PrefetchWith(ctx, catalog.PrefetchOptions{Jobs: opts.Jobs, Roots: roots, Layers: !opts.DryRun,
 			Prefer: prev.Preferences(cat.Namespace())})
 		defer stop()
 	}
@@ -495,12 +497,12 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			}
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
-			vo := registry.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
-			var v *registry.Verification
+			vo := verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
+			var v *verified.Verification
 			if refs, ok := opts.knownReferrers(ls, m); ok {
-				v, _, err = repo.VerifyWithAuditsFrom(gctx, m, refs, vo)
+				v, _, err = verified.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
 			} else {
-				v, _, err = repo.VerifyWithAudits(gctx, m, vo)
+				v, _, err = verified.VerifyWithAudits(gctx, repo, m, vo)
 			}
 			if lerr := <-layer; err == nil && lerr != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/registry/sparse"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -45,7 +47,7 @@ func signedIndex(b *testing.B, c *registry.Client, src registry.Source, names []
 	if err != nil {
 		b.Fatal(err)
 	}
-	trust, err := registry.PolicyTrust(ctx, p, registry.TrustOptions{NoPublicGood: true})
+	trust, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{NoPublicGood: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,12 +166,12 @@ func BenchmarkLatency100(b *testing.B) {
 	cacheDir := filepath.Join(work, "cache")
 	root := filepath.Join(work, "root")
 	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
-	newClient := func() (*registry.Client, *registry.Graph) {
+	newClient := func() (*registry.Client, *catalog.Graph) {
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -252,7 +254,7 @@ func BenchmarkLatency100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -292,12 +294,12 @@ func BenchmarkLatency100(b *testing.B) {
 	var warns []string
 	iopts.Warn = func(s string) { warns = append(warns, s) }
 	icache := filepath.Join(work, "cache-index")
-	newIndexClient := func() (*registry.Client, *registry.Graph) {
+	newIndexClient := func() (*registry.Client, *catalog.Graph) {
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: icache, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/hosts"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -36,7 +36,7 @@ func (r *testRegistry) installInto(roots []Root, names ...string) (*Result, erro
 	for _, n := range names {
 		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: resolve.AnyRange})
 	}
-	g, err := registry.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (r *testRegistry) installInto(roots []Root, names ...string) (*Result, erro
 }
 
 func (r *testRegistry) updateRoots(roots []Root) (*Result, error) {
-	g, err := registry.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}

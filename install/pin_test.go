@@ -10,6 +10,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -55,7 +56,7 @@ func TestUpdateCheckReadsNoLayer(t *testing.T) {
 	ns := resolve.Namespace{Default: proxy.Host + "/pin"}
 	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true}
 	c = newClient()
-	g, err := registry.NewGraph(c, ns)
+	g, err := catalog.NewGraph(c, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestUpdateCheckReadsNoLayer(t *testing.T) {
 	tags := proxy.Count(http.MethodGet, "/tags/")
 	blobs := proxy.Count(http.MethodGet, "/blobs/")
 	c = newClient()
-	if g, err = registry.NewGraph(c, ns); err != nil {
+	if g, err = catalog.NewGraph(c, ns); err != nil {
 		t.Fatal(err)
 	}
 	opts.DryRun = true
@@ -105,12 +106,12 @@ func TestPrefetchFollowsLock(t *testing.T) {
 	proxy := registrytest.NewProxy(t, reg, nil)
 	ctx := context.Background()
 	work := t.TempDir()
-	newClient := func(cache string) (*registry.Client, *registry.Graph) {
+	newClient := func(cache string) (*registry.Client, *catalog.Graph) {
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(work, cache), EmbeddedDir: filepath.Join(work, "embedded")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := registry.NewGraph(c, resolve.Namespace{Default: proxy.Host + "/pf"})
+		g, err := catalog.NewGraph(c, resolve.Namespace{Default: proxy.Host + "/pf"})
 		if err != nil {
 			t.Fatal(err)
 		}

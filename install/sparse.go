@@ -12,6 +12,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/resolve"
 	"golang.org/x/sync/errgroup"
@@ -27,7 +28,7 @@ import (
 // whose tag lists are cached by then. An index whose entry the fetched
 // manifest contradicts is refused (sparse.ErrLies): it was signed by
 // someone the policy trusts, so it is not weather.
-func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, bool, error) {
+func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, bool, error) {
 	src := g.DefaultSource()
 	if src == nil {
 		return nil, nil, false, nil
@@ -192,7 +193,7 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *registry.Graph
 
 // warmRoots lists the tags of m's skills in the background, into the
 // Client's cache; stop waits for what is in flight.
-func warmRoots(ctx context.Context, g *registry.Graph, m *resolve.Manifest, jobs int) (stop func()) {
+func warmRoots(ctx context.Context, g *catalog.Graph, m *resolve.Manifest, jobs int) (stop func()) {
 	ns := g.Namespace()
 	done := make(chan struct{})
 	go func() {

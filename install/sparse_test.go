@@ -12,6 +12,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
@@ -106,7 +107,7 @@ func (e *sparseEnv) installAppWith(t *testing.T, prev *resolve.Lockfile, more ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := registry.NewGraph(c, resolve.Namespace{Default: e.proxy.Host + "/sparse"})
+	g, err := catalog.NewGraph(c, resolve.Namespace{Default: e.proxy.Host + "/sparse"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ type AuditVerification struct {
 }
 
 // Signers returns the distinct signers of the attestations that count, in
-// first-seen order: what VerifyOptions.AuditSigners takes.
+// first-seen order: what verified.VerifyOptions.AuditSigners takes.
 func (a *AuditVerification) Signers() []sign.Identity {
 	if a == nil {
 		return nil
@@ -63,8 +63,8 @@ func (a *AuditVerification) Signers() []sign.Identity {
 }
 
 // VerifyAudits reads the audit attestations attached to m and verifies each
-// against trust (the same material as signatures: [PolicyTrust]) for m's
-// digest. An attestation counts when it verifies, its verdict is pass or
+// against trust (the same material as signatures: verified.PolicyTrust)
+// for m's digest. An attestation counts when it verifies, its verdict is pass or
 // review, and its verdict tier is at least the tier m claims (a verdict at
 // a lower tier says nothing about the stricter one). A block verdict never
 // counts, whoever signed it. The error is for a registry that cannot be
@@ -75,6 +75,21 @@ func (r *Repository) VerifyAudits(ctx context.Context, m *Manifest, trust sign.V
 		return nil, err
 	}
 	return r.verifyAudits(ctx, m, set, trust)
+}
+
+// VerifyAuditsFrom is [Repository.VerifyAudits] over refs, a listing of
+// m's referrers obtained elsewhere (a signed sparse index): every referrer
+// and bundle is still read by digest and verified over m's digest.
+func (r *Repository) VerifyAuditsFrom(ctx context.Context, m *Manifest, refs []ocispec.Descriptor, trust sign.VerifyOptions) (*AuditVerification, error) {
+	audits, err := r.bundles(ctx, m.Descriptor, refs, attest.PredicateType)
+	if err != nil {
+		return nil, err
+	}
+	av, err := r.verifyAudits(ctx, m, audits, trust)
+	if err != nil {
+		return nil, fmt.Errorf("verifying audit attestations: %w", err)
+	}
+	return av, nil
 }
 
 // verifyAudits verifies set, the audit attestation bundles of m.

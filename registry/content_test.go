@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +8,6 @@ import (
 	"testing"
 
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"github.com/skillpm/skillpm/internal/registrytest"
-	"oras.land/oras-go/v2/registry/remote"
 )
 
 // lie rewrites a's permissions annotation to "[]", keeping everything
@@ -45,71 +41,5 @@ func TestPublishRefusesAnnotationsNotFromContent(t *testing.T) {
 	}
 	if _, err := c.Publish(context.Background(), c.Embedded(), a, PublishOptions{}); err != nil {
 		t.Fatalf("the honest artifact: %v", err)
-	}
-}
-
-// TestMirrorVerifyRefusesLyingArtifact: a signed artifact whose
-// permissions annotation says [] while its layer declares shell:execute,
-// pushed by hand to a real registry, is refused by mirror with Verify;
-// the honest one beside it is copied.
-func TestMirrorVerifyRefusesLyingArtifact(t *testing.T) {
-	reg := registrytest.Start(t, registrytest.Options{})
-	ctx := context.Background()
-	c := remoteClient(t, nil)
-	pub, _ := testKeys(t)
-	src := remoteSourceFor(t, c, reg.Host)
-	work := t.TempDir()
-	for _, s := range []skillSpec{
-		{name: "liar", version: "1.0.0", tier: "verified", permissions: []string{"shell:execute"}},
-		{name: "honest", version: "1.0.0", tier: "verified", permissions: []string{"shell:execute"}},
-	} {
-		a := build(t, writeSkill(t, work, s))
-		if s.name == "liar" {
-			a = lie(t, a)
-		}
-		repo, err := remote.NewRepository(reg.Host + "/skills/" + s.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		repo.PlainHTTP = true
-		for _, b := range []struct {
-			d    ocispec.Descriptor
-			data []byte
-		}{{a.Manifest.Config, a.Config}, {a.Manifest.Layers[0], a.Layer}} {
-			if err := repo.Push(ctx, b.d, bytes.NewReader(b.data)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := repo.PushReference(ctx, a.Descriptor, bytes.NewReader(a.ManifestBytes), Tag(s.version)); err != nil {
-			t.Fatal(err)
-		}
-		r, err := c.Repository(src, s.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.AttachSignature(ctx, a.Descriptor, signWith(t, pub, a.Descriptor), AttachOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dst, err := c.Layout(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	vo := VerifyOptions{Trust: trustKeys(pub)}
-	res, err := c.Mirror(ctx, src, dst, MirrorOptions{Names: []string{"honest", "liar"}, Verify: &vo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range res.Versions {
-		switch v.Name {
-		case "liar":
-			if v.Status != MirrorRefused || !errors.Is(v.Err, ErrContentMismatch) || !strings.Contains(v.Err.Error(), "[]") || !strings.Contains(v.Err.Error(), "shell:execute") {
-				t.Errorf("liar: %s %v, want refused naming [] and shell:execute", v.Status, v.Err)
-			}
-		case "honest":
-			if v.Status == MirrorRefused || v.Err != nil {
-				t.Errorf("honest: %s %v", v.Status, v.Err)
-			}
-		}
 	}
 }

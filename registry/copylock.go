@@ -5,27 +5,36 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
 )
 
-// CopyLockOptions controls [Client.CopyLock].
+// CopyLockOptions controls [Client.CopyPinned].
 type CopyLockOptions struct {
 	// OnVersion, when set, is called once per skill copied.
 	OnVersion func(MirroredVersion)
 }
 
-// CopyLock copies exactly the skills of lock (each at its locked version
-// and digest, with every referrer: signatures, countersignatures) from
-// their sources into dst, a directory of OCI layouts, for air-gapped
-// installs and OEM images (the CLI's `skillpm bundle`): `skillpm install
-// --from oci-layout:DIR` reads it with no network. (A [Bundle] is a
-// Sigstore bundle attached to a manifest; this is not one.) A tag whose digest is no longer the locked one is an error
+// Pinned is one skill at the version and digest a lock pins it to.
+type Pinned struct {
+	// Repository is the canonical repository ("embedded/x",
+	// "oci-layout:/abs/x", "host/ns/x").
+	Repository string
+	// Name, Version and Digest identify the version.
+	Name, Version, Digest string
+}
+
+// CopyPinned copies exactly the pinned skills (each at its version and
+// digest, with every referrer: signatures, countersignatures) from their
+// sources into dst, a directory of OCI layouts, for air-gapped installs
+// and OEM images (the CLI's `skillpm bundle`, through the resolver's lock):
+// `skillpm install --from oci-layout:DIR` reads it with no network. (A
+// [Bundle] is a Sigstore bundle attached to a manifest; this is not one.)
+// A tag whose digest is no longer the pinned one is an error
 // (ErrImmutable); so is a destination already holding other skills, or two
-// locked skills with one name, since a bundle is one namespace.
-func (c *Client) CopyLock(ctx context.Context, lock *resolve.Lockfile, dst Source, opts CopyLockOptions) (*MirrorResult, error) {
+// pinned skills with one name, since a bundle is one namespace.
+func (c *Client) CopyPinned(ctx context.Context, pins []Pinned, dst Source, opts CopyLockOptions) (*MirrorResult, error) {
 	want := map[string]bool{}
-	for _, s := range lock.Skills {
+	for _, s := range pins {
 		if want[s.Name] {
 			return nil, fmt.Errorf("%w: two locked skills are named %s; a bundle holds one per name", ErrInvalidOptions, s.Name)
 		}
@@ -47,8 +56,8 @@ func (c *Client) CopyLock(ctx context.Context, lock *resolve.Lockfile, dst Sourc
 		}
 	}
 	res := &MirrorResult{}
-	for _, s := range lock.Skills {
-		src, err := c.lockSource(s.Source, s.Name)
+	for _, s := range pins {
+		src, err := c.lockSource(s.Repository, s.Name)
 		if err != nil {
 			return nil, err
 		}

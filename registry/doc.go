@@ -21,6 +21,13 @@
 // and a transfer that stalls is abandoned; a blob that does not match its
 // digest is a [*DigestMismatchError], never retried.
 //
+// Signatures and audit attestations are attached, listed and verified
+// here against the trust material a caller gives; what tier their signers
+// earn under a trust policy, and the search and mirror checks that need
+// it, are in registry/verified, and the resolver's view of the registry in
+// registry/catalog, so that this transport imports neither the policy nor
+// the resolver.
+//
 // Nothing here prints or keeps package-level state; progress is reported
 // through [Options.Progress].
 package registry

@@ -101,7 +101,7 @@ func TestVerifyFindsSignatureAmongJunkReferrers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := fr.VerifySkill(ctx, m, VerifyOptions{Trust: trustKeys(pub)})
+	v, err := fr.VerifySignatures(ctx, m, trustKeys(pub))
 	if err != nil {
 		t.Fatal(err)
 	}

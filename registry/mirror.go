@@ -43,9 +43,10 @@ type MirrorOptions struct {
 	// DefaultMirrorJobs.
 	Jobs int
 	// Verify, when set, verifies every version at the source before it is
-	// copied: a version no signature verifies for (or, with MinTier, whose
-	// effective tier is lower) is refused and not copied.
-	Verify *VerifyOptions
+	// copied: a version it refuses (no signature verifies for it) or, with
+	// MinTier, whose effective tier is lower is not copied. Package
+	// registry/verified makes one from a trust policy.
+	Verify VersionCheck
 	// MinTier refuses versions whose effective tier is below it; it needs
 	// Verify.
 	MinTier skill.Tier
@@ -73,6 +74,12 @@ func (o MirrorOptions) Validate() error {
 	}
 	return nil
 }
+
+// A VersionCheck vets version (its SemVer tag) of repo, whose manifest is
+// m, before [Client.Mirror] copies it, and returns the effective tier it
+// vouches for. An error wrapping ErrUnverified refuses the version (the
+// tier returned is still reported); any other error fails it.
+type VersionCheck func(ctx context.Context, repo *Repository, version string, m *Manifest) (skill.Tier, error)
 
 // MirrorStatus is what happened to one version.
 type MirrorStatus string
@@ -376,23 +383,14 @@ func (cp *copier) version(ctx context.Context, version, want string, opts Mirror
 		if err != nil {
 			return failed(err)
 		}
-		v, err := cp.repo.VerifySkill(ctx, sm, *opts.Verify)
-		if err != nil {
-			return failed(err)
-		}
-		// The tier and permissions a mirror vouches for are the layer's.
-		if err := cp.repo.CheckLayer(ctx, sm); err != nil {
-			if errors.Is(err, ErrContentMismatch) {
-				mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%w: %w", ErrUnverified, err)
-				return mv
-			}
-			return failed(err)
-		}
-		mv.Tier = v.Decision.Effective
+		tier, err := opts.Verify(ctx, cp.repo, version, sm)
+		mv.Tier = tier
 		switch {
-		case len(v.Signers) == 0:
-			mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%s@%s (%s): %w: no signature verifies (%d attached)", cp.repo.loc, version, desc.Digest, ErrUnverified, len(v.Checks))
+		case errors.Is(err, ErrUnverified):
+			mv.Status, mv.Err = MirrorRefused, err
 			return mv
+		case err != nil:
+			return failed(err)
 		case opts.MinTier != "" && !mv.Tier.AtLeast(opts.MinTier):
 			mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%s@%s is %s, below the minimum tier %s: %w", cp.repo.loc, version, mv.Tier, opts.MinTier, ErrUnverified)
 			return mv

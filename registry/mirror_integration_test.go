@@ -133,7 +133,7 @@ func TestMirrorRepairsReferrersIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := repo.VerifySkill(ctx, m, VerifyOptions{Trust: trustKeys(publisher)})
+		v, err := repo.VerifySignatures(ctx, m, trustKeys(publisher))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
-	"github.com/skillpm/skillpm/tiers"
 )
 
 // mirrorSkills is how many skills the mirror tests carry.
@@ -112,11 +112,11 @@ func checkMirrored(t *testing.T, c *Client, src, dst Source, names []string, tru
 		if sm.Descriptor.Digest != dm.Descriptor.Digest {
 			return fmt.Errorf("%s: digest %s at the source, %s at the destination", name, sm.Descriptor.Digest, dm.Descriptor.Digest)
 		}
-		sv, err := sr.VerifySkill(ctx, sm, VerifyOptions{Trust: trust})
+		sv, err := sr.VerifySignatures(ctx, sm, trust)
 		if err != nil {
 			return err
 		}
-		dv, err := dr.VerifySkill(ctx, dm, VerifyOptions{Trust: trust})
+		dv, err := dr.VerifySignatures(ctx, dm, trust)
 		if err != nil {
 			return err
 		}
@@ -125,6 +125,22 @@ func checkMirrored(t *testing.T, c *Client, src, dst Source, names []string, tru
 		}
 		return nil
 	})
+}
+
+// signedBy is the check Mirror runs in these tests: a version is copied
+// when a signature under trust verifies for it. (What tier the signers
+// earn is registry/verified's MirrorCheck, tested there.)
+func signedBy(trust sign.VerifyOptions) VersionCheck {
+	return func(ctx context.Context, repo *Repository, version string, m *Manifest) (skill.Tier, error) {
+		v, err := repo.VerifySignatures(ctx, m, trust)
+		if err != nil {
+			return "", err
+		}
+		if len(v.Signers) == 0 {
+			return "", fmt.Errorf("%s@%s: %w: no signature verifies", repo.Location(), version, ErrUnverified)
+		}
+		return m.Metadata.Tier, nil
+	}
 }
 
 // cosignVerify runs `cosign verify --key` on ref when cosign is installed.
@@ -171,7 +187,7 @@ func TestMirrorBothWays(t *testing.T) {
 	}
 	for _, h := range hops {
 		t.Run(h.name, func(t *testing.T) {
-			opts := MirrorOptions{Jobs: 8, Verify: &VerifyOptions{Trust: trust}}
+			opts := MirrorOptions{Jobs: 8, Verify: signedBy(trust)}
 			if !h.list {
 				opts.Names = names
 			}
@@ -277,9 +293,8 @@ func TestMirrorResume(t *testing.T) {
 
 // TestMirrorVerifyRefusesTampered tampers with two skills of a layout
 // source (one re-published under the same version carrying the original's
-// signature, one stripped of its signature) and expects --verify to copy
-// the others and refuse those, naming them; --min-tier refuses what the
-// policy does not attest high enough.
+// signature, one stripped of its signature) and expects a mirror that
+// verifies to copy the others and refuse those, naming them.
 func TestMirrorVerifyRefusesTampered(t *testing.T) {
 	ctx := context.Background()
 	c := testClient(t, nil)
@@ -317,7 +332,7 @@ func TestMirrorVerifyRefusesTampered(t *testing.T) {
 	c = freshClient(t, c)
 	src, _ = c.Layout(strings.TrimPrefix(src.String(), LayoutPrefix))
 	dst, _ := c.Layout(filepath.Join(t.TempDir(), "dst"))
-	res, err := c.Mirror(ctx, src, dst, MirrorOptions{Verify: &VerifyOptions{Trust: trustKeys(publisher, auditor)}})
+	res, err := c.Mirror(ctx, src, dst, MirrorOptions{Verify: signedBy(trustKeys(publisher, auditor))})
 	if err != nil || res.Err() != nil {
 		t.Fatal(err, res.Err())
 	}
@@ -337,51 +352,4 @@ func TestMirrorVerifyRefusesTampered(t *testing.T) {
 	if slices.Contains(got, names[1]) || slices.Contains(got, names[2]) {
 		t.Errorf("a refused skill reached the destination: %v", got)
 	}
-
-	// --min-tier verified under a policy where only the auditor attests
-	// verified: only the countersigned skills (tamper-000, tamper-005)
-	// qualify.
-	p := marketplacePolicy(t, publisher, auditor)
-	dst2, _ := c.Layout(filepath.Join(t.TempDir(), "dst2"))
-	res, err = c.Mirror(ctx, src, dst2, MirrorOptions{MinTier: "verified", Verify: &VerifyOptions{Trust: trustKeys(publisher, auditor), Policy: p}})
-	if err != nil || res.Err() != nil {
-		t.Fatal(err, res.Err())
-	}
-	if res.Count(MirrorCopied) != 2 || res.Versions[0].Status != MirrorCopied || res.Versions[0].Tier != "verified" || res.Versions[5].Status != MirrorCopied {
-		t.Errorf("min-tier verified: %+v", res.Versions)
-	}
-}
-
-// marketplacePolicy trusts the publisher for community and the auditor
-// for verified, everywhere.
-func marketplacePolicy(t *testing.T, publisher, auditor *sign.PrivateKey) *tiers.Policy {
-	t.Helper()
-	dir := t.TempDir()
-	for name, k := range map[string]*sign.PrivateKey{"publisher.pub": publisher, "auditor.pub": auditor} {
-		if err := os.WriteFile(filepath.Join(dir, name), k.PublicKeyPEM(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	yaml := `version: 1
-policies:
-  - name: publishers
-    scopes: ["*"]
-    tier: community
-    identities:
-      - key: publisher.pub
-  - name: auditors
-    scopes: ["*"]
-    tier: verified
-    identities:
-      - key: auditor.pub
-`
-	path := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := tiers.Load(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

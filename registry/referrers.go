@@ -50,9 +50,6 @@ const (
 	// flood of junk referrers must be that large to push a real
 	// signature out, and reading that many stays bounded work.
 	MaxSignatures = 4096
-
-	// maxKeyFileBytes bounds a public key file named in a policy.
-	maxKeyFileBytes = 64 << 10
 )
 
 // AttachOptions controls [Repository.AttachBundle].

@@ -3,14 +3,12 @@ package registry
 import (
 	"bytes"
 	"context"
-	"crypto"
 	"encoding/json"
 	"errors"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,7 +19,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/sign"
-	"github.com/skillpm/skillpm/tiers"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 )
@@ -190,11 +187,11 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 	}
 
 	// Nothing attached yet.
-	v, err := repoA.VerifySkill(ctx, mA, VerifyOptions{Trust: trustKeys(publisher, auditor)})
+	v, err := repoA.VerifySignatures(ctx, mA, trustKeys(publisher, auditor))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Checks) != 0 || len(v.Signers) != 0 || v.Decision.Effective != "experimental" {
+	if len(v.Checks) != 0 || len(v.Signers) != 0 {
 		t.Fatalf("unsigned skill: %+v", v)
 	}
 
@@ -267,7 +264,7 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 	})
 
 	t.Run("verify", func(t *testing.T) {
-		v, err := repoA.VerifySkill(ctx, mA, VerifyOptions{Trust: trustKeys(publisher, auditor)})
+		v, err := repoA.VerifySignatures(ctx, mA, trustKeys(publisher, auditor))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +277,7 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 		}
 		// Only the publisher's key trusted: the auditor's signature is
 		// reported, and does not count.
-		v, err = repoA.VerifySkill(ctx, mA, VerifyOptions{Trust: trustKeys(publisher)})
+		v, err = repoA.VerifySignatures(ctx, mA, trustKeys(publisher))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,15 +291,12 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 		if _, err := repoB.AttachSignature(ctx, mB.Descriptor, bundleA, AttachOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		v, err := repoB.VerifySkill(ctx, mB, VerifyOptions{Trust: trustKeys(publisher, auditor)})
+		v, err := repoB.VerifySignatures(ctx, mB, trustKeys(publisher, auditor))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(v.Signers) != 0 || len(v.Failures()) != 1 || !errors.Is(v.Failures()[0].Err, sign.ErrDigestMismatch) {
 			t.Fatalf("foreign bundle: signers %v, failures %v", v.Signers, v.Failures())
-		}
-		if v.Decision.Effective != "experimental" {
-			t.Errorf("foreign bundle raised the tier: %+v", v.Decision)
 		}
 	})
 
@@ -321,7 +315,7 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := repo2.VerifySkill(ctx, m2, VerifyOptions{Trust: trustKeys(publisher, auditor)})
+		v, err := repo2.VerifySignatures(ctx, m2, trustKeys(publisher, auditor))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +326,7 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 		if _, err := repo2.AttachSignature(ctx, m2.Descriptor, bundleA, AttachOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		v, err = repo2.VerifySkill(ctx, m2, VerifyOptions{Trust: trustKeys(publisher, auditor)})
+		v, err = repo2.VerifySignatures(ctx, m2, trustKeys(publisher, auditor))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +334,7 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 			t.Fatalf("copied signature: signers %v, failures %v", v.Signers, v.Failures())
 		}
 		// The original digest keeps its signatures.
-		v, err = repoA.VerifySkill(ctx, mA, VerifyOptions{Trust: trustKeys(publisher, auditor)})
+		v, err = repoA.VerifySignatures(ctx, mA, trustKeys(publisher, auditor))
 		if err != nil || len(v.Signers) != 2 {
 			t.Fatalf("original digest after the tamper: %v, %v", v, err)
 		}
@@ -444,7 +438,7 @@ func TestReferrersHostile(t *testing.T) {
 	if err != nil || len(audits.Bundles) != 2 { // the audit one, and the garbage one stating no predicate type
 		t.Errorf("audit bundles: %v, %v", audits, err)
 	}
-	v, err := repo.VerifySkill(ctx, m, VerifyOptions{Trust: trustKeys(publisher)})
+	v, err := repo.VerifySignatures(ctx, m, trustKeys(publisher))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,74 +475,6 @@ func TestTrustRepository(t *testing.T) {
 	}
 }
 
-// TestPolicyTrust reads the keys and trusted roots a policy names.
-func TestPolicyTrust(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	publisher, auditor := testKeys(t)
-	write := func(name string, data []byte) {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("publisher.pub", publisher.PublicKeyPEM())
-	write("auditor.pub", auditor.PublicKeyPEM())
-	rootJSON, err := os.ReadFile("../sign/trusted_root.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	write("private-root.json", rootJSON)
-	write("policy.yaml", []byte(`version: 1
-policies:
-  - name: publishers
-    scopes: ["*"]
-    tier: community
-    identities:
-      - key: publisher.pub
-  - name: audited
-    scopes: ["embedded/*"]
-    tier: verified
-    identities:
-      - key: publisher.pub
-    requireAudit:
-      - key: auditor.pub
-trustedRoots: [private-root.json]
-`))
-	p, err := tiers.Load(ctx, filepath.Join(dir, "policy.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vo, err := PolicyTrust(ctx, p, TrustOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fps := func(ks []crypto.PublicKey) []string {
-		var out []string
-		for _, k := range ks {
-			out = append(out, sign.Fingerprint(k))
-		}
-		return out
-	}
-	if got, want := fps(vo.PublicKeys), []string{publisher.Fingerprint(), auditor.Fingerprint()}; !slices.Equal(got, want) {
-		t.Errorf("keys %v, want %v", got, want)
-	}
-	if len(vo.TrustedRoots) != 2 {
-		t.Errorf("%d trusted roots, want the public-good one and the policy's", len(vo.TrustedRoots))
-	}
-	if vo, err := PolicyTrust(ctx, p, TrustOptions{NoPublicGood: true}); err != nil || len(vo.TrustedRoots) != 1 {
-		t.Errorf("without public good: %d roots, %v", len(vo.TrustedRoots), err)
-	}
-	if vo, err := PolicyTrust(ctx, nil, TrustOptions{Keys: []crypto.PublicKey{auditor.Public()}}); err != nil || len(vo.PublicKeys) != 1 || len(vo.TrustedRoots) != 1 {
-		t.Errorf("no policy, one key: %+v, %v", vo, err)
-	}
-	// A key file swapped after the policy was read is refused.
-	other, _ := testKeys(t)
-	write("publisher.pub", other.PublicKeyPEM())
-	if _, err := PolicyTrust(ctx, p, TrustOptions{}); err == nil || !strings.Contains(err.Error(), "changed since the policy was read") {
-		t.Errorf("swapped key file: %v", err)
-	}
-}
-
 // BenchmarkVerifySkill100 reads and verifies 100 signatures attached to one
 // skill in an OCI layout: listing the referrers, fetching each referrer
 // manifest and bundle from the content cache, and verifying them (the
@@ -572,10 +498,10 @@ func BenchmarkVerifySkill100(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := VerifyOptions{Trust: trustKeys(publisher)}
+	trust := trustKeys(publisher)
 	b.ReportAllocs()
 	for b.Loop() {
-		v, err := repo.VerifySkill(ctx, m, opts)
+		v, err := repo.VerifySignatures(ctx, m, trust)
 		if err != nil || v.Verified() != 100 {
 			b.Fatalf("verified %d: %v", v.Verified(), err)
 		}

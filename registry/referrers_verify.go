@@ -2,122 +2,11 @@ package registry
 
 import (
 	"context"
-	"crypto"
-	"errors"
-	"fmt"
-	"io"
-	"path/filepath"
-	"slices"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"github.com/sigstore/sigstore-go/pkg/root"
-	"github.com/skillpm/skillpm/internal/boundedfile"
-	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/source"
-	"github.com/skillpm/skillpm/tiers"
 )
-
-// TrustOptions controls [PolicyTrust].
-type TrustOptions struct {
-	// PublicGoodRoot is a refreshed public-good trusted_root.json to use
-	// instead of the one embedded in skillpm; "" means the embedded one.
-	PublicGoodRoot string
-	// NoPublicGood leaves the public-good Sigstore out: only the policy's
-	// keys and trusted roots (a private Sigstore) are trusted.
-	NoPublicGood bool
-	// Keys are public keys trusted beyond those the policy names, such as
-	// `skillpm verify --key`. A signature by one verifies (its signer is
-	// reported), but only the policy decides what tier its signer earns:
-	// a policy identity given only as keyFingerprint needs its key here.
-	Keys []crypto.PublicKey
-}
-
-// PolicyTrust returns the trust material to verify signatures with under
-// policy p: the public keys its identities name (`key:` files, in rules
-// and requireAudit), its trusted roots, the public-good Sigstore root and
-// opts.Keys. A key file that changed since the policy was loaded (another
-// fingerprint) is an error, so that a policy is never checked against
-// another key than it was read with.
-func PolicyTrust(ctx context.Context, p *tiers.Policy, opts TrustOptions) (sign.VerifyOptions, error) {
-	var vo sign.VerifyOptions
-	seen := map[string]bool{}
-	addKey := func(k crypto.PublicKey) {
-		if fp := sign.Fingerprint(k); !seen[fp] {
-			seen[fp] = true
-			vo.PublicKeys = append(vo.PublicKeys, k)
-		}
-	}
-	if p != nil {
-		dir := filepath.Dir(p.Source)
-		for _, rule := range p.Rules {
-			for _, id := range append(append([]tiers.IdentityRule{}, rule.Identities...), rule.RequireAudit...) {
-				if id.Key == "" {
-					continue
-				}
-				k, err := policyKey(ctx, dir, p.Source, id)
-				if err != nil {
-					return sign.VerifyOptions{}, err
-				}
-				addKey(k)
-			}
-		}
-		for _, path := range p.TrustedRoots {
-			tr, err := sign.LoadTrustedRoot(ctx, path)
-			if err != nil {
-				return sign.VerifyOptions{}, fmt.Errorf("trust policy %s: trusted root: %w", p.Source, err)
-			}
-			vo.TrustedRoots = append(vo.TrustedRoots, tr)
-		}
-	}
-	for _, k := range opts.Keys {
-		if sign.Fingerprint(k) == "" {
-			return sign.VerifyOptions{}, fmt.Errorf("%w: a trusted key has no PKIX encoding (%T)", sign.ErrUnsupportedKey, k)
-		}
-		addKey(k)
-	}
-	if !opts.NoPublicGood {
-		tr, err := sign.LoadPublicGoodTrustedRoot(ctx, opts.PublicGoodRoot)
-		if err != nil {
-			return sign.VerifyOptions{}, fmt.Errorf("public-good trusted root: %w", err)
-		}
-		vo.TrustedRoots = append([]root.TrustedMaterial{tr}, vo.TrustedRoots...)
-	}
-	return vo, nil
-}
-
-// policyKey reads the public key file a policy identity names, relative to
-// the policy's directory, and checks it is still the key the policy was
-// loaded with.
-func policyKey(ctx context.Context, dir, source string, id tiers.IdentityRule) (crypto.PublicKey, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	path := id.Key
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, filepath.FromSlash(path))
-	}
-	f, err := boundedfile.OpenRegular(path)
-	if err != nil {
-		return nil, fmt.Errorf("trust policy %s: key %s: %w", source, id.Key, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
-	if err == nil && len(data) > maxKeyFileBytes {
-		err = errors.New("too large to be a public key")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("trust policy %s: key %s: %w", source, id.Key, err)
-	}
-	k, err := sign.LoadPublicKey(data)
-	if err != nil {
-		return nil, fmt.Errorf("trust policy %s: key %s: %w", source, id.Key, err)
-	}
-	if fp := sign.Fingerprint(k); id.KeyFingerprint != "" && fp != id.KeyFingerprint {
-		return nil, fmt.Errorf("trust policy %s: key %s changed since the policy was read (%s, was %s)", source, id.Key, fp, id.KeyFingerprint)
-	}
-	return k, nil
-}
 
 // TrustRepository returns the canonical repository string trust policy
 // scopes match (tiers.Repository): "embedded/<name>" for the embedded
@@ -139,18 +28,6 @@ func (r *Repository) TrustRepository() string {
 	return r.src.String() + "/" + r.name
 }
 
-// VerifyOptions controls [Repository.VerifySkill].
-type VerifyOptions struct {
-	// Trust is the trust material ([PolicyTrust]).
-	Trust sign.VerifyOptions
-	// Policy decides the tier; nil means the built-in default (everything
-	// experimental).
-	Policy *tiers.Policy
-	// AuditSigners are the verified signers of passing audit attestations
-	// for the same digest, for policies with requireAudit.
-	AuditSigners []sign.Identity
-}
-
 // SignatureCheck is the outcome of one signature attached to a skill.
 type SignatureCheck struct {
 	// Referrer is the referrer manifest carrying the bundle.
@@ -165,10 +42,12 @@ type SignatureCheck struct {
 	Err error
 }
 
-// Verification is what [Repository.VerifySkill] found: every signature
-// with its outcome, the verified signers, and the tier the policy gives.
-type Verification struct {
-	// Repository is the canonical repository policies were matched
+// SignatureVerification is what [Repository.VerifySignatures] found: every
+// signature with its outcome and the verified signers. What tier they earn
+// is the trust policy's to say (package registry/verified), not the
+// transport's.
+type SignatureVerification struct {
+	// Repository is the canonical repository policies are matched
 	// against ([Repository.TrustRepository]).
 	Repository string
 	// Manifest is the skill manifest verified.
@@ -179,16 +58,14 @@ type Verification struct {
 	// Signers are the distinct verified identities, in first-seen order:
 	// what the lockfile pins (tiers.CheckSigners).
 	Signers []sign.Identity
-	// Decision is the policy's tier decision over Signers.
-	Decision tiers.Decision
 }
 
 // Verified returns the number of signatures that verified.
-func (v *Verification) Verified() int { return len(v.Checks) - len(v.Failures()) }
+func (v *SignatureVerification) Verified() int { return len(v.Checks) - len(v.Failures()) }
 
 // Failures returns the signatures that did not verify, with why. They
 // never raise a tier.
-func (v *Verification) Failures() []SignatureCheck {
+func (v *SignatureVerification) Failures() []SignatureCheck {
 	var out []SignatureCheck
 	for _, c := range v.Checks {
 		if c.Err != nil {
@@ -198,64 +75,37 @@ func (v *Verification) Failures() []SignatureCheck {
 	return out
 }
 
-// VerifySkill reads the signatures attached to m, verifies each against
-// opts.Trust for m's digest, and evaluates the verified signers under
-// opts.Policy with the tier m claims. A signature that fails (another
-// digest, an untrusted key, a tampered bundle, an unreadable referrer) is
-// in Checks with why and never counts. The error is for a registry that
-// cannot be read or unusable trust options, never for a bad signature.
-func (r *Repository) VerifySkill(ctx context.Context, m *Manifest, opts VerifyOptions) (*Verification, error) {
+// VerifySignatures reads the signatures attached to m and verifies each
+// against trust for m's digest. A signature that fails (another digest, an
+// untrusted key, a tampered bundle, an unreadable referrer) is in Checks
+// with why and never counts. The error is for a registry that cannot be
+// read or unusable trust options, never for a bad signature.
+func (r *Repository) VerifySignatures(ctx context.Context, m *Manifest, trust sign.VerifyOptions) (*SignatureVerification, error) {
 	set, err := r.Signatures(ctx, m.Descriptor)
 	if err != nil {
 		return nil, err
 	}
-	return r.verifySignatures(ctx, m, set, opts)
+	return r.verifySignatures(ctx, m, set, trust)
 }
 
-// VerifyWithAudits is [Repository.VerifyAudits] then
-// [Repository.VerifySkill] over one listing of m's referrers: the signers
-// of passing audit attestations are added to opts.AuditSigners, so they
-// count for a policy's requireAudit.
-func (r *Repository) VerifyWithAudits(ctx context.Context, m *Manifest, opts VerifyOptions) (*Verification, *AuditVerification, error) {
-	refs, err := r.Referrers(ctx, m.Descriptor, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	return r.VerifyWithAuditsFrom(ctx, m, refs, opts)
-}
-
-// VerifyWithAuditsFrom is [Repository.VerifyWithAudits] over refs, a
+// VerifySignaturesFrom is [Repository.VerifySignatures] over refs, a
 // listing of m's referrers obtained elsewhere (a signed sparse index)
 // instead of asking the registry for one. Every referrer and bundle is
 // still read by digest and every signature verified over m's digest: a
 // listing can leave a signature out, never add one that does not verify.
-func (r *Repository) VerifyWithAuditsFrom(ctx context.Context, m *Manifest, refs []ocispec.Descriptor, opts VerifyOptions) (*Verification, *AuditVerification, error) {
-	audits, err := r.bundles(ctx, m.Descriptor, refs, attest.PredicateType)
+func (r *Repository) VerifySignaturesFrom(ctx context.Context, m *Manifest, refs []ocispec.Descriptor, trust sign.VerifyOptions) (*SignatureVerification, error) {
+	set, err := r.bundles(ctx, m.Descriptor, refs, sign.PredicateType)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	av, err := r.verifyAudits(ctx, m, audits, opts.Trust)
-	if err != nil {
-		return nil, nil, fmt.Errorf("verifying audit attestations: %w", err)
-	}
-	sigs, err := r.bundles(ctx, m.Descriptor, refs, sign.PredicateType)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts.AuditSigners = append(slices.Clip(opts.AuditSigners), av.Signers()...)
-	v, err := r.verifySignatures(ctx, m, sigs, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return v, av, nil
+	return r.verifySignatures(ctx, m, set, trust)
 }
 
-// verifySignatures verifies set, the signature bundles of m, and
-// evaluates the policy.
-func (r *Repository) verifySignatures(ctx context.Context, m *Manifest, set *BundleSet, opts VerifyOptions) (*Verification, error) {
-	v := &Verification{Repository: r.TrustRepository(), Manifest: m.Descriptor}
+// verifySignatures verifies set, the signature bundles of m.
+func (r *Repository) verifySignatures(ctx context.Context, m *Manifest, set *BundleSet, trust sign.VerifyOptions) (*SignatureVerification, error) {
+	v := &SignatureVerification{Repository: r.TrustRepository(), Manifest: m.Descriptor}
 	if len(set.Bundles) > 0 {
-		res, err := sign.VerifyAll(ctx, set.Raw(), m.Descriptor.Digest, opts.Trust)
+		res, err := sign.VerifyAll(ctx, set.Raw(), m.Descriptor.Digest, trust)
 		if err != nil {
 			return nil, err
 		}
@@ -274,6 +124,5 @@ func (r *Repository) verifySignatures(ctx context.Context, m *Manifest, set *Bun
 	for _, u := range set.Unreadable {
 		v.Checks = append(v.Checks, SignatureCheck{Referrer: u.Referrer, Err: u.Err})
 	}
-	v.Decision = tiers.Evaluate(opts.Policy, v.Repository, v.Signers, m.Metadata.Tier, tiers.EvalOptions{AuditSigners: opts.AuditSigners})
 	return v, nil
 }

@@ -404,7 +404,16 @@ func TestVerifyRequests(t *testing.T) {
 	}
 	resolved := len(proxy.Log())
 	for _, g := range all {
-		v, _, err := g.repo.VerifyWithAudits(ctx, g.m, VerifyOptions{Trust: trustKeys(key)})
+		// What verified.VerifyWithAudits asks: one listing, then the
+		// audits and the signatures among it.
+		refs, err := g.repo.Referrers(ctx, g.m.Descriptor, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.repo.VerifyAuditsFrom(ctx, g.m, refs, trustKeys(key)); err != nil {
+			t.Fatal(err)
+		}
+		v, err := g.repo.VerifySignaturesFrom(ctx, g.m, refs, trustKeys(key))
 		if err != nil {
 			t.Fatal(err)
 		}

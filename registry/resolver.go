@@ -23,7 +23,9 @@ type ResolverSource struct {
 	Default Source
 }
 
-func (s ResolverSource) repo(name string) (*Repository, error) {
+// Repository opens the repository a solver name stands for: a bare name
+// in Default, a name with a registry or layout in it there.
+func (s ResolverSource) Repository(name string) (*Repository, error) {
 	ref, err := ParseRef(name)
 	if err != nil {
 		return nil, err
@@ -37,7 +39,7 @@ func (s ResolverSource) repo(name string) (*Repository, error) {
 // Versions returns every published version of name, oldest first,
 // pre-releases included (the resolver decides whether it wants them).
 func (s ResolverSource) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
-	r, err := s.repo(name)
+	r, err := s.Repository(name)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +50,7 @@ func (s ResolverSource) Versions(ctx context.Context, name string) ([]*semver.Ve
 // dependency name, from its manifest's dev.skillpm.skill.requires
 // annotation. The map is the caller's to keep.
 func (s ResolverSource) Dependencies(ctx context.Context, name string, v *semver.Version) (map[string]string, error) {
-	r, err := s.repo(name)
+	r, err := s.Repository(name)
 	if err != nil {
 		return nil, err
 	}

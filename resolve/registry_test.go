@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
+	regcatalog "github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 )
@@ -145,7 +146,7 @@ func TestLockRealRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t)
-	g, err := registry.NewGraph(c, ns)
+	g, err := regcatalog.NewGraph(c, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func BenchmarkLock50Cached(b *testing.B) {
 		b.Fatal(err)
 	}
 	ns, _ := m.Namespace("")
-	g, err := registry.NewGraph(c, ns)
+	g, err := regcatalog.NewGraph(c, ns)
 	if err != nil {
 		b.Fatal(err)
 	}

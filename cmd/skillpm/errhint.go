@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -30,7 +31,7 @@ const maxShownVersions = 5
 // raw is the failure as the library returned it; err is what the command
 // would report (raw mapped to an exit code), returned unchanged when raw
 // is not about resolution.
-func notFoundHint(ctx context.Context, c *registry.Client, graph *registry.Graph, m *resolve.Manifest, raw, err error) error {
+func notFoundHint(ctx context.Context, c *registry.Client, graph *catalog.Graph, m *resolve.Manifest, raw, err error) error {
 	var nse *resolve.NoSolutionError
 	if raw == nil || (!errors.As(raw, &nse) && !errors.Is(raw, resolve.ErrNotFound) && !errors.Is(raw, registry.ErrNotFound)) {
 		return err
@@ -49,7 +50,7 @@ func notFoundHint(ctx context.Context, c *registry.Client, graph *registry.Graph
 
 // requirementHints describes, for each requirement of m nothing
 // published satisfies, what the source has.
-func requirementHints(ctx context.Context, c *registry.Client, graph *registry.Graph, m *resolve.Manifest, pre bool) []string {
+func requirementHints(ctx context.Context, c *registry.Client, graph *catalog.Graph, m *resolve.Manifest, pre bool) []string {
 	ns := graph.Namespace()
 	var out []string
 	for _, r := range m.Skills {

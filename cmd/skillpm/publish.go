@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
@@ -69,7 +70,7 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 // projectGraph returns the registry graph a project's names resolve in:
 // from (a --from or --registry flag), else the manifest's own registry,
 // else the configuration's, else the embedded registry.
-func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manifest) (*registry.Graph, error) {
+func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manifest) (*catalog.Graph, error) {
 	if from == "" && m.Registry == "" {
 		from = g.config().Registry
 	}
@@ -77,7 +78,7 @@ func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manife
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	graph, err := registry.NewGraph(c, ns)
+	graph, err := catalog.NewGraph(c, ns)
 	return graph, regExit(err)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/spf13/cobra"
 )
 
@@ -114,7 +115,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 
 // printSearch renders a search: JSON, the names (-q), or a table with
 // the index's signers and the hits' problems on stderr.
-func printSearch(g *globals, res *registry.SearchResult, verified bool, query string) error {
+func printSearch(g *globals, res *verified.SearchResult, verified bool, query string) error {
 	if g.json() {
 		j := searchJSON{Source: res.Source, Index: res.Index.Digest.String(), Total: res.Total, Hits: []searchHitJSON{}}
 		if verified {
@@ -174,7 +175,7 @@ func printSearch(g *globals, res *registry.SearchResult, verified bool, query st
 
 // printIndexSigners says on stderr who signed the index, or warns that no
 // one the trust policy names did.
-func printIndexSigners(g *globals, res *registry.SearchResult) {
+func printIndexSigners(g *globals, res *verified.SearchResult) {
 	if len(res.IndexSigners) == 0 {
 		fmt.Fprintf(g.stderr, "warning: the search index %s is not signed by anyone the trust policy names (%s attached); each hit's tier is still verified on its own\n",
 			res.Index.Digest, plural(res.IndexSignatures, "signature"))

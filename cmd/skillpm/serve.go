@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/spf13/cobra"
 )
 
@@ -111,7 +112,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 			if err != nil {
 				return nil, err
 			}
-			res, err := session.Search(ctx, src, q, registry.SearchOptions{Verify: &vopts})
+			res, err := verified.Search(ctx, session, src, q, verified.SearchOptions{Verify: &vopts})
 			if err != nil {
 				return nil, err
 			}
@@ -161,7 +162,7 @@ type searchHit struct {
 
 // searchHits turns search results into what the panel shows, each with
 // the reference that installs it: a bare name for the default source.
-func searchHits(from string, res *registry.SearchResult) []searchHit {
+func searchHits(from string, res *verified.SearchResult) []searchHit {
 	out := make([]searchHit, 0, len(res.Hits))
 	ref := func(name, version string) string { return name + "@" + version }
 	if from != "" {

@@ -11,6 +11,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -32,28 +33,28 @@ func (f *trustFlags) register(c *cobra.Command) {
 
 // load returns the effective policy and the trust material it names, plus
 // --key and the public-good root.
-func (f *trustFlags) load(ctx context.Context, g *globals) (*tiers.Policy, registry.VerifyOptions, error) {
+func (f *trustFlags) load(ctx context.Context, g *globals) (*tiers.Policy, verified.VerifyOptions, error) {
 	p, err := tiers.LoadEffective(ctx, f.policy, os.Getenv)
 	if err != nil {
-		return nil, registry.VerifyOptions{}, policyLoadError(g, err)
+		return nil, verified.VerifyOptions{}, policyLoadError(g, err)
 	}
 	var keys []crypto.PublicKey
 	for _, path := range f.keys {
 		data, err := readBounded(path)
 		if err != nil {
-			return nil, registry.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key: %w", err))
+			return nil, verified.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key: %w", err))
 		}
 		k, err := sign.LoadPublicKey(data)
 		if err != nil {
-			return nil, registry.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
+			return nil, verified.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
 		}
 		keys = append(keys, k)
 	}
-	trust, err := registry.PolicyTrust(ctx, p, registry.TrustOptions{PublicGoodRoot: f.publicGoodRoot, Keys: keys})
+	trust, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{PublicGoodRoot: f.publicGoodRoot, Keys: keys})
 	if err != nil {
-		return nil, registry.VerifyOptions{}, err
+		return nil, verified.VerifyOptions{}, err
 	}
-	return p, registry.VerifyOptions{Trust: trust, Policy: p}, nil
+	return p, verified.VerifyOptions{Trust: trust, Policy: p}, nil
 }
 
 type verifyFlags struct {
@@ -207,7 +208,7 @@ func policyName(p *tiers.Policy) string {
 	return p.Source
 }
 
-func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *registry.Verification, minTier string) verifyJSON {
+func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *verified.Verification, minTier string) verifyJSON {
 	j := verifyJSON{Name: m.Metadata.Name, Version: m.Metadata.Version, Repository: repo.Location().String(),
 		Digest: m.Descriptor.Digest.String(), Policy: policyName(p), Signatures: []verifySigJSON{}, Signers: v.Signers,
 		Verified: v.Verified(), Failed: len(v.Failures()), Tier: string(v.Decision.Effective), MinTier: minTier, Decision: v.Decision}
@@ -224,7 +225,7 @@ func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest,
 	return j
 }
 
-func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *registry.Verification, av *registry.AuditVerification) {
+func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *verified.Verification, av *registry.AuditVerification) {
 	d := v.Decision
 	fmt.Fprintf(w, "%s %s\n", m.Metadata.Name, m.Metadata.Version)
 	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", val) }
@@ -263,7 +264,7 @@ func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, 
 // junkReferrers counts the signature referrers that are not signatures
 // at all: unreadable, malformed, or over another digest. A well-formed
 // signature by a key the policy does not trust is not junk.
-func junkReferrers(v *registry.Verification) int {
+func junkReferrers(v *verified.Verification) int {
 	n := 0
 	for _, f := range v.Failures() {
 		if !errors.Is(f.Err, sign.ErrUntrustedKey) && !errors.Is(f.Err, sign.ErrUntrustedCertificate) && !errors.Is(f.Err, sign.ErrIdentityRejected) {

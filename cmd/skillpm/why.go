@@ -11,7 +11,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -114,7 +114,7 @@ func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*depGraph, error)
 }
 
 // rangesFrom reads dependency ranges from the registry's manifests.
-func rangesFrom(ctx context.Context, graph *registry.Graph) func(n *depNode) map[string]string {
+func rangesFrom(ctx context.Context, graph *catalog.Graph) func(n *depNode) map[string]string {
 	return func(n *depNode) map[string]string {
 		if n.Source == "" {
 			return nil

@@ -45,7 +45,7 @@ type Config struct {
 	Client *registry.Client
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
-	// Trust is the signature trust material (registry.PolicyTrust).
+	// Trust is the signature trust material (verified.PolicyTrust).
 	Trust sign.VerifyOptions
 	// From is the default source of bare names ("" means the embedded
 	// registry), as install --from.

@@ -16,6 +16,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 	"oras.land/oras-go/v2/registry/remote/credentials"
@@ -151,7 +152,7 @@ func Trust(t testing.TB, key *sign.KeyPair) (*tiers.Policy, sign.VerifyOptions) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	vo, err := registry.PolicyTrust(ctx, p, registry.TrustOptions{NoPublicGood: true})
+	vo, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{NoPublicGood: true})
 	if err != nil {
 		t.Fatal(err)
 	}

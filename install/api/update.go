@@ -9,7 +9,7 @@ import (
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -40,7 +40,7 @@ func (s *Server) annotateUpdates(ctx context.Context, skills []Skill) {
 	if err != nil {
 		return
 	}
-	graph, err := registry.NewGraph(s.cfg.Client.Session(), ns)
+	graph, err := catalog.NewGraph(s.cfg.Client.Session(), ns)
 	if err != nil {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -126,7 +126,7 @@ func (c *Catalog) Versions(ctx context.Context, key string) ([]*semver.Version, 
 }
 
 // Dependencies returns the requirements of version v of key, qualified
-// like registry.Graph qualifies them.
+// like catalog.Graph qualifies them.
 func (c *Catalog) Dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
 	e, iv := c.version(key, v)
 	if e == nil {
@@ -135,7 +135,7 @@ func (c *Catalog) Dependencies(ctx context.Context, key string, v *semver.Versio
 	if iv == nil {
 		return nil, fmt.Errorf("%s@%s: %w: %w", key, v, resolve.ErrNotFound, ErrStale)
 	}
-	out, err := registry.QualifyRequires(c.next.Namespace(), key, v, iv.Requires)
+	out, err := catalog.QualifyRequires(c.next.Namespace(), key, v, iv.Requires)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidIndex, err)
 	}

@@ -1,4 +1,10 @@
-package registry
+// Package catalog is the registry as the resolver sees it: a
+// [resolve.Catalog] over a [registry.Client] ([Graph]), fetching ahead of
+// the solver ([Graph.Prefetch]), the rule qualifying a version's
+// requirements that every catalog shares ([QualifyRequires]), and the copy
+// of a lock's skills into a layout ([CopyLock]). It sits above the registry
+// client so that the transport does not depend on the resolver.
+package catalog
 
 import (
 	"context"
@@ -7,12 +13,13 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
 )
 
 // Graph is what `skillpm lock` and install resolve against: every source
-// a project's skills reach, seen through [ResolverSource] (so it shares
+// a project's skills reach, seen through [registry.ResolverSource] (so it shares
 // the Client's caches: tags, tag to digest, and manifests by digest in
 // memory and on disk) under the solver names of a [resolve.Namespace].
 //
@@ -25,12 +32,12 @@ import (
 //
 // A repository that does not exist, or a name that cannot name one, is an
 // error wrapping both resolve.ErrNotFound (the solver then explains that
-// nothing provides it) and this package's error. Graph implements
+// nothing provides it) and the registry's error. Graph implements
 // resolve.Catalog; it is safe for concurrent use.
 type Graph struct {
 	ns       resolve.Namespace
-	def      ResolverSource
-	embedded ResolverSource
+	def      registry.ResolverSource
+	embedded registry.ResolverSource
 	// pre, when set by Prefetch, fetches ahead of the solver.
 	pre *prefetcher
 }
@@ -39,10 +46,10 @@ var _ resolve.Catalog = (*Graph)(nil)
 
 // NewGraph returns the Graph of namespace ns over c. Nothing is contacted
 // until a name is looked up.
-func NewGraph(c *Client, ns resolve.Namespace) (*Graph, error) {
-	var def Source
+func NewGraph(c *registry.Client, ns resolve.Namespace) (*Graph, error) {
+	var def registry.Source
 	if ns.Default != "" && ns.Default != source.Embedded {
-		spec, err := ParseSource(ns.Default)
+		spec, err := registry.ParseSource(ns.Default)
 		if err != nil {
 			return nil, err
 		}
@@ -50,18 +57,18 @@ func NewGraph(c *Client, ns resolve.Namespace) (*Graph, error) {
 			return nil, err
 		}
 	}
-	return &Graph{ns: ns, def: ResolverSource{Client: c, Default: def}, embedded: ResolverSource{Client: c}}, nil
+	return &Graph{ns: ns, def: registry.ResolverSource{Client: c, Default: def}, embedded: registry.ResolverSource{Client: c}}, nil
 }
 
 // DefaultSource returns the source of the namespace's bare names; nil
 // means the embedded registry.
-func (g *Graph) DefaultSource() Source { return g.def.Default }
+func (g *Graph) DefaultSource() registry.Source { return g.def.Default }
 
 // Namespace returns the namespace of the Graph's names.
 func (g *Graph) Namespace() resolve.Namespace { return g.ns }
 
 // route returns the adapter and the name it understands for a solver name.
-func (g *Graph) route(key string) (ResolverSource, string) {
+func (g *Graph) route(key string) (registry.ResolverSource, string) {
 	if rest, ok := strings.CutPrefix(key, source.Embedded+"/"); ok && !strings.Contains(rest, "/") {
 		return g.embedded, rest
 	}
@@ -71,7 +78,7 @@ func (g *Graph) route(key string) (ResolverSource, string) {
 // notFound makes a missing repository or a name that cannot be one the
 // solver's "no versions" rather than a failed solve.
 func notFound(err error) error {
-	if err != nil && (errors.Is(err, ErrNotFound) || errors.Is(err, ErrInvalidRef)) && !errors.Is(err, resolve.ErrNotFound) {
+	if err != nil && (errors.Is(err, registry.ErrNotFound) || errors.Is(err, registry.ErrInvalidRef)) && !errors.Is(err, resolve.ErrNotFound) {
 		return fmt.Errorf("%w: %w", resolve.ErrNotFound, err)
 	}
 	return err
@@ -121,7 +128,7 @@ func QualifyRequires(ns resolve.Namespace, key string, v *semver.Version, raw ma
 		}
 		if prev, ok := out[q]; ok && prev != rng {
 			if strings.Contains(prev, "||") || strings.Contains(rng, "||") {
-				return nil, fmt.Errorf("%s@%s: %w: dependency %s is required twice, as %q and %q", key, v, ErrInvalidArtifact, q, prev, rng)
+				return nil, fmt.Errorf("%s@%s: %w: dependency %s is required twice, as %q and %q", key, v, registry.ErrInvalidArtifact, q, prev, rng)
 			}
 			rng = prev + ", " + rng
 		}
@@ -134,7 +141,7 @@ func QualifyRequires(ns resolve.Namespace, key string, v *semver.Version, raw ma
 // from the manifest alone.
 func (g *Graph) Describe(ctx context.Context, key string, v *semver.Version) (resolve.Artifact, error) {
 	rs, name := g.route(key)
-	r, err := rs.repo(name)
+	r, err := rs.Repository(name)
 	if err != nil {
 		return resolve.Artifact{}, err
 	}

@@ -1,4 +1,4 @@
-package registry
+package verified
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -37,7 +38,7 @@ const (
 // SearchHit is one skill matching a query, with its score and why.
 type SearchHit struct {
 	// Skill is the index entry.
-	Skill IndexSkill
+	Skill registry.IndexSkill
 	// Score is the sum of the per-term scores.
 	Score int
 	// Why lists what matched ("exact name", "name prefix web", …).
@@ -46,7 +47,7 @@ type SearchHit struct {
 
 // SearchIndex ranks idx's skills against query (words separated by spaces
 // or punctuation): highest score first, then by name.
-func SearchIndex(idx *Index, query string) []SearchHit {
+func SearchIndex(idx *registry.Index, query string) []SearchHit {
 	terms := queryTerms(query)
 	if len(terms) == 0 {
 		return nil
@@ -119,7 +120,7 @@ func countOf(ws []string, t string) int {
 	return n
 }
 
-// SearchOptions controls [Client.Search].
+// SearchOptions controls [Search].
 type SearchOptions struct {
 	// Limit bounds the hits returned; 0 means 20.
 	Limit int
@@ -129,7 +130,7 @@ type SearchOptions struct {
 	// leaves every hit "unverified".
 	Verify *VerifyOptions
 	// RequireSignedIndex refuses an index that no signature verifies for
-	// under Verify's trust material (ErrUnverified): the list itself, not
+	// under Verify's trust material (registry.ErrUnverified): the list itself, not
 	// only each hit, must come from someone the policy names. It needs
 	// Verify.
 	RequireSignedIndex bool
@@ -138,10 +139,10 @@ type SearchOptions struct {
 // Validate reports options Search would refuse.
 func (o SearchOptions) Validate() error {
 	if o.Limit < 0 {
-		return fmt.Errorf("%w: Limit must not be negative", ErrInvalidOptions)
+		return fmt.Errorf("%w: Limit must not be negative", registry.ErrInvalidOptions)
 	}
 	if o.RequireSignedIndex && o.Verify == nil {
-		return fmt.Errorf("%w: RequireSignedIndex needs Verify (the trust material to check the index's signatures with)", ErrInvalidOptions)
+		return fmt.Errorf("%w: RequireSignedIndex needs Verify (the trust material to check the index's signatures with)", registry.ErrInvalidOptions)
 	}
 	return nil
 }
@@ -184,9 +185,10 @@ type VerifiedHit struct {
 	Problem string
 }
 
-// Search reads src's index ([Client.FetchIndex]) and ranks it against
-// query ([SearchIndex]); with opts.Verify it verifies each hit returned.
-func (c *Client) Search(ctx context.Context, src Source, query string, opts SearchOptions) (*SearchResult, error) {
+// Search reads src's index ([registry.Client.FetchIndex]) and ranks it
+// against query ([SearchIndex]); with opts.Verify it verifies each hit
+// returned.
+func Search(ctx context.Context, c *registry.Client, src registry.Source, query string, opts SearchOptions) (*SearchResult, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -201,17 +203,17 @@ func (c *Client) Search(ctx context.Context, src Source, query string, opts Sear
 	}
 	res := &SearchResult{Source: src.String(), Index: desc, Total: len(hits)}
 	if opts.Verify != nil {
-		if res.IndexSignatures, res.IndexSigners, err = c.verifyIndex(ctx, src, desc, opts.Verify.Trust); err != nil {
+		if res.IndexSignatures, res.IndexSigners, err = verifyIndex(ctx, c, src, desc, opts.Verify.Trust); err != nil {
 			return nil, err
 		}
 		if opts.RequireSignedIndex && len(res.IndexSigners) == 0 {
-			return nil, fmt.Errorf("%s@%s: %w: %w (%d attached); its maintainer has to sign it", src.Locate(IndexRepository), desc.Digest, ErrUnverified, ErrUnsignedIndex, res.IndexSignatures)
+			return nil, fmt.Errorf("%s@%s: %w: %w (%d attached); its maintainer has to sign it", src.Locate(registry.IndexRepository), desc.Digest, registry.ErrUnverified, registry.ErrUnsignedIndex, res.IndexSignatures)
 		}
 	}
 	for _, h := range hits[:min(limit, len(hits))] {
 		vh := VerifiedHit{SearchHit: h, Attested: Unverified, Effective: Unverified}
 		if opts.Verify != nil {
-			if err := c.verifyHit(ctx, src, &vh, *opts.Verify); err != nil {
+			if err := verifyHit(ctx, c, src, &vh, *opts.Verify); err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
@@ -225,8 +227,8 @@ func (c *Client) Search(ctx context.Context, src Source, query string, opts Sear
 
 // verifyIndex verifies the signatures attached to the index manifest desc
 // and returns how many there are and who verifiably signed.
-func (c *Client) verifyIndex(ctx context.Context, src Source, desc ocispec.Descriptor, trust sign.VerifyOptions) (int, []sign.Identity, error) {
-	repo, err := c.Repository(src, IndexRepository)
+func verifyIndex(ctx context.Context, c *registry.Client, src registry.Source, desc ocispec.Descriptor, trust sign.VerifyOptions) (int, []sign.Identity, error) {
+	repo, err := c.Repository(src, registry.IndexRepository)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -245,7 +247,7 @@ func (c *Client) verifyIndex(ctx context.Context, src Source, desc ocispec.Descr
 	return n, res.Identities(), nil
 }
 
-func (c *Client) verifyHit(ctx context.Context, src Source, h *VerifiedHit, opts VerifyOptions) error {
+func verifyHit(ctx context.Context, c *registry.Client, src registry.Source, h *VerifiedHit, opts VerifyOptions) error {
 	s := h.Skill
 	d, err := digest.Parse(s.LatestDigest())
 	if err != nil {
@@ -255,7 +257,7 @@ func (c *Client) verifyHit(ctx context.Context, src Source, h *VerifiedHit, opts
 	if err != nil {
 		return err
 	}
-	m, err := repo.Get(ctx, Selector{Kind: SelectDigest, Digest: d, Raw: d.String()}, true)
+	m, err := repo.Get(ctx, registry.Selector{Kind: registry.SelectDigest, Digest: d, Raw: d.String()}, true)
 	if err != nil {
 		return err
 	}
@@ -263,7 +265,7 @@ func (c *Client) verifyHit(ctx context.Context, src Source, h *VerifiedHit, opts
 	if md.Version != s.Latest || md.Tier != s.Tier || md.Description != s.Description || !slices.Equal(md.Permissions, s.Permissions) && len(md.Permissions)+len(s.Permissions) > 0 {
 		return fmt.Errorf("the index entry does not match %s@%s (%s): rebuild the index", s.Name, s.Latest, d)
 	}
-	v, err := repo.VerifySkill(ctx, m, opts)
+	v, err := VerifySkill(ctx, repo, m, opts)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package registry
+package catalog
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/registry"
 )
 
 // prefetcher warms the Client's caches ahead of the solver: when a
@@ -55,7 +56,7 @@ func (g *Graph) Prefetch(ctx context.Context, jobs int, roots map[string]string)
 func (g *Graph) PrefetchWith(ctx context.Context, opts PrefetchOptions) (stop func()) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = DefaultHostRequests
+		jobs = registry.DefaultHostRequests
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	p := &prefetcher{ctx: pctx, sem: make(chan struct{}, jobs), seen: map[string]bool{}, layers: opts.Layers, prefer: opts.Prefer}
@@ -137,7 +138,7 @@ func (g *Graph) warmLayer(p *prefetcher, key string, v *semver.Version) {
 	}
 	defer func() { <-p.sem }()
 	rs, name := g.route(key)
-	r, err := rs.repo(name)
+	r, err := rs.Repository(name)
 	if err != nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package registry_test
+package verified_test
 
 import (
 	"context"
@@ -8,17 +8,18 @@ import (
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/sign"
 )
 
 // Sign a published skill, attach the signature in cosign's layout, and
 // verify it: what skillpm sign and skillpm verify do.
-func ExampleRepository_VerifySkill() {
+func ExampleVerifySkill() {
 	ctx := context.Background()
 	tmp, _ := os.MkdirTemp("", "skillpm-example-")
 	defer os.RemoveAll(tmp)
 	c, _ := registry.New(registry.Options{CacheDir: filepath.Join(tmp, "cache"), EmbeddedDir: filepath.Join(tmp, "registry")})
-	a, err := registry.Build(ctx, "../testdata/asf/fix", registry.BuildOptions{NoVCS: true})
+	a, err := registry.Build(ctx, "../../testdata/asf/fix", registry.BuildOptions{NoVCS: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,9 +39,9 @@ func ExampleRepository_VerifySkill() {
 	}
 
 	// The trust material a policy names; here, just the key.
-	trust, _ := registry.PolicyTrust(ctx, nil, registry.TrustOptions{Keys: []crypto.PublicKey{kp.Key.Public()}, NoPublicGood: true})
+	trust, _ := verified.PolicyTrust(ctx, nil, verified.TrustOptions{Keys: []crypto.PublicKey{kp.Key.Public()}, NoPublicGood: true})
 	m, _ := repo.Manifest(ctx, res.Descriptor)
-	v, err := repo.VerifySkill(ctx, m, registry.VerifyOptions{Trust: trust})
+	v, err := verified.VerifySkill(ctx, repo, m, verified.VerifyOptions{Trust: trust})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package registry
+package verified
 
 import (
 	"context"
@@ -7,16 +7,18 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/skillpm/skillpm/registry"
 )
 
 // generatedIndex is an index of 1,000 skills: 990 fillers named
 // tool-NNN with dull descriptions, and ten whose names and descriptions
 // the ranking tests aim at.
-func generatedIndex() *Index {
-	idx := &Index{Version: IndexFormat, Source: "test"}
+func generatedIndex() *registry.Index {
+	idx := &registry.Index{Version: registry.IndexFormat, Source: "test"}
 	topics := []string{"alpha", "beta", "gamma", "delta", "omega"}
 	for i := range 990 {
-		idx.Skills = append(idx.Skills, IndexSkill{Name: fmt.Sprintf("tool-%03d", i), Latest: "1.0.0",
+		idx.Skills = append(idx.Skills, registry.IndexSkill{Name: fmt.Sprintf("tool-%03d", i), Latest: "1.0.0",
 			Description: fmt.Sprintf("Generic tool number %d about %s. Use when needed.", i, topics[i%len(topics)])})
 	}
 	for _, s := range []struct{ name, desc string }{
@@ -31,9 +33,9 @@ func generatedIndex() *Index {
 		{"git-helper", "Run git commands safely."},
 		{"gitlab-ci", "Edit GitLab CI pipelines; not git itself."},
 	} {
-		idx.Skills = append(idx.Skills, IndexSkill{Name: s.name, Latest: "1.0.0", Description: s.desc})
+		idx.Skills = append(idx.Skills, registry.IndexSkill{Name: s.name, Latest: "1.0.0", Description: s.desc})
 	}
-	slices.SortFunc(idx.Skills, func(a, b IndexSkill) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(idx.Skills, func(a, b registry.IndexSkill) int { return cmpString(a.Name, b.Name) })
 	return idx
 }
 
@@ -90,53 +92,6 @@ func TestSearchRanking(t *testing.T) {
 	}
 }
 
-// TestIndexRoundTrip builds, pushes and reads back the index of a layout
-// source; a rebuild with nothing changed has the same digest; a source
-// without an index is ErrNoIndex.
-func TestIndexRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	c := testClient(t, nil)
-	src, _ := c.Layout(filepath.Join(t.TempDir(), "src"))
-	if _, _, err := c.FetchIndex(ctx, src); err == nil || !errors.Is(err, ErrNoIndex) {
-		t.Fatalf("no index: %v", err)
-	}
-	work := t.TempDir()
-	publish(t, c, src, writeSkill(t, work, skillSpec{name: "web-research", version: "1.0.0", permissions: []string{"network:read"}}), PublishOptions{})
-	publish(t, c, src, writeSkill(t, work, skillSpec{name: "web-research", version: "1.1.0", tier: "verified", permissions: []string{"network:read"}}), PublishOptions{})
-	publish(t, c, src, writeSkill(t, work, skillSpec{name: "web-research", version: "2.0.0-rc.1"}), PublishOptions{})
-	publish(t, c, src, writeSkill(t, work, skillSpec{name: "notes", version: "0.1.0"}), PublishOptions{})
-	idx, err := c.BuildIndex(ctx, src, IndexOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d1, err := c.PushIndex(ctx, src, idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, d2, err := freshClient(t, c).FetchIndex(ctx, src)
-	if err != nil || d1.Digest != d2.Digest {
-		t.Fatal(err, d1.Digest, d2.Digest)
-	}
-	if len(got.Skills) != 2 || got.Skills[1].Name != "web-research" {
-		t.Fatalf("index: %+v", got.Skills)
-	}
-	w := got.Skills[1]
-	if w.Latest != "1.1.0" || w.Tier != "verified" || !slices.Equal(w.Permissions, []string{"network:read"}) || len(w.Versions) != 3 || w.LatestDigest() == "" {
-		t.Errorf("web-research entry: %+v", w)
-	}
-	idx2, err := c.BuildIndex(ctx, src, IndexOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d3, err := c.PushIndex(ctx, src, idx2); err != nil || d3.Digest != d1.Digest {
-		t.Errorf("rebuild: %v %s != %s", err, d3.Digest, d1.Digest)
-	}
-	res, err := c.Search(ctx, src, "web", SearchOptions{Verify: &VerifyOptions{}})
-	if err != nil || len(res.Hits) != 1 || res.Hits[0].Attested != Unverified || res.Hits[0].Problem != "" {
-		t.Fatalf("search: %v %+v", err, res)
-	}
-}
-
 func TestSearchOptionsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		opts SearchOptions
@@ -148,8 +103,32 @@ func TestSearchOptionsValidate(t *testing.T) {
 		{SearchOptions{Limit: -1}, false},
 	} {
 		err := tc.opts.Validate()
-		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidOptions)) {
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, registry.ErrInvalidOptions)) {
 			t.Errorf("%+v: Validate() = %v, want ok=%v", tc.opts, err, tc.ok)
 		}
+	}
+}
+
+// TestSearch ranks a source's index; without trust material every hit is
+// unverified, with no problem reported.
+func TestSearch(t *testing.T) {
+	ctx := context.Background()
+	c := testClient(t)
+	src, _ := c.Layout(filepath.Join(t.TempDir(), "src"))
+	publish(t, c, src, build(t, "web-research", "1.1.0", "verified", "network:read"))
+	publish(t, c, src, build(t, "notes", "0.1.0", "community"))
+	idx, err := c.BuildIndex(ctx, src, registry.IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PushIndex(ctx, src, idx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Search(ctx, c, src, "web", SearchOptions{Verify: &VerifyOptions{}})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Skill.Name != "web-research" || res.Hits[0].Attested != Unverified || res.Hits[0].Problem != "" {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	if _, err := Search(ctx, c, src, "web", SearchOptions{RequireSignedIndex: true}); !errors.Is(err, registry.ErrInvalidOptions) {
+		t.Errorf("RequireSignedIndex without Verify: %v", err)
 	}
 }

@@ -1,0 +1,10 @@
+package catalog_test
+
+import (
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// The resolver's Source interface, checked here so that the registry
+// package itself stays independent of resolve.
+var _ resolve.Source = registry.ResolverSource{}
