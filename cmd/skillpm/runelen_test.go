@@ -166,7 +166,6 @@ var runETooLong = map[string]int{
 	"outdated.go outdated": 106,
 	// 184 before the sparse index refresh after a publish (and -r) merged in.
 	"publish.go publish": 192,
-	"remove.go remove":   96,
 	"serve.go serve":     87,
 	"update.go update":   81,
 	"why.go why":         61,
