@@ -167,6 +167,5 @@ var runETooLong = map[string]int{
 	// 184 before the sparse index refresh after a publish (and -r) merged in.
 	"publish.go publish": 192,
 	"serve.go serve":     87,
-	"update.go update":   81,
 	"why.go why":         61,
 }
