@@ -87,12 +87,6 @@ func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Roo
 	return p.Roots, nil
 }
 
-// save writes the manifest (when data differs from what was read) and
-// the lock together: both or neither (skillpm.SaveProject).
-func (p *project) save(data []byte, lock *resolve.Lockfile) error {
-	return spm.SaveProject(p.mpath, p.lpath, p.data, data, lock)
-}
-
 // newer reports whether version a is above version b; versions that do
 // not parse compare as not newer.
 func newer(a, b string) bool {

@@ -279,9 +279,6 @@ func (f *publishFlags) target(c *cobra.Command, g *globals) (*registry.Client, r
 }
 
 func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
-	if f.recursive || gitsource.Looks(dir) {
-		return runPublishMany(c, g, f, dir)
-	}
 	client, src, signOpts, err := f.target(c, g)
 	if err != nil {
 		return err
@@ -290,23 +287,40 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if err != nil {
 		return err
 	}
+	if f.recursive || gitsource.Looks(dir) {
+		res, err := e.PublishAll(c.Context(), spm.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+		if err != nil {
+			mapped, _ := engineExit(g, err)
+			return mapped
+		}
+		return printPublishAll(g, res, f.allowAudit)
+	}
 	out, err := e.Publish(c.Context(), spm.PublishRequest{Dir: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 	if gerr := publishFailure(g, dir, out, f.allowAudit, err); gerr != nil {
 		return gerr
 	}
-	a, res, sig := out.Artifact, out.PublishResult, out.Signed
-	name, version := a.Skill.Name, a.Skill.Version
-	if !res.Unchanged {
-		refreshSparse(c.Context(), g, client, src, []string{name}, false, signOpts)
+	printSparseRefresh(g, out.Sparse)
+	return printPublished(g, out)
+}
+
+// publishOutput is one published version's JSON document.
+func publishOutput(out *spm.PublishResult) publishJSON {
+	a, res := out.Artifact, out.PublishResult
+	j := publishJSON{Name: a.Skill.Name, Version: a.Skill.Version, Repository: res.Location.String(), Tag: res.Tag,
+		Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged, Signature: out.Signed}
+	if res.Replaced != nil {
+		j.Replaced = res.Replaced.Digest.String()
 	}
+	return j
+}
+
+// printPublished renders a publish: JSON, or what was pushed (or found
+// there already) and the signature.
+func printPublished(g *globals, out *spm.PublishResult) error {
 	if g.json() {
-		j := publishJSON{Name: name, Version: version, Repository: res.Location.String(), Tag: res.Tag,
-			Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged, Signature: sig}
-		if res.Replaced != nil {
-			j.Replaced = res.Replaced.Digest.String()
-		}
-		return writeJSON(g.stdout, j)
+		return writeJSON(g.stdout, publishOutput(out))
 	}
+	name, version, res := out.Artifact.Skill.Name, out.Artifact.Skill.Version, out.PublishResult
 	switch {
 	case res.Unchanged:
 		fmt.Fprintf(g.stdout, "%s@%s is already published to %s as %s; nothing to do\n", name, version, res.Location, res.Descriptor.Digest)
@@ -315,9 +329,9 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	default:
 		fmt.Fprintf(g.stdout, "published %s@%s to %s as %s\n", name, version, res.Location, res.Descriptor.Digest)
 	}
-	if sig != nil {
-		warnJunk(g.stderr, sig)
-		printSigned(g.stdout, sig, "signed")
+	if out.Signed != nil {
+		warnJunk(g.stderr, out.Signed)
+		printSigned(g.stdout, out.Signed, "signed")
 	}
 	return nil
 }
