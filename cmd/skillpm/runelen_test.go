@@ -165,5 +165,4 @@ var runETooLong = map[string]int{
 	"info.go info":         100,
 	"outdated.go outdated": 106,
 	"serve.go serve":       87,
-	"why.go why":           61,
 }
