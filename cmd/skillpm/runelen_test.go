@@ -164,5 +164,4 @@ var runETooLong = map[string]int{
 	"hosts.go hosts":       75,
 	"info.go info":         100,
 	"outdated.go outdated": 106,
-	"serve.go serve":       87,
 }
