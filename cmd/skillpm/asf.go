@@ -47,7 +47,7 @@ func (f *asfFlags) setup() (*asfSetup, error) {
 		return nil, err
 	}
 	if !slices.Contains(env.Table().IDs(), f.host) {
-		return nil, withCode(exitUsage, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host, strings.Join(env.Table().IDs(), ", ")))
+		return nil, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host, strings.Join(env.Table().IDs(), ", "))
 	}
 	return &asfSetup{
 		runner: asf.New(asf.Options{SkillDirs: asf.SearchPath(f.skillsRoots, env)}),
@@ -68,11 +68,7 @@ func (f *asfFlags) located() (*asfSetup, asf.Location, error) {
 }
 
 func (s *asfSetup) location() (asf.Location, error) {
-	loc, err := asf.ResolveState(s.so, s.env)
-	if errors.Is(err, asf.ErrInvalidSession) || errors.Is(err, asf.ErrUnknownHost) {
-		return loc, withCode(exitUsage, err)
-	}
-	return loc, err
+	return asf.ResolveState(s.so, s.env)
 }
 
 // silentError carries an exit code for an error already printed.

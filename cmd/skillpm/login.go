@@ -126,7 +126,7 @@ credential helper. Logging out of a host with none stored is not an error.`,
 				return err
 			}
 			if err := client.Logout(c.Context(), args[0]); err != nil {
-				return regExit(err)
+				return err
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stdout, "logged out of %s\n", args[0])

@@ -60,10 +60,9 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 	}
 	spec, err := registry.ParseSource(s)
 	if err != nil {
-		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", what, err))
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	src, err := c.OpenSource(spec)
-	return src, regExit(err)
+	return c.OpenSource(spec)
 }
 
 // projectGraph returns the registry graph a project's names resolve in:
@@ -77,8 +76,7 @@ func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manife
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	graph, err := registry.NewGraph(c, ns)
-	return graph, regExit(err)
+	return registry.NewGraph(c, ns)
 }
 
 // regExit gives a registry error the exit code of its class (2 for
@@ -130,7 +128,8 @@ func regBytes(n int64) string {
 
 // publishFailure renders what a publish got to (the build's diagnostics,
 // the audit) and maps its failure to an exit code: 3 for an invalid
-// skill, 5 for an audit block, 2 for signing options, else as regExit.
+// skill, 5 for an audit block, 1 for an audit that did not run, else
+// its class's.
 func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit bool, err error) error {
 	var be *spm.BuildError
 	var ve *skill.ValidationError
@@ -139,7 +138,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 		printDiagnostics(g.stderr, ve.Diagnostics)
 		return withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 	case errors.As(err, &be):
-		return regExit(be.Err)
+		return be.Err
 	}
 	if out != nil && !g.quiet {
 		printDiagnostics(g.stderr, out.Artifact.Diagnostics)
@@ -149,15 +148,10 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 			return gerr
 		}
 	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, spm.ErrInvalidRequest):
-		return withCode(exitUsage, err)
-	case out != nil && out.Audit == nil:
+	if out != nil && out.Audit == nil {
 		return withCode(exitFailure, err)
 	}
-	return regExit(err)
+	return err
 }
 
 // regBuild builds the artifact of dir, printing validation diagnostics
@@ -165,7 +159,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.Artifact, error) {
 	created, err := registry.SourceDateEpoch(os.Getenv)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, err
 	}
 	warn := func(w archive.PackWarning) { fmt.Fprintf(g.stderr, "warning: %s\n", w.Message) }
 	a, err := registry.Build(c.Context(), dir, registry.BuildOptions{Created: created, NoVCS: noVCS, PackWarn: warn})
@@ -175,7 +169,7 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 			printDiagnostics(g.stderr, ve.Diagnostics)
 			return nil, withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 		}
-		return nil, regExit(err)
+		return nil, err
 	}
 	if !g.quiet {
 		printDiagnostics(g.stderr, a.Diagnostics)

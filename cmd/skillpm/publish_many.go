@@ -84,12 +84,12 @@ func publishItemErr(g *globals, o spm.PublishItem, allowAudit bool) error {
 		printDiagnostics(g.stderr, ve.Diagnostics)
 		return withCode(exitValidation, fmt.Errorf("%s, not published", plural(len(ve.Diagnostics.Errors()), "error")))
 	case errors.As(o.Err, &be):
-		return classExit(be.Err)
+		return be.Err
 	case o.PublishResult == nil || o.Audit == nil:
 		return withCode(exitFailure, o.Err)
 	}
 	if gerr := printAuditGate(g, o.Artifact, o.Audit, allowAudit); gerr != nil {
 		return gerr
 	}
-	return classExit(o.Err)
+	return o.Err
 }

@@ -81,7 +81,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	}
 	spec, err := registry.ParseSource(from)
 	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("--registry: %w", err))
+		return fmt.Errorf("--registry: %w", err)
 	}
 	err = api.ListenAndServe(ctx, api.Config{
 		Client: client, Policy: policy, Trust: vopts.Trust, From: from, Env: osEnv(), Host: host,

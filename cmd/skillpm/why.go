@@ -194,7 +194,7 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 				if s := suggest(name, res.Known); len(s) > 0 {
 					msg += "; did you mean " + strings.Join(s, ", ") + "?"
 				}
-				return withCode(exitFailure, errors.New(msg))
+				return errors.New(msg)
 			}
 			return nil
 		},
