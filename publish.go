@@ -47,6 +47,9 @@ type PublishResult struct {
 	Audit *AuditOutcome
 	// Signed is the signature, when the request asked for one.
 	Signed *Signed
+	// Sparse is the refresh of the source's sparse index when the version
+	// changed and the source has one; nil otherwise.
+	Sparse *SparseRefresh
 }
 
 // AuditOutcome is a static audit and its verdict.
@@ -61,9 +64,10 @@ type AuditOutcome struct {
 // audits the packed files at the tier it claims (a block verdict refuses
 // it with ErrAuditBlocked unless AllowAuditFindings), pushes it and, when
 // asked, signs it (idempotently: a key that already signed it is not used
-// again). An invalid skill is a *BuildError. Once the skill is built, a
-// failure returns the result so far (the artifact, the audit) with the
-// error.
+// again); when the version changed, the source's sparse index (where it
+// has one) re-describes the skill (RefreshSparse). An invalid skill is a
+// *BuildError. Once the skill is built, a failure returns the result so
+// far (the artifact, the audit) with the error.
 func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult, error) {
 	src := r.Dest
 	if src == nil {
@@ -77,30 +81,51 @@ func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult,
 		return nil, invalid(err)
 	}
 	warn := func(w archive.PackWarning) { e.note("warning: " + w.Message) }
-	a, err := registry.Build(ctx, r.Dir, registry.BuildOptions{Created: created, NoVCS: r.NoVCS, PackWarn: warn})
+	bopts := registry.BuildOptions{Created: created, NoVCS: r.NoVCS, PackWarn: warn}
+	out, err := e.publishDir(ctx, src, r.Dir, bopts, r.Dir, true, r.Force, r.AllowAuditFindings)
 	if err != nil {
-		return nil, &BuildError{Where: r.Dir, Dir: true, Err: err}
+		return out, err
+	}
+	if r.Sign != nil {
+		if out.Signed, err = e.signPublished(ctx, src, out, *r.Sign); err != nil {
+			return out, err
+		}
+	}
+	if !out.Unchanged {
+		out.Sparse = e.RefreshSparse(ctx, src, []string{out.Artifact.Skill.Name}, false, r.Sign)
+	}
+	return out, nil
+}
+
+// publishDir builds the skill in dir (where names it in a *BuildError,
+// local says it is a directory of the user's, not of a git reference),
+// audits it at the tier it claims and pushes it to src: Publish without
+// signing.
+func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string, bopts registry.BuildOptions, where string, local, force, allowAudit bool) (*PublishResult, error) {
+	a, err := registry.Build(ctx, dir, bopts)
+	if err != nil {
+		return nil, &BuildError{Where: where, Dir: local, Err: err}
 	}
 	out := &PublishResult{Artifact: a}
 	if out.Audit, err = e.AuditArtifact(ctx, a); err != nil {
 		return out, err
 	}
-	if out.Audit.Verdict.Decision == audit.Block && !r.AllowAuditFindings {
+	if out.Audit.Verdict.Decision == audit.Block && !allowAudit {
 		return out, fmt.Errorf("%w: %s@%s at tier %s", ErrAuditBlocked, a.Skill.Name, a.Skill.Version, out.Audit.Verdict.Tier)
 	}
-	if out.PublishResult, err = e.client.Publish(ctx, src, a, registry.PublishOptions{Force: r.Force}); err != nil {
+	if out.PublishResult, err = e.client.Publish(ctx, src, a, registry.PublishOptions{Force: force}); err != nil {
 		return out, err
 	}
-	if r.Sign != nil {
-		repo, err := e.client.Repository(src, a.Skill.Name)
-		if err != nil {
-			return out, err
-		}
-		if out.Signed, err = e.SignDigest(ctx, repo, out.Descriptor, a.Skill.Version, *r.Sign); err != nil {
-			return out, err
-		}
-	}
 	return out, nil
+}
+
+// signPublished signs the version out pushed to src (SignDigest).
+func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *PublishResult, opts sign.SignOptions) (*Signed, error) {
+	repo, err := e.client.Repository(src, out.Artifact.Skill.Name)
+	if err != nil {
+		return nil, err
+	}
+	return e.SignDigest(ctx, repo, out.Descriptor, out.Artifact.Skill.Version, opts)
 }
 
 // AuditArtifact audits the files of a built skill as they will be

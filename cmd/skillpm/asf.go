@@ -469,27 +469,8 @@ exits 3 when a workflow does not expand.`,
 					failed++
 				}
 			}
-			if g.json() {
-				if res == nil {
-					res = []asf.Validation{}
-				}
-				if err := writeJSON(g.stdout, map[string]any{"skills": res, "failed": failed}); err != nil {
-					return err
-				}
-			} else {
-				for _, v := range res {
-					switch {
-					case v.Err() != nil:
-						fmt.Fprintf(g.stderr, "%s: %s\n", v.Skill, v.Error)
-					case v.ASF && !g.quiet:
-						fmt.Fprintf(g.stdout, "%s: %d steps\n", v.Skill, v.Steps)
-					case !g.quiet:
-						fmt.Fprintf(g.stdout, "%s: not a workflow (no execution.calls)\n", v.Skill)
-					}
-				}
-				if failed == 0 {
-					fmt.Fprintln(g.stdout, "ASF validation passed")
-				}
+			if err := printAsfValidation(g, res, failed); err != nil {
+				return err
 			}
 			if failed > 0 {
 				return withCode(exitValidation, fmt.Errorf("ASF validation failed: %d of %d skills do not expand", failed, len(res)))
@@ -497,6 +478,31 @@ exits 3 when a workflow does not expand.`,
 			return nil
 		}),
 	}
+}
+
+// printAsfValidation renders what validate found: JSON, or a line per
+// skill (failures on stderr) and "ASF validation passed" when none failed.
+func printAsfValidation(g *globals, res []asf.Validation, failed int) error {
+	if g.json() {
+		if res == nil {
+			res = []asf.Validation{}
+		}
+		return writeJSON(g.stdout, map[string]any{"skills": res, "failed": failed})
+	}
+	for _, v := range res {
+		switch {
+		case v.Err() != nil:
+			fmt.Fprintf(g.stderr, "%s: %s\n", v.Skill, v.Error)
+		case v.ASF && !g.quiet:
+			fmt.Fprintf(g.stdout, "%s: %d steps\n", v.Skill, v.Steps)
+		case !g.quiet:
+			fmt.Fprintf(g.stdout, "%s: not a workflow (no execution.calls)\n", v.Skill)
+		}
+	}
+	if failed == 0 {
+		fmt.Fprintln(g.stdout, "ASF validation passed")
+	}
+	return nil
 }
 
 func newAsfHookCmd(g *globals, f *asfFlags) *cobra.Command {

@@ -6,25 +6,7 @@ import (
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/spf13/cobra"
 )
-
-// publishAudit audits what publish is about to push, exactly the packed
-// layer (unpacked into a temporary directory, so .skillignore'd files are
-// not judged and the report digest is the one skillpm audit REF gives),
-// at the tier the skill claims (the engine's AuditArtifact), and renders
-// it (printAuditGate).
-func publishAudit(c *cobra.Command, g *globals, a *registry.Artifact, allow bool) error {
-	e, err := spm.Open(c.Context(), spm.Options{Env: osEnv(), AuditTool: "skillpm " + skillpmVersion()})
-	if err != nil {
-		return err
-	}
-	out, err := e.AuditArtifact(c.Context(), a)
-	if err != nil {
-		return withCode(exitFailure, err)
-	}
-	return printAuditGate(g, a, out, allow)
-}
 
 // printAuditGate prints the audit of a skill about to be published:
 // findings on stderr, and for a verdict other than pass the verdict and

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
@@ -98,40 +98,16 @@ verifies it, and 5 (refused by trust) when none does.`,
 			if len(keys) == 0 || sigPath == "" {
 				return usageErrorf(c, errors.New("--key and --signature are required"))
 			}
-			pubs := make([]crypto.PublicKey, 0, len(keys))
-			for _, path := range keys {
-				data, err := readBounded(path)
-				if err != nil {
-					return withCode(exitUsage, fmt.Errorf("--key: %w", err))
-				}
-				pub, err := sign.LoadPublicKey(data)
-				if err != nil {
-					return withCode(exitUsage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
-				}
-				pubs = append(pubs, pub)
-			}
-			sig, err := readBounded(sigPath)
+			res, err := spm.VerifyBlob(c.Context(), spm.BlobVerifyRequest{File: args[0], SignatureFile: sigPath, KeyFiles: keys})
 			if err != nil {
-				return withCode(exitUsage, fmt.Errorf("--signature: %w", err))
+				return inputFileFlag(err)
 			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			fp, err := sign.VerifyBlob(c.Context(), f, sig, pubs)
-			if errors.Is(err, sign.ErrUntrustedKey) || errors.Is(err, sign.ErrMalformedBlobSignature) {
-				return withCode(exitTrust, fmt.Errorf("%s: signature %s does not verify with %s: %w", args[0], sigPath, plural(len(pubs), "key"), err))
-			}
-			if err != nil {
-				return err
-			}
-			doc := blobSigned{File: args[0], KeyFingerprint: fp}
+			doc := blobSigned{File: res.File, KeyFingerprint: res.KeyFingerprint}
 			if g.json() {
 				return json.NewEncoder(g.stdout).Encode(doc)
 			}
 			if !g.quiet {
-				fmt.Fprintf(g.stdout, "Verified OK: %s signed by %s\n", args[0], fp)
+				fmt.Fprintf(g.stdout, "Verified OK: %s signed by %s\n", res.File, res.KeyFingerprint)
 			}
 			return nil
 		},
@@ -139,4 +115,17 @@ verifies it, and 5 (refused by trust) when none does.`,
 	c.Flags().StringArrayVar(&keys, "key", nil, "trust the public key in `FILE` (repeatable)")
 	c.Flags().StringVar(&sigPath, "signature", "", "the base64 signature `FILE` (sign-blob --output-signature)")
 	return c
+}
+
+// inputFileFlag names the flag behind a key or signature file the engine
+// could not use: --key or --signature.
+func inputFileFlag(err error) error {
+	fe, ok := errors.AsType[*spm.InputFileError](err)
+	switch {
+	case !ok:
+		return err
+	case fe.Role == "key" && fe.Parse:
+		return withCode(exitUsage, fmt.Errorf("--key %s: %w (give the .pub file)", fe.Path, fe.Err))
+	}
+	return withCode(exitUsage, fmt.Errorf("--%s: %w", fe.Role, fe.Err))
 }

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
-	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
 
@@ -77,13 +76,9 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			var sopts *sign.SignOptions
-			if f.signFlags.wanted() {
-				o, err := f.signFlags.options(ctx, g)
-				if err != nil {
-					return err
-				}
-				sopts = &o
+			sopts, err := f.signFlags.publishOptions(ctx, g)
+			if err != nil {
+				return err
 			}
 			client, err := regClient(g, &f.regFlags)
 			if err != nil {
@@ -98,37 +93,23 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			if err != nil {
 				return err
 			}
-			opts := registry.IndexOptions{Jobs: f.jobs}
+			var names []string
 			if f.names != "" {
-				if opts.Names, err = readNames(f.names); err != nil {
+				if names, err = readNames(f.names); err != nil {
 					return err
 				}
 			}
-			idx, err := client.BuildIndex(ctx, src, opts)
+			e, err := openEngine(ctx, g, engineFlags{client: client, lenientEnv: true})
 			if err != nil {
-				if errors.Is(err, registry.ErrNoCatalog) {
-					return withCode(exitUsage, fmt.Errorf("%w: give --names FILE", err))
-				}
-				return regExit(err)
-			}
-			desc, err := client.PushIndex(ctx, src, idx)
-			if err != nil {
-				return regExit(err)
-			}
-			repo, err := client.Repository(src, registry.IndexRepository)
-			if err != nil {
-				return regExit(err)
-			}
-			j := indexJSON{Source: src.String(), Repository: repo.Location().String(), Digest: desc.Digest.String(), Skills: len(idx.Skills)}
-			if sopts != nil {
-				if j.Signature, err = signAttach(ctx, repo, desc, registry.IndexTag, *sopts); err != nil {
-					return err
-				}
-			}
-			if j.Sparse, err = writeSparse(ctx, client, src, repo, opts.Names, f.jobs, sopts); err != nil {
 				return err
 			}
-			return printIndex(g, j)
+			res, err := e.BuildIndex(ctx, spm.IndexRequest{Src: src, Names: names, Jobs: f.jobs, Sign: sopts})
+			if errors.Is(err, registry.ErrNoCatalog) {
+				return fmt.Errorf("%w: give --names FILE", err)
+			} else if err != nil {
+				return err
+			}
+			return printIndex(g, indexOutput(res))
 		},
 	}
 	f.signFlags.register(c, true)
@@ -139,21 +120,11 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 	return c
 }
 
-// writeSparse writes src's sparse index (the documents of names, all
-// when none) beside the search index in repo, and signs it with sopts
-// when given.
-func writeSparse(ctx context.Context, client *registry.Client, src registry.Source, repo *registry.Repository, names []string, jobs int, sopts *sign.SignOptions) (*sparseJSON, error) {
-	sres, err := sparse.Update(ctx, client, src, sparse.UpdateOptions{Names: names, Jobs: jobs})
-	if err != nil {
-		return nil, regExit(err)
-	}
-	out := &sparseJSON{Tag: sparse.Tag, Digest: sres.Descriptor.Digest.String(), Skills: sres.Skills, Changed: append([]string{}, sres.Changed...)}
-	if sopts != nil {
-		if out.Signature, err = signAttach(ctx, repo, sres.Descriptor, sparse.Tag, *sopts); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+// indexOutput is index build's JSON document.
+func indexOutput(res *spm.IndexResult) indexJSON {
+	sp := res.Sparse
+	return indexJSON{Source: res.Source.String(), Repository: res.Repository.String(), Digest: res.Descriptor.Digest.String(), Skills: res.Skills, Signature: res.Signed,
+		Sparse: &sparseJSON{Tag: sparse.Tag, Digest: sp.Descriptor.Digest.String(), Skills: sp.Skills, Changed: append([]string{}, sp.Changed...), Signature: res.SparseSigned}}
 }
 
 // printIndex renders what index build wrote: JSON, or the search index,

@@ -44,41 +44,9 @@ terminal; it is never taken from the command line.`,
 }
 
 func runLogin(c *cobra.Command, g *globals, f *loginFlags, host string) error {
-	in := bufio.NewReader(g.stdin)
-	user := f.username
-	stdinTTY := regIsTerminal(g.stdin)
-	if user == "" {
-		if f.passwordStdin || !stdinTTY {
-			return withCode(exitUsage, errors.New("no user name: give -u USER"))
-		}
-		fmt.Fprint(g.stderr, "Username: ")
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
-			return withCode(exitUsage, fmt.Errorf("reading the user name: %w", err))
-		}
-		user = strings.TrimSpace(line)
-	}
-	var password string
-	switch {
-	case f.passwordStdin:
-		data, err := io.ReadAll(io.LimitReader(in, 64<<10))
-		if err != nil {
-			return fmt.Errorf("reading the password from stdin: %w", err)
-		}
-		password = strings.TrimRight(string(data), "\r\n")
-	case stdinTTY:
-		fmt.Fprint(g.stderr, "Password: ")
-		data, err := term.ReadPassword(int(g.stdin.(*os.File).Fd()))
-		fmt.Fprintln(g.stderr)
-		if err != nil {
-			return fmt.Errorf("reading the password: %w", err)
-		}
-		password = string(data)
-	default:
-		return withCode(exitUsage, errors.New("stdin is not a terminal: pipe the password with --password-stdin"))
-	}
-	if user == "" || password == "" {
-		return withCode(exitUsage, errors.New("user name and password must not be empty"))
+	user, password, err := readCredentials(g, f)
+	if err != nil {
+		return err
 	}
 	client, err := regClient(g, &f.regFlags)
 	if err != nil {
@@ -86,7 +54,7 @@ func runLogin(c *cobra.Command, g *globals, f *loginFlags, host string) error {
 	}
 	res, err := client.Login(c.Context(), host, user, password)
 	if err != nil {
-		return regExit(err)
+		return err
 	}
 	if res.Helper == "" && res.ConfigPath != "" {
 		fmt.Fprintf(g.stderr, "warning: the credentials are stored unencrypted in %s; configure a credential helper (credsStore) to avoid it\n", res.ConfigPath)
@@ -99,6 +67,48 @@ func runLogin(c *cobra.Command, g *globals, f *loginFlags, host string) error {
 		fmt.Fprintf(g.stdout, "logged in to %s as %s (credentials in %s)\n", host, user, where)
 	}
 	return nil
+}
+
+// readCredentials gets the user name (-u, else a prompt on a terminal)
+// and the password (stdin with --password-stdin, else a prompt on a
+// terminal): a front end's input, which registry.Client.Login takes.
+func readCredentials(g *globals, f *loginFlags) (user, password string, _ error) {
+	in := bufio.NewReader(g.stdin)
+	user = f.username
+	stdinTTY := regIsTerminal(g.stdin)
+	if user == "" {
+		if f.passwordStdin || !stdinTTY {
+			return "", "", withCode(exitUsage, errors.New("no user name: give -u USER"))
+		}
+		fmt.Fprint(g.stderr, "Username: ")
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			return "", "", withCode(exitUsage, fmt.Errorf("reading the user name: %w", err))
+		}
+		user = strings.TrimSpace(line)
+	}
+	switch {
+	case f.passwordStdin:
+		data, err := io.ReadAll(io.LimitReader(in, 64<<10))
+		if err != nil {
+			return "", "", fmt.Errorf("reading the password from stdin: %w", err)
+		}
+		password = strings.TrimRight(string(data), "\r\n")
+	case stdinTTY:
+		fmt.Fprint(g.stderr, "Password: ")
+		data, err := term.ReadPassword(int(g.stdin.(*os.File).Fd()))
+		fmt.Fprintln(g.stderr)
+		if err != nil {
+			return "", "", fmt.Errorf("reading the password: %w", err)
+		}
+		password = string(data)
+	default:
+		return "", "", withCode(exitUsage, errors.New("stdin is not a terminal: pipe the password with --password-stdin"))
+	}
+	if user == "" || password == "" {
+		return "", "", withCode(exitUsage, errors.New("user name and password must not be empty"))
+	}
+	return user, password, nil
 }
 
 func newLogoutCmd(g *globals) *cobra.Command {
@@ -116,7 +126,7 @@ credential helper. Logging out of a host with none stored is not an error.`,
 				return err
 			}
 			if err := client.Logout(c.Context(), args[0]); err != nil {
-				return regExit(err)
+				return err
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stdout, "logged out of %s\n", args[0])

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/skillpm/skillpm/gitsource"
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/spf13/cobra"
@@ -75,66 +76,47 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 		return err
 	}
 	opts := migrate.Options{From: from, Catalog: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
-	if err := opts.Validate(); err != nil {
+	done, err := spm.Migrate(c.Context(), spm.MigrateRequest{Source: dir, Options: opts, Notes: func(l string) { fmt.Fprintln(g.stderr, l) }})
+	if errors.Is(err, spm.ErrInvalidRequest) {
 		return usageErrorf(c, err)
-	}
-	if gitsource.Looks(dir) {
-		return runMigrateGit(c, g, f, dir, opts)
-	}
-	return migrateOne(c, g, f, dir, "", opts)
-}
-
-// runMigrateGit migrates every skill of a git reference, going on past
-// one that fails and exiting with the first failure's code at the end.
-func runMigrateGit(c *cobra.Command, g *globals, f migrateFlags, raw string, opts migrate.Options) error {
-	cache, err := gitCache(false)
-	if err != nil {
+	} else if err != nil {
 		return err
 	}
-	gs, err := gitExport(c, g, cache, raw)
-	if err != nil {
-		return err
-	}
-	defer gs.done()
 	var first error
-	for _, s := range gs.skills {
-		if err := migrateOne(c, g, f, s.Dir, s.Ref(gs.res).String(), opts); err != nil {
-			if len(gs.skills) > 1 && !g.json() {
-				fmt.Fprintf(g.stderr, "%s: %v\n", s.Ref(gs.res), err)
+	for _, m := range done {
+		if err := printMigrated(g, f.dryRun, m); err != nil {
+			if len(done) > 1 && !g.json() {
+				fmt.Fprintf(g.stderr, "%s: %v\n", m.Origin, err)
 			}
-			if first == nil {
-				first = err
-			}
+			first = cmp.Or(first, err)
 		}
 	}
 	return first
 }
 
-// migrateOne migrates the skill in dir; origin, when set, is the git
-// reference dir was exported from, reported as the source.
-func migrateOne(c *cobra.Command, g *globals, f migrateFlags, dir, origin string, opts migrate.Options) error {
-	r, err := migrate.Run(c.Context(), dir, opts)
-	if err == nil && origin != "" {
-		r.Report.Source = origin
-	}
+// printMigrated renders one skill's migration, and gives a skill that
+// could not be migrated, or does not pass strict validation once it is,
+// exit code 3.
+func printMigrated(g *globals, dryRun bool, m spm.Migrated) error {
 	var nm *migrate.NotMigratableError
 	switch {
-	case errors.As(err, &nm):
+	case errors.As(m.Err, &nm):
 		if g.json() {
-			if werr := writeJSON(g.stdout, migrateJSON{DryRun: f.dryRun, Error: nm}); werr != nil {
+			if werr := writeJSON(g.stdout, migrateJSON{DryRun: dryRun, Error: nm}); werr != nil {
 				return werr
 			}
 		}
-		msg := err.Error()
+		msg := m.Err.Error()
 		if nm.Hint != "" {
 			msg += "\n\thint: " + nm.Hint
 		}
 		return withCode(exitValidation, errors.New(msg))
-	case err != nil:
-		return err
+	case m.Err != nil:
+		return m.Err
 	}
+	r := m.Result
 	if g.json() {
-		if err := writeJSON(g.stdout, migrateJSON{Migrated: true, DryRun: f.dryRun, Report: &r.Report}); err != nil {
+		if err := writeJSON(g.stdout, migrateJSON{Migrated: true, DryRun: dryRun, Report: &r.Report}); err != nil {
 			return err
 		}
 	} else {

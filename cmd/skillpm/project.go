@@ -79,9 +79,3 @@ func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Roo
 	}
 	return p.Roots, nil
 }
-
-// save writes the manifest (when data differs from what was read) and
-// the lock together: both or neither (skillpm.SaveProject).
-func (p *project) save(data []byte, lock *resolve.Lockfile) error {
-	return spm.SaveProject(p.mpath, p.lpath, p.data, data, lock)
-}

@@ -61,10 +61,9 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 	}
 	spec, err := registry.ParseSource(s)
 	if err != nil {
-		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", what, err))
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	src, err := c.OpenSource(spec)
-	return src, regExit(err)
+	return c.OpenSource(spec)
 }
 
 // projectGraph returns the registry graph a project's names resolve in:
@@ -78,8 +77,7 @@ func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manife
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	graph, err := catalog.NewGraph(c, ns)
-	return graph, regExit(err)
+	return catalog.NewGraph(c, ns)
 }
 
 // regExit gives a registry error the exit code of its class (2 for
@@ -131,7 +129,8 @@ func regBytes(n int64) string {
 
 // publishFailure renders what a publish got to (the build's diagnostics,
 // the audit) and maps its failure to an exit code: 3 for an invalid
-// skill, 5 for an audit block, 2 for signing options, else as regExit.
+// skill, 5 for an audit block, 1 for an audit that did not run, else
+// its class's.
 func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit bool, err error) error {
 	var be *spm.BuildError
 	var ve *skill.ValidationError
@@ -140,7 +139,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 		printDiagnostics(g.stderr, ve.Diagnostics)
 		return withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 	case errors.As(err, &be):
-		return regExit(be.Err)
+		return be.Err
 	}
 	if out != nil && !g.quiet {
 		printDiagnostics(g.stderr, out.Artifact.Diagnostics)
@@ -150,15 +149,10 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 			return gerr
 		}
 	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, spm.ErrInvalidRequest):
-		return withCode(exitUsage, err)
-	case out != nil && out.Audit == nil:
+	if out != nil && out.Audit == nil {
 		return withCode(exitFailure, err)
 	}
-	return regExit(err)
+	return err
 }
 
 // regBuild builds the artifact of dir, printing validation diagnostics
@@ -166,7 +160,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.Artifact, error) {
 	created, err := registry.SourceDateEpoch(os.Getenv)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, err
 	}
 	warn := func(w archive.PackWarning) { fmt.Fprintf(g.stderr, "warning: %s\n", w.Message) }
 	a, err := registry.Build(c.Context(), dir, registry.BuildOptions{Created: created, NoVCS: noVCS, PackWarn: warn})
@@ -176,7 +170,7 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 			printDiagnostics(g.stderr, ve.Diagnostics)
 			return nil, withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 		}
-		return nil, regExit(err)
+		return nil, err
 	}
 	if !g.quiet {
 		printDiagnostics(g.stderr, a.Diagnostics)
@@ -280,9 +274,6 @@ func (f *publishFlags) target(c *cobra.Command, g *globals) (*registry.Client, r
 }
 
 func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
-	if f.recursive || gitsource.Looks(dir) {
-		return runPublishMany(c, g, f, dir)
-	}
 	client, src, signOpts, err := f.target(c, g)
 	if err != nil {
 		return err
@@ -291,23 +282,40 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if err != nil {
 		return err
 	}
+	if f.recursive || gitsource.Looks(dir) {
+		res, err := e.PublishAll(c.Context(), spm.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+		if err != nil {
+			mapped, _ := engineExit(g, err)
+			return mapped
+		}
+		return printPublishAll(g, res, f.allowAudit)
+	}
 	out, err := e.Publish(c.Context(), spm.PublishRequest{Dir: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 	if gerr := publishFailure(g, dir, out, f.allowAudit, err); gerr != nil {
 		return gerr
 	}
-	a, res, sig := out.Artifact, out.PublishResult, out.Signed
-	name, version := a.Skill.Name, a.Skill.Version
-	if !res.Unchanged {
-		refreshSparse(c.Context(), g, client, src, []string{name}, false, signOpts)
+	printSparseRefresh(g, out.Sparse)
+	return printPublished(g, out)
+}
+
+// publishOutput is one published version's JSON document.
+func publishOutput(out *spm.PublishResult) publishJSON {
+	a, res := out.Artifact, out.PublishResult
+	j := publishJSON{Name: a.Skill.Name, Version: a.Skill.Version, Repository: res.Location.String(), Tag: res.Tag,
+		Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged, Signature: out.Signed}
+	if res.Replaced != nil {
+		j.Replaced = res.Replaced.Digest.String()
 	}
+	return j
+}
+
+// printPublished renders a publish: JSON, or what was pushed (or found
+// there already) and the signature.
+func printPublished(g *globals, out *spm.PublishResult) error {
 	if g.json() {
-		j := publishJSON{Name: name, Version: version, Repository: res.Location.String(), Tag: res.Tag,
-			Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged, Signature: sig}
-		if res.Replaced != nil {
-			j.Replaced = res.Replaced.Digest.String()
-		}
-		return writeJSON(g.stdout, j)
+		return writeJSON(g.stdout, publishOutput(out))
 	}
+	name, version, res := out.Artifact.Skill.Name, out.Artifact.Skill.Version, out.PublishResult
 	switch {
 	case res.Unchanged:
 		fmt.Fprintf(g.stdout, "%s@%s is already published to %s as %s; nothing to do\n", name, version, res.Location, res.Descriptor.Digest)
@@ -316,9 +324,9 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	default:
 		fmt.Fprintf(g.stdout, "published %s@%s to %s as %s\n", name, version, res.Location, res.Descriptor.Digest)
 	}
-	if sig != nil {
-		warnJunk(g.stderr, sig)
-		printSigned(g.stdout, sig, "signed")
+	if out.Signed != nil {
+		warnJunk(g.stderr, out.Signed)
+		printSigned(g.stdout, out.Signed, "signed")
 	}
 	return nil
 }

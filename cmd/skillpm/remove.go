@@ -35,12 +35,13 @@ A copy links still point to is refused unless --force.`,
   skillpm remove fix --prune --host claude`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !noSave && len(rf.roots) == 0 && hasProject("") {
-				return runProjectRemove(c, g, &rf, opts, args)
-			}
-			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: rf.target().Empty()})
+			project := !noSave && len(rf.roots) == 0 && hasProject("")
+			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: project || rf.target().Empty()})
 			if err != nil {
 				return err
+			}
+			if project {
+				return runProjectRemove(c, g, e, opts, args)
 			}
 			done, err := e.Remove(c.Context(), spm.RemoveRequest{Names: args, Options: opts})
 			if perr := printRemovals(g, done, opts.DryRun); perr != nil {
@@ -49,7 +50,7 @@ A copy links still point to is refused unless --force.`,
 			if mapped, ok := engineExit(g, err); ok {
 				return mapped
 			}
-			return removeExit(err)
+			return err
 		},
 	}
 	rf.register(c)
@@ -84,13 +85,4 @@ func printRemovals(g *globals, done []spm.Removal, dryRun bool) error {
 		}
 	}
 	return nil
-}
-
-// removeExit gives remove's failures the exit code of their class (a
-// skill others depend on is a conflict: 1).
-func removeExit(err error) error {
-	if err == nil {
-		return nil
-	}
-	return classExit(err)
 }

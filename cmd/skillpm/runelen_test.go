@@ -122,52 +122,20 @@ func runELengths(t *testing.T) map[string]int {
 }
 
 // TestRunELength: no command's RunE, with its run function, is longer
-// than maxRunELines, except the commands listed in runETooLong, which
-// may not grow: each entry is a command still to be moved onto the
-// engine, and the list only shrinks.
+// than maxRunELines.
 func TestRunELength(t *testing.T) {
 	got := runELengths(t)
 	if len(got) < 30 {
 		t.Fatalf("found only %d commands with a RunE; the measure is broken", len(got))
 	}
-	t.Logf("%d commands with a RunE, %d still over %d lines", len(got), len(runETooLong), maxRunELines)
 	var names []string
 	for k := range got {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		n := got[k]
-		limit, listed := runETooLong[k]
-		switch {
-		case !listed && n > maxRunELines:
+		if n := got[k]; n > maxRunELines {
 			t.Errorf("%s: RunE with its run function is %d lines (at most %d): move the decisions into the engine (package skillpm) and keep parse, call, render here", k, n, maxRunELines)
-		case listed && n > limit:
-			t.Errorf("%s: RunE with its run function grew to %d lines (was %d, the goal is %d)", k, n, limit, maxRunELines)
-		case listed && n <= maxRunELines:
-			t.Errorf("%s: %d lines now: remove it from runETooLong", k, n)
 		}
 	}
-	for k := range runETooLong {
-		if _, ok := got[k]; !ok {
-			t.Errorf("runETooLong lists %s, which has no RunE any more", k)
-		}
-	}
-}
-
-// runETooLong are the commands whose RunE (with its run function) is
-// still over maxRunELines, at their current length.
-var runETooLong = map[string]int{
-	"asf.go validate":     42,
-	"blob.go verify-blob": 41,
-	"index.go build":      55,
-	"login.go login":      60,
-	"migrate.go migrate":  44,
-	// 184 before the sparse index refresh after a publish (and -r) merged in.
-	"publish.go publish":   192,
-	"remove.go remove":     96,
-	"serve.go serve":       87,
-	"update.go update":     81,
-	"validate.go validate": 54,
-	"why.go why":           61,
 }

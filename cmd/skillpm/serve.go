@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/api"
@@ -71,15 +68,9 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 		}
 		host = h
 	}
-	if f.registry == "" {
-		f.registry = g.config().Registry
-	}
-	if _, _, err := net.SplitHostPort(f.addr); err != nil {
-		return &usageError{fmt.Errorf("--addr %q: give HOST:PORT, such as 127.0.0.1:7878", f.addr)}
-	}
-	remote := !api.IsLoopback(f.addr)
-	if remote && !f.allowRemote {
-		return &usageError{fmt.Errorf("--addr %s is not a loopback address: anyone who can reach it could install skills on this machine; use 127.0.0.1, or add --allow-remote if you mean it", f.addr)}
+	from := cmp.Or(f.registry, g.config().Registry)
+	if _, err := api.CheckAddr(f.addr, f.allowRemote); err != nil {
+		return serveAddrErr(f.addr, err)
 	}
 	client, err := regClient(g, &f.regFlags)
 	if err != nil {
@@ -89,62 +80,64 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	spec, err := registry.ParseSource(f.registry)
+	spec, err := registry.ParseSource(from)
 	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("--registry: %w", err))
+		return fmt.Errorf("--registry: %w", err)
 	}
-	token, err := api.NewToken()
+	err = api.ListenAndServe(ctx, api.Config{
+		Client: client, Policy: policy, Trust: vopts.Trust, From: from, Env: osEnv(), Host: host,
+		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, &vopts, from), Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+	}, api.ServeOptions{Addr: f.addr, AllowRemote: f.allowRemote, Listening: func(srv *api.Server, remote bool) { printServing(g, srv, remote) }})
 	if err != nil {
-		return err
-	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", f.addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w (is another skillpm serve running? choose another port with --addr)", f.addr, err)
-	}
-	defer ln.Close()
-	srv, err := api.New(api.Config{
-		Client: client, Policy: policy, Trust: vopts.Trust, From: f.registry, Env: osEnv(), Host: host,
-		Token: token, Addr: ln.Addr().String(), AuditTool: "skillpm " + skillpmVersion(),
-		Search: func(ctx context.Context, q string) (any, error) {
-			session := client.Session()
-			src, err := session.OpenSource(spec)
-			if err != nil {
-				return nil, err
-			}
-			res, err := verified.Search(ctx, session, src, q, verified.SearchOptions{Verify: &vopts})
-			if err != nil {
-				return nil, err
-			}
-			return searchHits(f.registry, res), nil
-		},
-		Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
-	})
-	if err != nil {
-		return err
-	}
-	if remote {
-		fmt.Fprintf(g.stderr, "warning: serving on %s, not loopback: anyone who can reach it and learns the token can install and remove skills, over plain HTTP\n", ln.Addr())
-	}
-	fmt.Fprintf(g.stdout, "skillpm serve: open %s\n", srv.URL())
-	fmt.Fprintln(g.stderr, "The token in the URL is needed to install and remove; it changes every start. Ctrl-C stops the server.")
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
+		return serveAddrErr(f.addr, err)
 	}
 	if !g.quiet {
 		fmt.Fprintln(g.stderr, "skillpm serve: stopped")
 	}
 	return nil
+}
+
+// serveAddrErr names --addr and --allow-remote in the address failures
+// api reports.
+func serveAddrErr(addr string, err error) error {
+	switch {
+	case errors.Is(err, api.ErrBadAddr):
+		return &usageError{fmt.Errorf("--addr %q: give HOST:PORT, such as 127.0.0.1:7878", addr)}
+	case errors.Is(err, api.ErrNotLoopback):
+		return &usageError{fmt.Errorf("--addr %s is not a loopback address: anyone who can reach it could install skills on this machine; use 127.0.0.1, or add --allow-remote if you mean it", addr)}
+	}
+	if _, ok := errors.AsType[*api.ListenError](err); ok {
+		return fmt.Errorf("%w (is another skillpm serve running? choose another port with --addr)", err)
+	}
+	return err
+}
+
+// printServing says where the panel is, with its token, and warns when
+// it is reachable beyond loopback.
+func printServing(g *globals, srv *api.Server, remote bool) {
+	if remote {
+		fmt.Fprintf(g.stderr, "warning: serving on %s, not loopback: anyone who can reach it and learns the token can install and remove skills, over plain HTTP\n", srv.Addr())
+	}
+	fmt.Fprintf(g.stdout, "skillpm serve: open %s\n", srv.URL())
+	fmt.Fprintln(g.stderr, "The token in the URL is needed to install and remove; it changes every start. Ctrl-C stops the server.")
+}
+
+// serveSearch is the panel's search: each request in its own registry
+// session, hits verified with vopts, each with the reference that
+// installs it.
+func serveSearch(client *registry.Client, spec registry.SourceSpec, vopts *verified.VerifyOptions, from string) api.SearchFunc {
+	return func(ctx context.Context, q string) (any, error) {
+		session := client.Session()
+		src, err := session.OpenSource(spec)
+		if err != nil {
+			return nil, err
+		}
+		res, err := verified.Search(ctx, session, src, q, verified.SearchOptions{Verify: vopts})
+		if err != nil {
+			return nil, err
+		}
+		return searchHits(from, res), nil
+	}
 }
 
 // searchHit is one search result as the panel shows it.

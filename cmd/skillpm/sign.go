@@ -359,16 +359,3 @@ func (f *signFlags) publishOptions(ctx context.Context, g *globals) (*sign.SignO
 	}
 	return &opts, nil
 }
-
-// publishSign signs what publish just pushed (or found already there);
-// nil opts means no signing.
-func publishSign(ctx context.Context, client *registry.Client, src registry.Source, a *registry.Artifact, res *registry.PublishResult, opts *sign.SignOptions) (*signedJSON, error) {
-	if opts == nil {
-		return nil, nil
-	}
-	repo, err := client.Repository(src, a.Skill.Name)
-	if err != nil {
-		return nil, regExit(err)
-	}
-	return signAttach(ctx, repo, res.Descriptor, a.Skill.Version, *opts)
-}

@@ -77,20 +77,31 @@ newest release is outside of) or --latest (all of them), each to
 
 func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) error {
 	ctx := c.Context()
-	if len(f.roots) == 0 && hasProject(f.project.manifest) {
-		return runProjectUpdate(c, g, f, names)
-	}
-	if f.project.breaking || f.project.latest {
+	project := len(f.roots) == 0 && hasProject(f.project.manifest)
+	if !project && (f.project.breaking || f.project.latest) {
 		return &usageError{errors.New("--breaking and --latest change the ranges in skills.yaml: run update in a project (or name it with --manifest)")}
 	}
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, lenientEnv: project})
 	if err != nil {
 		return err
 	}
-	res, err := e.Update(ctx, spm.UpdateRequest{Names: names, InstallRequest: spm.InstallRequest{
+	if project {
+		return runProjectUpdate(c, g, f, e, names)
+	}
+	res, err := e.Update(ctx, spm.UpdateRequest{Names: names, InstallRequest: f.rootsRequest(g)})
+	if err != nil {
+		return installFailure(ctx, g, e, err, false)
+	}
+	return printUpdate(g, res, f.dryRun)
+}
+
+// rootsRequest is what update outside a project passes on: consent,
+// checks and the plan shown before consent.
+func (f *updateFlags) rootsRequest(g *globals) spm.InstallRequest {
+	return spm.InstallRequest{
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
 		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
 		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
@@ -100,10 +111,12 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 			}
 			return nil
 		},
-	}})
-	if err != nil {
-		return installFailure(ctx, g, e, err, false)
 	}
+}
+
+// printUpdate renders an update of the roots: JSON, or the skills each
+// root updated (the plan was shown before).
+func printUpdate(g *globals, res *spm.UpdateResult, dryRun bool) error {
 	if res.NoneInstalled {
 		if !g.quiet && !g.json() {
 			fmt.Fprintln(g.stdout, "no skills installed by skillpm in any host's roots")
@@ -115,9 +128,9 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 		if rs == nil {
 			rs = []install.RootResult{}
 		}
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "changes": res.Changes, "roots": rs, "dry_run": f.dryRun})
+		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "changes": res.Changes, "roots": rs, "dry_run": dryRun})
 	}
-	if f.dryRun {
+	if dryRun {
 		return nil
 	}
 	for _, r := range res.Roots {

@@ -55,31 +55,29 @@ type projectUpdateFlags struct {
 // ranges in skills.yaml move first), the rest keep their locked versions,
 // the result is installed into the project's roots, and skills.yaml and
 // skills.lock are written together once it is.
-func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) error {
-	ctx := c.Context()
-	if err := f.check(); err != nil {
-		return err
-	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, lenientEnv: true})
-	if err != nil {
-		return err
-	}
-	res, err := e.UpdateProject(ctx, spm.ProjectUpdateRequest{
+func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *spm.Engine, names []string) error {
+	res, err := e.UpdateProject(c.Context(), spm.ProjectUpdateRequest{
 		Manifest: f.project.manifest, Lock: f.project.lock, Names: names, Breaking: f.project.breaking, Latest: f.project.latest,
-		CheckNames: func(p *spm.Project, names []string) error { return projectNames(cliProject(p), names) },
-		OnRanges: func(p *spm.Project, set map[string]string) {
-			if !g.quiet && !g.json() {
-				for _, n := range slices.Sorted(maps.Keys(set)) {
-					fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), set[n], p.ManifestFile)
-				}
-			}
-		},
+		CheckNames:     func(p *spm.Project, names []string) error { return projectNames(cliProject(p), names) },
+		OnRanges:       printRangeBumps(g),
 		InstallRequest: f.projectRequest(g),
 	})
 	if err != nil {
-		return projectFailure(ctx, g, e, err)
+		return projectFailure(c.Context(), g, e, err)
 	}
 	return printProjectUpdate(g, res, f.dryRun)
+}
+
+// printRangeBumps shows each range update moves in skills.yaml, before
+// the plan.
+func printRangeBumps(g *globals) func(p *spm.Project, set map[string]string) {
+	return func(p *spm.Project, set map[string]string) {
+		if !g.quiet && !g.json() {
+			for _, n := range slices.Sorted(maps.Keys(set)) {
+				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), set[n], p.ManifestFile)
+			}
+		}
+	}
 }
 
 // projectRequest is what update in a project passes on: consent, checks

@@ -2,12 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sort"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/spf13/cobra"
 )
@@ -45,53 +44,35 @@ any skill has errors.`,
 }
 
 func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) error {
-	ctx := c.Context()
 	if len(args) == 0 {
 		args = []string{"."}
-	}
-	opts := skill.Options{Mode: skill.Strict, Publish: true}
-	if f.lenient {
-		opts = skill.Options{Mode: skill.Lenient}
 	}
 	cat, err := loadCatalogs(f.catalogs)
 	if err != nil {
 		return err
 	}
-	opts.Catalog = cat
-	var dirs []string
-	for _, a := range args {
-		if !f.recursive {
-			dirs = append(dirs, a)
-			continue
-		}
-		found, err := skill.FindSkills(ctx, a)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return withCode(exitUsage, fmt.Errorf("%s does not exist: nothing to validate there yet (name a directory that holds skills)", a))
-			}
-			return fmt.Errorf("searching %s for skills: %w", a, err)
-		}
-		dirs = append(dirs, found...)
+	v, err := spm.Validate(c.Context(), spm.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat})
+	if err != nil {
+		return err
 	}
-	results := skill.LoadSet(ctx, dirs, opts)
-	sum := summarize(results)
+	sum := v.Summary
 	switch {
 	case g.json():
-		if err := writeJSON(g.stdout, validateJSON{Mode: opts.Mode.String(), Skills: jsonResults(results), Summary: sum}); err != nil {
+		if err := writeJSON(g.stdout, validateJSON{Mode: v.Mode.String(), Skills: jsonResults(v.Results), Summary: sum}); err != nil {
 			return err
 		}
 	case f.summary:
 		printSummary(g.stdout, sum)
 	default:
-		for _, r := range results {
+		for _, r := range v.Results {
 			printDiagnostics(g.stderr, r.Diagnostics)
 		}
 		if !g.quiet {
-			fmt.Fprintln(g.stdout, sum)
+			fmt.Fprintln(g.stdout, summaryLine(sum))
 		}
 	}
 	if sum.Valid < sum.Skills {
-		return withCode(exitValidation, fmt.Errorf("%d of %s failed %s validation", sum.Skills-sum.Valid, plural(sum.Skills, "skill"), opts.Mode))
+		return withCode(exitValidation, fmt.Errorf("%d of %s failed %s validation", sum.Skills-sum.Valid, plural(sum.Skills, "skill"), v.Mode))
 	}
 	return nil
 }
@@ -107,18 +88,10 @@ func loadCatalogs(files []string) (*skill.Catalog, error) {
 	return cat, nil
 }
 
-type validateSummary struct {
-	Skills   int            `json:"skills"`
-	Valid    int            `json:"valid"`
-	Errors   int            `json:"errors"`
-	Warnings int            `json:"warnings"`
-	Codes    map[string]int `json:"codes"`
-}
-
 type validateJSON struct {
-	Mode    string          `json:"mode"`
-	Skills  []resultJSON    `json:"skills"`
-	Summary validateSummary `json:"summary"`
+	Mode    string              `json:"mode"`
+	Skills  []resultJSON        `json:"skills"`
+	Summary spm.ValidateSummary `json:"summary"`
 }
 
 type resultJSON struct {
@@ -143,25 +116,7 @@ func jsonResults(rs []skill.Result) []resultJSON {
 	return out
 }
 
-func summarize(rs []skill.Result) validateSummary {
-	s := validateSummary{Skills: len(rs), Codes: map[string]int{}}
-	for _, r := range rs {
-		if !r.Diagnostics.HasErrors() {
-			s.Valid++
-		}
-		for _, d := range r.Diagnostics {
-			s.Codes[d.Code]++
-			if d.Severity == skill.Error {
-				s.Errors++
-			} else {
-				s.Warnings++
-			}
-		}
-	}
-	return s
-}
-
-func printSummary(w io.Writer, s validateSummary) {
+func printSummary(w io.Writer, s spm.ValidateSummary) {
 	codes := make([]string, 0, len(s.Codes))
 	for c := range s.Codes {
 		codes = append(codes, c)
@@ -176,11 +131,11 @@ func printSummary(w io.Writer, s validateSummary) {
 	for _, c := range codes {
 		fmt.Fprintf(w, "%-28s %d\n", c, s.Codes[c])
 	}
-	fmt.Fprintln(w, s)
+	fmt.Fprintln(w, summaryLine(s))
 }
 
-// String is the one-line verdict: "3 skills: 2 valid, 1 invalid (…)".
-func (s validateSummary) String() string {
+// summaryLine is the one-line verdict: "3 skills: 2 valid, 1 invalid (…)".
+func summaryLine(s spm.ValidateSummary) string {
 	return fmt.Sprintf("%s: %d valid, %d invalid (%s, %s)", plural(s.Skills, "skill"), s.Valid, s.Skills-s.Valid,
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"))
 }

@@ -2,44 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
-	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/registry/catalog"
-	"github.com/skillpm/skillpm/resolve"
+	spm "github.com/skillpm/skillpm"
 	"github.com/spf13/cobra"
 )
-
-// depNode is one skill of a dependency graph: a lock entry or a receipt.
-type depNode struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Source  string `json:"source,omitempty"`
-	// Range is what the manifest (or the command line, for receipts)
-	// asked for, "" for a skill present only as a dependency.
-	Range string `json:"range,omitempty"`
-	// deps maps each dependency's name to the version chosen for it.
-	deps map[string]string
-}
-
-// depGraph is what tree and why walk: the project's lock, or one root's
-// receipts.
-type depGraph struct {
-	// what names where the graph comes from: "skills.lock", a root dir.
-	what  string
-	nodes map[string]*depNode
-	// tops are the skills asked for by name, sorted.
-	tops []string
-	// ranges reads the ranges a version declares for its dependencies
-	// (from its manifest, cached); nil or failing means unknown.
-	ranges func(n *depNode) map[string]string
-}
 
 type treeFlags struct {
 	regFlags
@@ -56,83 +28,32 @@ func (f *treeFlags) register(c *cobra.Command) {
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 }
 
-// graphs returns the dependency graphs to show: the project's lock in a
-// project, else each searched root's receipts.
-func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*depGraph, error) {
-	client, err := regClient(g, &f.regFlags)
+// graphs returns the dependency graphs to show (the engine's
+// DependencyGraphs): the project's lock in a project, else each searched
+// root's receipts.
+func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*spm.DepGraph, error) {
+	e, err := f.engine(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	if len(f.rootFlags.roots) == 0 && hasProject(f.manifest) {
-		p, err := openProject(ctx, f.manifest, f.lock)
-		if err != nil {
-			return nil, err
-		}
-		if p.prev == nil {
-			return nil, &usageError{fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.mpath, p.lpath)}
-		}
-		graph, err := projectGraph(client, g, f.from, p.m)
-		if err != nil {
-			return nil, err
-		}
-		dg := &depGraph{what: p.lpath, nodes: map[string]*depNode{}, ranges: rangesFrom(ctx, graph)}
-		for _, s := range p.prev.Skills {
-			dg.nodes[s.Name] = &depNode{Name: s.Name, Version: s.Version, Source: s.Source, Range: s.Requested, deps: s.Dependencies}
-			if s.Requested != "" {
-				dg.tops = append(dg.tops, s.Name)
-			}
-		}
-		return []*depGraph{dg}, nil
-	}
-	roots, err := f.rootFlags.searched()
-	if err != nil {
-		return nil, err
-	}
-	graph, err := projectGraph(client, g, f.from, &resolve.Manifest{})
-	if err != nil {
-		return nil, err
-	}
-	var out []*depGraph
-	for _, r := range roots {
-		rec, err := install.ReadReceipts(r.Dir)
-		if err != nil {
-			return nil, err
-		}
-		if len(rec.Skills) == 0 {
-			continue
-		}
-		dg := &depGraph{what: r.Dir, nodes: map[string]*depNode{}, ranges: rangesFrom(ctx, graph)}
-		for _, s := range rec.Skills {
-			dg.nodes[s.Name] = &depNode{Name: s.Name, Version: s.Version, Source: s.Source, Range: s.Requested, deps: s.Dependencies}
-			if s.Explicit() {
-				dg.tops = append(dg.tops, s.Name)
-			}
-		}
-		out = append(out, dg)
-	}
-	return out, nil
+	graphs, err := e.DependencyGraphs(ctx, spm.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+	return graphs, graphsErr(g, err)
 }
 
-// rangesFrom reads dependency ranges from the registry's manifests.
-func rangesFrom(ctx context.Context, graph *catalog.Graph) func(n *depNode) map[string]string {
-	return func(n *depNode) map[string]string {
-		if n.Source == "" {
-			return nil
-		}
-		v, err := semver.NewVersion(n.Version)
-		if err != nil {
-			return nil
-		}
-		deps, err := graph.Dependencies(ctx, graph.Namespace().KeyOf(n.Source), v)
-		if err != nil {
-			return nil
-		}
-		out := map[string]string{}
-		for k, r := range deps {
-			out[resolve.ShortName(k)] = r
-		}
-		return out
+// engine opens the engine tree and why read with; a project's graph
+// does not need the user's hosts file to load.
+func (f *treeFlags) engine(ctx context.Context, g *globals) (*spm.Engine, error) {
+	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: hasProject(f.manifest)})
+}
+
+// graphsErr maps the failures of reading dependency graphs: a project's
+// manifest or lock as project commands do, the rest as roots are.
+func graphsErr(g *globals, err error) error {
+	var ie *spm.InstallError
+	if errors.As(err, &ie) || errors.Is(err, spm.ErrInvalidLock) {
+		return projectOpenErr(err)
 	}
+	return rootsErr(g, err)
 }
 
 func newTreeCmd(g *globals) *cobra.Command {
@@ -155,7 +76,7 @@ of every host's roots (or those --host, --scope and --root choose).`,
 			if g.json() {
 				out := []map[string]any{}
 				for _, dg := range graphs {
-					out = append(out, map[string]any{"from": dg.what, "skills": dg.jsonTree()})
+					out = append(out, map[string]any{"from": dg.From, "skills": jsonTree(dg)})
 				}
 				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("tree"), "graphs": out})
 			}
@@ -163,8 +84,8 @@ of every host's roots (or those --host, --scope and --root choose).`,
 				fmt.Fprintln(g.stderr, "no skills installed by skillpm")
 			}
 			for _, dg := range graphs {
-				fmt.Fprintf(g.stdout, "%s:\n", dg.what)
-				dg.print(g.stdout)
+				fmt.Fprintf(g.stdout, "%s:\n", dg.From)
+				printTree(g.stdout, dg)
 			}
 			return nil
 		},
@@ -173,12 +94,13 @@ of every host's roots (or those --host, --scope and --root choose).`,
 	return c
 }
 
-// print writes the tree, a skill seen before marked (*) and not expanded.
-func (dg *depGraph) print(w io.Writer) {
+// printTree writes the tree, a skill seen before marked (*) and not
+// expanded.
+func printTree(w io.Writer, dg *spm.DepGraph) {
 	seen := map[string]bool{}
 	var walk func(name, rng, indent string, last bool, top bool)
 	walk = func(name, rng, indent string, last bool, top bool) {
-		n := dg.nodes[name]
+		n := dg.Nodes[name]
 		branch, next := "", ""
 		if !top {
 			branch, next = "├── ", "│   "
@@ -195,28 +117,21 @@ func (dg *depGraph) print(w io.Writer) {
 		if rng != "" {
 			line += " (" + rng + ")"
 		}
-		if seen[name] && len(n.deps) > 0 {
+		if seen[name] && len(n.Deps) > 0 {
 			fmt.Fprintln(w, line+" (*)")
 			return
 		}
 		seen[name] = true
 		fmt.Fprintln(w, line)
-		deps := slices.Sorted(maps.Keys(n.deps))
-		ranges := dg.rangesOf(n)
+		deps := slices.Sorted(maps.Keys(n.Deps))
+		ranges := dg.Ranges(n)
 		for i, d := range deps {
 			walk(d, ranges[d], indent+next, i == len(deps)-1, false)
 		}
 	}
-	for _, t := range dg.tops {
-		walk(t, dg.nodes[t].Range, "  ", true, true)
+	for _, t := range dg.Tops {
+		walk(t, dg.Nodes[t].Range, "  ", true, true)
 	}
-}
-
-func (dg *depGraph) rangesOf(n *depNode) map[string]string {
-	if dg.ranges == nil || len(n.deps) == 0 {
-		return nil
-	}
-	return dg.ranges(n)
 }
 
 // treeJSON is one node of tree's JSON.
@@ -227,52 +142,25 @@ type treeJSON struct {
 	Dependencies []treeJSON `json:"dependencies,omitempty"`
 }
 
-func (dg *depGraph) jsonTree() []treeJSON {
+func jsonTree(dg *spm.DepGraph) []treeJSON {
 	var node func(name, rng string, path []string) treeJSON
 	node = func(name, rng string, path []string) treeJSON {
-		n := dg.nodes[name]
+		n := dg.Nodes[name]
 		t := treeJSON{Name: name, Range: rng}
 		if n == nil || slices.Contains(path, name) {
 			return t
 		}
 		t.Version = n.Version
-		ranges := dg.rangesOf(n)
-		for _, d := range slices.Sorted(maps.Keys(n.deps)) {
+		ranges := dg.Ranges(n)
+		for _, d := range slices.Sorted(maps.Keys(n.Deps)) {
 			t.Dependencies = append(t.Dependencies, node(d, ranges[d], append(path, name)))
 		}
 		return t
 	}
 	out := []treeJSON{}
-	for _, t := range dg.tops {
-		out = append(out, node(t, dg.nodes[t].Range, nil))
+	for _, t := range dg.Tops {
+		out = append(out, node(t, dg.Nodes[t].Range, nil))
 	}
-	return out
-}
-
-// chains returns every path from a skill asked for by name to target.
-func (dg *depGraph) chains(target string) [][]string {
-	var out [][]string
-	var walk func(path []string)
-	walk = func(path []string) {
-		last := path[len(path)-1]
-		if last == target {
-			out = append(out, slices.Clone(path))
-			return
-		}
-		n := dg.nodes[last]
-		if n == nil {
-			return
-		}
-		for _, d := range slices.Sorted(maps.Keys(n.deps)) {
-			if !slices.Contains(path, d) {
-				walk(append(path, d))
-			}
-		}
-	}
-	for _, t := range dg.tops {
-		walk([]string{t})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
 	return out
 }
 
@@ -289,66 +177,53 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			name := args[0]
-			graphs, err := f.graphs(c.Context(), g)
+			e, err := f.engine(c.Context(), g)
 			if err != nil {
 				return err
 			}
-			type chainJSON struct {
-				From  string     `json:"from"`
-				Chain []treeJSON `json:"chain"`
-			}
-			found := []chainJSON{}
-			var known []string
-			for _, dg := range graphs {
-				for n := range dg.nodes {
-					known = append(known, n)
-				}
-				chains := dg.chains(name)
-				if len(chains) == 0 {
-					continue
-				}
-				if !g.json() {
-					fmt.Fprintf(g.stdout, "%s:\n", dg.what)
-				}
-				for _, ch := range chains {
-					steps := []treeJSON{}
-					var parts []string
-					for i, s := range ch {
-						n := dg.nodes[s]
-						rng := n.Range
-						if i > 0 {
-							rng = dg.rangesOf(dg.nodes[ch[i-1]])[s]
-						}
-						steps = append(steps, treeJSON{Name: s, Version: n.Version, Range: rng})
-						part := s + " " + n.Version
-						if rng != "" {
-							part += " (" + rng + ")"
-						}
-						parts = append(parts, part)
-					}
-					found = append(found, chainJSON{From: dg.what, Chain: steps})
-					if !g.json() {
-						what := "asked for by name"
-						if len(ch) > 1 {
-							what = "needed by " + ch[len(ch)-2]
-						}
-						fmt.Fprintf(g.stdout, "  %s  [%s]\n", strings.Join(parts, " -> "), what)
-					}
-				}
+			res, err := e.Why(c.Context(), name, spm.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+			if err != nil {
+				return graphsErr(g, err)
 			}
 			if g.json() {
-				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("why"), "name": name, "chains": found})
+				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("why"), "name": name, "chains": res.Chains})
 			}
-			if len(found) == 0 {
+			printWhy(g.stdout, res)
+			if len(res.Chains) == 0 {
 				msg := fmt.Sprintf("%s is not installed, locked or needed here", name)
-				if s := suggest(name, known); len(s) > 0 {
+				if s := suggest(name, res.Known); len(s) > 0 {
 					msg += "; did you mean " + strings.Join(s, ", ") + "?"
 				}
-				return withCode(exitFailure, fmt.Errorf("%s", msg))
+				return errors.New(msg)
 			}
 			return nil
 		},
 	}
 	f.register(c)
 	return c
+}
+
+// printWhy writes each graph's chains: the skills with the version
+// chosen and the range asked for, and who needs the last one.
+func printWhy(w io.Writer, res *spm.WhyResult) {
+	from := ""
+	for _, ch := range res.Chains {
+		if ch.From != from {
+			from = ch.From
+			fmt.Fprintf(w, "%s:\n", from)
+		}
+		var parts []string
+		for _, s := range ch.Chain {
+			part := s.Name + " " + s.Version
+			if s.Range != "" {
+				part += " (" + s.Range + ")"
+			}
+			parts = append(parts, part)
+		}
+		what := "asked for by name"
+		if len(ch.Chain) > 1 {
+			what = "needed by " + ch.Chain[len(ch.Chain)-2].Name
+		}
+		fmt.Fprintf(w, "  %s  [%s]\n", strings.Join(parts, " -> "), what)
+	}
 }

@@ -11,6 +11,29 @@ import (
 	"github.com/skillpm/skillpm/tiers"
 )
 
+var (
+	// ErrBadAddr means a listen address is not host:port.
+	ErrBadAddr = errdef.New(errdef.Usage, "not a host:port address")
+	// ErrNotLoopback means a listen address is not loopback and remote
+	// access was not allowed: anyone who reaches it could install skills.
+	ErrNotLoopback = errdef.New(errdef.Usage, "not a loopback address")
+)
+
+// ListenError is a listen address the server could not listen on.
+type ListenError struct {
+	// Addr is the address; Err the failure.
+	Addr string
+	Err  error
+}
+
+func (e *ListenError) Error() string { return "listening on " + e.Addr + ": " + e.Err.Error() }
+
+// Unwrap returns the failure.
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// Class is errdef.Conflict: the address is taken or not this machine's.
+func (e *ListenError) Class() errdef.Class { return errdef.Conflict }
+
 // Error codes: the stable "code" of an error response.
 const (
 	CodeBadRequest     = "bad_request"

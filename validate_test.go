@@ -1,0 +1,36 @@
+package skillpm_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/skill"
+)
+
+// TestValidate: a valid and an invalid skill are both results (counted in
+// the summary, strict by default); a directory to search that does not
+// exist is ErrInvalidRequest.
+func TestValidate(t *testing.T) {
+	ctx := context.Background()
+	v, err := skillpm.Validate(ctx, skillpm.ValidateRequest{Dirs: []string{
+		filepath.Join("testdata", "skills", "web-research"),
+		filepath.Join("testdata", "invalid", "description-missing"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Mode != skill.Strict || v.Summary.Skills != 2 || v.Summary.Valid != 1 || v.Summary.Errors == 0 || len(v.Results) != 2 {
+		t.Errorf("Validate = mode %v, summary %+v; want strict, 2 skills, 1 valid, errors counted", v.Mode, v.Summary)
+	}
+	rec, err := skillpm.Validate(ctx, skillpm.ValidateRequest{Dirs: []string{filepath.Join("testdata", "skills")}, Recursive: true, Lenient: true})
+	if err != nil || rec.Mode != skill.Lenient || rec.Summary.Skills < 2 {
+		t.Errorf("recursive lenient: %+v, %v; want several skills found", rec, err)
+	}
+	_, err = skillpm.Validate(ctx, skillpm.ValidateRequest{Dirs: []string{filepath.Join(t.TempDir(), "nothing")}, Recursive: true})
+	if !errors.Is(err, skillpm.ErrInvalidRequest) {
+		t.Errorf("a missing directory to search: %v, want ErrInvalidRequest", err)
+	}
+}
