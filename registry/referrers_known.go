@@ -109,3 +109,47 @@ func (r *Repository) KnownReferrers(subject digest.Digest) (refs []ocispec.Descr
 func (r *Repository) SignaturesFrom(ctx context.Context, subject ocispec.Descriptor, refs []ocispec.Descriptor) (*BundleSet, error) {
 	return r.bundles(ctx, subject, refs, sign.PredicateType)
 }
+
+// ReferrerBundle returns the descriptor of the bundle blob that the
+// referrer manifest ref lists (its one layer), reading ref by digest: from
+// the content cache once a verification has read it. A lock records it so
+// that a later install can fetch the bundle in the same round trip as
+// the referrer manifest.
+func (r *Repository) ReferrerBundle(ctx context.Context, ref ocispec.Descriptor) (ocispec.Descriptor, error) {
+	desc := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: ref.Digest, Size: ref.Size}
+	raw, err := r.fetchBytes(ctx, desc, r.c.opts.Limits.MaxManifestBytes, "signature manifest")
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil || len(m.Layers) != 1 {
+		return ocispec.Descriptor{}, fmt.Errorf("%s: referrer %s: %w: not a manifest with one bundle layer", r.loc, ref.Digest, ErrInvalidArtifact)
+	}
+	return m.Layers[0], nil
+}
+
+// PrefetchReferrer puts the referrer manifest ref and the bundle blob it
+// names into the content cache, both by digest and at once, each checked
+// against its digest and bounded like a read of them. A later
+// [Repository.SignaturesFrom] or VerifyWithAuditsFrom over ref then reads
+// them from disk, checking what they say.
+func (r *Repository) PrefetchReferrer(ctx context.Context, ref, bundle ocispec.Descriptor) error {
+	ref = ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: ref.Digest, Size: ref.Size}
+	bundle = ocispec.Descriptor{MediaType: sign.BundleMediaType, Digest: bundle.Digest, Size: bundle.Size}
+	errc := make(chan error, 1)
+	go func() {
+		f, err := r.open(ctx, bundle, sign.MaxBundleSize, "signature bundle")
+		if err == nil {
+			err = f.Close()
+		}
+		errc <- err
+	}()
+	f, err := r.open(ctx, ref, r.c.opts.Limits.MaxManifestBytes, "signature manifest")
+	if err == nil {
+		err = f.Close()
+	}
+	if berr := <-errc; err == nil {
+		err = berr
+	}
+	return err
+}
