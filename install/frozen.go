@@ -15,16 +15,19 @@ import (
 // ls's layer and every referrer manifest and bundle it lists, into the
 // content cache: in the same round trip as the manifest, which would
 // otherwise have to arrive first to name the layer, and be followed by a
-// referrers listing. It returns the lock's referrers, to verify from, and
-// wait, which returns once every download has ended. Download errors are
-// left to the reads that follow, which fetch again and report them.
-func prefetchLocked(ctx context.Context, repo *registry.Repository, ls resolve.LockedSkill) (refs []ocispec.Descriptor, wait func()) {
-	var wg sync.WaitGroup
+// referrers listing. It returns the lock's referrers, to verify from;
+// refsFetched, which returns once their downloads have ended (so that the
+// verification reads them from the cache instead of fetching them a
+// second time); and wait, which returns once every download has ended
+// (the layer's is shared with prepare's own fetch of it). Download errors
+// are left to the reads that follow, which fetch again and report them.
+func prefetchLocked(ctx context.Context, repo *registry.Repository, ls resolve.LockedSkill) (refs []ocispec.Descriptor, refsFetched, wait func()) {
+	var wg, layerWG sync.WaitGroup
 	if d, err := digest.Parse(ls.Layer.Digest); err == nil {
 		layer := &registry.Manifest{OCI: ocispec.Manifest{Layers: []ocispec.Descriptor{{MediaType: registry.LayerMediaType, Digest: d, Size: ls.Layer.Size}}}}
-		wg.Add(1)
+		layerWG.Add(1)
 		go func() {
-			defer wg.Done()
+			defer layerWG.Done()
 			_ = repo.FetchLayer(ctx, layer)
 		}()
 	}
@@ -46,7 +49,7 @@ func prefetchLocked(ctx context.Context, repo *registry.Repository, ls resolve.L
 	if refs == nil {
 		refs = []ocispec.Descriptor{}
 	}
-	return refs, wg.Wait
+	return refs, wg.Wait, func() { wg.Wait(); layerWG.Wait() }
 }
 
 // checkLockedLayer refuses a manifest that states another layer than the

@@ -79,9 +79,27 @@ func TestFrozenReadsByDigestOnly(t *testing.T) {
 	if len(warns) > 0 {
 		t.Errorf("warnings: %q", warns)
 	}
-	for _, l := range e.proxy.Log()[before:] {
+	log := e.proxy.Log()[before:]
+	for _, l := range log {
 		if strings.Contains(l, "/tags/") || strings.Contains(l, "/referrers/") || strings.Contains(l, "/manifests/sha256-") || strings.Contains(l, "/manifests/1.") {
 			t.Errorf("install --frozen asked %s: only reads by digest were expected", l)
+		}
+	}
+	// Each referrer manifest and bundle is read once: the verification
+	// reads what the prefetch put in the cache.
+	for _, ls := range lock.Skills {
+		for _, r := range ls.Referrers {
+			for _, d := range []string{r.Digest, r.Bundle.Digest} {
+				n := 0
+				for _, l := range log {
+					if strings.Contains(l, d) {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Errorf("%s: %s was asked for %d times, want once", ls.Name, d, n)
+				}
+			}
 		}
 	}
 	for _, ls := range got.Lock.Skills {

@@ -478,10 +478,11 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			// --frozen with a lock that records the layer and referrers
 			// reads them by digest beside the manifest.
 			var lockedRefs []ocispec.Descriptor
+			refsFetched := func() {}
 			frozen := opts.Frozen && ls.Layer != nil
 			if frozen {
 				var wait func()
-				lockedRefs, wait = prefetchLocked(gctx, repo, ls)
+				lockedRefs, refsFetched, wait = prefetchLocked(gctx, repo, ls)
 				defer wait()
 			}
 			m, err := repo.Get(gctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: d}, true)
@@ -520,6 +521,7 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			if refs, ok := opts.knownReferrers(ls, m); frozen || ok {
 				if frozen {
 					refs = lockedRefs
+					refsFetched()
 				}
 				v, av, err = repo.VerifyWithAuditsFrom(gctx, m, refs, vo)
 			} else {
