@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/registry"
@@ -27,6 +28,12 @@ func installLocked(ctx context.Context, c *registry.Client, ns resolve.Namespace
 	}
 	lock := *prev
 	lock.Skills = slices.Clone(prev.Skills)
+	if opts.Frozen && opts.Warn != nil {
+		if old := unrecorded(lock.Skills); len(old) > 0 {
+			opts.Warn(fmt.Sprintf("%s records no layer and signature digests for %s (it was written by an older skillpm): their signatures are listed at the registry, which costs round trips; locking again records them",
+				lockPath(prev), strings.Join(old, ", ")))
+		}
+	}
 	plan, err := prepare(ctx, c, ns, &lock, opts)
 	if err != nil {
 		// A locked version the registry no longer has: resolving again
@@ -43,6 +50,17 @@ func installLocked(ctx context.Context, c *registry.Client, ns resolve.Namespace
 		return nil, nil, nil
 	}
 	return &lock, plan, nil
+}
+
+// unrecorded lists the registry skills of a lock that record no layer.
+func unrecorded(skills []resolve.LockedSkill) []string {
+	var out []string
+	for _, ls := range skills {
+		if ls.Layer == nil && ls.Git == "" && !strings.HasPrefix(ls.Source, resolve.EmbeddedSource+"/") && !strings.HasPrefix(ls.Source, registry.LayoutPrefix) {
+			out = append(out, ls.Name)
+		}
+	}
+	return out
 }
 
 // unmetRequirements lists each requirement a planned manifest states that

@@ -126,6 +126,8 @@ func TestInstallFromLockChecksManifests(t *testing.T) {
 		switch ls.Name {
 		case "lk-a":
 			ls.Version, ls.Digest, ls.Tree, ls.Requested = "2.0.0", a2.Digest, a2.Tree, ">=1"
+			// 1.0.0's layer is no longer this entry's (and is refused as such).
+			ls.Layer, ls.Referrers = nil, nil
 		case "lk-b":
 			ls.Dependencies = map[string]string{"lk-a": "2.0.0"}
 		}

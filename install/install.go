@@ -135,6 +135,9 @@ type Planned struct {
 	repo         *registry.Repository
 	// local is set for a skill installed from a local directory.
 	local *Local
+	// layer and referrers are what the lock records for install --frozen.
+	layer     *resolve.LockedBlob
+	referrers []resolve.LockedReferrer
 }
 
 // RootResult says what happened in one root.
@@ -474,9 +477,24 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			if err != nil {
 				return fmt.Errorf("%s@%s: bad digest in lock: %w", ls.Name, ls.Version, err)
 			}
+			// --frozen with a lock that records the layer and referrers
+			// reads them by digest beside the manifest.
+			var lockedRefs []ocispec.Descriptor
+			refsFetched := func() {}
+			frozen := opts.Frozen && ls.Layer != nil
+			if frozen {
+				var wait func()
+				lockedRefs, refsFetched, wait = prefetchLocked(gctx, repo, ls)
+				defer wait()
+			}
 			m, err := repo.Get(gctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: d}, true)
 			if err != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, err)
+			}
+			if frozen {
+				if err := checkLockedLayer(ls, m); err != nil {
+					return err
+				}
 			}
 			if opts.vouch != nil {
 				if err := opts.vouch(gctx, ls, repo, m); err != nil {
@@ -498,11 +516,18 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
 			vo := verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
-			var v *verified.Verification
-			if refs, ok := opts.knownReferrers(ls, m); ok {
-				v, _, err = verified.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
+			var (
+				v  *verified.Verification
+				av *registry.AuditVerification
+			)
+			if refs, ok := opts.knownReferrers(ls, m); frozen || ok {
+				if frozen {
+					refs = lockedRefs
+					refsFetched()
+				}
+				v, av, err = verified.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
 			} else {
-				v, _, err = verified.VerifyWithAudits(gctx, repo, m, vo)
+				v, av, err = verified.VerifyWithAudits(gctx, repo, m, vo)
 			}
 			if lerr := <-layer; err == nil && lerr != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)
@@ -510,8 +535,12 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			if err != nil {
 				return fmt.Errorf("%s@%s: verifying signatures: %w", ls.Name, ls.Version, err)
 			}
+			layerBlob, refs, err := lockedContent(gctx, repo, m, v, av)
+			if err != nil {
+				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, err)
+			}
 			plan[i] = &Planned{Lock: ls, Permissions: m.Metadata.Permissions, Claimed: m.Metadata.Tier,
-				Verification: v, manifest: m, repo: repo}
+				Verification: v, manifest: m, repo: repo, layer: layerBlob, referrers: refs}
 			return nil
 		})
 	}
@@ -521,6 +550,9 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 	for i, p := range plan {
 		lock.Skills[i].Tier = p.Verification.Decision.Effective
 		lock.Skills[i].Signers = nil
+		if p.layer != nil {
+			lock.Skills[i].Layer, lock.Skills[i].Referrers = p.layer, p.referrers
+		}
 		for _, id := range p.Verification.Signers {
 			lock.Skills[i].Signers = append(lock.Skills[i].Signers, resolve.Signer(id))
 		}

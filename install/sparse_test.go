@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
 )
 
 // sparseEnv is a hostileEnv whose namespace sparse/ is reached through a
@@ -343,5 +345,79 @@ func TestSparseIndexKeepsLockedDigest(t *testing.T) {
 		if ls.Name == "lib" && ls.Digest != first.Digest.String() {
 			t.Errorf("lib@1.0.0 is %s, want the locked %s (the index states %s)", ls.Digest, first.Digest, again.Descriptor.Digest)
 		}
+	}
+}
+
+// The index's signature bundles are kept in the content cache under the
+// index digest: an install with the same cache and an unchanged index
+// lists no referrers of it, yet verifies its bundle again (a policy that
+// no longer names the key ignores the index). An index with another
+// digest does not reuse them: its referrers are listed at the registry.
+func TestSparseIndexSignatureCachedByDigest(t *testing.T) {
+	e := newSparseEnv(t)
+	e.cache = t.TempDir()
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	first := e.index(e.key)
+	listings := func(d digest.Digest) int {
+		return e.proxy.Count("GET", "/skillpm-index/referrers/"+d.String()) + e.proxy.Count("GET", "/skillpm-index/manifests/sha256-"+d.Encoded())
+	}
+	var (
+		warns []string
+		err   error
+	)
+	var listed int
+	for i := range 2 {
+		if _, warns, err = e.installApp(t); err != nil || len(warns) > 0 {
+			t.Fatalf("install %d: %v, warnings %q", i+1, err, warns)
+		}
+		if i == 0 {
+			listed = listings(first.Digest)
+		}
+	}
+	if listed == 0 {
+		t.Fatalf("the first install did not list the index's referrers\n%s", strings.Join(e.proxy.Log(), "\n"))
+	}
+	if n := listings(first.Digest); n != listed {
+		t.Errorf("the second install with the same cache listed the index's referrers again\n%s", strings.Join(e.proxy.Log(), "\n"))
+	}
+
+	// The cached bundle is verified, not its verdict: under a policy that
+	// does not name the key, the same cache gives no trust.
+	trusted := e.policy
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "publisher.pub"), e.key.PublicPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skillsOnly := strings.Replace(hostilePolicy, `scopes: ["*"]`, `scopes: ["*/sparse/app", "*/sparse/lib"]`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(skillsOnly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e.policy, err = tiers.Load(context.Background(), filepath.Join(dir, "policy.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	_, warns, err = e.installApp(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "ignoring the sparse index") || !strings.Contains(warns[0], "whom no rule") {
+		t.Errorf("warnings %q, want the index ignored under a policy that does not name its key", warns)
+	}
+	e.policy = trusted
+
+	e.publish("lib", "1.1.0")
+	second := e.index(e.key)
+	if second.Digest == first.Digest {
+		t.Fatal("the rebuilt index has the old digest")
+	}
+	res, warns, err := e.installApp(t)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("install after the rebuild: %v, warnings %q", err, warns)
+	}
+	if v := lockedVersion(t, res, "lib"); v != "1.1.0" {
+		t.Errorf("lib %s, want 1.1.0 from the rebuilt index", v)
+	}
+	if n := listings(second.Digest); n == 0 {
+		t.Errorf("the rebuilt index's referrers were not listed: the old digest's bundles are not its")
 	}
 }

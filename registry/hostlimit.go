@@ -9,10 +9,13 @@ import (
 // DefaultHostRequests is how many requests to one registry host may await
 // their answers at once when Options.HostRequests is zero. At internet
 // latency a client's time goes to round trips, not bandwidth, so this is
-// well above the 8 that fill a loopback link; it stays below what
-// registries rate-limit a client for, and every idle connection up to it
-// is kept for reuse.
-const DefaultHostRequests = 64
+// well above the 8 that fill a loopback link: an update check of 100
+// installed skills sends its 100 tag lists in one wave rather than two.
+// Over HTTP/2 (which the transport negotiates where a registry offers it)
+// these share a few connections; over HTTP/1.1 each is a connection,
+// which is why there is a bound at all. Every idle connection up to it is
+// kept for reuse.
+const DefaultHostRequests = 128
 
 // PriorityHostRequests is how many requests marked [WithPriority] may
 // await their answers per host, in a lane of their own beside the

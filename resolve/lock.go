@@ -56,9 +56,9 @@ type LockOptions struct {
 // they still satisfy every requirement; else the newest allowed version is
 // chosen. Each entry carries the chosen version's digest and tree (from
 // its manifest), its direct dependencies' chosen versions, and, for the
-// skills m lists, the requested range; the tier and signers of an entry
-// whose version and digest are unchanged since prev are kept, since only
-// install can know them.
+// skills m lists, the requested range; the tier, signers, layer and
+// referrers of an entry whose version and digest are unchanged since prev
+// are kept, since only install can know them.
 //
 // The manifest's names are read in cat's namespace, which the caller
 // builds from the manifest ([Manifest.Namespace]) so that --from and the
@@ -234,6 +234,11 @@ func lockOf(ctx context.Context, cat Catalog, sol Solution, roots map[string]str
 		}
 		if p := prev.Get(e.Name); p != nil && p.Source == e.Source && p.Version == e.Version && p.Digest == e.Digest {
 			e.Tier, e.Signers = p.Tier, slices.Clone(p.Signers)
+			e.Referrers = slices.Clone(p.Referrers)
+			if p.Layer != nil {
+				layer := *p.Layer
+				e.Layer = &layer
+			}
 		}
 		l.Skills = append(l.Skills, e)
 	}

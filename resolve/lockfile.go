@@ -66,6 +66,35 @@ type LockedSkill struct {
 	// Requested is the range the project asked for, for the skills the
 	// manifest lists; "" for skills present only as dependencies.
 	Requested string `yaml:"requested,omitempty"`
+	// Layer is the manifest's layer, and Referrers the signature and audit
+	// bundles that verified for it: with them install --frozen reads
+	// every byte by digest at once (the manifest, the layer, each
+	// referrer manifest and bundle) instead of waiting for the manifest
+	// to learn the layer and listing the referrers. They name, they do
+	// not vouch: the manifest must state the same layer, and every
+	// bundle is verified again. Locks written before they were recorded
+	// have neither.
+	Layer *LockedBlob `yaml:"layer,omitempty"`
+	// Referrers: see Layer.
+	Referrers []LockedReferrer `yaml:"referrers,omitempty"`
+}
+
+// LockedBlob is content a lock names by digest and size.
+type LockedBlob struct {
+	// Digest is the content's digest.
+	Digest string `yaml:"digest"`
+	// Size is its size in bytes.
+	Size int64 `yaml:"size"`
+}
+
+// LockedReferrer is a referrer manifest of a locked version and the
+// Sigstore bundle it carries.
+type LockedReferrer struct {
+	// Digest and Size are the referrer manifest's.
+	Digest string `yaml:"digest"`
+	Size   int64  `yaml:"size"`
+	// Bundle is the bundle blob the referrer manifest lists.
+	Bundle LockedBlob `yaml:"bundle"`
 }
 
 // Signer is a verified signer identity as a lock records it. It has the
@@ -109,6 +138,10 @@ func (l *Lockfile) normalize() {
 	for i := range l.Skills {
 		s := &l.Skills[i]
 		sort.SliceStable(s.Signers, func(a, b int) bool { return s.Signers[a].String() < s.Signers[b].String() })
+		sort.SliceStable(s.Referrers, func(a, b int) bool { return s.Referrers[a].Digest < s.Referrers[b].Digest })
+		if len(s.Referrers) == 0 {
+			s.Referrers = nil
+		}
 		if len(s.Dependencies) == 0 {
 			s.Dependencies = nil
 		}
@@ -145,6 +178,11 @@ func (l *Lockfile) clone() *Lockfile {
 	for i := range c.Skills {
 		c.Skills[i].Signers = slices.Clone(c.Skills[i].Signers)
 		c.Skills[i].Dependencies = maps.Clone(c.Skills[i].Dependencies)
+		c.Skills[i].Referrers = slices.Clone(c.Skills[i].Referrers)
+		if l := c.Skills[i].Layer; l != nil {
+			cp := *l
+			c.Skills[i].Layer = &cp
+		}
 	}
 	return c
 }
@@ -183,7 +221,7 @@ func ReadLockfile(ctx context.Context, path string) (*Lockfile, error) {
 	return ParseLockfile(path, data)
 }
 
-var lockEntryFields = []string{"name", "version", "source", "digest", "tree", "git", "tier", "signers", "dependencies", "requested"}
+var lockEntryFields = []string{"name", "version", "source", "digest", "tree", "git", "tier", "signers", "dependencies", "requested", "layer", "referrers"}
 
 // ParseLockfile parses and checks a lock: its version, every entry's
 // fields (names, exact versions, digests, ranges), one entry per name.
@@ -290,7 +328,21 @@ func (p *fileParser) lockEntry(e *yaml.Node) (LockedSkill, error) {
 			return s, p.errAt(at("requested"), fmt.Sprintf("%s: requested range %q does not parse", s.Name, s.Requested), "")
 		}
 	}
+	if s.Layer != nil && !validBlob(*s.Layer) {
+		return s, p.errAt(at("layer"), fmt.Sprintf("%s: layer %q (%d bytes) is not a digest and a size", s.Name, s.Layer.Digest, s.Layer.Size), "")
+	}
+	for _, r := range s.Referrers {
+		if !validBlob(LockedBlob{Digest: r.Digest, Size: r.Size}) || !validBlob(r.Bundle) {
+			return s, p.errAt(at("referrers"), fmt.Sprintf("%s: referrer %q and its bundle %q are not digests and sizes", s.Name, r.Digest, r.Bundle.Digest), "")
+		}
+	}
 	return s, nil
+}
+
+// validBlob reports whether b names content: a digest and a size.
+func validBlob(b LockedBlob) bool {
+	_, err := digest.Parse(b.Digest)
+	return err == nil && b.Size >= 0
 }
 
 // Preferences returns the locked versions by solver name, for

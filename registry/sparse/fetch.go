@@ -221,16 +221,47 @@ func (e *Entry) decode(loc registry.Location, data []byte) error {
 // trust material and returns the signer a rule of policy p names for the
 // index repository. No verified signature, or signers no rule names, is
 // ErrUntrusted saying which.
+//
+// An index whose digest was verified before by a Client with the same
+// content cache is judged from the bundles that verification read, by
+// digest from the cache: verified again, cryptographically and under p,
+// with no request (the referrers listing and the bundles would be a chain
+// of round trips on every install and update check). Only an index with
+// another digest, or cached bundles that no longer pass, lists its
+// referrers at the registry again.
 func (ix *Index) Verify(ctx context.Context, c *registry.Client, src registry.Source, trust sign.VerifyOptions, p *tiers.Policy) (sign.Identity, error) {
-	at := fmt.Sprintf("%s@%s", ix.Location, ix.Descriptor.Digest)
 	repo, err := c.Repository(src, Repository)
 	if err != nil {
 		return sign.Identity{}, err
 	}
+	if refs, ok := repo.KnownReferrers(ix.Descriptor.Digest); ok {
+		if set, err := repo.SignaturesFrom(ctx, ix.Descriptor, refs); err == nil {
+			if id, err := ix.judge(ctx, set, trust, p); err == nil {
+				return id, nil
+			}
+		}
+	}
 	set, err := repo.Signatures(ctx, ix.Descriptor)
 	if err != nil {
-		return sign.Identity{}, fmt.Errorf("%s: reading its signatures: %w", at, err)
+		return sign.Identity{}, fmt.Errorf("%s@%s: reading its signatures: %w", ix.Location, ix.Descriptor.Digest, err)
 	}
+	id, err := ix.judge(ctx, set, trust, p)
+	if err != nil {
+		return sign.Identity{}, err
+	}
+	refs := make([]ocispec.Descriptor, len(set.Bundles))
+	for i, b := range set.Bundles {
+		refs[i] = b.Referrer
+	}
+	// Not recording costs the next run a listing, nothing else.
+	_ = repo.RememberReferrers(ix.Descriptor.Digest, refs)
+	return id, nil
+}
+
+// judge verifies set, the signature bundles of the index manifest, and
+// returns the signer a rule of p names for the index repository.
+func (ix *Index) judge(ctx context.Context, set *registry.BundleSet, trust sign.VerifyOptions, p *tiers.Policy) (sign.Identity, error) {
+	at := fmt.Sprintf("%s@%s", ix.Location, ix.Descriptor.Digest)
 	n := len(set.Bundles) + len(set.Unreadable)
 	var ids []sign.Identity
 	if len(set.Bundles) > 0 {
