@@ -225,7 +225,7 @@ func TestAdd(t *testing.T) {
 	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
-	for _, f := range []string{"skills.yaml", "skills.lock"} {
+	for _, f := range []string{"skills.yaml", "skills.lock", ".agents"} {
 		if _, err := os.Stat(filepath.Join(proj, f)); !os.IsNotExist(err) {
 			t.Fatalf("a dry run wrote %s: %v", f, err)
 		}

@@ -77,6 +77,9 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 		return nil, nil, err
 	}
 	for _, rt := range roots {
+		if r.DryRun {
+			break // a dry run writes nothing, not even the roots' parents
+		}
 		if err := os.MkdirAll(filepath.Dir(rt.Dir), 0o755); err != nil {
 			return nil, nil, err
 		}
