@@ -623,15 +623,6 @@ func (p *parser) roots(n *yaml.Node) []string {
 
 func quote(s string) string { return strconv.Quote(s) }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // suggest returns the candidate closest to s (case-insensitive equality, a
 // shared prefix such as policy/policies, or an edit distance of at most 2),
 // or "".

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	spm "github.com/skillpm/skillpm"
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -19,17 +18,6 @@ type project struct {
 	data []byte
 	// prev is the lock, nil when there is none yet.
 	prev *resolve.Lockfile
-}
-
-// openProject reads the manifest and lock at the paths the flags name
-// (skillpm.OpenProject). A missing manifest is not an error: p.data is nil
-// and p.m an empty manifest at the path it would be written to.
-func openProject(ctx context.Context, manifest, lock string) (*project, error) {
-	p, err := spm.OpenProject(ctx, manifest, lock)
-	if err != nil {
-		return nil, projectOpenErr(err)
-	}
-	return cliProject(p), nil
 }
 
 // cliProject is the command line's view of an engine project.
@@ -64,18 +52,3 @@ func projectFailure(ctx context.Context, g *globals, e *spm.Engine, err error) e
 
 // hasProject reports whether a project manifest is where lockPaths looks.
 func hasProject(manifest string) bool { return spm.HasProject(manifest) }
-
-// projectRoots returns where a project's skills go (skillpm.ProjectRoots):
-// --root, else the hosts of --host, hosts: or host:, else the default host's; at
-// --scope, else the manifest's scope.
-func projectRoots(g *globals, rf *rootFlags, m *resolve.Manifest) ([]install.Root, error) {
-	t := rf.target()
-	if rf.place != "" {
-		t.Placement = spm.Placement(t, m, g.config().Link)
-	}
-	p, err := spm.ProjectRoots(osEnv(), t, m, g.config().Host)
-	if err != nil {
-		return nil, rootsErr(g, err)
-	}
-	return p.Roots, nil
-}

@@ -6,18 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/resolve"
 )
-
-// parseProjectManifest parses manifest bytes as the project's manifest.
-func (p *project) parse(data []byte) (*resolve.Manifest, error) {
-	m, err := resolve.ParseManifest(p.mpath, data)
-	if err != nil {
-		return nil, lockExit(&resolve.Manifest{File: p.mpath}, p.lpath, err)
-	}
-	m.Dir = p.m.Dir
-	return m, nil
-}
 
 // warnOnce prints each distinct warning once per command (unless -q):
 // an install of several roots meets the same skill several times.

@@ -11,8 +11,6 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/catalog"
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -64,20 +62,6 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return c.OpenSource(spec)
-}
-
-// projectGraph returns the registry graph a project's names resolve in:
-// from (a --from or --registry flag), else the manifest's own registry,
-// else the configuration's, else the embedded registry.
-func projectGraph(c *registry.Client, g *globals, from string, m *resolve.Manifest) (*catalog.Graph, error) {
-	if from == "" && m.Registry == "" {
-		from = g.config().Registry
-	}
-	ns, err := m.Namespace(from)
-	if err != nil {
-		return nil, withCode(exitUsage, err)
-	}
-	return catalog.NewGraph(c, ns)
 }
 
 // regExit gives a registry error the exit code of its class (2 for

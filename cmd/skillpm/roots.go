@@ -53,27 +53,6 @@ func osEnv() install.Env {
 	return env
 }
 
-// targets returns the roots to write to: the custom roots, else one root
-// per host at the chosen scope (default host def, default scope user).
-func (f *rootFlags) targets(def install.Host) ([]install.Root, error) {
-	if len(f.roots) > 0 {
-		p, err := spm.Roots(hosts.Env{}, f.target(), def)
-		if err != nil {
-			return nil, err
-		}
-		return p.Roots, nil
-	}
-	env, err := processEnv()
-	if err != nil {
-		return nil, err
-	}
-	p, err := spm.Roots(env, f.target(), def)
-	if err != nil {
-		return nil, rootsErr(nil, err)
-	}
-	return p.Roots, nil
-}
-
 // readBy says which hosts load what is installed in r, when more than
 // one does: one copy serves them all.
 func readBy(r install.Root) string {
@@ -81,20 +60,4 @@ func readBy(r install.Root) string {
 		return ""
 	}
 	return " (one copy, read by " + strings.Join(r.ReadBy, ", ") + ")"
-}
-
-// searched returns the roots to read. With --host, each named host's view:
-// every root it reads, its own and other hosts', in its precedence order.
-// Without, every host's own roots, each directory once. --scope keeps one
-// scope; --scope project for a host without project roots is refused.
-func (f *rootFlags) searched() ([]install.Root, error) {
-	if len(f.roots) > 0 {
-		return f.targets(install.DefaultHost)
-	}
-	env, err := processEnv()
-	if err != nil {
-		return nil, err
-	}
-	roots, err := spm.SearchedRoots(env, f.target())
-	return roots, rootsErr(nil, err)
 }
