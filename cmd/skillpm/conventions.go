@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -104,13 +103,7 @@ func publishedNames(ctx context.Context, g *globals) []string {
 	if err != nil {
 		return nil
 	}
-	spec := registry.SourceSpec{}
-	if src := g.config().Registry; src != "" {
-		if spec, err = registry.ParseSource(src); err != nil {
-			return nil
-		}
-	}
-	s, err := c.OpenSource(spec)
+	s, err := regDefaultSource(c, g, &regFlags{})
 	if err != nil {
 		return nil
 	}
