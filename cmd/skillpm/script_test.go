@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -30,6 +32,12 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SKILLPM_TREESITTER_CACHE", wasmCache)
+			// Every exec of skillpm is this test binary. Built with -race it
+			// sleeps a second at exit (the race runtime's atexit_sleep_ms, for
+			// goroutines still running): some 600 execs, ten minutes of the
+			// suite's wall time spent asleep. Races are still reported as
+			// they happen, and the exit status says so.
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return nil
 		},
 	}
