@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/audit"
@@ -69,16 +70,9 @@ type AuditOutcome struct {
 // *BuildError. Once the skill is built, a failure returns the result so
 // far (the artifact, the audit) with the error.
 func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult, error) {
-	src := r.Dest
-	if src == nil {
-		var err error
-		if src, err = e.OpenSource(r.To); err != nil {
-			return nil, err
-		}
-	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	src, created, err := e.publishTarget(r.Dest, r.To)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, err
 	}
 	warn := func(w archive.PackWarning) { e.note("warning: " + w.Message) }
 	bopts := registry.BuildOptions{Created: created, NoVCS: r.NoVCS, PackWarn: warn}
@@ -221,4 +215,20 @@ func (e *Engine) SignDigest(ctx context.Context, repo *registry.Repository, desc
 	}
 	out.Signer, out.Referrer = sig.Identity, ref.Digest.String()
 	return out, nil
+}
+
+// publishTarget is where a publish writes (dest, else the source to names)
+// and the time its artifacts record (SOURCE_DATE_EPOCH, else none).
+func (e *Engine) publishTarget(dest registry.Source, to string) (registry.Source, time.Time, error) {
+	if dest == nil {
+		var err error
+		if dest, err = e.OpenSource(to); err != nil {
+			return nil, time.Time{}, err
+		}
+	}
+	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	if err != nil {
+		return nil, time.Time{}, invalid(err)
+	}
+	return dest, created, nil
 }

@@ -109,16 +109,9 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			items = append(items, item{path: rel, dir: d})
 		}
 	}
-	src := r.Dest
-	if src == nil {
-		var err error
-		if src, err = e.OpenSource(r.To); err != nil {
-			return nil, err
-		}
-	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	src, created, err := e.publishTarget(r.Dest, r.To)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, err
 	}
 	out.Items = make([]PublishItem, len(items))
 	var eg errgroup.Group
