@@ -3,12 +3,10 @@ package skillpm_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/skillpm/skillpm"
-	"github.com/skillpm/skillpm/sign"
 )
 
 // TestWhy: a project without a lock yet is ErrInvalidRequest; once
@@ -19,14 +17,8 @@ func TestWhy(t *testing.T) {
 	e, key, dir, home, done := exampleSetup()
 	t.Cleanup(done)
 	ctx := context.Background()
-	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
-		t.Fatal(err)
-	}
-	proj := t.TempDir()
-	manifest := filepath.Join(proj, "skills.yaml")
-	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifest := notesProject(t, e, key, dir)
+	proj := filepath.Dir(manifest)
 	if _, err := e.Why(ctx, "notes", skillpm.GraphRequest{Manifest: manifest}); !errors.Is(err, skillpm.ErrInvalidRequest) {
 		t.Errorf("a project without a lock: %v, want ErrInvalidRequest", err)
 	}

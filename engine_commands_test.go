@@ -50,6 +50,20 @@ func TestHosts(t *testing.T) {
 	}
 }
 
+// notesProject publishes the example skill signed and writes a project
+// manifest, in a directory of its own, that asks for notes ^1.
+func notesProject(t *testing.T, e *skillpm.Engine, key *sign.KeyPair, dir string) (manifest string) {
+	t.Helper()
+	if _, err := e.Publish(context.Background(), skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	manifest = filepath.Join(t.TempDir(), "skills.yaml")
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return manifest
+}
+
 // publishVersions publishes the example skill at each version, signed.
 func publishVersions(t *testing.T, e *skillpm.Engine, key *sign.KeyPair, dir string, versions ...string) {
 	t.Helper()

@@ -46,14 +46,8 @@ func TestLockWritesOnlyWhenChanged(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
 	ctx := context.Background()
-	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
-		t.Fatal(err)
-	}
-	proj := t.TempDir()
-	manifest := filepath.Join(proj, "skills.yaml")
-	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifest := notesProject(t, e, key, dir)
+	proj := filepath.Dir(manifest)
 	first, err := e.Lock(ctx, skillpm.LockRequest{Manifest: manifest})
 	if err != nil || !first.Changed || !first.Written || first.File != filepath.Join(proj, "skills.lock") {
 		t.Fatalf("first lock: %+v, %v", first, err)

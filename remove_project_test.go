@@ -11,7 +11,6 @@ import (
 	"github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
-	"github.com/skillpm/skillpm/sign"
 )
 
 // TestRemoveProject: a skill not in the manifest is a NotInProjectError;
@@ -21,14 +20,8 @@ func TestRemoveProject(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
 	ctx := context.Background()
-	if _, err := e.Publish(ctx, skillpm.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
-		t.Fatal(err)
-	}
-	proj := t.TempDir()
-	manifest := filepath.Join(proj, "skills.yaml")
-	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifest := notesProject(t, e, key, dir)
+	proj := filepath.Dir(manifest)
 	if _, err := e.Install(ctx, skillpm.InstallRequest{Manifest: manifest}); err != nil {
 		t.Fatal(err)
 	}
