@@ -12,20 +12,32 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 FUZZTIME ?= 1000x
 # The build tag of the tests that need the real parts (internal/registrytest).
 TEST_TAGS := integration
+# vet and staticcheck read every file: the cosign interop tests' too.
+LINT_TAGS := integration,cosign
 
-.PHONY: build test tools unit fuzz lint fmt-check vet staticcheck cross reproducible release bench demo clean conformance
+.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench demo clean conformance
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
 
-## test: everything CI runs, after installing the tools the tests use
-## (the integration build: every test against the real parts).
-test: tools
-	$(MAKE) lint cross reproducible unit fuzz
+## test: everything CI runs but the cosign interop tests (make interop),
+## after installing the tools the tests use (the integration build: every
+## test against the real parts). Each stage prints its wall time.
+TEST_STAGES := tools lint cross reproducible unit fuzz
+test:
+	@set -e; for s in $(TEST_STAGES); do bash scripts/stage.sh $$s $(MAKE) --no-print-directory $$s; done
 
-## tools: the pinned registry, oras, cosign, staticcheck and chromium (scripts/test-tools.sh).
+## tools: the pinned registry, oras, staticcheck and chromium (scripts/test-tools.sh core).
 tools:
-	@bash scripts/test-tools.sh
+	@bash scripts/test-tools.sh core
+
+## interop: the tests that run the real cosign CLI (cosign verifies what
+## skillpm signs and the other way round), after building cosign. cosign is
+## the one tool whose build from source takes half an hour on a fresh
+## 2-core machine, so make test does not wait for it; CI runs both.
+interop:
+	@bash scripts/test-tools.sh cosign
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -tags $(TEST_TAGS),cosign -run 'Cosign|TestMirrorBothWays' ./sign ./registry ./cmd/skillpm
 
 lint: fmt-check vet staticcheck
 
@@ -34,19 +46,34 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet -tags $(TEST_TAGS) ./...
+	$(GO) vet -tags $(LINT_TAGS) ./...
 
 staticcheck: tools
-	$(STATICCHECK) -tags $(TEST_TAGS) ./...
+	$(STATICCHECK) -tags $(LINT_TAGS) ./...
 
 # The test processes share one compiled copy of the audit's parsers
 # (pkg/audit/internal/treesitter): compiling takes ~10 s under -race.
 # -tags integration runs the tests against the real parts `tools`
-# installs (distribution registry, oras, cosign, chromium); a plain
+# installs (distribution registry, oras, chromium); a plain
 # `go test ./...` runs the rest with an in-process registry.
+#
+# -race covers every package's tests except cmd/skillpm's scripts
+# (SCRIPT_TESTS): each of their ~600 `exec skillpm` is a new process running
+# one command, single-threaded apart from the fetches the root, install,
+# registry and install/api packages race-test in-process; under -race the
+# scripts took ten minutes of a loaded 2-core machine, without it a few.
+# cmd/skillpm's other tests (serve, git sources, exit codes) run with -race.
+#
+# TEST_TIMEOUT bounds each test binary; it is sized for a 2-core machine
+# running another CPU-bound job beside the tests (go test's default, 10
+# minutes, failed there), so it catches a hang, not a slow machine.
+TEST_TIMEOUT ?= 45m
+SCRIPT_TESTS := ^(TestScripts|TestRegistryScripts|TestOrasScripts)$$
 unit:
-	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
-	SKILLPM_TREESITTER_CACHE=$$cache $(GO) test -race -count=1 -tags $(TEST_TAGS) ./...
+	@set -e; cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; export SKILLPM_TREESITTER_CACHE=$$cache; \
+	pkgs=$$($(GO) list ./... | grep -v '/cmd/skillpm$$'); \
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -tags $(TEST_TAGS) $$pkgs ./cmd/skillpm -skip '$(SCRIPT_TESTS)'; \
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags $(TEST_TAGS) -run '$(SCRIPT_TESTS)' ./cmd/skillpm
 
 ## fuzz: run every Fuzz target briefly; the seed corpora live in each package's testdata/fuzz.
 fuzz:
@@ -67,7 +94,7 @@ CROSS_TESTPKGS := ./install/ ./pkg/archive/
 cross:
 	@set -e; export CGO_ENABLED=0; \
 	for t in windows/amd64 darwin/arm64; do \
-	  echo "cross vet $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet -tags $(TEST_TAGS) ./...; \
+	  echo "cross vet $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet -tags $(LINT_TAGS) ./...; \
 	  echo "cross test -c $$t"; for p in $(CROSS_TESTPKGS); do GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) test -c -o /dev/null $$p; done; \
 	done
 

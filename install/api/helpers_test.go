@@ -186,7 +186,7 @@ func newFixture(t *testing.T, mod func(*api.Config)) *fixture {
 	home := t.TempDir()
 	ts := httptest.NewUnstartedServer(nil)
 	cfg := api.Config{Client: c, Policy: policy, Trust: trust, Token: token, Addr: ts.Listener.Addr().String(),
-		Env: install.Env{Home: home, Cwd: t.TempDir()}, LockWait: 5 * time.Second}
+		Env: install.Env{Home: home, Cwd: t.TempDir()}, LockWait: 10 * time.Minute}
 	if mod != nil {
 		mod(&cfg)
 	}

@@ -160,7 +160,9 @@ http:
 			t.Fatalf("starting %s: %v", bin, err)
 		}
 		go func() { r.cmd.Wait(); close(r.done) }()
-		if lastErr = r.waitReady(15 * time.Second); lastErr == nil {
+		// Generous: on a loaded machine the registry binary can take many
+		// seconds to start; a registry that never answers still fails.
+		if lastErr = r.waitReady(2 * time.Minute); lastErr == nil {
 			t.Cleanup(func() {
 				r.stop()
 				if t.Failed() {
