@@ -107,7 +107,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	if err != nil {
 		return nil, err
 	}
-	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool})
+	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
 	if err != nil {
 		return nil, mark(ErrAuditFailed, err)
 	}
@@ -248,7 +248,7 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 		return nil, fmt.Errorf("%s is a directory: %w", arg, ErrAttestVersion)
 	}
 	var err error
-	if s.Report, err = audit.Scan(ctx, dir, audit.Options{Tool: e.opts.AuditTool}); err != nil {
+	if s.Report, err = audit.Scan(ctx, dir, audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()}); err != nil {
 		return nil, mark(ErrAuditFailed, err)
 	}
 	if err := s.judge(r.Tier); err != nil {

@@ -37,8 +37,7 @@ func compileCacheDir() string {
 		}
 		base = filepath.Join(d, "wazero")
 	}
-	sum := sha256.Sum256(wasmModule)
-	dir := filepath.Join(base, "treesitter-"+hex.EncodeToString(sum[:12]))
+	dir := filepath.Join(base, "treesitter-"+ModuleSHA256()[:24])
 	if !usableCacheDir(dir) {
 		return ""
 	}
@@ -125,4 +124,11 @@ func fileSum(p string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ModuleSHA256 returns the hex SHA-256 of the WebAssembly module, which
+// decides how sources parse: part of the audit's version.
+func ModuleSHA256() string {
+	sum := sha256.Sum256(wasmModule)
+	return hex.EncodeToString(sum[:])
 }
