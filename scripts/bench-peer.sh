@@ -9,7 +9,7 @@
 # programs install all five for Claude Code and Codex into a fresh home.
 # Cold: fresh home and empty caches. Warm: fresh home (the skills are
 # installed again), caches as the previous run left them. Each figure is
-# the median of BENCH_PEER_RUNS runs (default 3), wall time.
+# the median of BENCH_PEER_RUNS runs (default 3), wall time and CPU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
@@ -53,24 +53,25 @@ fresh_home() {
 	if [ "$1" = cold ]; then rm -rf "$work/cache"; fi
 	mkdir -p "$work/cache"
 }
-# timed prints the wall time of a command in seconds; its output goes to
-# $work/last.log, and a failure stops the benchmark showing it.
+# timed prints the wall time and the CPU time (user + system, the
+# program and its children) of a command in seconds; its output goes to
+# $work/last.log, and a failure stops the benchmark showing it. CPU time
+# is shown beside wall time because on a shared machine the wall time is
+# mostly waiting for a core.
 timed() {
-	local t0 t1
-	t0=$(date +%s.%N)
-	if ! env -u SKILLPM_TREESITTER_CACHE -u SKILLPM_CACHE HOME="$work/home" XDG_CACHE_HOME="$work/cache" \
+	if ! /usr/bin/time -f '%e %U %S' -o "$work/time" env -u SKILLPM_TREESITTER_CACHE -u SKILLPM_CACHE HOME="$work/home" XDG_CACHE_HOME="$work/cache" \
 		XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" "$@" >"$work/last.log" 2>&1; then
 		cat "$work/last.log" >&2
 		return 1
 	fi
-	t1=$(date +%s.%N)
-	echo "$t1 - $t0" | bc
+	awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-# measure MODE CMD...: the median over $runs runs of CMD in MODE (cold or
-# warm; a warm series starts from one unmeasured run that fills the caches).
+# measure MODE CMD...: the medians of wall and CPU time over $runs runs of
+# CMD in MODE (cold or warm; a warm series starts from one unmeasured run
+# that fills the caches).
 measure() {
-	local mode=$1 times=()
+	local mode=$1 walls=() cpus=() w c
 	shift
 	if [ "$mode" = warm ]; then
 		fresh_home cold
@@ -78,9 +79,11 @@ measure() {
 	fi
 	for _ in $(seq "$runs"); do
 		fresh_home "$mode"
-		times+=("$(timed "$@")")
+		read -r w c < <(timed "$@")
+		walls+=("$w")
+		cpus+=("$c")
 	done
-	median "${times[@]}"
+	echo "$(median "${walls[@]}") $(median "${cpus[@]}")"
 }
 
 folder_skillpm() { "$skillpm" install "${names[@]/#/$five/}" --no-vcs --host claude --host codex --allow-experimental; }
@@ -121,15 +124,17 @@ fi
 
 awk -v runs="$runs" -v pv="$peer_version" '
 BEGIN {
-	printf "| five skills, two hosts (median of %d, wall) | skillpm | Vercel skills %s | ratio | target |\n|---|---|---|---|---|\n", runs, pv
+	printf "| five skills, two hosts (median of %d; wall, CPU) | skillpm | Vercel skills %s | ratio | target |\n|---|---|---|---|---|\n", runs, pv
 	target["folder cold"] = "<= 0.8"; target["folder warm"] = "<= 0.5"
 	target["git cold"] = "<= 1.0"; target["git warm"] = "<= 0.6"
 }
 $1 == "corpus" {
-	printf "| audit %s corpus skills, warm cache vs cold | %.2f s warm | %.2f s cold | %.2f | <= 0.2 |\n", $2, $4, $3, $4 / $3
+	# corpus SKILLS COLD-WALL COLD-CPU WARM-WALL WARM-CPU
+	printf "| audit %s corpus skills, warm cache vs cold | %.2f s warm (CPU %.2f s) | %.2f s cold (CPU %.2f s) | %.2f (CPU %.2f) | <= 0.2 |\n", $2, $5, $6, $3, $4, $5 / $3, $6 / $4
 	next
 }
 {
+	# SRC MODE SKILLPM-WALL SKILLPM-CPU PEER-WALL PEER-CPU
 	key = $1 " " $2
-	printf "| from a %s, %s caches | %.2f s | %.2f s | %.2f | %s |\n", ($1 == "git" ? "local git repository" : "folder"), $2, $3, $4, $3 / $4, target[key]
+	printf "| from a %s, %s caches | %.2f s (CPU %.2f s) | %.2f s (CPU %.2f s) | %.2f (CPU %.2f) | %s |\n", ($1 == "git" ? "local git repository" : "folder"), $2, $3, $4, $5, $6, $3 / $5, $4 / $6, target[key]
 }' "$out"
