@@ -107,23 +107,30 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	if err != nil {
 		return nil, err
 	}
-	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool})
+	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
 	if err != nil {
 		return nil, mark(ErrAuditFailed, err)
 	}
-	out := &AuditResult{Skills: []AuditedSkill{}, Summary: AuditSummary{Blocks: []string{}}}
-	for _, dir := range dirs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		s := AuditedSkill{Path: dir}
-		if s.Report, s.Err = sc.Scan(ctx, dir); s.Err == nil {
+	// The skills are independent: they are audited concurrently, each
+	// into its place, and summed in order.
+	skills := make([]AuditedSkill, len(dirs))
+	err = forEach(ctx, len(dirs), func(ctx context.Context, i int) error {
+		s := AuditedSkill{Path: dirs[i]}
+		if s.Report, s.Err = sc.Scan(ctx, dirs[i]); s.Err == nil {
 			if err := s.judge(r.Tier); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		out.Summary.count(&s)
-		out.Skills = append(out.Skills, s)
+		skills[i] = s
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &AuditResult{Skills: []AuditedSkill{}, Summary: AuditSummary{Blocks: []string{}}}
+	for i := range skills {
+		out.Summary.count(&skills[i])
+		out.Skills = append(out.Skills, skills[i])
 	}
 	return out, nil
 }
@@ -248,7 +255,7 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 		return nil, fmt.Errorf("%s is a directory: %w", arg, ErrAttestVersion)
 	}
 	var err error
-	if s.Report, err = audit.Scan(ctx, dir, audit.Options{Tool: e.opts.AuditTool}); err != nil {
+	if s.Report, err = audit.Scan(ctx, dir, audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()}); err != nil {
 		return nil, mark(ErrAuditFailed, err)
 	}
 	if err := s.judge(r.Tier); err != nil {

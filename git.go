@@ -27,6 +27,40 @@ func GitCache(offline bool) (*gitsource.Cache, error) {
 	return gitsource.New(gitsource.Options{Dir: filepath.Join(dir, "git"), Offline: offline}), nil
 }
 
+// gitFetches resolves git references for one command, once per
+// repository and revision: references to several folders of one
+// repository at one revision share the listing and the fetch.
+type gitFetches struct {
+	cache *gitsource.Cache
+	done  map[string]*gitsource.Resolved
+}
+
+// openGitFetches opens the git cache (see GitCache) for one command.
+func openGitFetches(offline bool) (*gitFetches, error) {
+	c, err := GitCache(offline)
+	if err != nil {
+		return nil, err
+	}
+	return &gitFetches{cache: c, done: map[string]*gitsource.Resolved{}}, nil
+}
+
+// resolve is gitsource.Cache.Resolve, answered from an earlier resolve of
+// the same repository and revision in this command.
+func (g *gitFetches) resolve(ctx context.Context, ref *gitsource.Ref) (*gitsource.Resolved, error) {
+	key := ref.Remote() + "\x00" + ref.Rev
+	if res, ok := g.done[key]; ok {
+		same := *res
+		same.Ref = ref
+		return &same, nil
+	}
+	res, err := g.cache.Resolve(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	g.done[key] = res
+	return res, nil
+}
+
 // gitErr marks a gitsource failure with ErrGit.
 func gitErr(err error) error { return mark(ErrGit, err) }
 
@@ -42,7 +76,7 @@ func (e *Engine) note(line string) {
 // is not empty) as a local directory is built, recording the repository
 // (credentials removed) and commit as the artifact's source and revision.
 // done removes the exported tree.
-func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw string, pick []string) (_ []install.Local, done func(), _ error) {
+func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string, pick []string) (_ []install.Local, done func(), _ error) {
 	done = func() {}
 	ref, err := gitsource.Parse(raw)
 	if err != nil {
@@ -51,7 +85,8 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 	if ref.Note != "" {
 		e.note("note: " + ref.Note)
 	}
-	res, err := cache.Resolve(ctx, ref)
+	cache := fetches.cache
+	res, err := fetches.resolve(ctx, ref)
 	if err != nil {
 		return nil, done, gitErr(err)
 	}
@@ -100,13 +135,24 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 		if len(pick) > 0 && !slices.Contains(pick, base) {
 			continue
 		}
-		a, err := registry.Build(ctx, s.Dir, registry.BuildOptions{Created: created, NoVCS: true,
+		found[base] = true
+		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: res.Ref.In(s.Path).String(), Signers: signers})
+	}
+	// The skills of one export build concurrently, each into its place.
+	err = forEach(ctx, len(out), func(ctx context.Context, i int) error {
+		a, err := registry.Build(ctx, out[i].Dir, registry.BuildOptions{Created: created, NoVCS: true,
 			Source: res.Ref.Remote(), Revision: res.Commit})
 		if err != nil {
-			return fail(&BuildError{Where: origin, Err: err})
+			return &BuildError{Where: out[i].Origin, Err: err}
 		}
-		found[base], found[a.Skill.Name] = true, true
-		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: res.Ref.In(s.Path).String(), Signers: signers, Artifact: a})
+		out[i].Artifact = a
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	for _, l := range out {
+		found[l.Artifact.Skill.Name] = true
 	}
 	for _, p := range pick {
 		if !found[p] {
@@ -139,7 +185,7 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 	out := *m
 	out.Skills = nil
 	var locals []install.Local
-	var cache *gitsource.Cache
+	var cache *gitFetches
 	for _, r := range m.Skills {
 		if !resolve.IsGitName(r.Name) {
 			out.Skills = append(out.Skills, r)
@@ -180,7 +226,7 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 			ref = ref.At(commit)
 		}
 		if cache == nil {
-			if cache, err = GitCache(offline); err != nil {
+			if cache, err = openGitFetches(offline); err != nil {
 				return fail(err)
 			}
 		}
@@ -219,7 +265,7 @@ func within(p, dir string) bool {
 func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []string, opts install.Options) (map[string]bool, []install.RootResult, error) {
 	handled := map[string]bool{}
 	var results []install.RootResult
-	var cache *gitsource.Cache
+	var cache *gitFetches
 	for _, root := range opts.Roots {
 		rec, err := install.ReadReceipts(root.Dir)
 		if err != nil {
@@ -238,7 +284,7 @@ func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []s
 			}
 			handled[r.Name] = true
 			if cache == nil {
-				if cache, err = GitCache(false); err != nil {
+				if cache, err = openGitFetches(false); err != nil {
 					return nil, nil, err
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/Masterminds/semver/v3"
@@ -18,6 +19,7 @@ import (
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
+	"golang.org/x/sync/errgroup"
 )
 
 // InstallRequest is one install: references, or (with none) the project.
@@ -269,7 +271,9 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			e.opts.Warn(msg)
 		}
 	} else {
-		var cache *gitsource.Cache
+		var cache *gitFetches
+		var dirs []string
+		var dirAt []int
 		for _, a := range r.Refs {
 			if r.RegistryOnly {
 				if gitsource.Looks(a) {
@@ -280,7 +284,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			}
 			if gitsource.Looks(a) {
 				if cache == nil {
-					if cache, err = GitCache(r.Offline); err != nil {
+					if cache, err = openGitFetches(r.Offline); err != nil {
 						return nil, err
 					}
 				}
@@ -293,14 +297,21 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 				continue
 			}
 			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
-				l, err := e.buildLocal(ctx, a, r.NoVCS)
-				if err != nil {
-					return nil, err
-				}
-				local = append(local, l)
+				dirAt = append(dirAt, len(local))
+				dirs = append(dirs, a)
+				local = append(local, install.Local{})
 				continue
 			}
 			refs = append(refs, a)
+		}
+		// The directories build concurrently, each into its place.
+		err := forEach(ctx, len(dirs), func(ctx context.Context, i int) error {
+			l, err := e.buildLocal(ctx, dirs[i], r.NoVCS)
+			local[dirAt[i]] = l
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
 		// The references' manifest names the namespace; what the roots
 		// hold is read by InstallRefs under their locks.
@@ -368,6 +379,38 @@ func (e *Engine) CheckRefs(r InstallRequest) error {
 		return invalid(err)
 	}
 	return nil
+}
+
+// forEach runs fn for 0..n-1 on up to GOMAXPROCS goroutines: building
+// and hashing the skills of one install are independent. The error
+// returned is the one of the lowest index, so that which failure is
+// reported does not depend on scheduling; the first failure cancels the
+// ctx the others see.
+func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return fn(ctx, 0)
+	}
+	errs := make([]error, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range n {
+		g.Go(func() error {
+			errs[i] = fn(gctx, i)
+			return errs[i]
+		})
+	}
+	g.Wait()
+	for _, err := range errs {
+		if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() == nil) {
+			return err
+		}
+	}
+	// Only cancellations caused by another failure remain; that failure
+	// was returned above, so this is ctx's own.
+	return ctx.Err()
 }
 
 // buildLocal builds the skill in dir as publish would, for installing it

@@ -16,6 +16,7 @@ package skillpm
 import (
 	"context"
 	"crypto"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -236,13 +237,30 @@ func (e *Engine) Auditor() (install.Auditor, error) {
 		return e.opts.Auditor, nil
 	}
 	if e.auditor == nil {
-		a, err := auditor.New(auditor.Options{Tool: e.opts.AuditTool})
+		a, err := auditor.New(auditor.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
 		if err != nil {
 			return nil, err
 		}
 		e.auditor = a
 	}
 	return e.auditor, nil
+}
+
+// auditCacheDir is where audit reports are cached: "audit" in the content
+// cache (Registry.CacheDir, else the default one), so that pruning the
+// cache empties it too; "" (no cache) when there is no cache directory.
+// The cache holds reports only: every verdict is judged from the report
+// at the tier decided on the staged bytes.
+func (e *Engine) auditCacheDir() string {
+	dir := e.opts.Registry.CacheDir
+	if dir == "" {
+		d, err := registry.DefaultCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = d
+	}
+	return filepath.Join(dir, "audit")
 }
 
 // Env returns the environment roots are resolved in.

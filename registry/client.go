@@ -17,6 +17,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/internal/userdir"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/retry"
@@ -148,19 +149,7 @@ func (o Options) resolved() Options {
 
 // DefaultCacheDir returns $SKILLPM_CACHE, else $XDG_CACHE_HOME/skillpm,
 // else the platform's user cache directory plus /skillpm.
-func DefaultCacheDir() (string, error) {
-	if d := os.Getenv("SKILLPM_CACHE"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "skillpm"), nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory: set SKILLPM_CACHE or XDG_CACHE_HOME: %w", err)
-	}
-	return filepath.Join(d, "skillpm"), nil
-}
+func DefaultCacheDir() (string, error) { return userdir.SkillpmCache() }
 
 // DefaultEmbeddedDir returns $XDG_DATA_HOME/skillpm/registry, else
 // ~/.local/share/skillpm/registry.

@@ -121,3 +121,8 @@ BEGIN { first = 1 }
 	else if (name == "Latency100/frozen") printf "| install --frozen from the lock, empty cache | %s | %s (by digest) | %.2f | - |\n", fig("skillpm-"), fig("oras-"), metric("skillpm/oras")
 	else if (name == "LatencyMirror200") printf "| mirror 200 signed skills | %s | %s (cp -r over %d, scaled to 200) | %.3f | <= 0.15 |\n", fig("skillpm-"), fig("oras-"), metric("oras-sample"), metric("skillpm/oras")
 }' "$lat"
+
+# Installs from a folder and from git beside Vercel's skills CLI, and the
+# corpus audit with a cold and a warm cache: its own table.
+echo
+bash scripts/bench-peer.sh

@@ -477,3 +477,32 @@ func TestLockGitReferences(t *testing.T) {
 		t.Errorf("lock of a folder without a skill: exit %d: %s", code, msg)
 	}
 }
+
+// TestGitOneFetchPerRepository: two folders of one repository at one
+// revision, named in one install, are listed and fetched once (git's own
+// trace counts the commands), and both are installed.
+func TestGitOneFetchPerRepository(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	for _, kv := range gittest.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	repo := gitSkillsRepo(t, filepath.Join(work, "served"))
+	trace := filepath.Join(work, "git.trace")
+	t.Setenv("GIT_TRACE", trace)
+	got := installedVersions(t, skillpm(t, 0, "install", repo.FileURL()+"#skills/pdf", repo.FileURL()+"#skills/docx",
+		"--root", filepath.Join(work, "root"), "--allow-experimental", "--output", "json"))
+	if got["pdf"] != "2.0.0 experimental" || got["docx"] != "1.0.0 experimental" {
+		t.Errorf("installed %v", got)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"built-in: git ls-remote ", "built-in: git fetch "} {
+		if n := strings.Count(string(b), cmd); n != 1 {
+			t.Errorf("git %s ran %d times for two folders of one repository, want 1:\n%s", cmd, n, b)
+		}
+	}
+}

@@ -18,6 +18,10 @@ type Options struct {
 	Tool string
 	// Limits bound each audit; zero means audit.DefaultLimits.
 	Limits audit.Limits
+	// CacheDir keeps the audit's reports by content (audit.Options);
+	// "" means none. Verdicts are judged from the report at the tier
+	// passed to Audit every time, never taken from the cache.
+	CacheDir string
 }
 
 // Static is pkg/audit's scanner as an install.Auditor.
@@ -29,7 +33,7 @@ var _ install.Auditor = (*Static)(nil)
 
 // New returns the static auditor.
 func New(opts Options) (*Static, error) {
-	sc, err := audit.New(audit.Options{Tool: opts.Tool, Limits: opts.Limits})
+	sc, err := audit.New(audit.Options{Tool: opts.Tool, Limits: opts.Limits, CacheDir: opts.CacheDir})
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,11 @@
 // and the OS convention where it is not.
 package userdir
 
-import "path/filepath"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // Home returns the user's home directory as os.UserHomeDir finds it on
 // goos ("windows": %USERPROFILE%, else %HOMEDRIVE%%HOMEPATH%; other
@@ -63,4 +67,23 @@ func isAbs(goos, p string) bool {
 		return c >= 'a' && c <= 'z'
 	}
 	return len(p) >= 2 && (p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/')
+}
+
+// SkillpmCache is skillpm's cache directory: $SKILLPM_CACHE, else
+// $XDG_CACHE_HOME/skillpm, else the platform's user cache directory plus
+// /skillpm. It is the one rule for every cache skillpm keeps (registry
+// content, git fetches, compiled parsers, audit findings), so that pruning
+// or moving the cache moves all of them.
+func SkillpmCache() (string, error) {
+	if d := os.Getenv("SKILLPM_CACHE"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "skillpm"), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory: set SKILLPM_CACHE or XDG_CACHE_HOME: %w", err)
+	}
+	return filepath.Join(d, "skillpm"), nil
 }

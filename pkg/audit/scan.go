@@ -58,6 +58,13 @@ type Options struct {
 	Tool string
 	// Limits bound the audit; the zero value means DefaultLimits().
 	Limits Limits
+	// CacheDir, when not "", keeps each report there under the SHA-256 of
+	// the skill's files, the audit's version (RulesDigest), Tool and
+	// Limits, so that auditing the same bytes again does not parse them
+	// again. A report is only findings: verdicts are judged from it by
+	// the caller every time. An entry that is damaged, foreign or does not
+	// list the files on disk with their SHA-256 is ignored and replaced.
+	CacheDir string
 }
 
 // Scanner audits skill directories. It holds the compiled rule tables and
@@ -74,6 +81,8 @@ type Scanner struct {
 	// md parses Markdown; goldmark's parser is safe for concurrent use,
 	// and building one per file cost more than parsing most files.
 	md parser.Parser
+	// rulesDigest is RulesDigest(), when reports are cached.
+	rulesDigest string
 }
 
 // treeLanguages are the tree-sitter grammars; they are immutable.
@@ -107,6 +116,9 @@ func New(opts Options) (*Scanner, error) {
 	s.instr, s.kw = compileInstrRules()
 	s.langs = newTreeLanguages()
 	s.md = goldmark.New().Parser()
+	if opts.CacheDir != "" {
+		s.rulesDigest = RulesDigest()
+	}
 	s.parsers = new(treesitter.Pool)
 	// The pooled instances live in the process-wide wasm runtime until
 	// closed, so they are closed when the Scanner is collected.
@@ -141,6 +153,13 @@ func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("audit %s: %w", dir, ErrNotDir)
 	}
+	if s.opts.CacheDir != "" {
+		return s.scanCached(ctx, dir, func() (*Report, error) { return s.scan(ctx, dir) })
+	}
+	return s.scan(ctx, dir)
+}
+
+func (s *Scanner) scan(ctx context.Context, dir string) (*Report, error) {
 	r := newRun(ctx, s, dir)
 	defer r.close()
 	r.loadSkill()

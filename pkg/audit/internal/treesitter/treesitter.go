@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -47,12 +48,14 @@ const (
 // growing without end. Files of a few MiB need well under a tenth of it.
 const MemoryLimit = 1 << 30
 
-// CacheDirEnv names the environment variable that, when set, is a
+// CacheDirEnv names the environment variable that, when set, is the
 // directory where wazero keeps the module's compiled code between
 // processes (compiling takes about a second, ten times that under the race
-// detector). Unset, nothing is written. The cache holds native code that
-// is run as the parser: point it only at a directory no one else can
-// write. The test suites set it; skillpm itself does not.
+// detector); unset, it is "wazero" in skillpm's cache directory
+// ($SKILLPM_CACHE, else $XDG_CACHE_HOME/skillpm). The cache holds native
+// code that is run as the parser: a directory others can write to is not
+// used, and each entry is checked against the SHA-256 recorded when it was
+// written before it is loaded.
 const CacheDirEnv = "SKILLPM_TREESITTER_CACHE"
 
 // keepMemory is the memory an idle Parser may hold on to; a parse that grew
@@ -95,7 +98,7 @@ type engine struct {
 // loadEngine compiles the module on first use; the result, including a
 // failure, is kept for the life of the process.
 var loadEngine = sync.OnceValues(func() (*engine, error) {
-	return newEngine(context.Background())
+	return newCachedEngine(context.Background(), compileCacheDir())
 })
 
 // errorSymbol and errorRepeatSymbol are tree-sitter's built-in symbols
@@ -105,11 +108,39 @@ const (
 	errorRepeatSymbol = 0xfffe
 )
 
-func newEngine(ctx context.Context) (*engine, error) {
+// newCachedEngine builds the engine with its compiled code kept in
+// cacheDir ("" for none). Entries that do not match their recorded
+// SHA-256 are dropped first; when wazero still cannot load what is left
+// (an entry from a wazero that wrote the same format differently), the
+// directory is emptied and the module compiled afresh: a cache can cost
+// a compile, never a parser.
+func newCachedEngine(ctx context.Context, cacheDir string) (*engine, error) {
+	if cacheDir == "" {
+		return newEngine(ctx, "")
+	}
+	good := checkCompileCache(cacheDir)
+	e, err := newEngine(ctx, cacheDir)
+	if err != nil {
+		good = nil
+		os.RemoveAll(cacheDir)
+		if !usableCacheDir(cacheDir) {
+			return newEngine(ctx, "")
+		}
+		if e, err = newEngine(ctx, cacheDir); err != nil {
+			return nil, err
+		}
+	}
+	sealCompileCache(cacheDir, good)
+	return e, nil
+}
+
+// newEngine compiles the module, through wazero's compilation cache in
+// cacheDir when it is not "".
+func newEngine(ctx context.Context, cacheDir string) (*engine, error) {
 	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(MemoryLimit / 65536)
-	if dir := os.Getenv(CacheDirEnv); dir != "" {
+	if cacheDir != "" {
 		// A cache that cannot be opened only costs the compile time.
-		if cache, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+		if cache, err := wazero.NewCompilationCacheWithDir(cacheDir); err == nil {
 			cfg = cfg.WithCompilationCache(cache)
 		}
 	}
@@ -129,7 +160,9 @@ func newEngine(ctx context.Context) (*engine, error) {
 	if err != nil {
 		return fail(err)
 	}
-	compiled, err := rt.CompileModule(ctx, wasmModule)
+	// The module's functions compile independently: on every core, so
+	// that a cold cache costs a fraction of the wall time.
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), wasmModule)
 	if err != nil {
 		return fail(err)
 	}

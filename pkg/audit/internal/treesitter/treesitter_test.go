@@ -298,28 +298,3 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
-
-// TestCompilationCache: with CacheDirEnv set, the compiled module is
-// written there and a second engine (a second process) parses with it.
-func TestCompilationCache(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv(CacheDirEnv, dir)
-	ctx := context.Background()
-	for i := range 2 {
-		e, err := newEngine(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := Parser{e: e}
-		tr, err := p.Parse(ctx, Python, []byte("x = 1\n"), 10)
-		if err != nil || tr.HasError {
-			t.Errorf("engine %d: %v", i, err)
-		}
-		p.Close()
-		e.rt.Close(ctx)
-		entries, err := os.ReadDir(dir)
-		if err != nil || len(entries) == 0 {
-			t.Fatalf("engine %d: nothing cached in %s (%v)", i, dir, err)
-		}
-	}
-}
