@@ -18,6 +18,11 @@ var (
 	ErrDependedUpon = errdef.New(errdef.Conflict, "skill is needed by other installed skills")
 	// ErrReceipt means the receipts file cannot be read.
 	ErrReceipt = errdef.New(errdef.Internal, "install receipts are unreadable")
+	// ErrUnsafeReceipt means the receipts or the install journal of a
+	// root hold a record that is not skillpm's own: a name that is not a
+	// skill name, or a path that leaves the root. A project's roots live
+	// in its repository, so whoever wrote it wrote them.
+	ErrUnsafeReceipt = errdef.New(errdef.Validation, "install receipts hold an unsafe record")
 	// ErrDowngrade means an update would lower an installed version.
 	ErrDowngrade = errdef.New(errdef.Conflict, "update would downgrade a skill")
 	// ErrRepublished means a version's manifest digest differs from the
@@ -47,3 +52,26 @@ func (e *LockedError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// ReceiptError names the file and the record of an unsafe receipt or
+// journal entry.
+type ReceiptError struct {
+	// File is the receipts or journal file.
+	File string
+	// Record is the record's position in the file, from 1, and Name its
+	// name as written.
+	Record int
+	Name   string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+func (e *ReceiptError) Error() string {
+	if e.Record == 0 {
+		return fmt.Sprintf("%s: %s (%q); nothing was changed in the root: move the file away", e.File, e.Reason, e.Name)
+	}
+	return fmt.Sprintf("%s: record %d (%q): %s; nothing was changed in the root: delete the record, or move the file away and reinstall", e.File, e.Record, e.Name, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrUnsafeReceipt) true.
+func (e *ReceiptError) Unwrap() error { return ErrUnsafeReceipt }
