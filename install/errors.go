@@ -2,6 +2,10 @@ package install
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/skillpm/skillpm/pkg/archive"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
@@ -23,6 +27,10 @@ var (
 	// skill name, or a path that leaves the root. A project's roots live
 	// in its repository, so whoever wrote it wrote them.
 	ErrUnsafeReceipt = errdef.New(errdef.Validation, "install receipts hold an unsafe record")
+	// ErrDrift means an installed skill's files differ from the content
+	// the lock and its verified manifest name, while its receipt claims
+	// they match: the receipt, part of the project, was edited with them.
+	ErrDrift = errdef.New(errdef.Conflict, "installed files differ from the lock")
 	// ErrDowngrade means an update would lower an installed version.
 	ErrDowngrade = errdef.New(errdef.Conflict, "update would downgrade a skill")
 	// ErrRepublished means a version's manifest digest differs from the
@@ -75,3 +83,53 @@ func (e *ReceiptError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrUnsafeReceipt) true.
 func (e *ReceiptError) Unwrap() error { return ErrUnsafeReceipt }
+
+// DriftError is a skill whose installed files differ from the locked,
+// verified content although its receipt records them: receipts are a
+// cache of the lock, never the authority on what a project holds.
+type DriftError struct {
+	// Root is the root's directory; Name and Version the locked skill.
+	Root, Name, Version string
+	// Files say how the installed files differ ("SKILL.md changed",
+	// "run.sh added", "ref.md removed"); empty when the locked content
+	// was not at hand to compare.
+	Files []string
+}
+
+func (e *DriftError) Error() string {
+	what := "its files differ"
+	if len(e.Files) > 0 {
+		what = "its files differ (" + strings.Join(e.Files, ", ") + ")"
+	}
+	return fmt.Sprintf("%s in %s: %s from %s@%s as locked and verified, though its receipt claims them: the files and the receipt were changed together; reinstall the locked content over them, or keep them elsewhere first", e.Name, e.Root, what, e.Name, e.Version)
+}
+
+// Unwrap makes errors.Is(err, ErrDrift) true.
+func (e *DriftError) Unwrap() error { return ErrDrift }
+
+// diffFiles says how the files of got differ from those of want, in
+// path order.
+func diffFiles(want, got []archive.File) []string {
+	w := map[string]archive.File{}
+	for _, f := range want {
+		w[f.Path] = f
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range got {
+		seen[f.Path] = true
+		switch o, ok := w[f.Path]; {
+		case !ok:
+			out = append(out, f.Path+" added")
+		case o != f:
+			out = append(out, f.Path+" changed")
+		}
+	}
+	for _, f := range want {
+		if !seen[f.Path] {
+			out = append(out, f.Path+" removed")
+		}
+	}
+	sort.Strings(out)
+	return out
+}

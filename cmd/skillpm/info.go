@@ -341,6 +341,8 @@ func printInfoInstalled(g *globals, name string, found []install.Installed) erro
 		switch {
 		case in.Missing:
 			tree += " (MISSING: the directory is gone)"
+		case in.Drift != "":
+			tree += " (DRIFT: " + in.Drift + "; install --frozen says what changed)"
 		case in.Edited:
 			tree += " (EDITED: the files differ; install --force restores them)"
 		default:

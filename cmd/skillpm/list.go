@@ -91,6 +91,8 @@ func printList(g *globals, res *spm.Listing) error {
 			status = "conflict: " + string(l.Root.Host) + " loads this or " + l.ConflictsWith + ", not always the same"
 		case l.ShadowedBy != "":
 			status = "shadowed by " + l.ShadowedBy
+		case l.Drift != "":
+			status = "drift: " + l.Drift + " (skillpm install --frozen says what changed)"
 		case l.Edited:
 			status = "edited"
 		case !l.Managed && l.Origin != "":
