@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/resolve"
 )
 
 // hostileRoot is installed(t) in proj/.claude/skills, with a sentinel
@@ -134,5 +137,35 @@ func TestRecoverRefusesHostileJournal(t *testing.T) {
 				t.Errorf("the root changed:\n%s\n---\n%s", before, after)
 			}
 		})
+	}
+}
+
+// TestProjectUpdateIgnoresReceiptSource: a project root's receipt naming
+// another repository as the source of a skill does not make an update
+// install from there: it is refused naming the record, and the root is
+// left as it was. A user root's receipts are the user's own.
+func TestProjectUpdateIgnoresReceiptSource(t *testing.T) {
+	ctx := context.Background()
+	reg := newTestRegistry(t)
+	reg.publish("app", "1.0.0", nil, nil)
+	root := filepath.Join(t.TempDir(), ".claude", "skills")
+	if _, err := reg.install(root, "app"); err != nil {
+		t.Fatal(err)
+	}
+	editReceipts(t, root, func(doc map[string]any) {
+		doc["skills"].([]any)[0].(map[string]any)["source"] = "attacker.example/skills/app"
+	})
+	before := snapshot(t, root)
+	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Update(ctx, reg.client, g, nil, Options{Auditor: newTestAuditor(), AllowExperimental: true,
+		Roots: []Root{{Host: HostClaude, Scope: ScopeProject, Dir: root}}})
+	if !errors.Is(err, ErrUnsafeReceipt) || !strings.Contains(err.Error(), `record 1 ("app"): the receipt names the source attacker.example/skills/app, where app resolves to embedded/app`) {
+		t.Fatalf("got %v", err)
+	}
+	if after := snapshot(t, root); after != before {
+		t.Errorf("the root changed")
 	}
 }
