@@ -27,6 +27,9 @@ var (
 	// skill name, or a path that leaves the root. A project's roots live
 	// in its repository, so whoever wrote it wrote them.
 	ErrUnsafeReceipt = errdef.New(errdef.Validation, "install receipts hold an unsafe record")
+	// ErrRootOutside means a project root, or its state folder, is a
+	// symlink (committed with the project) out of the project.
+	ErrRootOutside = errdef.New(errdef.Validation, "project root leaves the project")
 	// ErrDrift means an installed skill's files differ from the content
 	// the lock and its verified manifest name, while its receipt claims
 	// they match: the receipt, part of the project, was edited with them.
