@@ -58,7 +58,7 @@ func printList(g *globals, res *spm.Listing) error {
 		for _, l := range items {
 			if !seen[l.Name] {
 				seen[l.Name] = true
-				fmt.Fprintln(g.stdout, l.Name)
+				fmt.Fprintln(g.stdout, termText(l.Name))
 			}
 		}
 		return nil
@@ -109,7 +109,7 @@ func printList(g *globals, res *spm.Listing) error {
 		if l.Managed && len(l.ReadBy) > 1 {
 			status += "; read by " + strings.Join(l.ReadBy, ", ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(string(l.Tier)), dash(l.Source), status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, termText(l.Name), termText(dash(l.Version)), termText(dash(string(l.Tier))), termText(dash(l.Source)), termText(status))
 	}
 	return tw.Flush()
 }
