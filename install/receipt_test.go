@@ -169,3 +169,45 @@ func TestProjectUpdateIgnoresReceiptSource(t *testing.T) {
 		t.Errorf("the root changed")
 	}
 }
+
+// TestRemoveLeavesCopyThatDoesNotKnowTheLink: a link record in a
+// project root naming the user's copy of the same skill, which does not
+// record that link, does not make removing the link remove the copy,
+// even one installed only for links.
+func TestRemoveLeavesCopyThatDoesNotKnowTheLink(t *testing.T) {
+	ctx := context.Background()
+	reg := newTestRegistry(t)
+	reg.publish("app", "1.0.0", nil, nil)
+	user := filepath.Join(t.TempDir(), "user")
+	if _, err := reg.install(user, "app"); err != nil {
+		t.Fatal(err)
+	}
+	editReceipts(t, user, func(doc map[string]any) {
+		doc["skills"].([]any)[0].(map[string]any)["linkOnly"] = true
+	})
+	proj := filepath.Join(t.TempDir(), ".claude", "skills")
+	if err := os.MkdirAll(filepath.Join(proj, stateDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(user, "app"), filepath.Join(proj, "app")); err != nil {
+		t.Fatal(err)
+	}
+	rec := &Receipts{Skills: []Record{{Name: "app", Version: "1.0.0", Mode: ModeLink, Link: filepath.Join(user, "app"), Requested: "*"}}}
+	b, err := rec.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, stateDir, receiptsFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Remove(ctx, proj, []string{"app"}, RemoveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 0 {
+		t.Errorf("notes: %v", res.Notes)
+	}
+	if _, err := os.Stat(filepath.Join(user, "app", "SKILL.md")); err != nil {
+		t.Errorf("the user's copy was removed: %v", err)
+	}
+}
