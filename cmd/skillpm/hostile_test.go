@@ -155,4 +155,12 @@ func TestForgedReceiptDrift(t *testing.T) {
 	if out := skillpm(t, 0, "info", "notes"); !strings.Contains(out, "DRIFT: the files differ from the lock's tree") || strings.Contains(out, "verified") {
 		t.Errorf("info:\n%s", out)
 	}
+	// What doctor and the hint advise restores the locked files.
+	skillpm(t, 0, "install", "--frozen", "--force", "--allow-experimental")
+	if got, _ := os.ReadFile(md); string(got) != string(data) {
+		t.Errorf("install --frozen --force left:\n%s", got)
+	}
+	if out := skillpm(t, 0, "doctor"); !strings.Contains(out, "the installed skills match the lock") {
+		t.Errorf("doctor after the restore:\n%s", out)
+	}
 }
