@@ -80,6 +80,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*Description,
 			return nil, err
 		}
 		if len(found) > 0 {
+			install.DescribeAgainstLock(ctx, found, projectLock(ctx))
 			return &Description{Installed: found}, nil
 		}
 	}

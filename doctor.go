@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -97,6 +99,9 @@ const (
 	DriftNewer
 	// DriftDiffers: a root holds other content than the lock's.
 	DriftDiffers
+	// DriftFiles: a root holds the locked version, but its files are not
+	// the lock's tree (Tree), whatever its receipt claims (Claimed).
+	DriftFiles
 )
 
 // LockDrift is one difference between a project's lock and a root.
@@ -107,6 +112,9 @@ type LockDrift struct {
 	// Name and Locked are the locked skill and version; Root and
 	// Installed where it differs and the version there.
 	Name, Locked, Root, Installed string
+	// Tree is, for DriftFiles, the tree hash of the files in the root;
+	// Claimed the one its receipt records.
+	Tree, Claimed string
 }
 
 // Class is errdef.Conflict: what is installed disagrees with the lock.
@@ -120,6 +128,12 @@ func (d *LockDrift) Error() string {
 		return fmt.Sprintf("%s %s is locked but not installed in %s", d.Name, d.Locked, d.Root)
 	case DriftNewer:
 		return fmt.Sprintf("%s: %s holds %s, newer than the locked %s", d.Name, d.Root, d.Installed, d.Locked)
+	case DriftFiles:
+		claim := "its receipt records them"
+		if d.Claimed != d.Tree {
+			claim = "its receipt records " + d.Claimed
+		}
+		return fmt.Sprintf("%s: the files of %s in %s (tree %s) are not the locked %s's, though %s: they were changed after install", d.Name, d.Installed, d.Root, d.Tree, d.Locked, claim)
 	}
 	return fmt.Sprintf("%s: %s holds %s, the lock says %s", d.Name, d.Root, d.Installed, d.Locked)
 }
@@ -203,7 +217,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 			if placed, err := ProjectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
 				rep.Problems = append(rep.Problems, err)
 			} else {
-				rep.Project.Drift = lockDrift(p, placed.Roots)
+				rep.Project.Drift = lockDrift(ctx, p, placed.Roots)
 			}
 			rep.Problems = append(rep.Problems, rep.Project.Drift...)
 		}
@@ -279,7 +293,9 @@ func (e *Engine) reachable(ctx context.Context, src string) error {
 }
 
 // lockDrift lists where the project's roots differ from its lock.
-func lockDrift(p *Project, roots []install.Root) []error {
+// The files are compared with the lock's tree, never with the receipt's
+// claim: a project commits its receipts with the files.
+func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 	out := []error{}
 	if p.Prev == nil {
 		return append(out, &LockDrift{Kind: DriftNoLock, Manifest: p.ManifestFile, Lock: p.LockFile})
@@ -300,6 +316,17 @@ func lockDrift(p *Project, roots []install.Root) []error {
 				d.Kind, d.Installed = DriftNewer, got.Version
 			case got.Digest != ls.Digest:
 				d.Kind, d.Installed = DriftDiffers, got.Version
+			case ls.Tree != "" && r.Host != install.HostGaia && !got.IsLink():
+				// The GAIA host's copy carries the enforced tier, which
+				// only its receipt records; a link is checked at its copy.
+				sum, err := archive.TreeHashInstalled(ctx, filepath.Join(r.Dir, ls.Name))
+				if err == nil && sum.TreeHash == ls.Tree {
+					continue
+				}
+				d.Kind, d.Installed, d.Tree, d.Claimed = DriftFiles, got.Version, sum.TreeHash, got.Tree
+				if err != nil {
+					d.Tree = err.Error()
+				}
 			default:
 				continue
 			}

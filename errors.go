@@ -26,6 +26,10 @@ var (
 	// ErrSeveralHosts means no host was named and skills are installed for
 	// several hosts, so the default host cannot be chosen.
 	ErrSeveralHosts = errdef.New(errdef.Usage, "several hosts hold skills")
+	// ErrNoSuchSource means a directory of layouts named as a source does
+	// not exist: reading it would find nothing, and writing beside it
+	// would create it.
+	ErrNoSuchSource = errdef.New(errdef.NotFound, "no such source")
 )
 
 // BuildError is a skill directory (or a skill of a git reference) that

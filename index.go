@@ -2,6 +2,8 @@ package skillpm
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
@@ -61,6 +63,11 @@ func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, 
 			return nil, err
 		}
 	}
+	if src.String() != e.client.Embedded().String() {
+		if err := layoutExists(src.String()); err != nil {
+			return nil, err
+		}
+	}
 	idx, err := e.client.BuildIndex(ctx, src, registry.IndexOptions{Jobs: r.Jobs, Names: r.Names})
 	if err != nil {
 		return nil, err
@@ -88,4 +95,19 @@ func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, 
 		}
 	}
 	return out, nil
+}
+
+// layoutExists refuses a directory of layouts that does not exist (the
+// embedded registry aside, which skillpm makes itself): an index
+// describes the skills a registry holds, and pushing it would create the
+// directory and report an empty registry.
+func layoutExists(arg string) error {
+	ss, err := registry.ParseSource(arg)
+	if err != nil || ss.Kind != registry.KindLayout {
+		return nil
+	}
+	if fi, err := os.Stat(ss.Location); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %s: %s is not a directory of published skills; publish to it first, or name the registry that holds them", ErrNoSuchSource, arg, ss.Location)
+	}
+	return nil
 }

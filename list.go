@@ -6,6 +6,7 @@ import (
 
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/resolve"
 )
 
 // SearchedRoots returns the roots read by list and the operations that
@@ -79,6 +80,9 @@ func (e *Engine) List(ctx context.Context, t Target) (*Listing, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := install.AgainstLock(ctx, items, projectLock(ctx)); err != nil {
+		return nil, err
+	}
 	out := &Listing{Roots: roots, Skills: items}
 	for _, r := range roots {
 		if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
@@ -86,4 +90,20 @@ func (e *Engine) List(ctx context.Context, t Target) (*Listing, error) {
 		}
 	}
 	return out, nil
+}
+
+// projectLock is the lock of the project in the working directory, which
+// is the authority on what its roots hold (their receipts are committed
+// with it, and vouch for nothing); nil when there is none or it does not
+// read: list and info then show what the receipts record, and install
+// and doctor report the lock's problem.
+func projectLock(ctx context.Context) *resolve.Lockfile {
+	if !HasProject("") {
+		return nil
+	}
+	p, err := OpenProject(ctx, "", "")
+	if err != nil {
+		return nil
+	}
+	return p.Prev
 }

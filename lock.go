@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -103,7 +103,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, _ := os.ReadFile(lpath)
+	old, _ := boundedfile.ReadRegular(lpath, resolve.MaxLockBytes)
 	out := &LockResult{File: lpath, Lock: next, Changed: !bytes.Equal(old, data)}
 	if out.Changed && !r.Frozen {
 		if err := resolve.WriteLockfile(ctx, lpath, next); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -108,7 +109,7 @@ func SaveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) 
 	if !slices.Equal(data, old) {
 		files = append(files, atomicfile.File{Path: mpath, Data: data, Perm: 0o644})
 	}
-	if cur, err := os.ReadFile(lpath); err != nil || !slices.Equal(cur, lb) {
+	if cur, err := boundedfile.ReadRegular(lpath, resolve.MaxLockBytes); err != nil || !slices.Equal(cur, lb) {
 		files = append(files, atomicfile.File{Path: lpath, Data: lb, Perm: 0o644})
 	}
 	if len(files) == 0 {
@@ -136,7 +137,9 @@ type Project struct {
 func OpenProject(ctx context.Context, manifest, lock string) (*Project, error) {
 	mpath, lpath := FindManifest(manifest, lock)
 	p := &Project{ManifestFile: mpath, LockFile: lpath}
-	data, err := os.ReadFile(mpath)
+	// The manifest comes with the repository: a FIFO or a link to a
+	// device is refused by resolve's bounded read, before this one.
+	data, err := boundedfile.ReadRegular(mpath, resolve.MaxManifestBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		p.Manifest = &resolve.Manifest{File: mpath}
@@ -144,7 +147,10 @@ func OpenProject(ctx context.Context, manifest, lock string) (*Project, error) {
 			p.Manifest.Dir = filepath.Dir(abs)
 		}
 	case err != nil:
-		return nil, err
+		if _, rerr := resolve.ReadManifest(ctx, mpath); rerr != nil {
+			err = rerr // says what the file is and how to fix it
+		}
+		return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
 	default:
 		if p.Manifest, err = resolve.ReadManifest(ctx, mpath); err != nil {
 			return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}

@@ -120,6 +120,11 @@ func RootsHolding(env hosts.Env, t Target, def install.Host, names []string) (ro
 		return p.Roots, false, nil
 	}
 	for _, r := range install.AllSearchRoots(env) {
+		if r.Scope == install.ScopeProject {
+			if err := install.CheckProjectRoot(env.Cwd, r.Dir); err != nil {
+				return nil, true, err
+			}
+		}
 		rec, err := install.ReadReceipts(r.Dir)
 		if err != nil {
 			return nil, true, fmt.Errorf("%s: %w", r.Dir, err)

@@ -342,3 +342,105 @@ func TestExportRefusesEscapingPaths(t *testing.T) {
 		t.Error("wrote the export directory")
 	}
 }
+
+// TestExportRefusesLinkTricks: trees git would never check out, where a
+// symlink is lexically inside its skill but physically out through a
+// "0 -> ." chain, or one path is both a symlink and a folder holding a
+// file, are refused, and the file outside (a sentinel standing for
+// $HOME/.profile) is left as it was.
+func TestExportRefusesLinkTricks(t *testing.T) {
+	ctx := context.Background()
+	skillMD := gittest.Skill("s", "1.0.0")
+	for _, tc := range []struct {
+		name    string
+		entries []gittest.Entry
+		want    string
+	}{
+		{"link and folder", []gittest.Entry{
+			{Mode: "100644", Path: "s/SKILL.md", Body: skillMD},
+			{Mode: "120000", Path: "s/0", Body: "."},
+			{Mode: "120000", Path: "s/a", Body: "0/0/0/../.."},
+			{Mode: "100644", Path: "s/a/.profile", Body: "pwned"},
+		}, "s/a both as a symlink and as a folder"},
+		{"chain out", []gittest.Entry{
+			{Mode: "100644", Path: "s/SKILL.md", Body: skillMD},
+			{Mode: "120000", Path: "s/0", Body: "."},
+			{Mode: "120000", Path: "s/a", Body: "0/0/0/../.."},
+		}, "the symlink s/a points to 0/0/0/../.., outside the skill folder s"},
+		{"chain out at the root", []gittest.Entry{
+			{Mode: "100644", Path: "SKILL.md", Body: skillMD},
+			{Mode: "120000", Path: "0", Body: "."},
+			{Mode: "120000", Path: "a", Body: "0/0/.."},
+		}, "the symlink a points to 0/0/.., outside the skill folder at the repository root"},
+		{"loop", []gittest.Entry{
+			{Mode: "100644", Path: "s/SKILL.md", Body: skillMD},
+			{Mode: "120000", Path: "s/a", Body: "b"},
+			{Mode: "120000", Path: "s/b", Body: "a"},
+		}, "the symlink s/a points to b"},
+		{"twice", []gittest.Entry{
+			{Mode: "100644", Path: "s/SKILL.md", Body: skillMD},
+			{Mode: "100644", Path: "s/x", Body: "one"},
+			{Mode: "100755", Path: "s/x", Body: "two"},
+		}, "the tree holds s/x twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work := t.TempDir()
+			repo := gittest.NewRepo(t, work, "hostile")
+			repo.CommitTree(tc.entries)
+			c := newCache(t)
+			r, _ := gitsource.Parse(repo.FileURL() + "@main")
+			res, err := c.Resolve(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outside := filepath.Join(t.TempDir(), "x")
+			sentinel := filepath.Join(outside, ".profile")
+			if err := os.MkdirAll(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(sentinel, []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dest := filepath.Join(outside, "tree")
+			_, err = c.Export(ctx, res, dest)
+			if !errors.Is(err, gitsource.ErrUnsafeTree) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want ErrUnsafeTree saying %q", err, tc.want)
+			}
+			if b, err := os.ReadFile(sentinel); err != nil || string(b) != "mine" {
+				t.Errorf("the file outside the export was changed: %q, %v", b, err)
+			}
+			if _, err := os.Lstat(dest); err == nil {
+				t.Error("wrote the export directory")
+			}
+		})
+	}
+}
+
+// TestExportKeepsLinksInside: symlinks that stay in their skill, through
+// other symlinks too, are exported as they are.
+func TestExportKeepsLinksInside(t *testing.T) {
+	ctx := context.Background()
+	repo := gittest.NewRepo(t, t.TempDir(), "hostile")
+	repo.CommitTree([]gittest.Entry{
+		{Mode: "100644", Path: "s/SKILL.md", Body: gittest.Skill("s", "1.0.0")},
+		{Mode: "100644", Path: "s/ref/forms.md", Body: "forms"},
+		{Mode: "120000", Path: "s/docs", Body: "ref"},
+		{Mode: "120000", Path: "s/forms.md", Body: "docs/forms.md"},
+		{Mode: "120000", Path: "s/again", Body: "../s/ref"},
+	})
+	c := newCache(t)
+	r, _ := gitsource.Parse(repo.FileURL() + "@main")
+	res, err := c.Resolve(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "tree")
+	if _, err := c.Export(ctx, res, dest); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"s/forms.md", "s/again/forms.md"} {
+		if b, err := os.ReadFile(filepath.Join(dest, p)); err != nil || string(b) != "forms" {
+			t.Errorf("%s: %q, %v", p, b, err)
+		}
+	}
+}

@@ -158,34 +158,42 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 	if err != nil {
 		return nil, err
 	}
-	// Every symlink is checked before anything is written.
+	// Every path and symlink is checked before anything is written. A
+	// hand-made tree can hold one path twice (a symlink and a folder) or
+	// a symlink whose target is lexically inside the skill but goes out
+	// through another symlink ("0 -> ." then "a -> 0/0/../.."): each is
+	// refused here, and the writes below go through an os.Root at dest,
+	// symlinks last, so no file is ever written through a link.
+	links := map[string]string{}
+	seen := map[string]bool{}
+	for _, e := range keep {
+		if seen[e.path] {
+			return nil, fmt.Errorf("%w: the tree holds %s twice; git would refuse to check it out", ErrUnsafeTree, e.path)
+		}
+		seen[e.path] = true
+		if e.mode == "120000" {
+			links[e.path] = blobs[e.oid]
+		}
+	}
+	for _, e := range keep {
+		for d := path.Dir(e.path); d != "."; d = path.Dir(d) {
+			if _, ok := links[d]; ok {
+				return nil, fmt.Errorf("%w: the tree holds %s both as a symlink and as a folder (with %s in it); git would refuse to check it out", ErrUnsafeTree, d, e.path)
+			}
+		}
+	}
 	for _, e := range keep {
 		if e.mode != "120000" {
 			continue
 		}
-		owner, target := inSkill(e.path), blobs[e.oid]
-		resolved := path.Clean(path.Join(path.Dir(e.path), target))
-		if path.IsAbs(target) || (owner != "." && resolved != owner && !strings.HasPrefix(resolved, owner+"/")) || strings.HasPrefix(resolved, "../") || resolved == ".." {
+		owner, target := inSkill(e.path), links[e.path]
+		hops := 0
+		if _, ok := landsIn(links, owner, path.Dir(e.path), target, &hops); !ok {
 			return nil, fmt.Errorf("%w: the symlink %s points to %s, outside the skill folder %s", ErrUnsafeTree, e.path, target, skillLabel(owner))
 		}
 	}
-	for _, e := range keep {
-		p := filepath.Join(dest, filepath.FromSlash(e.path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if e.mode == "120000" {
-			err = os.Symlink(blobs[e.oid], p)
-		} else {
-			mode := os.FileMode(0o644)
-			if e.mode == "100755" {
-				mode = 0o755
-			}
-			err = os.WriteFile(p, []byte(blobs[e.oid]), mode)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := writeTree(dest, keep, blobs); err != nil {
+		return nil, err
 	}
 	out2 := make([]Skill, 0, len(roots))
 	for _, r := range roots {
@@ -196,6 +204,107 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 		out2 = append(out2, s)
 	}
 	return out2, nil
+}
+
+// maxLinkHops bounds the symlinks one target may go through, as the
+// kernel's own bound (40 on Linux) does.
+const maxLinkHops = 40
+
+// landsIn follows target, a symlink's text in the folder dir, the way the
+// filesystem will once the tree is written: through the tree's other
+// symlinks (links, by path). It returns where the target lands, and
+// false when it goes through a symlink outside the skill folder owner,
+// lands outside it, is absolute, or loops.
+func landsIn(links map[string]string, owner, dir, target string, hops *int) (string, bool) {
+	if path.IsAbs(target) {
+		return "", false
+	}
+	cur := dir
+	for _, el := range strings.Split(target, "/") {
+		switch el {
+		case "", ".":
+			continue
+		case "..":
+			if cur == "." {
+				return "", false
+			}
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, el)
+		if t, ok := links[next]; ok {
+			if *hops++; *hops > maxLinkHops || !within(next, owner) {
+				return "", false
+			}
+			r, ok := landsIn(links, owner, path.Dir(next), t, hops)
+			if !ok {
+				return "", false
+			}
+			next = r
+		}
+		cur = next
+	}
+	return cur, within(cur, owner)
+}
+
+// within reports whether the slash path p is the folder owner or in it.
+func within(p, owner string) bool {
+	return owner == "." || p == owner || strings.HasPrefix(p, owner+"/")
+}
+
+// writeTree writes the checked entries under dest through an os.Root, so
+// that no path can resolve outside dest whatever is on disk, and makes
+// the symlinks after every file: no write goes through one.
+func writeTree(dest string, keep []entry, blobs map[string]string) error {
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, e := range keep {
+		if e.mode == "120000" {
+			continue
+		}
+		p := filepath.FromSlash(e.path)
+		if d := filepath.Dir(p); d != "." {
+			if err := root.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+		}
+		mode := os.FileMode(0o644)
+		if e.mode == "100755" {
+			mode = 0o755
+		}
+		f, err := root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if err != nil {
+			return err
+		}
+		_, werr := f.WriteString(blobs[e.oid])
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return werr
+		}
+	}
+	for _, e := range keep {
+		if e.mode != "120000" {
+			continue
+		}
+		p := filepath.FromSlash(e.path)
+		if d := filepath.Dir(p); d != "." {
+			if err := root.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := root.Symlink(blobs[e.oid], p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func skillLabel(p string) string {

@@ -35,6 +35,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 	kept := j.kept()
 	content := map[string]staged{}
 	var union []*Planned
+	var drifted []drift
 	for i, r := range j.roots {
 		st := &rootStage{}
 		j.stages = append(j.stages, st)
@@ -48,10 +49,20 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		for _, p := range j.plan {
 			old, ok := rec.Get(p.Lock.Name)
 			dir := filepath.Join(r.Dir, p.Lock.Name)
+			// The copy must hold what the lock and the verified manifest
+			// name, not what its receipt says: a project commits both.
+			want := lockedTree(p)
+			if r.Host == HostGaia || want == "" {
+				want = old.Tree // the enforced tier is written into SKILL.md
+			}
 			if ok && old.Digest == p.Lock.Digest && !old.IsLink() {
-				if sum, err := archive.TreeHashInstalled(ctx, dir); err == nil && sum.TreeHash == old.Tree {
+				sum, err := archive.TreeHashInstalled(ctx, dir)
+				if err == nil && sum.TreeHash == want {
 					st.unchanged = append(st.unchanged, p)
 					continue
+				}
+				if err == nil && sum.TreeHash == old.Tree && !opts.Force {
+					drifted = append(drifted, drift{root: r.Dir, p: p, dir: dir})
 				}
 			}
 			// A link skillpm made holds no edits: a copy replaces it freely.
@@ -116,6 +127,20 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			return err
 		}
 		content = got
+	}
+	// A copy whose receipt claims it but whose files are not the locked
+	// ones is refused, naming the files, now that the verified content is
+	// staged to compare with.
+	for _, d := range drifted {
+		e := &DriftError{Root: d.root, Name: d.p.Lock.Name, Version: d.p.Lock.Version}
+		if s, ok := content[d.p.Lock.Name]; ok {
+			want, werr := archive.InstalledFiles(ctx, s.dir)
+			got, gerr := archive.InstalledFiles(ctx, d.dir)
+			if werr == nil && gerr == nil {
+				e.Files = diffFiles(want, got)
+			}
+		}
+		return e
 	}
 	for _, p := range j.plan {
 		s, ok := content[p.Lock.Name]
@@ -195,6 +220,26 @@ func checkContent(p *Planned, s *skill.Skill) error {
 		return fmt.Errorf("%w: %w", tiers.ErrRefused, err)
 	}
 	return nil
+}
+
+// drift is a copy in root (at dir) whose receipt records its files,
+// which are not those locked for p.
+type drift struct {
+	root, dir string
+	p         *Planned
+}
+
+// lockedTree is the tree hash a copy of p must have to be what was
+// locked and verified: the verified manifest's, a local build's, else
+// the lock's ("" when none states one).
+func lockedTree(p *Planned) string {
+	switch {
+	case p.manifest != nil && p.manifest.Metadata.Tree != "":
+		return p.manifest.Metadata.Tree
+	case p.local != nil:
+		return p.local.Artifact.Pack.TreeHash
+	}
+	return p.Lock.Tree
 }
 
 func containsPlanned(ps []*Planned, p *Planned) bool {

@@ -2,6 +2,10 @@ package install
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/skillpm/skillpm/pkg/archive"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
@@ -18,6 +22,18 @@ var (
 	ErrDependedUpon = errdef.New(errdef.Conflict, "skill is needed by other installed skills")
 	// ErrReceipt means the receipts file cannot be read.
 	ErrReceipt = errdef.New(errdef.Internal, "install receipts are unreadable")
+	// ErrUnsafeReceipt means the receipts or the install journal of a
+	// root hold a record that is not skillpm's own: a name that is not a
+	// skill name, or a path that leaves the root. A project's roots live
+	// in its repository, so whoever wrote it wrote them.
+	ErrUnsafeReceipt = errdef.New(errdef.Validation, "install receipts hold an unsafe record")
+	// ErrRootOutside means a project root, or its state folder, is a
+	// symlink (committed with the project) out of the project.
+	ErrRootOutside = errdef.New(errdef.Validation, "project root leaves the project")
+	// ErrDrift means an installed skill's files differ from the content
+	// the lock and its verified manifest name, while its receipt claims
+	// they match: the receipt, part of the project, was edited with them.
+	ErrDrift = errdef.New(errdef.Conflict, "installed files differ from the lock")
 	// ErrDowngrade means an update would lower an installed version.
 	ErrDowngrade = errdef.New(errdef.Conflict, "update would downgrade a skill")
 	// ErrRepublished means a version's manifest digest differs from the
@@ -47,3 +63,76 @@ func (e *LockedError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// ReceiptError names the file and the record of an unsafe receipt or
+// journal entry.
+type ReceiptError struct {
+	// File is the receipts or journal file.
+	File string
+	// Record is the record's position in the file, from 1, and Name its
+	// name as written.
+	Record int
+	Name   string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+func (e *ReceiptError) Error() string {
+	if e.Record == 0 {
+		return fmt.Sprintf("%s: %s (%q); nothing was changed in the root: move the file away", e.File, e.Reason, e.Name)
+	}
+	return fmt.Sprintf("%s: record %d (%q): %s; nothing was changed in the root: delete the record, or move the file away and reinstall", e.File, e.Record, e.Name, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrUnsafeReceipt) true.
+func (e *ReceiptError) Unwrap() error { return ErrUnsafeReceipt }
+
+// DriftError is a skill whose installed files differ from the locked,
+// verified content although its receipt records them: receipts are a
+// cache of the lock, never the authority on what a project holds.
+type DriftError struct {
+	// Root is the root's directory; Name and Version the locked skill.
+	Root, Name, Version string
+	// Files say how the installed files differ ("SKILL.md changed",
+	// "run.sh added", "ref.md removed"); empty when the locked content
+	// was not at hand to compare.
+	Files []string
+}
+
+func (e *DriftError) Error() string {
+	what := "its files differ"
+	if len(e.Files) > 0 {
+		what = "its files differ (" + strings.Join(e.Files, ", ") + ")"
+	}
+	return fmt.Sprintf("%s in %s: %s from %s@%s as locked and verified, though its receipt claims them: the files and the receipt were changed together; reinstall the locked content over them, or keep them elsewhere first", e.Name, e.Root, what, e.Name, e.Version)
+}
+
+// Unwrap makes errors.Is(err, ErrDrift) true.
+func (e *DriftError) Unwrap() error { return ErrDrift }
+
+// diffFiles says how the files of got differ from those of want, in
+// path order.
+func diffFiles(want, got []archive.File) []string {
+	w := map[string]archive.File{}
+	for _, f := range want {
+		w[f.Path] = f
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range got {
+		seen[f.Path] = true
+		switch o, ok := w[f.Path]; {
+		case !ok:
+			out = append(out, f.Path+" added")
+		case o != f:
+			out = append(out, f.Path+" changed")
+		}
+	}
+	for _, f := range want {
+		if !seen[f.Path] {
+			out = append(out, f.Path+" removed")
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -16,6 +16,9 @@ type Installed struct {
 	// Missing when the directory is gone.
 	Edited  bool `json:"edited"`
 	Missing bool `json:"missing,omitempty"`
+	// Drift says how a copy in a project root differs from the project's
+	// lock (DescribeAgainstLock), whose tier then replaces the receipt's.
+	Drift string `json:"drift,omitempty"`
 	// Dependents are the skills of the same root that depend on it.
 	Dependents []string `json:"dependents"`
 	// ShadowedBy is the directory of an earlier copy of the same name in

@@ -27,6 +27,9 @@ type Listed struct {
 	ShadowedBy string `json:"shadowedBy,omitempty"`
 	// Edited is true when a managed skill's files differ from its receipt.
 	Edited bool `json:"edited,omitempty"`
+	// Drift says how a managed copy in a project root differs from the
+	// project's lock (AgainstLock); its Tier is then the lock's.
+	Drift string `json:"drift,omitempty"`
 	// Invalid is true when the skill does not load even leniently.
 	Invalid bool `json:"invalid,omitempty"`
 	// Ignored says why the host does not load this folder at all (a

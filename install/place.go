@@ -243,7 +243,9 @@ func unlinked(ctx context.Context, link, copyDir string, force bool, wait time.D
 	}
 	defer lock.Unlock()
 	r, ok := rec.Get(name)
-	if !ok {
+	if !ok || !slices.Contains(r.LinkedFrom, link) {
+		// The link's receipt named a copy that does not know it: that
+		// receipt, not this root, is wrong, and this root is left alone.
 		return "", nil
 	}
 	var left []string

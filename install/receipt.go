@@ -95,7 +95,30 @@ func ReadReceipts(root string) (*Receipts, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v (move the file away and reinstall)", ErrReceipt, filepath.Join(root, stateDir, receiptsFile), err)
 	}
+	if err := r.check(filepath.Join(root, stateDir, receiptsFile)); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// check refuses records that could make skillpm write or delete outside
+// the root: a project's receipts are committed with it, so they are
+// input, not skillpm's own notes. Every name is joined to the root to
+// remove, replace or hash a folder; a link record's Link is the copy a
+// remove updates, and is the folder of the same name.
+func (r *Receipts) check(file string) error {
+	for i, s := range r.Skills {
+		bad := func(reason string) error {
+			return &ReceiptError{File: file, Record: i + 1, Name: s.Name, Reason: reason}
+		}
+		if !skill.ValidName(s.Name) {
+			return bad("the name is not a skill name (lowercase letters, digits and single hyphens), so its folder would not be one of the root's skills")
+		}
+		if s.Link != "" && (!filepath.IsAbs(s.Link) || filepath.Clean(s.Link) != s.Link || filepath.Base(s.Link) != s.Name) {
+			return bad(fmt.Sprintf("the link's copy %q is not a folder named %s", s.Link, s.Name))
+		}
+	}
+	return nil
 }
 
 // Get returns the record of name.

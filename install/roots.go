@@ -5,7 +5,10 @@ package install
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/skillpm/skillpm/hosts"
 )
@@ -99,7 +102,54 @@ type Root struct {
 // first own root of that scope, with the variables that move it (such as
 // CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, GAIA_CONFIG_DIR) expanded.
 func RootDir(h Host, s Scope, env Env) (string, error) {
-	return env.Table().RootDir(string(h), s, env)
+	d, err := env.Table().RootDir(string(h), s, env)
+	if err != nil || s != ScopeProject {
+		return d, err
+	}
+	if err := CheckProjectRoot(env.Cwd, d); err != nil {
+		return "", err
+	}
+	return d, nil
+}
+
+// CheckProjectRoot refuses a project root (dir) or its state folder that
+// goes out of the project through a symlink: the project's folders come
+// with its repository, so a committed .claude/skills -> ~/.ssh would make
+// an install write, and a remove delete, there. Every existing path
+// from the project down to dir/.skillpm that is a symlink must resolve
+// inside the project. A root not under the project is not checked.
+func CheckProjectRoot(project, dir string) error {
+	if project == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(project, filepath.Join(dir, stateDir))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(project)
+	if err != nil {
+		return nil // no project folder to escape from
+	}
+	p := project
+	for _, el := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, el)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil // nothing more exists below: skillpm makes it
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, _ := os.Readlink(p)
+		to, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			if r, err := filepath.Rel(real, to); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				continue
+			}
+		}
+		return fmt.Errorf("%w: %s is a symlink to %s, outside the project %s, so skillpm would write and delete there; replace the link with a folder, or name the folder it points to as the root if you mean to install there", ErrRootOutside, p, target, project)
+	}
+	return nil
 }
 
 // SearchRoots returns every root host h reads, in its precedence order
@@ -111,6 +161,11 @@ func SearchRoots(h Host, env Env) ([]Root, error) {
 	}
 	out := make([]Root, 0, len(rs))
 	for _, r := range rs {
+		if r.Scope == ScopeProject {
+			if err := CheckProjectRoot(env.Cwd, r.Dir); err != nil {
+				return nil, err
+			}
+		}
 		root := Root{Host: h, Scope: r.Scope, Dir: r.Dir}
 		if r.Host != string(h) {
 			root.Owner = Host(r.Host)

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/resolve"
 )
 
 // journalFile records a commit in progress so that a crash at any point is
@@ -202,6 +205,26 @@ func rollForward(root string, j journal, step func(string) error) error {
 	return os.RemoveAll(tx)
 }
 
+// check refuses a journal that could move, remove or write anything but
+// the root's own skills and the project's lock: the journal sits in the
+// root, which a project commits, so it is input like the receipts.
+func (j journal) check(file string) error {
+	if _, err := hex.DecodeString(j.ID); err != nil || j.ID == "" {
+		return &ReceiptError{File: file, Record: 0, Name: j.ID, Reason: "the transaction id is not one skillpm makes (hexadecimal)"}
+	}
+	for i, op := range j.Ops {
+		if !skill.ValidName(op.Name) {
+			return &ReceiptError{File: file, Record: i + 1, Name: op.Name, Reason: "the name is not a skill name, so it would move or remove a folder that is not one of the root's skills"}
+		}
+	}
+	for i, f := range j.Files {
+		if filepath.Base(f.Path) != resolve.LockFile {
+			return &ReceiptError{File: file, Record: len(j.Ops) + i + 1, Name: f.Path, Reason: "a transaction writes no file but the project's " + resolve.LockFile}
+		}
+	}
+	return nil
+}
+
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
@@ -221,6 +244,9 @@ func recoverTxn(ctx context.Context, root string) (recovered bool, err error) {
 		if err := json.Unmarshal(jb, &j); err != nil {
 			return false, fmt.Errorf("the install journal %s is corrupt (%v); inspect %s and remove the journal to continue",
 				filepath.Join(root, stateDir, journalFile), err, filepath.Join(root, stateDir))
+		}
+		if err := j.check(filepath.Join(root, stateDir, journalFile)); err != nil {
+			return false, err
 		}
 		if err := rollForward(root, j, func(string) error { return nil }); err != nil {
 			return false, fmt.Errorf("finishing an interrupted install in %s: %w", root, err)

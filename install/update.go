@@ -49,6 +49,11 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
 		}
+		if r.Scope == ScopeProject {
+			if err := sourcesChosen(rec, r.Dir, cat.Namespace(), names); err != nil {
+				return nil, err
+			}
+		}
 		m, prev := updateRequest(rec, names, found)
 		if len(m.Skills) == 0 {
 			continue
@@ -228,6 +233,28 @@ func updateRequest(rec *Receipts, names []string, found map[string]bool) (*resol
 	slices.SortFunc(m.Skills, func(a, b resolve.Requirement) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(prev.Skills, func(a, b resolve.LockedSkill) int { return strings.Compare(a.Name, b.Name) })
 	return m, prev
+}
+
+// sourcesChosen refuses to update a project root's skill from the source
+// its receipt names when that is not where the name resolves (ns): the
+// receipts are committed with the project, so whoever wrote it would
+// choose the repository an update installs from. The project's
+// skills.yaml and lock, or the user, name sources.
+func sourcesChosen(rec *Receipts, dir string, ns resolve.Namespace, names []string) error {
+	for i, r := range rec.Skills {
+		if r.Source == "" || r.IsLink() || (len(names) > 0 && !slices.Contains(names, r.Name)) {
+			continue
+		}
+		key, err := ns.Key(r.Name)
+		if err != nil {
+			continue // ReadReceipts let only skill names through
+		}
+		if want := ns.Repository(key); r.Source != want {
+			return &ReceiptError{File: filepath.Join(dir, stateDir, receiptsFile), Record: i + 1, Name: r.Name,
+				Reason: fmt.Sprintf("the receipt names the source %s, where %s resolves to %s: a project's receipts choose no source (its manifest does), so nothing was updated; list the skill with its source in the project's manifest to update it from there", r.Source, r.Name, want)}
+		}
+	}
+	return nil
 }
 
 func signersOf(r Record) []resolve.Signer {

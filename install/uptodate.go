@@ -9,7 +9,7 @@ import (
 )
 
 // upToDate reports whether every root already holds exactly what lock
-// records: the same digests, with files that still match their tree hash.
+// records: the same digests, with files that match the lock's tree hash.
 // Then installing from the lock needs no resolution and no registry
 // request at all. It takes no lock, so it answers only "nothing to do"
 // and never while a crashed transaction waits for recovery.
@@ -31,8 +31,15 @@ func upToDate(ctx context.Context, roots []Root, lock *resolve.Lockfile) ([]Root
 			if !ok || got.Digest != ls.Digest || got.Tree == "" {
 				return nil, false
 			}
+			// The files must be the lock's, whatever the receipt (committed
+			// with the project) claims; the GAIA host's copy carries the
+			// enforced tier, which only its receipt records.
+			want := ls.Tree
+			if r.Host == HostGaia || want == "" {
+				want = got.Tree
+			}
 			sum, err := archive.TreeHashInstalled(ctx, filepath.Join(r.Dir, ls.Name))
-			if err != nil || sum.TreeHash != got.Tree {
+			if err != nil || sum.TreeHash != want {
 				return nil, false
 			}
 			rr.Unchanged = append(rr.Unchanged, ls.Name)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -214,7 +213,7 @@ func ReadLockfile(ctx context.Context, path string) (*Lockfile, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readProjectFile(path, MaxLockBytes, ErrInvalidLock)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,13 @@ package resolve
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
@@ -87,6 +88,29 @@ func (m *Manifest) Namespace(from string) (Namespace, error) {
 	return Namespace{Default: d, Dir: m.Dir}, nil
 }
 
+// MaxManifestBytes bounds a project manifest: a few hundred skills take
+// some kilobytes.
+const MaxManifestBytes = 1 << 20
+
+// MaxLockBytes bounds a lockfile: an entry, with its signers, layer and
+// referrers, takes about a kilobyte.
+const MaxLockBytes = 16 << 20
+
+// readProjectFile reads a project's manifest or lock, which come with
+// the repository: it must be a regular file (a FIFO would block, a link
+// to /dev/zero never end) of at most max bytes; either refusal wraps
+// sentinel, and a missing file is an error wrapping fs.ErrNotExist.
+func readProjectFile(path string, max int64, sentinel error) ([]byte, error) {
+	data, err := boundedfile.ReadRegular(path, max)
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
+		return nil, fmt.Errorf("%w: %w: a project file is written by skillpm or by hand and is far smaller; check that this is the right file", sentinel, err)
+	}
+	if _, ok := errors.AsType[*boundedfile.NotRegularError](err); ok {
+		return nil, fmt.Errorf("%w: %w: a project file must be a regular file in the project; replace it with one", sentinel, err)
+	}
+	return data, err
+}
+
 // ReadManifest reads a project manifest: a gaia-agent.yaml (by its file
 // name, .yml too) with [ParseAgentManifest], anything else with
 // [ParseManifest]. Its Dir is the file's directory.
@@ -94,7 +118,7 @@ func ReadManifest(ctx context.Context, path string) (*Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readProjectFile(path, MaxManifestBytes, ErrInvalidManifest)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,10 @@ var (
 	// ErrKeyExists is returned by WriteKeyPair when a key file already
 	// exists and overwriting was not requested.
 	ErrKeyExists = errdef.New(errdef.Conflict, "key file already exists")
+	// ErrKeyPrefix is returned by WriteKeyPair for a prefix that names a
+	// folder ("/", "keys/", ".."), which would write hidden ".key" and
+	// ".pub" files into it.
+	ErrKeyPrefix = errdef.New(errdef.Usage, "key file prefix names a folder")
 )
 
 // Option errors.

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
@@ -166,12 +168,18 @@ func GenerateKey(alg Algorithm, passphrase []byte) (*KeyPair, error) {
 }
 
 // WriteKeyPair writes PREFIX.key (mode 0600) and PREFIX.pub (mode 0644)
-// and returns their paths. Without overwrite it refuses, before writing
-// anything, when either file exists. Each file is written to a temporary
+// and returns their paths, making PREFIX's folder (mode 0700: it holds a
+// private key) when it is missing. Before writing anything it refuses a
+// prefix that names a folder (ErrKeyPrefix) and, without overwrite, a
+// pair of which either file exists. Each file is written to a temporary
 // name and renamed, so a crash never leaves half a key.
 func WriteKeyPair(ctx context.Context, prefix string, kp *KeyPair, overwrite bool) (keyPath, pubPath string, err error) {
 	if kp == nil || len(kp.PrivatePEM) == 0 || len(kp.PublicPEM) == 0 {
 		return "", "", fmt.Errorf("%w: empty key pair", ErrInvalidKey)
+	}
+	if base := filepath.Base(prefix); prefix == "" || base == "." || base == ".." || base == string(filepath.Separator) ||
+		strings.HasSuffix(prefix, "/") || strings.HasSuffix(prefix, string(filepath.Separator)) {
+		return "", "", fmt.Errorf("%w: %q would write %s and %s; end the prefix with a file name (keys/release writes keys/release.key and keys/release.pub)", ErrKeyPrefix, prefix, prefix+".key", prefix+".pub")
 	}
 	keyPath, pubPath = prefix+".key", prefix+".pub"
 	if !overwrite {
@@ -184,6 +192,9 @@ func WriteKeyPair(ctx context.Context, prefix string, kp *KeyPair, overwrite boo
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o700); err != nil {
 		return "", "", err
 	}
 	if err := writeFileAtomic(keyPath, kp.PrivatePEM, 0o600); err != nil {

@@ -147,6 +147,8 @@ func doctorProblem(g *globals, err error) string {
 		return d.Error() + ": run skillpm install"
 	case spm.DriftNewer:
 		return fmt.Sprintf("%s: run skillpm lock --upgrade %s (or skillpm update %s)", d, d.Name, d.Name)
+	case spm.DriftFiles:
+		return d.Error() + ": look at what changed; skillpm install --frozen --force restores the locked files"
 	}
 	return d.Error() + ": run skillpm install --frozen"
 }

@@ -202,6 +202,7 @@ func sentinelHints() []flagHint {
 		{registry.ErrImmutable, "--force overwrites a published version on a private registry"},
 		{registry.ErrUnsignedIndex, "its maintainer signs it with skillpm index build --sign"},
 		{registry.ErrServerPlainHTTP, "for a loopback registry use --plain-http"},
+		{install.ErrDrift, "--force replaces the files with the locked content (look at what changed first: the receipt was edited with them)"},
 		{install.ErrEdited, "--force replaces it; skillpm adopt NAME keeps a copy skillpm did not install and takes it under management"},
 		{install.ErrDependedUpon, "--force removes it anyway"},
 		{install.ErrLinked, "remove the links first (skillpm remove NAME --host HOST), or --force, which leaves them dangling"},

@@ -157,12 +157,12 @@ func printInfo(g *globals, info *spm.Info) error {
 		return writeJSON(g.stdout, j)
 	}
 	w := g.stdout
-	fmt.Fprintf(w, "%s %s\n", md.Name, md.Version)
+	fmt.Fprintf(w, "%s %s\n", termText(md.Name), termText(md.Version))
 	if g.quiet {
 		// -q: the name and the version the reference resolved to.
 		return nil
 	}
-	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
+	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", termText(v)) }
 	row("description", md.Description)
 	row("repository", repo.Location().String())
 	row("digest", m.Descriptor.Digest.String())
@@ -199,7 +199,7 @@ func printInfo(g *globals, info *spm.Info) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(w, "    %s=%s\n", k, m.OCI.Annotations[k])
+			fmt.Fprintf(w, "    %s=%s\n", termText(k), termText(m.OCI.Annotations[k]))
 		}
 	}
 	return nil
@@ -270,8 +270,8 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 	if version == "" {
 		version = "(no version)"
 	}
-	fmt.Fprintf(w, "%s %s\n", s.Name, version)
-	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
+	fmt.Fprintf(w, "%s %s\n", termText(s.Name), termText(version))
+	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", termText(v)) }
 	row("description", s.Description)
 	row("directory", s.Dir)
 	row("tier", string(s.Tier())+" (claimed)")
@@ -301,11 +301,11 @@ func printInfoInstalled(g *globals, name string, found []install.Installed) erro
 		if i > 0 && !g.quiet {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s %s (installed)\n", in.Name, in.Version)
+		fmt.Fprintf(w, "%s %s (installed)\n", termText(in.Name), termText(in.Version))
 		if g.quiet {
 			continue
 		}
-		row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", v) }
+		row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", termText(v)) }
 		row("root", fmt.Sprintf("%s (%s %s)", in.Root.Dir, in.Root.Host, in.Root.Scope))
 		switch {
 		case in.IsLink():
@@ -341,6 +341,8 @@ func printInfoInstalled(g *globals, name string, found []install.Installed) erro
 		switch {
 		case in.Missing:
 			tree += " (MISSING: the directory is gone)"
+		case in.Drift != "":
+			tree += " (DRIFT: " + in.Drift + "; install --frozen says what changed)"
 		case in.Edited:
 			tree += " (EDITED: the files differ; install --force restores them)"
 		default:

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
@@ -57,10 +55,6 @@ it anyway). Existing files are never overwritten without --force.`,
 			}
 			kp, err := sign.GenerateKey(alg, pass)
 			if err != nil {
-				return err
-			}
-			// A new directory for keys is private: it holds a private key.
-			if err := os.MkdirAll(filepath.Dir(f.prefix), 0o700); err != nil {
 				return err
 			}
 			keyPath, pubPath, err := sign.WriteKeyPair(c.Context(), f.prefix, kp, f.force)

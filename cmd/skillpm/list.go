@@ -58,7 +58,7 @@ func printList(g *globals, res *spm.Listing) error {
 		for _, l := range items {
 			if !seen[l.Name] {
 				seen[l.Name] = true
-				fmt.Fprintln(g.stdout, l.Name)
+				fmt.Fprintln(g.stdout, termText(l.Name))
 			}
 		}
 		return nil
@@ -91,6 +91,8 @@ func printList(g *globals, res *spm.Listing) error {
 			status = "conflict: " + string(l.Root.Host) + " loads this or " + l.ConflictsWith + ", not always the same"
 		case l.ShadowedBy != "":
 			status = "shadowed by " + l.ShadowedBy
+		case l.Drift != "":
+			status = "drift: " + l.Drift + " (skillpm install --frozen says what changed)"
 		case l.Edited:
 			status = "edited"
 		case !l.Managed && l.Origin != "":
@@ -107,7 +109,7 @@ func printList(g *globals, res *spm.Listing) error {
 		if l.Managed && len(l.ReadBy) > 1 {
 			status += "; read by " + strings.Join(l.ReadBy, ", ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, l.Name, dash(l.Version), dash(string(l.Tier)), dash(l.Source), status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, termText(l.Name), termText(dash(l.Version)), termText(dash(string(l.Tier))), termText(dash(l.Source)), termText(status))
 	}
 	return tw.Flush()
 }

@@ -134,7 +134,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 	if g.quiet {
 		// -q: only the names found, one a line.
 		for _, h := range res.Hits {
-			fmt.Fprintln(g.stdout, h.Skill.Name)
+			fmt.Fprintln(g.stdout, termText(h.Skill.Name))
 		}
 		return nil
 	}
@@ -153,18 +153,14 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 		if perms == "" {
 			perms = "-"
 		}
-		desc := s.Description
-		if len(desc) > 60 {
-			desc = desc[:57] + "..."
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Latest, s.Tier, h.Attested, perms, desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termText(s.Name), termText(s.Latest), termText(string(s.Tier)), h.Attested, termText(perms), termTrim(s.Description, 60))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, h := range res.Hits {
 		if h.Problem != "" {
-			fmt.Fprintf(g.stderr, "warning: %s: %s\n", h.Skill.Name, h.Problem)
+			fmt.Fprintf(g.stderr, "warning: %s: %s\n", termText(h.Skill.Name), termText(h.Problem))
 		}
 	}
 	if !g.quiet && res.Total > len(res.Hits) {

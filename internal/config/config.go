@@ -87,12 +87,16 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 			return &Config{}, nil
 		}
 	}
-	data, err := boundedfile.Read(path, maxSize)
+	// A FIFO or a link to a device (/dev/zero) would block or never end.
+	data, err := boundedfile.ReadRegular(path, maxSize)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return &Config{}, nil
 	}
 	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if _, ok := errors.AsType[*boundedfile.NotRegularError](err); ok {
+		return nil, fmt.Errorf("%w: %w: the configuration must be a YAML file; replace it with one", ErrInvalid, err)
 	}
 	if err != nil {
 		// The file the user named (or the default) cannot be read: a

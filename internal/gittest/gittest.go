@@ -111,3 +111,63 @@ func ServeHTTP(t testing.TB, root string) string {
 	t.Cleanup(srv.Close)
 	return srv.URL + "/git"
 }
+
+// Entry is one blob of a tree made by [Repo.CommitTree].
+type Entry struct {
+	// Mode is git's mode: "100644", "100755" or "120000" (a symlink,
+	// whose Body is its target).
+	Mode string
+	// Path is slash-separated; its folders are made as trees.
+	Path string
+	Body string
+}
+
+// CommitTree commits, on main, a tree holding entries, made with git
+// mktree, which checks neither names nor duplicates: it builds the
+// hand-made trees no checkout would give (a path both a symlink and a
+// folder, a name twice), and returns the commit id.
+func (r *Repo) CommitTree(entries []Entry) string {
+	r.t.Helper()
+	type node struct {
+		lines []string
+		kids  map[string]*node
+		order []string
+	}
+	newNode := func() *node { return &node{kids: map[string]*node{}} }
+	top := newNode()
+	blob := filepath.Join(r.Dir, ".git", "hand-made-blob")
+	for _, e := range entries {
+		if err := os.WriteFile(blob, []byte(e.Body), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+		oid := r.Git("hash-object", "-w", blob)
+		n := top
+		els := strings.Split(e.Path, "/")
+		for _, d := range els[:len(els)-1] {
+			if n.kids[d] == nil {
+				n.kids[d] = newNode()
+				n.order = append(n.order, d)
+			}
+			n = n.kids[d]
+		}
+		n.lines = append(n.lines, e.Mode+" blob "+oid+"\t"+els[len(els)-1])
+	}
+	var mktree func(n *node) string
+	mktree = func(n *node) string {
+		lines := append([]string(nil), n.lines...)
+		for _, d := range n.order {
+			lines = append(lines, "040000 tree "+mktree(n.kids[d])+"\t"+d)
+		}
+		cmd := exec.Command("git", "-C", r.Dir, "mktree")
+		cmd.Env = append(os.Environ(), Env()...)
+		cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			r.t.Fatalf("git mktree: %v", err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	commit := r.Git("commit-tree", mktree(top), "-m", "hand-made tree")
+	r.Git("update-ref", "refs/heads/main", commit)
+	return commit
+}

@@ -17,10 +17,13 @@ var (
 	// included), invalid UTF-8, and Windows device names such as "aux".
 	ErrUnsafePath = errdef.New(errdef.Validation, "unsafe path")
 
-	// ErrSecretFile reports an environment file (.env, .env.local, …) in a
-	// tree being packed: it usually holds secrets, and a published skill is
-	// public. Exclude it with .skillignore (or .gitignore) to pack the rest.
-	ErrSecretFile = errdef.New(errdef.Validation, "environment files usually hold secrets and are not packed")
+	// ErrSecretFile reports a file that usually holds secrets in a tree
+	// being packed: an environment file (.env, .env.local, …), a
+	// credential or history file (.npmrc, .netrc, id_ed25519,
+	// .bash_history, credentials.json, .aws/credentials, …) or a .pem or
+	// .key file holding a private key. A published skill is public.
+	// Exclude it with .skillignore (or .gitignore) to pack the rest.
+	ErrSecretFile = errdef.New(errdef.Validation, "files that usually hold secrets are not packed")
 
 	// ErrLinkEntry reports a symbolic or hard link. A skill holds regular
 	// files and directories only.

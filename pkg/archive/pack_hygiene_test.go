@@ -83,3 +83,50 @@ func TestPackWarnings(t *testing.T) {
 		t.Fatalf("warned paths must still be packed: %q", names)
 	}
 }
+
+// TestPackRefusesCredentialFiles: credential and history files, by name
+// or by folder, and .pem or .key files holding a private key are refused
+// naming the file, what it is, and how to exclude it; public keys,
+// certificates and files that only mention credentials are packed.
+func TestPackRefusesCredentialFiles(t *testing.T) {
+	const privateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n"
+	for _, tc := range []struct{ name, body, kind string }{
+		{".npmrc", "//registry.npmjs.org/:_authToken=npm_x\n", "an npm configuration"},
+		{".pypirc", "[pypi]\npassword = pypi-x\n", "a PyPI configuration"},
+		{".netrc", "machine example.com login me password x\n", "a netrc file"},
+		{".ssh/id_ed25519", privateKey, "an SSH private key"},
+		{"keys/id_rsa", privateKey, "an SSH private key"},
+		{".bash_history", "export TOKEN=x\n", "a shell history"},
+		{"credentials.json", "{}\n", "a credentials file"},
+		{".aws/credentials", "[default]\naws_secret_access_key = x\n", "AWS credentials"},
+		{"certs/server.pem", "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n-----BEGIN RSA PRIVATE KEY-----\nx\n", "a private key"},
+		{"tls.key", "-----BEGIN EC PRIVATE KEY-----\nx\n", "a private key"},
+		{"store.p12", "\x30\x82", "a PKCS #12 key store"},
+	} {
+		dir := t.TempDir()
+		files := map[string]spec{"SKILL.md": {body: "x"}, tc.name: {body: tc.body}}
+		writeTree(t, dir, sortedKeys(files), files)
+		_, err := Pack(t.Context(), dir, &strings.Builder{}, PackOptions{})
+		var ee *EntryError
+		if !errors.Is(err, ErrSecretFile) || !errors.As(err, &ee) || ee.Entry != tc.name || !strings.Contains(err.Error(), tc.kind) ||
+			!strings.Contains(err.Error(), `add "`+tc.name+`" to .skillignore`) {
+			t.Fatalf("%s: err = %v, want ErrSecretFile naming it as %s and .skillignore", tc.name, err, tc.kind)
+		}
+		files[".skillignore"] = spec{body: tc.name + "\n"}
+		writeTree(t, dir, sortedKeys(files), files)
+		if _, err := Pack(t.Context(), dir, &strings.Builder{}, PackOptions{}); err != nil {
+			t.Fatalf("%s ignored: %v", tc.name, err)
+		}
+	}
+	dir := t.TempDir()
+	files := map[string]spec{"SKILL.md": {body: "x"},
+		"certs/ca.pem":        {body: "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n"},
+		".ssh/id_ed25519.pub": {body: "ssh-ed25519 AAAA me\n"},
+		"docs/credentials.md": {body: "Where credentials go.\n"},
+		"config/public.key":   {body: "-----BEGIN PUBLIC KEY-----\nx\n"},
+	}
+	writeTree(t, dir, sortedKeys(files), files)
+	if _, err := Pack(t.Context(), dir, &strings.Builder{}, PackOptions{}); err != nil {
+		t.Fatalf("public material: %v", err)
+	}
+}

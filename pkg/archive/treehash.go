@@ -92,7 +92,27 @@ func TreeHashInstalled(ctx context.Context, dir string) (Summary, error) {
 	return hashEntries(ctx, dir, entries)
 }
 
+// InstalledFiles lists and hashes the files under dir as
+// [TreeHashInstalled] does: [TreeHash] of the result is its TreeHash. It
+// is for saying which files two trees differ in.
+func InstalledFiles(ctx context.Context, dir string) ([]File, error) {
+	entries, err := collect(ctx, dir, installedRules, Limits{})
+	if err != nil {
+		return nil, err
+	}
+	var files []File
+	if _, err := hashFiles(ctx, dir, entries, &files); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
 func hashEntries(ctx context.Context, dir string, entries []srcEntry) (Summary, error) {
+	return hashFiles(ctx, dir, entries, nil)
+}
+
+// hashFiles hashes entries, appending each file to *out when out is set.
+func hashFiles(ctx context.Context, dir string, entries []srcEntry, out *[]File) (Summary, error) {
 	var s Summary
 	files := make([]File, 0, len(entries))
 	buf := make([]byte, copyBufSize)
@@ -122,5 +142,8 @@ func hashEntries(ctx context.Context, dir string, entries []srcEntry) (Summary, 
 		s.Bytes += e.size
 	}
 	s.TreeHash = TreeHash(files)
+	if out != nil {
+		*out = files
+	}
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -147,8 +148,10 @@ func collect(ctx context.Context, dir string, rules walkRules, lim Limits) ([]sr
 		case t.IsDir():
 			entries = append(entries, srcEntry{rel: rel, dir: true})
 		case t.IsRegular():
-			if rules == packRules && envFile(d.Name()) {
-				return entryErr(rel, ErrSecretFile, "add %q to %s (or .gitignore) to leave it out", rel, IgnoreFile)
+			if rules == packRules {
+				if kind := secretFile(p, rel, d.Name()); kind != "" {
+					return entryErr(rel, ErrSecretFile, "%s, which a published skill would give away; add %q to %s (or .gitignore) to leave it out", kind, rel, IgnoreFile)
+				}
 			}
 			info, err := d.Info()
 			if err != nil {
@@ -298,6 +301,95 @@ func envFile(name string) bool {
 		return false
 	}
 	return name == ".env" || name == ".envrc" || strings.HasPrefix(name, ".env.")
+}
+
+// credentialName says what a file that holds credentials by its name
+// alone is, "" for any other name.
+func credentialName(name string) string {
+	switch name {
+	case ".npmrc":
+		return "an npm configuration (registry tokens)"
+	case ".pypirc":
+		return "a PyPI configuration (upload tokens)"
+	case ".netrc", "_netrc":
+		return "a netrc file (passwords)"
+	case ".git-credentials":
+		return "git's stored credentials"
+	case ".pgpass":
+		return "a PostgreSQL password file"
+	case "credentials.json":
+		return "a credentials file"
+	case "application_default_credentials.json":
+		return "Google Cloud credentials"
+	case "id_rsa", "id_dsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk":
+		return "an SSH private key"
+	case ".bash_history", ".zsh_history", ".sh_history", ".history", "fish_history":
+		return "a shell history"
+	case ".python_history":
+		return "a Python history"
+	case ".psql_history":
+		return "a psql history"
+	case ".mysql_history":
+		return "a MySQL history"
+	case ".node_repl_history":
+		return "a Node.js history"
+	}
+	return ""
+}
+
+// credentialPath says what a cloud tool's credential file, known by its
+// folder and name, is; "" for any other path.
+func credentialPath(rel string) string {
+	for _, c := range [][2]string{
+		{".aws/credentials", "AWS credentials"},
+		{".aws/config", "an AWS configuration"},
+		{".docker/config.json", "a Docker configuration (registry tokens)"},
+		{".kube/config", "a Kubernetes configuration (cluster credentials)"},
+		{".azure/accessTokens.json", "Azure credentials"},
+		{".config/gcloud/credentials.db", "Google Cloud credentials"},
+		{".config/gh/hosts.yml", "GitHub CLI credentials"},
+	} {
+		if rel == c[0] || strings.HasSuffix(rel, "/"+c[0]) {
+			return c[1]
+		}
+	}
+	return ""
+}
+
+// maxKeySniff is how much of a .pem or .key file is read to find a
+// private key block: a key comes first or after a short certificate chain.
+const maxKeySniff = 64 << 10
+
+// secretFile says what a file to be packed is when it usually holds
+// secrets ("" when not): environment files, credential and history files
+// by name or by folder, and .pem or .key files holding a private key
+// (public certificates are packed). p is its path on disk, rel its path
+// in the skill, name its base name.
+func secretFile(p, rel, name string) string {
+	if envFile(name) {
+		return "an environment file"
+	}
+	if kind := credentialName(name); kind != "" {
+		return kind
+	}
+	if kind := credentialPath(rel); kind != "" {
+		return kind
+	}
+	switch ext := strings.ToLower(path.Ext(name)); ext {
+	case ".p12", ".pfx":
+		return "a PKCS #12 key store"
+	case ".pem", ".key":
+		f, err := os.Open(p)
+		if err != nil {
+			return "" // the read that packs it reports the error
+		}
+		defer f.Close()
+		head, _ := io.ReadAll(io.LimitReader(f, maxKeySniff))
+		if bytes.Contains(head, []byte("PRIVATE KEY-----")) {
+			return "a private key"
+		}
+	}
+	return ""
 }
 
 // packWarnings finds packed paths that rarely belong in a skill: installed
