@@ -103,3 +103,41 @@ func BenchmarkAuditCorpus(b *testing.B) {
 	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-skill-ms")
 	b.Logf("slowest corpus skill: %s (%v)", worstDir, worst)
 }
+
+// TestCorpusTiers audits every corpus skill at each tier and logs the
+// blocks per tier; with SKILLPM_AUDIT_BLOCKS set it logs each block with
+// the rules that decided it, for judging by hand (go test -run
+// CorpusTiers -v).
+func TestCorpusTiers(t *testing.T) {
+	dirs := corpusSkills(t)
+	s, err := New(Options{Tool: "skillpm-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiers := []string{"experimental", "community", "verified"}
+	blocks := map[string]int{}
+	show := os.Getenv("SKILLPM_AUDIT_BLOCKS") != ""
+	for _, dir := range dirs {
+		rep, err := s.Scan(context.Background(), dir)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		for _, tier := range tiers {
+			v, err := rep.Verdict(tier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Decision != Block {
+				continue
+			}
+			blocks[tier]++
+			if show {
+				rel, _ := filepath.Rel(corpusDir(t), dir)
+				t.Logf("BLOCK %s %s: %s", tier, rel, strings.Join(v.Reasons, "; "))
+			}
+		}
+	}
+	t.Logf("%d skills; blocks: experimental %d, community %d, verified %d",
+		len(dirs), blocks["experimental"], blocks["community"], blocks["verified"])
+}

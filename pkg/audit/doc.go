@@ -98,6 +98,7 @@
 //	AUD-INSTR-SAFETY-OFF            high      directive or flag that disables safety checks, sandboxing or security controls
 //	AUD-INSTR-FETCH-EXEC            high      directive to download code and run it (curl | sh, bash <(curl …), iex)
 //	AUD-INSTR-RUN-BINARY            high      directive to download and run a binary/archive or paste a command into a terminal [blocks at community and verified]
+//	AUD-INSTR-REMOTE                high      directive to fetch instructions from a URL and follow them, or re-read remote Markdown on a schedule
 //	AUD-INSTR-ROLE-MARKER           high      forged system prompt or chat-template role marker (<system>, [INST], <|im_start|>)
 //	AUD-INSTR-NO-CONFIRM            medium    directive to act without the user's confirmation, or to pre-approve actions
 //	AUD-PY-EVAL                     high      Python eval, exec, compile, dynamic __import__ / import_module

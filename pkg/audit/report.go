@@ -102,6 +102,17 @@ type Finding struct {
 	Downgraded bool   `json:"downgraded,omitempty"`
 	// Unreadable marks content that could not be audited.
 	Unreadable bool `json:"unreadable,omitempty"`
+	// Malicious marks a pattern malware uses and honest skills do not
+	// (a paste site, a password-protected archive, code fetched from a raw
+	// IP, plain HTTP or a domain the skill is not about and run, credential
+	// stores sent to another host): it blocks at every tier, experimental
+	// included.
+	Malicious bool `json:"malicious,omitempty"`
+	// Vendor is set when fetched code comes from the domain of the product
+	// the skill is about or from a known toolchain installer: the host
+	// named. Such an installer needs review instead of blocking at
+	// community.
+	Vendor string `json:"vendor,omitempty"`
 }
 
 // Position renders "file:line:col" with whatever parts are known.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -74,6 +75,9 @@ type Scanner struct {
 	// md parses Markdown; goldmark's parser is safe for concurrent use,
 	// and building one per file cost more than parsing most files.
 	md parser.Parser
+	// urlRe finds URLs whose host decides a vendor from an attacker
+	// (origin.go).
+	urlRe *regexp.Regexp
 }
 
 // treeLanguages are the tree-sitter grammars; they are immutable.
@@ -107,6 +111,7 @@ func New(opts Options) (*Scanner, error) {
 	s.instr, s.kw = compileInstrRules()
 	s.langs = newTreeLanguages()
 	s.md = goldmark.New().Parser()
+	s.urlRe = newURLRe()
 	s.parsers = new(treesitter.Pool)
 	// The pooled instances live in the process-wide wasm runtime until
 	// closed, so they are closed when the Scanner is collected.
@@ -238,6 +243,8 @@ func (r *run) add(f Finding) {
 	if f.Severity == 0 {
 		f.Severity = rule.Severity
 	}
+	r.weighDoc(&f, rule)
+	r.judgeFetched(&f)
 	if f.Hint == "" {
 		f.Hint = rule.Hint
 	}
