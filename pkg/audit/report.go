@@ -128,8 +128,9 @@ func (f Finding) String() string {
 type FileEntry struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
-	// Kind is how the file was read: instructions, python, shell,
-	// javascript, typescript, manifest, data, binary, unsupported or skipped.
+	// Kind is how the file was read: instructions, python, shell, make
+	// (the recipes of a Makefile or justfile, read as shell), javascript,
+	// typescript, manifest, data, binary, unsupported or skipped.
 	Kind string `json:"kind"`
 }
 

@@ -331,6 +331,7 @@ const (
 	kindText
 	kindPython
 	kindShell
+	kindMake
 	kindJS
 	kindTS
 	kindTSX
@@ -351,6 +352,8 @@ func (k fileKind) String() string {
 		return "python"
 	case kindShell:
 		return "shell"
+	case kindMake:
+		return "make"
 	case kindJS:
 		return "javascript"
 	case kindTS, kindTSX:
@@ -434,6 +437,8 @@ func classify(rel string, head []byte) (fileKind, string) {
 		return kindRequirements, ""
 	case lower == "pyproject.toml":
 		return kindPyproject, ""
+	case lower == "makefile" || lower == "gnumakefile" || ext == ".mk" || lower == "justfile" || lower == ".justfile":
+		return kindMake, lower
 	case strings.HasPrefix(lower, "license") || strings.HasPrefix(lower, "licence") ||
 		strings.HasPrefix(lower, "copying") || strings.HasPrefix(lower, "notice"):
 		return kindLicense, ""
@@ -655,7 +660,7 @@ func (r *run) auditFile(rel string, data []byte) {
 
 // isCode reports the kinds the code analyses read.
 func (k fileKind) isCode() bool {
-	return k == kindPython || k == kindShell || k == kindJS || k == kindTS || k == kindTSX
+	return k == kindPython || k == kindShell || k == kindMake || k == kindJS || k == kindTS || k == kindTSX
 }
 
 // auditContent audits a file's content; sum is the hash of its bytes.
@@ -709,6 +714,9 @@ func (r *run) auditContent(rel string, data []byte, sum string) {
 		r.analyzePython(rel, data)
 	case kindShell:
 		r.analyzeShellFile(rel, data, detail)
+	case kindMake:
+		// A build file's recipes are shell that "run make" executes.
+		r.analyzeShellFile(rel, recipes(data, detail), "")
 	case kindJS, kindTS, kindTSX:
 		r.analyzeJS(rel, data, kind)
 	case kindPackageJSON:
@@ -721,6 +729,30 @@ func (r *run) auditContent(rel string, data []byte, sum string) {
 		r.add(Finding{Rule: RuleCodeUnsupported, File: rel,
 			Message: detail + " code is not read by the audit; it needs a review by hand"})
 	}
+}
+
+// recipes keeps the recipe lines of a Makefile (tab-indented) or a
+// justfile (indented), as shell on their own lines, and blanks the rest
+// (rules, variables, directives), so findings keep the file's lines.
+// Recipe prefixes (@, -, +) go and make's $$ is the shell's $.
+func recipes(data []byte, name string) []byte {
+	lines := strings.Split(string(data), "\n")
+	just := strings.Contains(name, "justfile")
+	for i, l := range lines {
+		var body string
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			body = l[1:]
+		case just && strings.HasPrefix(l, " "):
+			body = strings.TrimLeft(l, " ")
+		default:
+			lines[i] = ""
+			continue
+		}
+		body = strings.TrimLeft(body, "@-+ \t")
+		lines[i] = strings.ReplaceAll(body, "$$", "$")
+	}
+	return []byte(strings.Join(lines, "\n"))
 }
 
 // firstNULLine is the line of the first NUL byte.
