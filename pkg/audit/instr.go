@@ -344,6 +344,13 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 		// --- fetch and run a binary, or a pasted command (the commonest
 		// real malware in skills: "download this tool", "paste into
 		// Terminal", password-protected archives, paste sites)
+		{id: RuleInstrRunBinary, what: "tells the user or model to paste a command from a web page into a terminal",
+			kw: [][]string{{"paste"}, {"terminal", "powershell", "command prompt", "cmd", "console", "shell", "run dialog", "win+r", "win + r"}, {"from"}},
+			// The command comes from elsewhere (a page, a site, a link):
+			// the ClawHavoc shape, placed before the generic pattern so
+			// that its finding is the one kept for the line.
+			re:        `(?i)\b(?:copy|paste)\b[^.!?\n]{0,60}?\bfrom\s+(?:(?:the|this|that|our|an?|following|activation|setup|download|official|install)\s+)*(?:page|site|website|link|url|gist|snippet|https?://)[^.!?\n]{0,80}?\b(?:terminal|powershell|command\s+prompt|cmd|console|shell|run\s+dialog)\b|\b(?:terminal|powershell|command\s+prompt|cmd|console|run\s+dialog)\b[^.!?\n]{0,60}?\bpaste\b[^.!?\n]{0,40}?\bfrom\s+(?:(?:the|this|that|our|an?|following|activation|setup|download|official|install)\s+)*(?:page|site|website|link|url|gist|snippet|https?://)`,
+			malicious: true},
 		{id: RuleInstrRunBinary, what: "tells the user or model to paste a command into a terminal",
 			kw:     [][]string{{"paste"}, {"terminal", "powershell", "command prompt", "cmd", "console", "shell", "run dialog", "win+r", "win + r"}},
 			reject: rejectPastedValue,

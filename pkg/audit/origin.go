@@ -227,6 +227,23 @@ func sameSite(a, b string) bool {
 	return site(a) == site(b)
 }
 
+// installerShape reports the shape of an installer run from the network:
+// a download piped or substituted into a shell, or PowerShell's iex.
+func installerShape(s string) bool {
+	l := strings.ToLower(s)
+	for _, sh := range []string{"sh", "bash", "zsh", "dash", "ksh"} {
+		for _, p := range []string{"| " + sh, "|" + sh, "| sudo " + sh, "| sudo -e " + sh, sh + " <(", sh + " -c \"$(curl", sh + " -c \"$(wget"} {
+			if i := strings.Index(l, p); i >= 0 {
+				end := i + len(p)
+				if end == len(l) || !isWordByte(l[end]) || strings.HasSuffix(p, "(") || strings.HasSuffix(p, "wget") || strings.HasSuffix(p, "curl") {
+					return true
+				}
+			}
+		}
+	}
+	return strings.Contains(l, "iex") && (strings.Contains(l, "iwr") || strings.Contains(l, "irm") || strings.Contains(l, "downloadstring"))
+}
+
 // judgeFetched weighs a finding about fetched code or instructions by
 // where they come from: a hostile origin (and, for an instruction to run
 // code, any domain the skill is not about) makes it malicious; the
@@ -242,6 +259,9 @@ func (r *run) judgeFetched(f *Finding) {
 		return
 	}
 	o, host, why := r.judgeOrigin(f.Evidence)
+	if o == originNone && r.fenceFile == f.File && r.fenceCode != "" {
+		o, host, why = r.judgeOrigin(r.fenceCode)
+	}
 	directive := f.Context == ctxPlain || f.Context == ctxFence || f.Context == ctxCode
 	switch o {
 	case originHostile:
@@ -253,7 +273,9 @@ func (r *run) judgeFetched(f *Finding) {
 		}
 		f.Message += " from " + host + " (" + why + ")"
 	case originVendor:
-		if f.Malicious || f.Rule == RuleInstrRemote {
+		if f.Malicious || f.Rule == RuleInstrRemote || !installerShape(f.Evidence) && !installerShape(r.fenceCode) {
+			// Code a vendor's server hands to node -e or eval is not an
+			// installer: it keeps its rule.
 			return
 		}
 		f.Vendor = host

@@ -200,6 +200,10 @@ type run struct {
 	// fenceFile is set while the code blocks of a Markdown file are
 	// analysed (fence.go).
 	fenceFile string
+	// fenceCode is the code block being analysed: a finding about fetched
+	// code whose evidence holds no URL (node -e "$CODE") is judged by the
+	// URLs of its block (origin.go).
+	fenceCode string
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
