@@ -135,6 +135,12 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 // report could be made (dir is not a directory, ctx was cancelled); every
 // problem with the skill's content is a finding.
 func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
+	return s.scan(ctx, dir, nil)
+}
+
+// scan audits dir; after, when set, reads the run's state before the
+// report is made (Suggest).
+func (s *Scanner) scan(ctx context.Context, dir string, after func(*run)) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		var pe *fs.PathError
@@ -156,6 +162,9 @@ func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
 	r.checkImports()
 	r.diffPermissions()
 	r.budgetFinding()
+	if after != nil {
+		after(r)
+	}
 	return r.report(), nil
 }
 

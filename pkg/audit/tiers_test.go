@@ -248,3 +248,43 @@ func TestEvasionIsNotCheaper(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggest: the suggestion covers every use the code makes, scoped
+// when the scope is known, and declaring it clears the permission
+// findings.
+func TestSuggest(t *testing.T) {
+	code := "import os, subprocess, urllib.request\n" +
+		"urllib.request.urlopen('https://api.example.com/x')\n" +
+		"subprocess.run(['git', 'status'])\n" +
+		"open('out.txt', 'w').write(os.environ['NOTES_DIR'])\n"
+	s, err := New(Options{Tool: "skillpm-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := skillWith(t, map[string]string{"scripts/a.py": code})
+	_, sug, err := s.Suggest(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"env:read:NOTES_DIR", "filesystem:write", "network:read:api.example.com", "shell:execute:git"}
+	if fmt.Sprint(sug.Permissions) != fmt.Sprint(want) || fmt.Sprint(sug.Undeclared) != fmt.Sprint(want) {
+		t.Errorf("suggestion %+v, want %v", sug, want)
+	}
+	if got := fmt.Sprint(sug.AllowedTools); got != "[Bash(git:*) Edit Glob Grep Read WebFetch Write]" {
+		t.Errorf("allowed-tools %s", got)
+	}
+	perms := "metadata:\n  gaia:\n    permissions:\n      - " + strings.Join(want, "\n      - ") + "\n"
+	dir = skillWith(t, map[string]string{"scripts/a.py": code, "SKILL.md": tierHead("notes", "Writes notes. Use for notes.", perms)})
+	rep, sug, err := s.Suggest(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Rule, "AUD-PERM-") {
+			t.Errorf("declared as suggested, still %s", f)
+		}
+	}
+	if len(sug.Undeclared) != 0 {
+		t.Errorf("declared as suggested, undeclared %v", sug.Undeclared)
+	}
+}
