@@ -41,9 +41,13 @@ beyond metadata.gaia.permissions, and its dependencies for unpinned, git and
 URL sources.
 
 Findings are printed compiler-style on stderr, then the verdict for the tier
-(default: the tier the skill claims): experimental blocks critical findings;
+(default: the tier the skill claims): patterns malware uses (paste sites,
+password-protected archives, code fetched from a raw IP, plain HTTP or a
+domain the skill is not about and run) block at every tier; otherwise
+experimental blocks critical findings;
 community blocks critical and reviews high; verified blocks high and reviews
-medium; anything unreadable is at least review.
+medium; anything unreadable is at least review. A product's own installer,
+or a known toolchain's, is reviewed and named.
 
 Several directories, or with -r every directory holding a SKILL.md below
 each ROOT, are audited in one process: each skill's findings and verdict,
