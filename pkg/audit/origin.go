@@ -228,17 +228,37 @@ func sameSite(a, b string) bool {
 }
 
 // installerShape reports the shape of an installer run from the network:
-// a download piped or substituted into a shell, or PowerShell's iex.
+// a download piped into a shell (through sudo and VAR=value assignments),
+// substituted into one (sh <(curl …), sh -c "$(curl …)"), or PowerShell's
+// iex.
 func installerShape(s string) bool {
 	l := strings.ToLower(s)
-	for _, sh := range []string{"sh", "bash", "zsh", "dash", "ksh"} {
-		for _, p := range []string{"| " + sh, "|" + sh, "| sudo " + sh, "| sudo -e " + sh, sh + " <(", sh + " -c \"$(curl", sh + " -c \"$(wget"} {
-			if i := strings.Index(l, p); i >= 0 {
-				end := i + len(p)
-				if end == len(l) || !isWordByte(l[end]) || strings.HasSuffix(p, "(") || strings.HasSuffix(p, "wget") || strings.HasSuffix(p, "curl") {
-					return true
-				}
+	shell := func(w string) bool {
+		switch w {
+		case "sh", "bash", "zsh", "dash", "ksh":
+			return true
+		}
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		if l[i] != '|' {
+			continue
+		}
+		words := strings.Fields(l[i+1 : min(len(l), i+120)])
+		for j, w := range words {
+			if j == 0 && w == "sudo" || strings.HasPrefix(w, "-") || strings.Contains(w, "=") {
+				continue
 			}
+			if shell(w) {
+				return true
+			}
+			break
+		}
+	}
+	for _, sh := range []string{"sh", "bash", "zsh"} {
+		if strings.Contains(l, sh+" <(curl") || strings.Contains(l, sh+" <(wget") ||
+			strings.Contains(l, sh+` -c "$(curl`) || strings.Contains(l, sh+` -c "$(wget`) {
+			return true
 		}
 	}
 	return strings.Contains(l, "iex") && (strings.Contains(l, "iwr") || strings.Contains(l, "irm") || strings.Contains(l, "downloadstring"))

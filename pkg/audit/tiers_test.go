@@ -97,6 +97,8 @@ func TestVendorInstallers(t *testing.T) {
 			"Install Rust: `curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`\n"}, "sh.rustup.rs"},
 		"product repository": {map[string]string{"SKILL.md": tierHead("static-files", "Host static files. Use for hosting.", "") +
 			"```bash\ncurl -fsSL https://raw.githubusercontent.com/acme/kleo-static-files/main/install.sh | sudo bash\n```\n"}, "raw.githubusercontent.com/acme/kleo-static-files"},
+		"assignment before the shell": {map[string]string{"SKILL.md": tierHead("himalaya", "The Himalaya CLI, email from the terminal.", "") +
+			"```bash\ncurl -sSL https://raw.githubusercontent.com/pimalaya/himalaya/master/install.sh | PREFIX=~/.local sh\n```\n"}, "raw.githubusercontent.com/pimalaya/himalaya"},
 		"script in the skill": {map[string]string{"SKILL.md": tierHead("rust-helper", "Builds Rust crates. Use for cargo.", ""),
 			"setup.sh": "#!/bin/sh\ncurl --proto '=https' -sSf https://sh.rustup.rs | sh -s -- -y\n"}, "sh.rustup.rs"},
 	}
