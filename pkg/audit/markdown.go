@@ -370,6 +370,12 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 			f.Context = ctx
 			f.Downgraded = true
 			f.Message += " (" + contextWords(ctx) + ")"
+			if ctx == ctxQuote && u.listed {
+				// An attack quoted as an example in a list of what to
+				// detect: two signs that it is described, not directed.
+				f.Severity = f.Severity.lower()
+				f.Message += " (" + contextWords(ctxListed) + ")"
+			}
 		}
 		r.add(f)
 	}
