@@ -36,6 +36,9 @@ type AuditRequest struct {
 	// once the reference is known to name a version, before anything is
 	// pulled, so that a wrong passphrase costs nothing.
 	Sign func(context.Context) (sign.SignOptions, error)
+	// Suggest adds to each skill the permissions that would cover what
+	// its code does (AuditedSkill.Suggestion).
+	Suggest bool
 }
 
 // AuditResult is what Audit found, one entry per skill in order.
@@ -59,6 +62,9 @@ type AuditedSkill struct {
 	Manifest   *registry.Manifest
 	// Attestation is the audit attestation attached with Sign.
 	Attestation *Attestation
+	// Suggestion is set when the request asked for it: the
+	// metadata.gaia.permissions (and allowed-tools) covering the code.
+	Suggestion *audit.Suggestion
 }
 
 // AuditSummary counts the verdicts of an audit.
@@ -116,7 +122,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	skills := make([]AuditedSkill, len(dirs))
 	err = forEach(ctx, len(dirs), func(ctx context.Context, i int) error {
 		s := AuditedSkill{Path: dirs[i]}
-		if s.Report, s.Err = sc.Scan(ctx, dirs[i]); s.Err == nil {
+		if s.Report, s.Suggestion, s.Err = scanFor(ctx, sc, dirs[i], r.Suggest); s.Err == nil {
 			if err := s.judge(r.Tier); err != nil {
 				return err
 			}
@@ -254,8 +260,11 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 	} else if r.Sign != nil {
 		return nil, fmt.Errorf("%s is a directory: %w", arg, ErrAttestVersion)
 	}
-	var err error
-	if s.Report, err = audit.Scan(ctx, dir, audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()}); err != nil {
+	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
+	if err != nil {
+		return nil, mark(ErrAuditFailed, err)
+	}
+	if s.Report, s.Suggestion, err = scanFor(ctx, sc, dir, r.Suggest); err != nil {
 		return nil, mark(ErrAuditFailed, err)
 	}
 	if err := s.judge(r.Tier); err != nil {
@@ -267,6 +276,15 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 		}
 	}
 	return s, nil
+}
+
+// scanFor audits dir, with the permission suggestion when asked.
+func scanFor(ctx context.Context, sc *audit.Scanner, dir string, suggest bool) (*audit.Report, *audit.Suggestion, error) {
+	if suggest {
+		return sc.Suggest(ctx, dir)
+	}
+	rep, err := sc.Scan(ctx, dir)
+	return rep, nil, err
 }
 
 // pullForAudit resolves ref and unpacks it with the safe, bounded

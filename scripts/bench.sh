@@ -93,7 +93,7 @@ BEGIN {
 	else if (name == "InstallLargeAsset") printf "| install a 500 MB asset | %s, peak heap %s MB | - | - | < 100 MB |\n", secs(ns), metric("peak-heap-MB")
 	else if (name == "AuditCorpus") printf "| audit %s corpus skills | %s | - | - | < 3 s |\n| audit: slowest corpus skill | %.1f ms | - | - | < 1 s |\n", metric("skills"), secs(ns), metric("worst-skill-ms")
 	else if (name == "AuditPathological") printf "| audit: slowest pathological skill (chains, nesting, huge lines, paren bomb) | %.1f ms | - | - | < 1 s |\n", metric("worst-skill-ms")
-	else if (name == "LABELLED") printf "| audit labelled set: %s cases | precision %s | recall %s | - | 1.00 / 1.00 |\n", $2, $3, $4
+	else if (name == "LABELLED") printf "| audit labelled set at %s: %s cases | precision %s | recall %s | - | recall 1.00 |\n", $2, $3, $4, $5
 	else printf "| %s | %s | - | - | - |\n", name, secs(ns)
 }' "$out"
 

@@ -20,6 +20,7 @@ type auditFlags struct {
 	sign      signFlags
 	tier      string
 	recursive bool
+	suggest   bool
 }
 
 func newAuditCmd(g *globals) *cobra.Command {
@@ -40,9 +41,13 @@ beyond metadata.gaia.permissions, and its dependencies for unpinned, git and
 URL sources.
 
 Findings are printed compiler-style on stderr, then the verdict for the tier
-(default: the tier the skill claims): experimental blocks critical findings;
+(default: the tier the skill claims): patterns malware uses (paste sites,
+password-protected archives, code fetched from a raw IP, plain HTTP or a
+domain the skill is not about and run) block at every tier; otherwise
+experimental blocks critical findings;
 community blocks critical and reviews high; verified blocks high and reviews
-medium; anything unreadable is at least review.
+medium; anything unreadable is at least review. A product's own installer,
+or a known toolchain's, is reviewed and named.
 
 Several directories, or with -r every directory holding a SKILL.md below
 each ROOT, are audited in one process: each skill's findings and verdict,
@@ -51,6 +56,11 @@ failed") and the blocked ones. With --output json the document is then
 {"skills": [{"path", "report", "digest", "verdict"} or {"path", "error"}],
 "summary": {…}}; the exit status is 5 when any blocks, 1 when any could not
 be audited.
+
+--suggest prints the metadata.gaia.permissions that would cover what the
+code does (scoped to the hosts, programs and variables it names when all
+are known), how many are not declared yet, and the allowed-tools entries
+that amount to them: an author can declare instead of being blocked.
 
 --output json prints {"report", "digest", "verdict"} (plus "manifest" and
 "attestation" for a REF); the digest is the sha256 of the report's canonical
@@ -70,6 +80,7 @@ Exit status: 0 pass or review, 5 block, 1 the skill could not be audited,
 2 usage (--sign on a directory), 4 no such skill, 6 registry failure.`,
 		Example: `  skillpm audit ./web-search
   skillpm audit --tier verified ./web-search
+  skillpm audit --suggest ./web-search
   skillpm audit --output json ./web-search
   skillpm audit ./skills/web-search ./skills/pdf
   skillpm audit -r ./skills --output json
@@ -81,6 +92,7 @@ Exit status: 0 pass or review, 5 block, 1 the skill could not be audited,
 		},
 	}
 	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "audit every skill (directory with a SKILL.md) found below each DIR")
+	c.Flags().BoolVar(&f.suggest, "suggest", false, "print the metadata.gaia.permissions (and allowed-tools) that would cover what the code does")
 	c.Flags().StringVar(&f.tier, "tier", "", "judge at this tier: experimental, community or verified (default: the tier the skill claims)")
 	f.sign.register(c, true)
 	c.Flags().Lookup("sign").Usage = "sign an audit attestation of the verdict and attach it to the published version REF (with --key or --keyless)"
@@ -98,6 +110,8 @@ type auditJSON struct {
 	Manifest string `json:"manifest,omitempty"`
 	// Attestation is the attestation --sign attached.
 	Attestation *spm.Attestation `json:"attestation,omitempty"`
+	// Suggestion is what --suggest adds.
+	Suggestion *audit.Suggestion `json:"suggestion,omitempty"`
 }
 
 func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error {
@@ -111,7 +125,7 @@ func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	r := spm.AuditRequest{Paths: args, Recursive: f.recursive, Tier: f.tier, Prerelease: f.pre}
+	r := spm.AuditRequest{Paths: args, Recursive: f.recursive, Tier: f.tier, Prerelease: f.pre, Suggest: f.suggest}
 	if f.sign.wanted() {
 		r.Sign = func(ctx context.Context) (sign.SignOptions, error) { return f.sign.options(ctx, g) }
 	}
@@ -152,7 +166,7 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 func printAudit(g *globals, s *spm.AuditedSkill) error {
 	rep, v := s.Report, s.Verdict
 	if g.json() {
-		j := auditJSON{Report: rep, Digest: s.Digest, Verdict: v, Attestation: s.Attestation}
+		j := auditJSON{Report: rep, Digest: s.Digest, Verdict: v, Attestation: s.Attestation, Suggestion: s.Suggestion}
 		if s.Manifest != nil {
 			j.Manifest = s.Manifest.Descriptor.Digest.String()
 		}
@@ -162,6 +176,7 @@ func printAudit(g *globals, s *spm.AuditedSkill) error {
 	} else {
 		printFindings(g.stderr, s.Path, rep.Findings, g.quiet)
 		printVerdict(g.stdout, s.Path, rep, v, s.Digest, g.quiet)
+		printSuggestion(g.stdout, s.Suggestion)
 		if s.Attestation != nil {
 			printAttested(g.stdout, s.Attestation)
 		}
@@ -174,6 +189,24 @@ func printAudit(g *globals, s *spm.AuditedSkill) error {
 		return withCode(exitTrust, fmt.Errorf("audit blocks %s at tier %s (%s)", name, v.Tier, countText(rep)))
 	}
 	return nil
+}
+
+// printSuggestion renders --suggest as the frontmatter to add.
+func printSuggestion(w io.Writer, sug *audit.Suggestion) {
+	if sug == nil {
+		return
+	}
+	if len(sug.Permissions) == 0 {
+		fmt.Fprintln(w, "suggested permissions: none (the code uses no network, file system, program, environment, database, desktop or MCP)")
+		return
+	}
+	fmt.Fprintf(w, "suggested permissions (%d not declared yet):\nmetadata:\n  gaia:\n    permissions:\n", len(sug.Undeclared))
+	for _, p := range sug.Permissions {
+		fmt.Fprintf(w, "      - %s\n", p)
+	}
+	if len(sug.AllowedTools) > 0 {
+		fmt.Fprintf(w, "allowed-tools: %s\n", strings.Join(sug.AllowedTools, " "))
+	}
 }
 
 func printFindings(w io.Writer, dir string, fs []audit.Finding, quiet bool) {

@@ -77,6 +77,8 @@ func TestHostileFixtures(t *testing.T) {
 		// The shape of real malware in the corpus: a fenced one-liner that
 		// decodes a download-and-run command and pipes it to bash.
 		{"instr-decode-pipe", Block, []want{{RuleInstrEncoded, "SKILL.md", 14, Critical}}},
+		// Remote instructions: review at community (the fixture's tier).
+		{"instr-remote", Review, []want{{RuleInstrRemote, "SKILL.md", 11, High}, {RuleInstrRemote, "SKILL.md", 13, High}}},
 		{"instr-role-marker", Review, []want{{RuleInstrRoleMarker, "SKILL.md", 11, High}}},
 		{"instr-steps", Block, []want{{RuleInstrConceal, "steps/one.md", 3, Critical}, {RuleInstrOverride, "references/notes.md", 3, Critical}}},
 		{"py-hostile", Block, []want{

@@ -247,13 +247,16 @@ func concatVals(vs ...val) val {
 // credSubstrings are path fragments of credential stores. An array, not
 // a slice: credPath runs on every literal, and a slice would be allocated
 // at each call.
-func credSubstrings() [33]string {
+func credSubstrings() [41]string {
 	return [...]string{".aws/credentials", ".aws/config", ".netrc", ".git-credentials", ".docker/config.json",
 		".kube/config", ".npmrc", ".pypirc", ".gnupg", ".password-store", "gh/hosts.yml", ".config/gcloud",
 		"application_default_credentials.json", "login.keychain", "/keychains", "/etc/shadow", "/etc/sudoers",
 		"wallet.dat", ".bitcoin/", ".ethereum/keystore", "solana/id.json", ".electrum", "/login data",
 		"cookies.sqlite", "key4.db", "logins.json", "auth-profiles.json", ".bash_history", ".zsh_history",
-		"/local state", ".config/op/", ".azure/", ".terraform.d/credentials"}
+		"/local state", ".config/op/", ".azure/", ".terraform.d/credentials",
+		// Agents' own secrets: every key the user gave the agent.
+		".clawdbot/.env", ".openclaw/.env", ".moltbot/.env", "clawdbot.json", "openclaw.json", "moltbot.json",
+		".claude/.credentials.json", ".codex/auth.json"}
 }
 
 // credPath reports whether a (partly known) path names credentials or

@@ -19,7 +19,8 @@ func corpusDir(t testing.TB) string { return corpustest.Dir(t) }
 func corpusSkills(t testing.TB) []string { return corpustest.Skills(t) }
 
 // TestCorpus audits every corpus skill: none may fail or crash, and the
-// counts by rule are logged (go test -run Corpus -v).
+// counts by rule and the blocks per tier are logged (go test -run Corpus
+// -v).
 func TestCorpus(t *testing.T) {
 	dirs := corpusSkills(t)
 	if len(dirs) < 800 {
@@ -33,6 +34,11 @@ func TestCorpus(t *testing.T) {
 	skills := map[string]int{}
 	decisions := map[Decision]int{}
 	dump := os.Getenv("SKILLPM_AUDIT_DUMP") // a rule id fragment, or "all"
+	// Blocks per tier, and with SKILLPM_AUDIT_BLOCKS set each block with
+	// the findings that decided it, for judging by hand.
+	tiers := []string{"experimental", "community", "verified"}
+	blocks := map[string]int{}
+	showBlocks := os.Getenv("SKILLPM_AUDIT_BLOCKS") != ""
 	start := time.Now()
 	for _, dir := range dirs {
 		rep, err := s.Scan(context.Background(), dir)
@@ -58,6 +64,20 @@ func TestCorpus(t *testing.T) {
 		if v.Decision == Block && dump != "" {
 			t.Logf("blocked at %s: %s", v.Tier, dir)
 		}
+		for _, tier := range tiers {
+			v, err := rep.Verdict(tier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Decision != Block {
+				continue
+			}
+			blocks[tier]++
+			if showBlocks {
+				rel, _ := filepath.Rel(corpusDir(t), dir)
+				t.Logf("BLOCK %s %s: %s", tier, rel, strings.Join(v.Reasons, "; "))
+			}
+		}
 	}
 	elapsed := time.Since(start)
 	var ids []string
@@ -72,6 +92,7 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Logf("%d skills, %d findings in %v; verdicts at the claimed tier: pass %d, review %d, block %d",
 		len(dirs), total, elapsed.Round(time.Millisecond), decisions[Pass], decisions[Review], decisions[Block])
+	t.Logf("blocks per tier: experimental %d, community %d, verified %d", blocks["experimental"], blocks["community"], blocks["verified"])
 }
 
 // BenchmarkAuditCorpus audits the whole corpus once per iteration with one

@@ -11,9 +11,15 @@
 //     Markdown-aware pass (goldmark): text in fenced or indented code, inline
 //     code, block quotes or quotation marks is documentation more often than
 //     not, so its findings are one step less severe, never dropped. Base64
-//     runs are decoded and read again. Sentences whose own words negate or
-//     describe the pattern ("never send … without approval", "emails may ask
-//     you to ignore previous instructions") are not directives.
+//     runs are decoded and read again. Every instruction rule shares one
+//     notion of a sentence's role (role.go): sentences whose own words
+//     negate or describe the pattern ("never send … without approval",
+//     "emails may ask you to ignore previous instructions") are not
+//     directives; list items that a lead-in or heading introduces as what
+//     to avoid, reject or detect, and files the agent does not load (a
+//     README, docs/, tests, a nested skill, unless SKILL.md names them)
+//     are one step less severe and do not block by rule. Files past the
+//     size limit are read in full, in chunks.
 //
 //   - Unicode: bidirectional controls and invisible characters (zero-width,
 //     tag characters, fillers, C0/C1 controls in instructions) in any text
@@ -31,7 +37,10 @@
 //     exec(base64.b64decode(X)) and eval(await (await fetch(u)).text()) are
 //     told apart from eval of a constant. Command lines built in Python or
 //     JavaScript (os.system, subprocess, child_process, package.json
-//     scripts) are parsed as shell too.
+//     scripts) and the recipes of Makefiles and justfiles are parsed as
+//     shell too. Constant dynamic imports and getattr name what they load;
+//     shell words are unescaped, and a program named at run time given a
+//     URL counts as a download.
 //
 //   - Permissions: every network, file system, program, environment,
 //     database, desktop and MCP use the code makes is compared with
@@ -68,8 +77,15 @@
 // same skill audited by the same tool version yields the same digest, which
 // a signed audit attestation records (package attest: Report.Attestation).
 //
-// Report.Verdict decides per tier: experimental blocks critical findings
-// and is advisory otherwise; community blocks critical and reviews high;
+// Report.Verdict decides per tier. A finding marked Malicious (a pattern
+// malware uses and honest skills do not: a paste site, a password-
+// protected archive, decode-and-run, a command pasted from a web page,
+// code fetched from a raw IP, plain HTTP, a gist or, for an instruction,
+// any domain the skill is not about, and then run) blocks at every tier,
+// experimental included. Fetched code is judged by its URL (origin.go):
+// an HTTPS installer from the product's own domain or a known toolchain
+// installer is high (review at community) and names the host (Vendor).
+// Otherwise experimental blocks critical findings and is advisory; community blocks critical and reviews high;
 // verified blocks high and reviews medium; an unreadable finding (code
 // that does not parse, a binary, an unsupported language, a broken
 // SKILL.md) is at least review at every tier. Code the audit could not
@@ -98,6 +114,7 @@
 //	AUD-INSTR-SAFETY-OFF            high      directive or flag that disables safety checks, sandboxing or security controls
 //	AUD-INSTR-FETCH-EXEC            high      directive to download code and run it (curl | sh, bash <(curl …), iex)
 //	AUD-INSTR-RUN-BINARY            high      directive to download and run a binary/archive or paste a command into a terminal [blocks at community and verified]
+//	AUD-INSTR-REMOTE                high      directive to fetch instructions from a URL and follow them, or re-read remote Markdown on a schedule
 //	AUD-INSTR-ROLE-MARKER           high      forged system prompt or chat-template role marker (<system>, [INST], <|im_start|>)
 //	AUD-INSTR-NO-CONFIRM            medium    directive to act without the user's confirmation, or to pre-approve actions
 //	AUD-PY-EVAL                     high      Python eval, exec, compile, dynamic __import__ / import_module

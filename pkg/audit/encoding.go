@@ -237,6 +237,17 @@ func (r *run) auditLarge(rel, p string, size int64) {
 		head = head[:512]
 	}
 	kind, _ := classify(rel, head)
+	if !sq.complete && (kind == kindSkill || kind == kindMarkdown || kind == kindText) {
+		// Instructions are read in full, in chunks: a payload after the
+		// padding is read like one before it.
+		r.files = append(r.files, FileEntry{Path: rel, SHA256: sq.sha256, Kind: kind.String()})
+		r.add(Finding{Rule: RuleFileUnreadable, File: rel,
+			Message: fmt.Sprintf("is %d bytes, over the audit's limit of %d; it was audited in chunks, so Markdown constructs across a chunk boundary are read apart", size, lim.MaxFileBytes)})
+		if err := r.streamInstructions(rel, p, kind, int(lim.MaxFileBytes), lim.MaxTotalBytes); err != nil {
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel, Message: "could not be read to the end: " + errText(err)})
+		}
+		return
+	}
 	if !sq.complete {
 		r.files = append(r.files, FileEntry{Path: rel, SHA256: sq.sha256, Kind: kind.String()})
 		msg := fmt.Sprintf("is %d bytes, and more than the audit's limit of %d bytes of it is not blank; it was not audited", size, lim.MaxFileBytes)
@@ -252,6 +263,85 @@ func (r *run) auditLarge(rel, p string, size int64) {
 	r.lineMap, r.lineMapFile = sq.lines, rel
 	defer func() { r.lineMap, r.lineMapFile = nil, "" }()
 	r.auditContent(rel, sq.data, sq.sha256)
+}
+
+// chunkBytes is the size of the chunks an over-limit instruction file is
+// read in; a chunk ends at a blank line when one is near, else at a line.
+const chunkBytes = 1 << 20
+
+// streamInstructions reads an instruction file of any size in chunks of
+// whole lines and runs the Unicode and instruction scans on each, with
+// findings on the file's own lines. Reading is bounded by the file (the
+// so the audit's time stays proportional to what it was given, and never
+// goes past maxBytes (the skill's total limit): what lies beyond is
+// reported unread.
+func (r *run) streamInstructions(rel, p string, kind fileKind, maxLine int, maxBytes int64) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	first := 1
+	var chunk []byte
+	var read int64
+	flush := func() {
+		if len(chunk) == 0 {
+			return
+		}
+		data := chunk
+		if !utf8.Valid(data) {
+			data = readableText(data)
+		}
+		data = bytes.ReplaceAll(data, []byte{0}, nil)
+		n := bytes.Count(data, []byte{'\n'}) + 1
+		lines := make([]int, n)
+		for i := range lines {
+			lines[i] = first + i
+		}
+		r.lineMap, r.lineMapFile = lines, rel
+		r.scanUnicode(rel, data, true)
+		if kind == kindText {
+			r.scanPlainText(rel, data, 1)
+		} else {
+			r.analyzeFences(rel, r.scanMarkdown(rel, data, 1))
+		}
+		r.lineMap, r.lineMapFile = nil, ""
+		first += bytes.Count(chunk, []byte{'\n'})
+		chunk = chunk[:0]
+	}
+	for {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer: keep reading it, up to the
+			// per-file limit, then cut it.
+			for err == bufio.ErrBufferFull && len(chunk)+len(line) < maxLine {
+				chunk = append(chunk, line...)
+				line, err = br.ReadSlice('\n')
+			}
+		}
+		chunk = append(chunk, line...)
+		if read += int64(len(line)); read > maxBytes {
+			flush()
+			r.add(Finding{Rule: RuleFileUnreadable, File: rel, Line: first,
+				Message: fmt.Sprintf("was read up to the audit's total limit of %d bytes; the rest was not audited", maxBytes)})
+			return nil
+		}
+		blank := len(bytes.TrimSpace(line)) == 0
+		if len(chunk) >= chunkBytes && (blank || len(chunk) >= 2*chunkBytes) {
+			flush()
+		}
+		if err == io.EOF {
+			flush()
+			return nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return err
+		}
+	}
 }
 
 // readHead reads the first n bytes of a file.

@@ -81,13 +81,14 @@ func (r *run) analyzeFences(rel string, fences []fence) {
 	nUses, nImports := len(r.uses), len(r.imports)
 	r.fenceFile = rel
 	defer func() {
-		r.fenceFile = ""
+		r.fenceFile, r.fenceCode = "", ""
 		r.uses, r.imports = r.uses[:nUses], r.imports[:nImports]
 	}()
 	for _, f := range fences {
 		if len(f.code) > 1<<20 {
 			continue
 		}
+		r.fenceCode = f.code
 		switch fenceLang(f.lang) {
 		case "shell":
 			r.shellSnippet(rel, f.line, consoleCommands(f.code), 0, false)

@@ -24,6 +24,10 @@ type instrRule struct {
 	// before must match the text that ends where re's match begins (within
 	// windowBefore bytes), after the text that begins where it ends.
 	before, after *regexp.Regexp
+	// malicious marks patterns only malware uses (paste sites,
+	// password-protected archives, decode-and-run): directed, not quoted
+	// or listed, they block at every tier.
+	malicious bool
 }
 
 // Windows searched around an anchored match.
@@ -196,6 +200,11 @@ func rejectDataPipe(text string, m []int) bool {
 	}
 	shell := strings.HasSuffix(interp, "sh") || interp == "source"
 	for _, f := range strings.Fields(rest) {
+		if strings.TrimRight(f, ".,:!?") != f {
+			// A word ending a sentence ("| bash first.", "| sh. Do
+			// it") is prose, not a script file.
+			return false
+		}
 		switch {
 		case f == "-c" || f == "-m" || f == "-e" || f == "-p" || f == "-r" || f == "--eval" || strings.EqualFold(f, "-command"):
 			return true
@@ -227,6 +236,7 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 		// and just after a match of re (re then matches the rare part of
 		// the sentence, the object, which keeps matching fast).
 		before, after string
+		malicious     bool
 	}
 	defs := []def{
 		// --- override the host's instructions
@@ -277,6 +287,15 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 			before: `(?i)\b(?:send|upload|post|transmit|exfiltrate|forward|leak|e-?mail|mail|submit|share|output|copy|relay|deliver|pipe|beacon|sync)\w*\b[^.!?]{0,100}$`,
 			after:  `(?i)^[^!?]{0,120}?\b` + reDest},
 
+		// --- exfiltrate through a URL the host renders: an image or link
+		// whose address carries a secret leaks it when displayed
+		{id: RuleInstrExfil, what: "tells the model to put credentials or private files into a URL it renders",
+			kw:     [][]string{{"image", "![", "img", "link", "url", "src"}, kwCollective()},
+			re:     `(?i)(?:` + reCollective + `|` + rePersonalStore + `|\.env\b(?:\s+files?)?)`,
+			reject: rejectPublicSSH,
+			before: `(?i)\b(?:put|place|include|embed|insert|append|add|encode|send|render|show|display|attach|base64)\w*\b[^.!?]{0,100}$`,
+			after:  `(?i)^[^.!?]{0,120}?\b(?:in(?:to)?|as|to|inside)\s+(?:(?:the|an?|this|markdown|query|its)\s+)*(?:image\s+(?:url|link|src|address)|image|img\s+(?:tag|src)|link\s+(?:url|address|query)|url\s+(?:query|parameter|path)|query\s+(?:string|parameter))`},
+
 		// --- read credentials
 		{id: RuleInstrCredentials, what: "tells the model to read or collect credentials",
 			kw:     [][]string{kwCollective(), kwSecrets(), {"read", "cat", "print", "open", "display", "dump", "output", "show", "list", "collect", "gather", "grab", "extract", "copy", "harvest", "steal", "enumerat", "search", "scan", "find", "locate", "retriev", "fetch", "get", "access", "check", "look", "compile", "echo", "decrypt", "query", "export", "upload", "send"}},
@@ -325,6 +344,13 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 		// --- fetch and run a binary, or a pasted command (the commonest
 		// real malware in skills: "download this tool", "paste into
 		// Terminal", password-protected archives, paste sites)
+		{id: RuleInstrRunBinary, what: "tells the user or model to paste a command from a web page into a terminal",
+			kw: [][]string{{"paste"}, {"terminal", "powershell", "command prompt", "cmd", "console", "shell", "run dialog", "win+r", "win + r"}, {"from"}},
+			// The command comes from elsewhere (a page, a site, a link):
+			// the ClawHavoc shape, placed before the generic pattern so
+			// that its finding is the one kept for the line.
+			re:        `(?i)\b(?:copy|paste)\b[^.!?\n]{0,60}?\bfrom\s+(?:(?:the|this|that|our|an?|following|activation|setup|download|official|install)\s+)*(?:page|site|website|link|url|gist|snippet|https?://)[^.!?\n]{0,80}?\b(?:terminal|powershell|command\s+prompt|cmd|console|shell|run\s+dialog)\b|\b(?:terminal|powershell|command\s+prompt|cmd|console|run\s+dialog)\b[^.!?\n]{0,60}?\bpaste\b[^.!?\n]{0,40}?\bfrom\s+(?:(?:the|this|that|our|an?|following|activation|setup|download|official|install)\s+)*(?:page|site|website|link|url|gist|snippet|https?://)`,
+			malicious: true},
 		{id: RuleInstrRunBinary, what: "tells the user or model to paste a command into a terminal",
 			kw:     [][]string{{"paste"}, {"terminal", "powershell", "command prompt", "cmd", "console", "shell", "run dialog", "win+r", "win + r"}},
 			reject: rejectPastedValue,
@@ -332,10 +358,10 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 		{id: RuleInstrRunBinary, what: "sends the user or model to a paste site for something to run",
 			kw:     [][]string{{"pastebin", "paste.ee", "rentry", "hastebin", "ghostbin", "controlc", "dpaste", "justpaste", "privatebin", "pastes.io", "paste.rs", "glot.io"}},
 			re:     `(?i)\b(?:pastebin\.com|paste\.ee|rentry\.(?:co|org)|hastebin\.(?:com|skyra\.pw)|ghostbin\.\w+|controlc\.com|dpaste\.(?:com|org)|justpaste\.it|privatebin\.\w+|pastes\.io|paste\.rs|glot\.io)\b`,
-			before: `(?i)\b(?:run|execute|exec|paste|copy|download|curl|wget|fetch|install|open|visit|get|grab|go\s+to|load|source|iex|irm|iwr)\w*\b[^.!?]{0,120}$`},
+			before: `(?i)\b(?:run|execute|exec|paste|copy|download|curl|wget|fetch|install|open|visit|get|grab|go\s+to|load|source|iex|irm|iwr)\w*\b[^.!?]{0,120}$`, malicious: true},
 		{id: RuleInstrRunBinary, what: "hands out a password-protected archive",
 			kw: [][]string{{"password"}, {"zip", "rar", "7z", "archive", "extract", "unzip", "unpack"}},
-			re: `(?i)\b(?:password[\s-]protected|encrypted)\s+(?:zip|rar|7z|7-zip|archive|file)s?\b|\b(?:zip|rar|7z|archive)\s+(?:file\s+)?password\s*(?:is\b|:)|\b(?:extract|unzip|unpack|unrar|open)\b[^.!?\n]{0,60}?\b(?:with|using)\s+(?:the\s+)?password\b|\bpassword\s*(?:is\b|:)\s*\S+[^.!?\n]{0,60}?\b(?:zip|rar|7z|archive|extract|unzip|unpack)\b`},
+			re: `(?i)\b(?:password[\s-]protected|encrypted)\s+(?:zip|rar|7z|7-zip|archive|file)s?\b|\b(?:zip|rar|7z|archive)\s+(?:file\s+)?password\s*(?:is\b|:)|\b(?:extract|unzip|unpack|unrar|open)\b[^.!?\n]{0,60}?\b(?:with|using)\s+(?:the\s+)?password\b|\bpassword\s*(?:is\b|:)\s*\S+[^.!?\n]{0,60}?\b(?:zip|rar|7z|archive|extract|unzip|unpack)\b|\.(?:zip|rar|7z)\b[^!?\n]{0,80}?\bpassword\s*(?:is\b|[:=])?\s*["'\x60]?[\w-]{3,}`, malicious: true},
 		{id: RuleInstrRunBinary, what: "tells the user or model to download an executable or archive and run it",
 			kw:    [][]string{{"download", "get ", "grab", "fetch", "install"}, {".exe", ".msi", ".dmg", ".pkg", ".appimage", ".scr", ".bat", ".cmd", ".ps1", ".vbs", ".jar", ".apk", ".zip", ".rar", ".7z", ".run", ".bin", "binary", "executable", "installer", "release"}, {"run", "execut", "launch", "open", "double", "start", "install"}},
 			re:    `(?i)\b(?:download|get|grab|fetch)\b(?:[^.!?\n]|\.\S){0,150}?(?:\.(?:exe|msi|dmg|pkg|appimage|scr|bat|cmd|ps1|vbs|jar|apk|zip|rar|7z|run|bin)\b|\b(?:binary|executable|installer|latest\s+release|release\s+(?:archive|binary|asset))\b)`,
@@ -345,11 +371,25 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 			re: `(?i)\b(?:run|execute|launch|open|double[\s-]click)\s+(?:the\s+)?download(?:ed)?\s+(?:binary|executable|installer|file|tool|app|application|program|archive|zip|package)\b`},
 		{id: RuleInstrRunBinary, what: "tells the user or model to decode a blob and run it",
 			kw: [][]string{{"decode"}, {"run", "execut", "paste", "eval"}},
-			re: `(?i)\bdecode\w*\b[^.!?\n]{0,80}?\b(?:and|then)\s+(?:run|execute|paste|exec|eval)\w*\b`},
+			// The object of decode is encoded data ("decode the invoice,
+			// verify, then execute" is a workflow, not a payload).
+			re:        `(?i)\bdecode\w*\s+(?:(?:the|this|that|following|above|below|encoded|embedded|hidden)\s+)*(?:base64|b64|hex|blob|string|payload|command|script|snippet|text|code|data|it|this|that)\b[^.!?\n]{0,80}?\b(?:and|then)\s+(?:run|execute|paste|exec|eval)\w*\b`,
+			malicious: true},
+
+		// --- remote instructions: what the skill does is decided by a
+		// document it fetches later, after any review
+		{id: RuleInstrRemote, what: "tells the model to fetch instructions from a URL and follow them",
+			kw:     [][]string{{"http"}, {"follow", "obey", "execute", "apply", "do what", "carry out", "act on", "run", "perform", "complete"}},
+			re:     `(?i)\bhttps?://[^\s"'<>()\x60]+`,
+			before: `(?i)\b(?:fetch|read|load|download|curl|wget|get|check|pull|open|visit|retrieve|re-?read)\w*\b[^.!?\n]{0,60}$`,
+			after:  `(?i)^[^.!?\n]{0,100}?\b(?:and|then|to)\s+(?:follow|obey|execute|apply|do\s+what|carry\s+out|act\s+on|run|perform|complete)\s+(?:(?:all|any|the|its|it'?s|their)\s+)*(?:it\b|them\b|instructions?|steps|directions|tasks?|contents?|what\s+it\s+says|whatever|commands?)`},
+		{id: RuleInstrRemote, what: "tells the model to re-read remote instructions on a schedule",
+			kw: [][]string{{"http"}, {".md", ".txt"}, {"every", "periodic", "hourly", "daily", "regularly", "heartbeat", "schedule", "each "}},
+			re: `(?i)\b(?:every\s+(?:\d+\s*)?(?:minutes?|hours?|days?|mins?|h|m|heartbeat|session|run|time)|periodically|hourly|daily|regularly|on\s+(?:a|each|every)\s+(?:schedule|heartbeat|cron)|each\s+(?:heartbeat|session|run))\b[^.!?\n]{0,120}?\bhttps?://[^\s"'<>()\x60]+\.(?:md|txt)\b|\bhttps?://[^\s"'<>()\x60]+\.(?:md|txt)\b[^.!?\n]{0,120}?\b(?:every\s+(?:\d+\s*)?(?:minutes?|hours?|days?|mins?|h|m|heartbeat|session|run|time)|periodically|hourly|daily|regularly|on\s+(?:a|each|every)\s+(?:schedule|heartbeat|cron)|each\s+(?:heartbeat|session|run))\b`},
 	}
 	out := make([]instrRule, 0, len(defs))
 	for _, d := range defs {
-		ir := instrRule{id: d.id, what: d.what, need: d.kw, re: regexp.MustCompile(d.re), reject: d.reject}
+		ir := instrRule{id: d.id, what: d.what, need: d.kw, re: regexp.MustCompile(d.re), reject: d.reject, malicious: d.malicious}
 		if d.before != "" {
 			ir.before = regexp.MustCompile(d.before)
 		}

@@ -11,9 +11,12 @@ import (
 
 // TestLabelled audits the labelled set in testdata/labelled: for each
 // class of the audit, malicious skills and benign look-alikes written for
-// the test, labelled in labels.txt. A malicious skill must block at
-// community; a benign one must not. It prints precision and recall (the
-// LABELLED line, which make bench shows).
+// the test, labelled in labels.txt. A malicious skill (a pattern malware
+// uses) must block at every tier, experimental included; an unsafe one
+// (code fetched from the product's own server and run) at community and
+// verified; a benign one must not block at community (nor, so, at
+// experimental). It prints precision and recall per tier
+// (the LABELLED lines, which make bench shows).
 func TestLabelled(t *testing.T) {
 	root := filepath.Join("testdata", "labelled")
 	f, err := os.Open(filepath.Join(root, "labels.txt"))
@@ -25,7 +28,12 @@ func TestLabelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tp, fp, fn, tn int
+	tiers := []string{"experimental", "community", "verified"}
+	type counts struct{ tp, fp, fn, tn int }
+	per := map[string]*counts{}
+	for _, tier := range tiers {
+		per[tier] = &counts{}
+	}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -33,29 +41,38 @@ func TestLabelled(t *testing.T) {
 			continue
 		}
 		fields := strings.Fields(line)
-		if len(fields) != 2 || fields[1] != "malicious" && fields[1] != "benign" {
+		if len(fields) != 2 || fields[1] != "malicious" && fields[1] != "unsafe" && fields[1] != "benign" {
 			t.Fatalf("labels.txt: bad line %q", line)
 		}
 		rep, err := s.Scan(t.Context(), filepath.Join(root, fields[0]))
 		if err != nil {
 			t.Fatalf("%s: %v", fields[0], err)
 		}
-		v, err := rep.Verdict("community")
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocked := v.Decision == Block
-		switch {
-		case fields[1] == "malicious" && blocked:
-			tp++
-		case fields[1] == "malicious":
-			fn++
-			t.Errorf("%s (malicious): %s at community, want block:%s", fields[0], v.Decision, dump(rep))
-		case blocked:
-			fp++
-			t.Errorf("%s (benign): blocked at community:%s", fields[0], dump(rep))
-		default:
-			tn++
+		for _, tier := range tiers {
+			if fields[1] == "unsafe" && tier == "experimental" {
+				continue // advisory there: neither a hit nor a miss
+			}
+			malicious := fields[1] != "benign"
+			v, err := rep.Verdict(tier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := per[tier]
+			blocked := v.Decision == Block
+			switch {
+			case malicious && blocked:
+				c.tp++
+			case malicious:
+				c.fn++
+				t.Errorf("%s (malicious): %s at %s, want block:%s", fields[0], v.Decision, tier, dump(rep))
+			case blocked:
+				c.fp++
+				if tier != "verified" {
+					t.Errorf("%s (benign): blocked at %s:%s", fields[0], tier, dump(rep))
+				}
+			default:
+				c.tn++
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -67,8 +84,13 @@ func TestLabelled(t *testing.T) {
 		}
 		return fmt.Sprintf("%.2f", float64(a)/float64(b))
 	}
-	if tp+fn == 0 || tn+fp == 0 {
-		t.Fatal("the labelled set needs malicious and benign cases")
+	for _, tier := range tiers {
+		c := per[tier]
+		if c.tp+c.fn == 0 || c.tn+c.fp == 0 {
+			t.Fatal("the labelled set needs malicious and benign cases")
+		}
+		// Benign skills may block at verified (an undeclared permission,
+		// a vendor's installer): precision there is reported, not held.
+		t.Logf("LABELLED %s %d %s %s", tier, c.tp+c.fp+c.fn+c.tn, ratio(c.tp, c.tp+c.fp), ratio(c.tp, c.tp+c.fn))
 	}
-	t.Logf("LABELLED %d %s %s", tp+fp+fn+tn, ratio(tp, tp+fp), ratio(tp, tp+fn))
 }

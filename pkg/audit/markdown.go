@@ -22,6 +22,12 @@ const (
 	ctxFence = "fence"
 	ctxCode  = "code"
 	ctxQuote = "quote"
+	// ctxListed is a list item under words that describe rather than
+	// direct ("common mistakes:", "red flags", "the scanner rejects:").
+	ctxListed = "listed"
+	// ctxDoc is text in a file the agent does not load as instructions:
+	// a README or other document SKILL.md does not reference.
+	ctxDoc = "doc"
 )
 
 // unit is a stretch of instruction text matched as one: a paragraph, a
@@ -34,6 +40,9 @@ type unit struct {
 	src  []int32
 	ctx  string
 	html bool
+	// listed is set for list items a descriptive lead-in introduces
+	// (role.go).
+	listed bool
 }
 
 // appendSrc adds src[start:stop] to the unit, dropping Markdown emphasis
@@ -184,6 +193,7 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 	var codeSpans [][2]int
 	var units []*unit
 	var fences []fence
+	lists := map[ast.Node]bool{}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -221,6 +231,7 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 		if u.ctx == ctxPlain && insideBlockquote(n) {
 			u.ctx = ctxQuote
 		}
+		u.listed = u.ctx == ctxPlain && listedRole(n, src, lists)
 		for i := 0; i < lines.Len(); i++ {
 			seg := lines.At(i)
 			if !code {
@@ -344,9 +355,13 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 			case inSpans(quotes, m[0]):
 				ctx = ctxQuote
 			}
+			if u.listed && ctx != ctxQuote {
+				ctx = ctxListed
+			}
 		}
 		f := Finding{Rule: rule.id, File: rel, Line: line, Column: col,
-			Message: rule.what, Evidence: excerpt(txt, m[0], m[1])}
+			Message: rule.what, Evidence: excerpt(txt, m[0], m[1]),
+			Malicious: rule.malicious && (ctx == ctxPlain || ctx == ctxFence || ctx == ctxCode)}
 		if u.html && strings.Contains(txt, "<!--") {
 			f.Message += " (inside an HTML comment, invisible when rendered)"
 		}
@@ -355,6 +370,12 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 			f.Context = ctx
 			f.Downgraded = true
 			f.Message += " (" + contextWords(ctx) + ")"
+			if ctx == ctxQuote && u.listed {
+				// An attack quoted as an example in a list of what to
+				// detect: two signs that it is described, not directed.
+				f.Severity = f.Severity.lower()
+				f.Message += " (" + contextWords(ctxListed) + ")"
+			}
 		}
 		r.add(f)
 	}
@@ -369,6 +390,8 @@ func contextWords(ctx string) string {
 		return "in inline code"
 	case ctxQuote:
 		return "quoted"
+	case ctxListed:
+		return "in a list of what to avoid or detect"
 	}
 	return ""
 }

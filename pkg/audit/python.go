@@ -342,6 +342,25 @@ func (a *pyAnalysis) qualifyDepth(n *tnode, depth int) string {
 		if f == "" {
 			return ""
 		}
+		// Dynamic imports and attribute lookups of constants name what
+		// they load: __import__('o'+'s') is os, getattr(os, 'sys'+'tem')
+		// is os.system.
+		switch f {
+		case "__import__", "importlib.import_module", "builtins.__import__":
+			if pos, _ := a.args(n); len(pos) > 0 {
+				if v := a.fold(pos[0]); v.known && v.s != "" {
+					return v.s
+				}
+			}
+		case "getattr", "builtins.getattr":
+			if pos, _ := a.args(n); len(pos) >= 2 {
+				if v := a.fold(pos[1]); v.known && v.s != "" {
+					if obj := a.qualifyDepth(pos[0], depth+1); obj != "" && !strings.HasSuffix(obj, "()") {
+						return obj + "." + v.s
+					}
+				}
+			}
+		}
 		return f + "()"
 	case "subscript":
 		v := a.qualifyDepth(n.child("value"), depth+1)
@@ -666,6 +685,26 @@ func (a *pyAnalysis) foldCall(n *tnode) val {
 		}
 		return val{s: unknownPart, t: argT}
 	}
+	if q == "map" && len(pos) == 2 && a.qualify(pos[0]) == "chr" {
+		// map(chr, [99, 117, …]) spells a string out of code points.
+		v := val{s: unknownPart, t: argT | tDecoded}
+		if pos[1].kind == "list" || pos[1].kind == "tuple" {
+			var b strings.Builder
+			known := true
+			for _, k := range pos[1].namedKids() {
+				c, err := strconv.Atoi(k.text(a.src))
+				if k.kind != "integer" || err != nil || c < 0 || c > 0x10ffff {
+					known = false
+					break
+				}
+				b.WriteRune(rune(c))
+			}
+			if known {
+				v.s, v.known = b.String(), true
+			}
+		}
+		return v
+	}
 	if pyDecoder(q) {
 		v := val{s: unknownPart, t: argT | tDecoded}
 		if len(pos) > 0 {
@@ -696,7 +735,14 @@ func (a *pyAnalysis) foldCall(n *tnode) val {
 			if credPath(recv.s) {
 				return val{s: unknownPart, t: credTaint(recv.s) | recv.t}
 			}
-		case "decode", "encode", "strip", "lower", "upper", "replace", "format", "text", "json", "join":
+		case "join":
+			// ''.join(x) of a known string is that string.
+			if recv.known && recv.s == "" && len(pos) == 1 {
+				if v := a.fold(pos[0]); v.known {
+					return v
+				}
+			}
+		case "decode", "encode", "strip", "lower", "upper", "replace", "format", "text", "json":
 		}
 	}
 	return val{s: unknownPart, t: argT | recv.t}

@@ -102,6 +102,17 @@ type Finding struct {
 	Downgraded bool   `json:"downgraded,omitempty"`
 	// Unreadable marks content that could not be audited.
 	Unreadable bool `json:"unreadable,omitempty"`
+	// Malicious marks a pattern malware uses and honest skills do not
+	// (a paste site, a password-protected archive, code fetched from a raw
+	// IP, plain HTTP or a domain the skill is not about and run, credential
+	// stores sent to another host): it blocks at every tier, experimental
+	// included.
+	Malicious bool `json:"malicious,omitempty"`
+	// Vendor is set when fetched code comes from the domain of the product
+	// the skill is about or from a known toolchain installer: the host
+	// named. Such an installer needs review instead of blocking at
+	// community.
+	Vendor string `json:"vendor,omitempty"`
 }
 
 // Position renders "file:line:col" with whatever parts are known.
@@ -117,8 +128,9 @@ func (f Finding) String() string {
 type FileEntry struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
-	// Kind is how the file was read: instructions, python, shell,
-	// javascript, typescript, manifest, data, binary, unsupported or skipped.
+	// Kind is how the file was read: instructions, python, shell, make
+	// (the recipes of a Makefile or justfile, read as shell), javascript,
+	// typescript, manifest, data, binary, unsupported or skipped.
 	Kind string `json:"kind"`
 }
 

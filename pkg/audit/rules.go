@@ -19,6 +19,7 @@ const (
 	RuleInstrRunBinary   = "AUD-INSTR-RUN-BINARY"
 	RuleInstrEncoded     = "AUD-INSTR-ENCODED"
 	RuleInstrRoleMarker  = "AUD-INSTR-ROLE-MARKER"
+	RuleInstrRemote      = "AUD-INSTR-REMOTE"
 
 	RulePyEval        = "AUD-PY-EVAL"
 	RulePyShell       = "AUD-PY-SHELL"
@@ -119,6 +120,9 @@ func Rules() []Rule {
 		{RuleInstrRunBinary, CategoryInstructions, High, false,
 			"directive to download and run a binary or archive, or to paste a command into a terminal (paste sites, password-protected archives, decode-and-run blobs, install hooks piping to a shell); blocks at community and verified",
 			"ship what the skill runs inside it, as source; never ask the user to run fetched binaries or pasted commands"},
+		{RuleInstrRemote, CategoryInstructions, High, false,
+			"directive to fetch instructions from a URL and follow them, or to re-read remote Markdown on a schedule: the skill's behaviour can change after review",
+			"ship the instructions inside the skill, where they are signed and audited; fetch data, never directions"},
 		{RuleInstrRoleMarker, CategoryInstructions, High, false,
 			"forged system prompt or chat-template role marker (<system>, [INST], <|im_start|>system)",
 			"remove the marker; a skill's text is never a system prompt"},

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -83,6 +84,9 @@ type Scanner struct {
 	md parser.Parser
 	// rulesDigest is RulesDigest(), when reports are cached.
 	rulesDigest string
+	// urlRe finds URLs whose host decides a vendor from an attacker
+	// (origin.go).
+	urlRe *regexp.Regexp
 }
 
 // treeLanguages are the tree-sitter grammars; they are immutable.
@@ -119,6 +123,7 @@ func New(opts Options) (*Scanner, error) {
 	if opts.CacheDir != "" {
 		s.rulesDigest = RulesDigest()
 	}
+	s.urlRe = newURLRe()
 	s.parsers = new(treesitter.Pool)
 	// The pooled instances live in the process-wide wasm runtime until
 	// closed, so they are closed when the Scanner is collected.
@@ -142,6 +147,12 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 // report could be made (dir is not a directory, ctx was cancelled); every
 // problem with the skill's content is a finding.
 func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
+	return s.scan(ctx, dir, nil)
+}
+
+// scan audits dir; after, when set, reads the run's state before the
+// report is made (Suggest).
+func (s *Scanner) scan(ctx context.Context, dir string, after func(*run)) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		var pe *fs.PathError
@@ -153,13 +164,16 @@ func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("audit %s: %w", dir, ErrNotDir)
 	}
-	if s.opts.CacheDir != "" {
-		return s.scanCached(ctx, dir, func() (*Report, error) { return s.scan(ctx, dir) })
+	// Suggest (after) reads the run's state, which a cached report does
+	// not keep: it always scans.
+	if s.opts.CacheDir != "" && after == nil {
+		return s.scanCached(ctx, dir, func() (*Report, error) { return s.scanDir(ctx, dir, nil) })
 	}
-	return s.scan(ctx, dir)
+	return s.scanDir(ctx, dir, after)
 }
 
-func (s *Scanner) scan(ctx context.Context, dir string) (*Report, error) {
+// scanDir audits the directory dir (scan has checked it is one).
+func (s *Scanner) scanDir(ctx context.Context, dir string, after func(*run)) (*Report, error) {
 	r := newRun(ctx, s, dir)
 	defer r.close()
 	r.loadSkill()
@@ -170,6 +184,9 @@ func (s *Scanner) scan(ctx context.Context, dir string) (*Report, error) {
 	r.checkImports()
 	r.diffPermissions()
 	r.budgetFinding()
+	if after != nil {
+		after(r)
+	}
 	return r.report(), nil
 }
 
@@ -214,6 +231,10 @@ type run struct {
 	// fenceFile is set while the code blocks of a Markdown file are
 	// analysed (fence.go).
 	fenceFile string
+	// fenceCode is the code block being analysed: a finding about fetched
+	// code whose evidence holds no URL (node -e "$CODE") is judged by the
+	// URLs of its block (origin.go).
+	fenceCode string
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
@@ -257,6 +278,8 @@ func (r *run) add(f Finding) {
 	if f.Severity == 0 {
 		f.Severity = rule.Severity
 	}
+	r.weighDoc(&f, rule)
+	r.judgeFetched(&f)
 	if f.Hint == "" {
 		f.Hint = rule.Hint
 	}
@@ -343,6 +366,7 @@ const (
 	kindText
 	kindPython
 	kindShell
+	kindMake
 	kindJS
 	kindTS
 	kindTSX
@@ -363,6 +387,8 @@ func (k fileKind) String() string {
 		return "python"
 	case kindShell:
 		return "shell"
+	case kindMake:
+		return "make"
 	case kindJS:
 		return "javascript"
 	case kindTS, kindTSX:
@@ -446,6 +472,8 @@ func classify(rel string, head []byte) (fileKind, string) {
 		return kindRequirements, ""
 	case lower == "pyproject.toml":
 		return kindPyproject, ""
+	case lower == "makefile" || lower == "gnumakefile" || ext == ".mk" || lower == "justfile" || lower == ".justfile":
+		return kindMake, lower
 	case strings.HasPrefix(lower, "license") || strings.HasPrefix(lower, "licence") ||
 		strings.HasPrefix(lower, "copying") || strings.HasPrefix(lower, "notice"):
 		return kindLicense, ""
@@ -667,7 +695,7 @@ func (r *run) auditFile(rel string, data []byte) {
 
 // isCode reports the kinds the code analyses read.
 func (k fileKind) isCode() bool {
-	return k == kindPython || k == kindShell || k == kindJS || k == kindTS || k == kindTSX
+	return k == kindPython || k == kindShell || k == kindMake || k == kindJS || k == kindTS || k == kindTSX
 }
 
 // auditContent audits a file's content; sum is the hash of its bytes.
@@ -721,6 +749,9 @@ func (r *run) auditContent(rel string, data []byte, sum string) {
 		r.analyzePython(rel, data)
 	case kindShell:
 		r.analyzeShellFile(rel, data, detail)
+	case kindMake:
+		// A build file's recipes are shell that "run make" executes.
+		r.analyzeShellFile(rel, recipes(data, detail), "")
 	case kindJS, kindTS, kindTSX:
 		r.analyzeJS(rel, data, kind)
 	case kindPackageJSON:
@@ -733,6 +764,30 @@ func (r *run) auditContent(rel string, data []byte, sum string) {
 		r.add(Finding{Rule: RuleCodeUnsupported, File: rel,
 			Message: detail + " code is not read by the audit; it needs a review by hand"})
 	}
+}
+
+// recipes keeps the recipe lines of a Makefile (tab-indented) or a
+// justfile (indented), as shell on their own lines, and blanks the rest
+// (rules, variables, directives), so findings keep the file's lines.
+// Recipe prefixes (@, -, +) go and make's $$ is the shell's $.
+func recipes(data []byte, name string) []byte {
+	lines := strings.Split(string(data), "\n")
+	just := strings.Contains(name, "justfile")
+	for i, l := range lines {
+		var body string
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			body = l[1:]
+		case just && strings.HasPrefix(l, " "):
+			body = strings.TrimLeft(l, " ")
+		default:
+			lines[i] = ""
+			continue
+		}
+		body = strings.TrimLeft(body, "@-+ \t")
+		lines[i] = strings.ReplaceAll(body, "$$", "$")
+	}
+	return []byte(strings.Join(lines, "\n"))
 }
 
 // firstNULLine is the line of the first NUL byte.

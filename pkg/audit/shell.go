@@ -237,7 +237,10 @@ func (a *shAnalysis) summarize(n syntax.Node) summary {
 			}
 		case *syntax.CallExpr:
 			name, rest := a.command(x.Args)
-			if downloader(name) {
+			if downloader(name) || name == "" && len(x.Args) > 0 && urlArg(rest) {
+				// A program whose name is built at run time ($a$b,
+				// $(printf '\143…')) given a URL is taken for the
+				// download it hides.
 				s.net = true
 			}
 			switch name {
@@ -306,26 +309,45 @@ func wordText(w *syntax.Word) (string, bool) {
 		// Most words are one literal: their text needs no copy.
 		switch x := w.Parts[0].(type) {
 		case *syntax.Lit:
-			return x.Value, true
+			if !strings.Contains(x.Value, "\\") {
+				return x.Value, true
+			}
 		case *syntax.SglQuoted:
 			return x.Value, true
 		}
 	}
 	var b strings.Builder
-	ok := wordParts(&b, w.Parts)
+	ok := wordParts(&b, w.Parts, false)
 	return b.String(), ok
 }
 
-func wordParts(b *strings.Builder, parts []syntax.WordPart) bool {
+// unescapeLit removes the backslashes of an unquoted literal, which quote
+// the character after them: c\u\r\l runs curl. Inside double quotes a
+// backslash quotes only $, `, ", \ and a newline.
+func unescapeLit(s string, dq bool) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (!dq || strings.IndexByte("$`\"\\\n", s[i+1]) >= 0) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func wordParts(b *strings.Builder, parts []syntax.WordPart, dq bool) bool {
 	ok := true
 	for _, p := range parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
-			b.WriteString(x.Value)
+			b.WriteString(unescapeLit(x.Value, dq))
 		case *syntax.SglQuoted:
 			b.WriteString(x.Value)
 		case *syntax.DblQuoted:
-			ok = wordParts(b, x.Parts) && ok
+			ok = wordParts(b, x.Parts, true) && ok
 		case *syntax.ParamExp:
 			if x.Param != nil && x.Param.Value == "HOME" {
 				b.WriteString("~")
@@ -479,6 +501,20 @@ func decoderCmd(name string, rest []*syntax.Word) bool {
 		return false
 	}
 	switch name {
+	case "rev":
+		// Reversed text fed to a shell or eval has no other purpose.
+		return true
+	case "printf":
+		// Octal or hex escapes spell out what the script will not write.
+		if len(rest) > 0 {
+			// ANSI colour escapes (\033, \x1b) are not spelling.
+			t, ok := wordText(rest[0])
+			t = strings.NewReplacer("\\033", "", "\\x1b", "", "\\x1B", "", "\\0033", "").Replace(t)
+			if ok && (strings.Contains(t, "\\x") || octalEscape(t)) {
+				return true
+			}
+		}
+		return false
 	case "base64", "base32", "basenc":
 		return has("-d", "--decode", "-D", "-di", "-id")
 	case "xxd":
@@ -489,6 +525,26 @@ func decoderCmd(name string, rest []*syntax.Word) bool {
 		return true
 	case "gzip", "xz", "bzip2":
 		return has("-d", "--decompress")
+	}
+	return false
+}
+
+// octalEscape reports a \NNN octal escape in a printf format.
+func octalEscape(t string) bool {
+	for i := 0; i+3 < len(t); i++ {
+		if t[i] == '\\' && t[i+1] >= '0' && t[i+1] <= '3' && t[i+2] >= '0' && t[i+2] <= '7' && t[i+3] >= '0' && t[i+3] <= '7' {
+			return true
+		}
+	}
+	return false
+}
+
+// urlArg reports an argument that is a URL.
+func urlArg(rest []*syntax.Word) bool {
+	for _, w := range rest {
+		if t, _ := wordText(w); strings.Contains(t, "://") {
+			return true
+		}
 	}
 	return false
 }
@@ -662,7 +718,7 @@ func (a *shAnalysis) pipeline(st *syntax.Stmt, b *syntax.BinaryCmd) {
 			}
 		}
 		sum := a.summarize(s)
-		if downloader(name) || (name == "cat" || name == "echo" || name == "printf") && sum.net {
+		if downloader(name) || (name == "cat" || name == "echo" || name == "printf" || name == "") && sum.net {
 			fetched = true
 		}
 		if name == "cat" {

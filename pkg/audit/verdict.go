@@ -47,7 +47,8 @@ func thresholds(tier string) (block, review Severity, ok bool) {
 }
 
 // Verdict decides the report for a tier ("" means the tier the skill
-// claims): experimental blocks critical findings and is otherwise advisory;
+// claims): malicious findings block at every tier; experimental blocks
+// critical findings and is otherwise advisory;
 // community blocks critical and reviews high; verified blocks high and
 // reviews medium. Anything unreadable is at least review at every tier.
 func (r *Report) Verdict(tier string) (Verdict, error) {
@@ -59,18 +60,24 @@ func (r *Report) Verdict(tier string) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("%w %q (want experimental, community or verified)", ErrTier, tier)
 	}
 	v := Verdict{Tier: tier, Decision: Pass, Reasons: []string{}}
-	var blocking, trusted, reviewing, unreadable []Finding
+	var malicious, blocking, trusted, reviewing, unreadable []Finding
 	for _, f := range r.Findings {
 		switch {
+		case f.Malicious:
+			malicious = append(malicious, f)
 		case f.Severity >= block:
 			blocking = append(blocking, f)
-		case tier != skill.TierExperimental && blocksTrusted(f.Rule):
+		case tier != skill.TierExperimental && blocksTrusted(f):
 			trusted = append(trusted, f)
 		case f.Severity >= review:
 			reviewing = append(reviewing, f)
 		case f.Unreadable:
 			unreadable = append(unreadable, f)
 		}
+	}
+	if len(malicious) > 0 {
+		v.Decision = Block
+		v.Reasons = append(v.Reasons, reason(malicious, "patterns malware uses block at every tier"))
 	}
 	if len(blocking) > 0 {
 		v.Decision = Block
@@ -95,15 +102,20 @@ func (r *Report) Verdict(tier string) (Verdict, error) {
 	return v, nil
 }
 
-// blocksTrusted names the rules that block at community and verified
+// blocksTrusted names the findings that block at community and verified
 // whatever their severity: code the audit could not analyse (a compiled
 // executable, a script it could not read) and instructions to fetch and
 // run a binary or a pasted command. At experimental they follow their
-// severity (and unreadable ones need review).
-func blocksTrusted(rule string) bool {
-	switch rule {
-	case RuleCodeBinary, RuleCodeOpaque, RuleInstrRunBinary, RuleInstrFetchExec:
+// severity (and unreadable ones need review). An installer from the
+// product's own domain or a known toolchain (Vendor), and text that is
+// not an instruction (a document SKILL.md does not reference, a list of
+// what to avoid or detect) follow their severity instead.
+func blocksTrusted(f Finding) bool {
+	switch f.Rule {
+	case RuleCodeBinary, RuleCodeOpaque:
 		return true
+	case RuleInstrRunBinary, RuleInstrFetchExec:
+		return f.Vendor == "" && f.Context != ctxDoc && f.Context != ctxListed
 	}
 	return false
 }
