@@ -514,7 +514,9 @@ func classify(req *http.Request, err error) *NetError {
 	switch {
 	case err == nil:
 		return nil
-	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"),
+		errors.As(err, &rec) && string(rec.RecordHeader[:]) == "HTTP/":
+		// http.Client says the former, but only above the transport.
 		e.Kind = KindPlainHTTP
 	case errors.As(err, &dns) && dns.IsNotFound:
 		e.Kind = KindNoHost
