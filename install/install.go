@@ -188,7 +188,17 @@ func Install(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *re
 // InstallRefs installs the references refs as FromRefs turns them into a
 // manifest (file names them in messages), reading the first root's
 // receipts only once every root is locked and recovered.
+//
+// Exact versions that every root already holds, with their dependencies,
+// as the receipts say and with files that still match them, are a no-op
+// that asks no registry anything: nothing is fetched, so nothing is
+// decided anew (update and verify ask the registry). Options that ask
+// for a decision (grants, a minimum tier, --force, a dry run, local
+// skills, republished versions) take the full path.
 func InstallRefs(ctx context.Context, c *registry.Client, cat resolve.Catalog, file string, refs []string, opts Options) (*Result, error) {
+	if rrs, prev, ok := refsUpToDate(ctx, cat.Namespace(), file, refs, opts); ok {
+		return &Result{Lock: prev, Roots: rrs, Changes: []Change{}}, nil
+	}
 	return install(ctx, c, cat, func() (*resolve.Manifest, *resolve.Lockfile, error) { return FromRefs(file, refs, opts.Roots) }, opts)
 }
 
