@@ -131,6 +131,10 @@ type Options struct {
 	HostRequests int
 	// UserAgent is sent with every request; "" means "skillpm".
 	UserAgent string
+	// Offline makes no request at all: what the content cache (and the
+	// pins of a lock or receipts) answers is answered, anything else is
+	// a *NetError of KindOffline (ErrOffline) naming the request.
+	Offline bool
 	// Logger, when set, receives what a user asks to see with a verbose
 	// flag: every retry, at Info, with the registry, the request, the
 	// cause and the wait.
@@ -292,6 +296,9 @@ func New(opts Options) (*Client, error) {
 	}
 	stall := &stallTransport{base: base, timeout: opts.Timeouts.Stall, response: opts.Timeouts.Response}
 	hc := &http.Client{CheckRedirect: checkRedirect, Transport: newRetryTransport(newHostLimit(stall, opts.HostRequests), opts.Retry, opts.Timeouts, opts.Limits.MaxManifestBytes, opts.Logger)}
+	if opts.Offline {
+		hc.Transport = offlineTransport{}
+	}
 	c.http = &auth.Client{
 		Client:     hc,
 		Header:     http.Header{"User-Agent": {opts.UserAgent}},

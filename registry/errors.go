@@ -61,6 +61,10 @@ var (
 	// without end: a listing that loops or runs past its page bound.
 	ErrHostile = errdef.New(errdef.Registry, "the registry's answers exceed skillpm's bounds")
 
+	// ErrOffline reports a request an offline client did not send:
+	// nothing cached answers it. See [*NetError].
+	ErrOffline = errdef.New(errdef.Registry, "offline, and not in the caches")
+
 	// ErrUnauthorized reports a registry that refused the request for lack
 	// of (valid) credentials.
 	ErrUnauthorized = errdef.New(errdef.Registry, "registry refused the credentials")
@@ -210,6 +214,9 @@ const (
 	KindStatus
 	// KindRedirects is a request redirected more than maxRedirects times.
 	KindRedirects
+	// KindOffline is a request not sent because the client is offline
+	// (Options.Offline): nothing cached answered it.
+	KindOffline
 )
 
 // NetError is a registry that did not answer one request, after the
@@ -264,6 +271,8 @@ func (e *NetError) Error() string {
 		if e.Codes != "" {
 			s += ": " + e.Codes
 		}
+	case KindOffline:
+		s = fmt.Sprintf("offline: %s %s at registry %s is not in the caches", e.Method, e.Path, e.Registry)
 	case KindRedirects:
 		s = fmt.Sprintf("registry %s redirected %s more than %d times: a redirect loop", e.Registry, req, maxRedirects)
 	default:
@@ -286,6 +295,8 @@ func (e *NetError) Unwrap() []error {
 		s = ErrServerPlainHTTP
 	case KindStatus, KindRedirects:
 		s = ErrRegistry
+	case KindOffline:
+		s = ErrOffline
 	}
 	if e.Err == nil {
 		return []error{s}

@@ -552,6 +552,13 @@ func tlsCause(err error) string {
 	return err.Error()
 }
 
+// offlineTransport answers every request with ErrOffline, unsent.
+type offlineTransport struct{}
+
+func (offlineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return nil, &NetError{Kind: KindOffline, Registry: req.URL.Host, Method: req.Method, Path: req.URL.Path}
+}
+
 // maxRedirects bounds the redirects of one request: a registry redirects
 // a blob to its storage once, and a loop ends here.
 const maxRedirects = 5

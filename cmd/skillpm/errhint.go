@@ -202,6 +202,7 @@ func sentinelHints() []flagHint {
 		{registry.ErrImmutable, "--force overwrites a published version on a private registry"},
 		{registry.ErrUnsignedIndex, "its maintainer signs it with skillpm index build --sign"},
 		{registry.ErrServerPlainHTTP, "for a loopback registry use --plain-http"},
+		{registry.ErrOffline, "run it once without --offline to fill the caches"},
 		{registry.ErrUnresponsive, "to wait longer: --timeout DURATION, SKILLPM_HTTP_TIMEOUT or http-timeout in config.yaml; -v shows the retries"},
 		{registry.ErrUnreachable, "check the registry's address (--from, --registry or the configuration's registry); skillpm doctor checks every configured registry"},
 		{registry.ErrUnauthorized, "credentials are read from Docker's config.json (in DOCKER_CONFIG, else ~/.docker) and its credential helpers, where skillpm login stores them"},

@@ -24,11 +24,17 @@ type regFlags struct {
 	plainHTTP bool
 	registry  string
 	pre       bool
+	offline   bool
 }
 
 // addPlainHTTP registers --plain-http.
 func (f *regFlags) addPlainHTTP(c *cobra.Command) {
 	c.Flags().BoolVar(&f.plainHTTP, "plain-http", false, "talk plain HTTP to a loopback registry (localhost, 127.0.0.1, ::1)")
+}
+
+// addOffline registers --offline.
+func (f *regFlags) addOffline(c *cobra.Command) {
+	c.Flags().BoolVar(&f.offline, "offline", false, "ask no registry anything: answer from the caches (content cache, lock, receipts, git cache) and fail naming what is not there")
 }
 
 // addRegistry registers --registry (the source of bare names) and --pre.
@@ -43,7 +49,7 @@ func (f *regFlags) addRegistry(c *cobra.Command) {
 // SKILLPM_LOG=debug.
 func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	opts := registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Progress: regProgress(g),
-		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g)}
+		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g), Offline: f.offline}
 	d := g.config().HTTPTimeout
 	if g.timeout != "" {
 		var err error
