@@ -98,6 +98,9 @@ type Options struct {
 	// InstalledAt, when not zero (SOURCE_DATE_EPOCH), is written into the
 	// receipts; zero keeps two installs from one lock byte-identical.
 	InstalledAt time.Time
+	// Budget bounds the registry requests and registries of the
+	// operation (see registry.Budget); nil means registry.DefaultBudget.
+	Budget *registry.Budget
 	// OnPlan, when set, is shown the changes every root will get once each
 	// skill is fetched and verified, before consent is asked and before
 	// anything is written. An error stops the install.
@@ -112,6 +115,14 @@ type Options struct {
 	// referrers, when set, returns the referrers of ls's manifest m when
 	// they are known without a listing (the sparse index).
 	referrers func(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool)
+}
+
+// budget returns o.Budget, else a new registry.DefaultBudget.
+func (o Options) budget() *registry.Budget {
+	if o.Budget != nil {
+		return o.Budget
+	}
+	return registry.DefaultBudget()
 }
 
 func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool) {
@@ -203,6 +214,7 @@ func InstallRefs(ctx context.Context, c *registry.Client, cat resolve.Catalog, f
 }
 
 func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, request func() (*resolve.Manifest, *resolve.Lockfile, error), opts Options) (*Result, error) {
+	ctx = registry.WithBudget(ctx, opts.budget())
 	held, err := lockRoots(ctx, opts.Roots, opts)
 	if err != nil {
 		return nil, err

@@ -352,3 +352,35 @@ func randomText(n int) string {
 	}
 	return b.String()
 }
+
+// TestBudget: requests made under a Budget stop at its bounds, with a
+// *BudgetError (ErrHostile) that says what was asked so far.
+func TestBudget(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{InMemory: true})
+	other := registrytest.NewProxy(t, reg, nil)
+	c := remoteClient(t, nil)
+	ctx := WithBudget(context.Background(), &Budget{MaxRequests: 5, MaxRegistries: 1})
+	src := remoteSourceFor(t, c, reg.Host)
+	var err error
+	for i := range 10 {
+		repo, _ := c.Repository(src, fmt.Sprintf("absent-%d", i))
+		if _, err = repo.Tags(ctx); errors.Is(err, ErrHostile) {
+			break
+		}
+	}
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Requests != 5 || be.Registry != "" || !strings.Contains(err.Error(), "bound of 5 registry requests") {
+		t.Fatalf("err = %v, want a *BudgetError after 5 requests", err)
+	}
+	ctx = WithBudget(context.Background(), &Budget{MaxRegistries: 1})
+	repo, _ := c.Repository(src, "absent")
+	_, _ = repo.Tags(ctx)
+	repo, _ = c.Repository(remoteSourceFor(t, c, other.Host), "absent")
+	_, err = repo.Tags(ctx)
+	if !errors.As(err, &be) || be.Registry != other.Host || !strings.Contains(err.Error(), "registry "+other.Host+" would be registry number 2") {
+		t.Fatalf("err = %v, want a *BudgetError naming the second registry", err)
+	}
+	if n := other.Count("", ""); n != 0 {
+		t.Errorf("the registry over the bound was asked %d times", n)
+	}
+}

@@ -71,6 +71,10 @@ func (r *Repository) fail(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return be
+	}
 	var ne *NetError
 	var re *RequestError
 	if errors.As(err, &ne) && !errors.As(err, &re) {

@@ -228,6 +228,11 @@ func (t *retryTransport) down(h *hostState) *NetError {
 
 // RoundTrip implements http.RoundTripper.
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if b := budgetOf(req.Context()); b != nil && strings.HasPrefix(req.URL.Path, "/v2/") {
+		if err := b.spend(req.URL.Host); err != nil {
+			return nil, err
+		}
+	}
 	h := t.host(req.URL.Host)
 	timeouts := 0
 	for attempt := 0; ; attempt++ {
