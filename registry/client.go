@@ -135,9 +135,11 @@ type Options struct {
 	// pins of a lock or receipts) answers is answered, anything else is
 	// a *NetError of KindOffline (ErrOffline) naming the request.
 	Offline bool
-	// Logger, when set, receives what a user asks to see with a verbose
-	// flag: every retry, at Info, with the registry, the request, the
-	// cause and the wait.
+	// Logger, when set, receives every retry, at Info, with the registry,
+	// the request, the cause and the wait (what a user asks to see with a
+	// verbose flag), and, at Warn, once per registry, a request that has
+	// waited a while for its answer (what a user at a silent terminal
+	// wants to know).
 	Logger *slog.Logger
 	// Progress, when set, receives transfer progress: every blob of a push,
 	// the layer of a pull. It is called from the goroutines doing the

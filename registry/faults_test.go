@@ -121,10 +121,16 @@ func TestFaultKinds(t *testing.T) {
 // TestBlackHoleBound: a registry that accepts connections and never
 // answers costs two tries of Stall each, with the registry and the
 // request named, and is then given up: the next request fails without a
-// connection, and concurrent ones stop with the first.
+// connection, and concurrent ones stop with the first. The wait is
+// logged once, while it lasts.
 func TestBlackHoleBound(t *testing.T) {
 	bh := registrytest.BlackHole(t)
-	c := remoteClient(t, func(o *Options) { o.Timeouts = faultTimeouts })
+	var log bytes.Buffer
+	var mu sync.Mutex
+	c := remoteClient(t, func(o *Options) {
+		o.Timeouts = faultTimeouts
+		o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &mu}, nil))
+	})
 	src := remoteSourceFor(t, c, bh.Host)
 	repo, _ := c.Repository(src, "solo")
 	_, err := repo.Tags(context.Background())
@@ -139,6 +145,13 @@ func TestBlackHoleBound(t *testing.T) {
 	if n := bh.Conns(); n != 1+timeoutRetries {
 		t.Errorf("%d connections, want %d: one per try", n, 1+timeoutRetries)
 	}
+	// What was waited for is said once, at Warn, before the timeout.
+	mu.Lock()
+	notice := "level=WARN msg=\"waiting for registry " + bh.Host + "\" request=\"GET /v2/skills/solo/tags/list\" gives_up_after=100ms"
+	if n := strings.Count(log.String(), "msg=\"waiting for registry"); n != 1 || !strings.Contains(log.String(), notice) {
+		t.Errorf("log has %d waiting notices, want one %s:\n%s", n, notice, log.String())
+	}
+	mu.Unlock()
 	other, _ := c.Repository(src, "other")
 	_, err = other.Tags(context.Background())
 	if !errors.As(err, &ne) || !ne.Earlier || !strings.Contains(err.Error(), "not asked again") {

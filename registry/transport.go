@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,6 +48,11 @@ type RetryPolicy struct {
 func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{MaxRetries: 5, MinWait: 250 * time.Millisecond, MaxWait: 3 * time.Second, MaxRetryAfter: 10 * time.Second}
 }
+
+// waitNotice is how long a request waits for its answer before the
+// Logger is told, at Warn, what is being waited for (at most half the
+// stall timeout).
+const waitNotice = 2 * time.Second
 
 // timeoutRetries is how often a request that timed out is tried again.
 const timeoutRetries = 1
@@ -186,6 +192,9 @@ type hostState struct {
 	cancel context.CancelFunc
 	err    *NetError
 	until  time.Time
+	// noticed is set once a wait on the host was logged: one notice per
+	// host, not one per request in flight.
+	noticed atomic.Bool
 }
 
 func newRetryTransport(base http.RoundTripper, p RetryPolicy, to Timeouts, maxBody int64, log *slog.Logger) *retryTransport {
@@ -314,7 +323,16 @@ func (t *retryTransport) try(h *hostState, req *http.Request) (*http.Response, e
 	ctx, cancel := context.WithCancel(req.Context())
 	stop := context.AfterFunc(h.ctx, cancel)
 	done := func() { stop(); cancel() }
+	// A user looking at a silent terminal learns what is waited for,
+	// and for how long at most.
+	notice := time.AfterFunc(min(waitNotice, t.timeouts.Stall/2), func() {
+		if !h.noticed.Swap(true) {
+			t.log.LogAttrs(ctx, slog.LevelWarn, "waiting for registry "+req.URL.Host,
+				slog.String("request", req.Method+" "+req.URL.Path), slog.Duration("gives_up_after", t.timeouts.Stall))
+		}
+	})
 	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	notice.Stop()
 	if err != nil {
 		done()
 		return nil, err

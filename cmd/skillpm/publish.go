@@ -67,14 +67,20 @@ func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	return c, nil
 }
 
-// regLogger writes what the registry client logs (its retries) to
-// stderr, one "skillpm: ..." line each, with -v or SKILLPM_LOG=debug;
+// regLogger writes what the registry client logs to stderr, one
+// "skillpm: ..." line each: its retries with -v or SKILLPM_LOG=debug, and
+// on a terminal (unless -q) what a slow registry is being waited for;
 // otherwise nil.
 func regLogger(g *globals) *slog.Logger {
+	level := slog.LevelInfo
 	if !g.verbose && os.Getenv("SKILLPM_LOG") != "debug" {
-		return nil
+		f, ok := g.stderr.(*os.File)
+		if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+			return nil
+		}
+		level = slog.LevelWarn
 	}
-	return slog.New(slog.NewTextHandler(prefixWriter{w: g.stderr, prefix: "skillpm: "}, &slog.HandlerOptions{
+	return slog.New(slog.NewTextHandler(prefixWriter{w: g.stderr, prefix: "skillpm: "}, &slog.HandlerOptions{Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			// A line per retry reads better without a timestamp and a level.
 			if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
