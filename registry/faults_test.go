@@ -397,3 +397,34 @@ func TestBudget(t *testing.T) {
 		t.Errorf("the registry over the bound was asked %d times", n)
 	}
 }
+
+// TestRedirectedBlobIsABlob: a blob a registry redirects to storage under
+// a path without /blobs/ is still a blob: streamed, not held to the
+// bound on metadata answers.
+func TestRedirectedBlobIsABlob(t *testing.T) {
+	body := strings.Repeat("x", 64<<10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/blobs/") {
+			http.Redirect(w, r, "/storage/object-1", http.StatusTemporaryRedirect)
+			return
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c := remoteClient(t, func(o *Options) { o.Limits.MaxManifestBytes = 4 << 10 })
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v2/skills/x/blobs/sha256:"+strings.Repeat("0", 64), nil)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got bytes.Buffer
+	if _, err := got.ReadFrom(resp.Body); err != nil || got.Len() != len(body) {
+		t.Fatalf("read %d bytes (%v), want %d", got.Len(), err, len(body))
+	}
+	// The same size as an answer that is not a blob is refused.
+	req, _ = http.NewRequest(http.MethodGet, srv.URL+"/v2/skills/x/tags/list", nil)
+	if _, err := c.http.Do(req); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("a 64 KiB tag list under a 4 KiB bound: %v, want ErrTooLarge", err)
+	}
+}

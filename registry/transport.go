@@ -337,7 +337,7 @@ func (t *retryTransport) try(h *hostState, req *http.Request) (*http.Response, e
 		done()
 		return nil, err
 	}
-	if resp.StatusCode/100 != 2 || req.Method != http.MethodGet || strings.Contains(req.URL.Path, "/blobs/") || t.maxBody <= 0 {
+	if resp.StatusCode/100 != 2 || req.Method != http.MethodGet || isBlob(req) || t.maxBody <= 0 {
 		// The body still needs the request's context: it is cancelled
 		// when the body is closed.
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: done}
@@ -393,7 +393,7 @@ func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	g := &stallGuard{timeout: t.timeout, cancel: cancel}
 	g.timer = time.AfterFunc(t.timeout, g.fire)
-	if t.response > 0 && !strings.Contains(req.URL.Path, "/blobs/") {
+	if t.response > 0 && !isBlob(req) {
 		g.total = time.AfterFunc(t.response, g.fireTotal)
 	}
 	out := req.WithContext(ctx)
@@ -580,6 +580,18 @@ type offlineTransport struct{}
 
 func (offlineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return nil, &NetError{Kind: KindOffline, Registry: req.URL.Host, Method: req.Method, Path: req.URL.Path}
+}
+
+// isBlob reports whether req asks for a blob: its path, or the path of
+// the request that was redirected to it (a registry sends blobs from
+// storage elsewhere, under paths of the storage's choosing), has
+// /blobs/ in it.
+func isBlob(req *http.Request) bool {
+	first := req
+	for first.Response != nil && first.Response.Request != nil {
+		first = first.Response.Request
+	}
+	return strings.Contains(first.URL.Path, "/blobs/") || strings.Contains(req.URL.Path, "/blobs/")
 }
 
 // maxRedirects bounds the redirects of one request: a registry redirects
