@@ -15,7 +15,7 @@ TEST_TAGS := integration
 # vet and staticcheck read every file: the cosign interop tests' too.
 LINT_TAGS := integration,cosign
 
-.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench demo clean conformance
+.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench faults demo clean conformance
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
@@ -108,6 +108,12 @@ release:
 
 bench:
 	@bash scripts/bench.sh
+
+## faults: 200 installs and 20 mirrors of a signed graph through the fault-injecting
+## proxy at a 10% fault rate: successes, clean failures, worst wall time, and 0
+## corrupted roots, locks and caches (each run checked against its receipts and lock).
+faults:
+	@bash scripts/faults.sh
 
 ## conformance: install pinned Claude Code, Codex and OpenCode from npm into a
 ## temporary prefix and check that each lists the skills skillpm installs for it.

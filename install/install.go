@@ -98,6 +98,9 @@ type Options struct {
 	// InstalledAt, when not zero (SOURCE_DATE_EPOCH), is written into the
 	// receipts; zero keeps two installs from one lock byte-identical.
 	InstalledAt time.Time
+	// Budget bounds the registry requests and registries of the
+	// operation (see registry.Budget); nil means registry.DefaultBudget.
+	Budget *registry.Budget
 	// OnPlan, when set, is shown the changes every root will get once each
 	// skill is fetched and verified, before consent is asked and before
 	// anything is written. An error stops the install.
@@ -112,6 +115,14 @@ type Options struct {
 	// referrers, when set, returns the referrers of ls's manifest m when
 	// they are known without a listing (the sparse index).
 	referrers func(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool)
+}
+
+// budget returns o.Budget, else a new registry.DefaultBudget.
+func (o Options) budget() *registry.Budget {
+	if o.Budget != nil {
+		return o.Budget
+	}
+	return registry.DefaultBudget()
 }
 
 func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool) {
@@ -188,11 +199,22 @@ func Install(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *re
 // InstallRefs installs the references refs as FromRefs turns them into a
 // manifest (file names them in messages), reading the first root's
 // receipts only once every root is locked and recovered.
+//
+// Exact versions that every root already holds, with their dependencies,
+// as the receipts say and with files that still match them, are a no-op
+// that asks no registry anything: nothing is fetched, so nothing is
+// decided anew (update and verify ask the registry). Options that ask
+// for a decision (grants, a minimum tier, --force, a dry run, local
+// skills, republished versions) take the full path.
 func InstallRefs(ctx context.Context, c *registry.Client, cat resolve.Catalog, file string, refs []string, opts Options) (*Result, error) {
+	if rrs, prev, ok := refsUpToDate(ctx, cat.Namespace(), file, refs, opts); ok {
+		return &Result{Lock: prev, Roots: rrs, Changes: []Change{}}, nil
+	}
 	return install(ctx, c, cat, func() (*resolve.Manifest, *resolve.Lockfile, error) { return FromRefs(file, refs, opts.Roots) }, opts)
 }
 
 func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, request func() (*resolve.Manifest, *resolve.Lockfile, error), opts Options) (*Result, error) {
+	ctx = registry.WithBudget(ctx, opts.budget())
 	held, err := lockRoots(ctx, opts.Roots, opts)
 	if err != nil {
 		return nil, err

@@ -38,6 +38,17 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 		if ctx.Err() != nil {
 			return nil, nil, false, ctx.Err()
 		}
+		// A registry that cannot be reached, does not answer, or may not
+		// be asked more (over budget) fails the resolution the same way:
+		// one message for one cause, not a warning before it. Offline,
+		// what the caches and pins hold may still resolve, and the index
+		// was not asked: nothing to warn about.
+		if errors.Is(why, registry.ErrUnreachable) || errors.Is(why, registry.ErrUnresponsive) || errors.Is(why, registry.ErrHostile) {
+			return nil, nil, false, why
+		}
+		if errors.Is(why, registry.ErrOffline) {
+			return nil, nil, false, nil
+		}
 		warn(fmt.Sprintf("%v; resolving against the registry", why))
 		return nil, nil, false, nil
 	}

@@ -29,6 +29,7 @@ import (
 // The Result's Lock and Plan are those of the last root updated; Roots
 // and Changes cover every root.
 func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names []string, opts Options) (*Result, error) {
+	ctx = registry.WithBudget(ctx, opts.budget())
 	opts.LockFile, opts.Frozen, opts.Local = "", false, nil
 	// Links follow their copy: the roots they point into are updated too.
 	opts.Roots = withLinkedCopies(opts.Roots)

@@ -3,8 +3,10 @@ package install
 import (
 	"context"
 	"path/filepath"
+	"slices"
 
 	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -47,4 +49,34 @@ func upToDate(ctx context.Context, roots []Root, lock *resolve.Lockfile) ([]Root
 		out = append(out, rr)
 	}
 	return out, len(out) > 0
+}
+
+// refsUpToDate reports whether installing refs into opts.Roots changes
+// nothing: every ref names an exact version, and every root holds what
+// the first root's receipts record (FromRefs), which satisfies the refs
+// and the skills asked for earlier, with intact files (upToDate).
+func refsUpToDate(ctx context.Context, ns resolve.Namespace, file string, refs []string, opts Options) ([]RootResult, *resolve.Lockfile, bool) {
+	if len(refs) == 0 || len(opts.Roots) == 0 || opts.Force || opts.DryRun || opts.MinTier != "" || len(opts.Grants) > 0 ||
+		opts.AllowRepublished || len(opts.Local) > 0 {
+		return nil, nil, false
+	}
+	m, prev, err := FromRefs(file, refs, opts.Roots)
+	if err != nil || len(prev.Skills) == 0 || prev.Satisfies(m, ns) != nil {
+		return nil, nil, false
+	}
+	// The receipts must already record each ref as asked for with that
+	// very version: otherwise installing it changes them (a dependency
+	// becomes a skill asked for, a range becomes the version).
+	for _, a := range refs {
+		ref, err := registry.ParseRef(a)
+		if err != nil || ref.Selector.Kind != registry.SelectVersion {
+			return nil, nil, false
+		}
+		i := slices.IndexFunc(prev.Skills, func(ls resolve.LockedSkill) bool { return ls.Name == ref.Name })
+		if i < 0 || prev.Skills[i].Requested != ref.Selector.Raw {
+			return nil, nil, false
+		}
+	}
+	rrs, ok := upToDate(ctx, opts.Roots, prev)
+	return rrs, prev, ok
 }

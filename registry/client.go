@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,11 +22,15 @@ import (
 	"github.com/skillpm/skillpm/internal/userdir"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
-	"oras.land/oras-go/v2/registry/remote/retry"
 )
 
-// Timeouts bound remote requests. There is no total timeout per request:
-// a large blob on a slow link is fine as long as bytes keep moving.
+// Timeouts bound remote requests. A blob has no total timeout: a large
+// one on a slow link is fine as long as bytes keep moving. A request that
+// times out is tried once more, and then its registry is given up for the
+// rest of the process (see RetryPolicy), so a command against a registry
+// that accepts connections and never answers ends after about 2 × Stall
+// (plus a backoff of at most MaxWait), and one against a host that drops
+// connections after about 2 × Dial.
 type Timeouts struct {
 	// Dial bounds opening a TCP connection.
 	Dial time.Duration
@@ -33,11 +39,43 @@ type Timeouts struct {
 	// Stall abandons a request when no byte moves for this long, waiting
 	// for response headers included.
 	Stall time.Duration
+	// Response bounds the whole of a response that is not a blob (a
+	// manifest, a tag list, a token), however it trickles in.
+	Response time.Duration
 }
 
-// DefaultTimeouts returns 30s to dial, 15s for TLS, and 60s of stall.
-func DefaultTimeouts() Timeouts {
-	return Timeouts{Dial: 30 * time.Second, TLSHandshake: 15 * time.Second, Stall: 60 * time.Second}
+// DefaultTimeout is the one setting DefaultTimeouts derives from.
+const DefaultTimeout = 10 * time.Second
+
+// DefaultTimeouts returns TimeoutsFor(DefaultTimeout): 10s to connect,
+// for the TLS handshake and of stall, 30s for a whole manifest or tag
+// list. A black-hole registry costs a command about 20 seconds.
+func DefaultTimeouts() Timeouts { return TimeoutsFor(DefaultTimeout) }
+
+// TimeoutsFor derives every timeout from one duration d, the way a user
+// sets them (a flag, an environment variable, a configuration key): d to
+// connect, for the TLS handshake and of stall, 3d for a whole manifest.
+func TimeoutsFor(d time.Duration) Timeouts {
+	return Timeouts{Dial: d, TLSHandshake: d, Stall: d, Response: 3 * d}
+}
+
+// ParseTimeout reads a timeout as a user writes it: a Go duration ("10s",
+// "1m30s") or a number of seconds ("10", as CARGO_HTTP_TIMEOUT and
+// UV_HTTP_TIMEOUT take it). It must be positive.
+func ParseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		secs, serr := strconv.ParseFloat(s, 64)
+		if serr != nil {
+			return 0, fmt.Errorf("%w: timeout %q is neither a duration (10s, 1m) nor a number of seconds", ErrInvalidOptions, s)
+		}
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%w: timeout %q must be more than zero", ErrInvalidOptions, s)
+	}
+	return d, nil
 }
 
 // Limits bound what is fetched, checked against a descriptor's size before
@@ -49,12 +87,16 @@ type Limits struct {
 	MaxConfigBytes int64
 	// MaxLayerBytes bounds a layer (compressed).
 	MaxLayerBytes int64
+	// MaxPages bounds the pages of one listing (tags, repositories) that a
+	// registry may spread over Link rel="next" headers.
+	MaxPages int
 }
 
-// DefaultLimits returns 4 MiB for manifests and configs and 1 GiB for a
-// layer, the archive's own bound on a skill's files.
+// DefaultLimits returns 4 MiB for manifests and configs (and every page
+// of a listing), 1 GiB for a layer, the archive's own bound on a skill's
+// files, and 200 pages for a listing: 20,000 tags at the usual 100 a page.
 func DefaultLimits() Limits {
-	return Limits{MaxManifestBytes: 4 << 20, MaxConfigBytes: 4 << 20, MaxLayerBytes: 1 << 30}
+	return Limits{MaxManifestBytes: 4 << 20, MaxConfigBytes: 4 << 20, MaxLayerBytes: 1 << 30, MaxPages: 200}
 }
 
 // Options configures a [Client]. The zero value is ready to use: Docker's
@@ -90,6 +132,16 @@ type Options struct {
 	HostRequests int
 	// UserAgent is sent with every request; "" means "skillpm".
 	UserAgent string
+	// Offline makes no request at all: what the content cache (and the
+	// pins of a lock or receipts) answers is answered, anything else is
+	// a *NetError of KindOffline (ErrOffline) naming the request.
+	Offline bool
+	// Logger, when set, receives every retry, at Info, with the registry,
+	// the request, the cause and the wait (what a user asks to see with a
+	// verbose flag), and, at Warn, once per registry, a request that has
+	// waited a while for its answer (what a user at a silent terminal
+	// wants to know).
+	Logger *slog.Logger
 	// Progress, when set, receives transfer progress: every blob of a push,
 	// the layer of a pull. It is called from the goroutines doing the
 	// transfers, possibly concurrently.
@@ -104,14 +156,14 @@ func (o Options) Validate() error {
 		}
 	}
 	t := o.Timeouts
-	if t.Dial < 0 || t.TLSHandshake < 0 || t.Stall < 0 {
+	if t.Dial < 0 || t.TLSHandshake < 0 || t.Stall < 0 || t.Response < 0 {
 		return fmt.Errorf("%w: Timeouts must not be negative", ErrInvalidOptions)
 	}
 	if o.HostRequests < 0 {
 		return fmt.Errorf("%w: HostRequests must not be negative", ErrInvalidOptions)
 	}
 	l := o.Limits
-	if l.MaxManifestBytes < 0 || l.MaxConfigBytes < 0 || l.MaxLayerBytes < 0 {
+	if l.MaxManifestBytes < 0 || l.MaxConfigBytes < 0 || l.MaxLayerBytes < 0 || l.MaxPages < 0 {
 		return fmt.Errorf("%w: Limits must not be negative", ErrInvalidOptions)
 	}
 	return nil
@@ -130,6 +182,7 @@ func (o Options) resolved() Options {
 	def(&o.Timeouts.Dial, dt.Dial)
 	def(&o.Timeouts.TLSHandshake, dt.TLSHandshake)
 	def(&o.Timeouts.Stall, dt.Stall)
+	def(&o.Timeouts.Response, dt.Response)
 	defn := func(v *int64, d int64) {
 		if *v == 0 {
 			*v = d
@@ -138,6 +191,9 @@ func (o Options) resolved() Options {
 	defn(&o.Limits.MaxManifestBytes, dl.MaxManifestBytes)
 	defn(&o.Limits.MaxConfigBytes, dl.MaxConfigBytes)
 	defn(&o.Limits.MaxLayerBytes, dl.MaxLayerBytes)
+	if o.Limits.MaxPages == 0 {
+		o.Limits.MaxPages = dl.MaxPages
+	}
 	if o.UserAgent == "" {
 		o.UserAgent = "skillpm"
 	}
@@ -229,11 +285,11 @@ func New(opts Options) (*Client, error) {
 			ExpectContinueTimeout: time.Second,
 		}
 	}
-	policy := opts.Retry.orasPolicy()
-	hc := &http.Client{Transport: &retry.Transport{
-		Base:   newHostLimit(&stallTransport{base: base, timeout: opts.Timeouts.Stall}, opts.HostRequests),
-		Policy: func() retry.Policy { return policy },
-	}}
+	stall := &stallTransport{base: base, timeout: opts.Timeouts.Stall, response: opts.Timeouts.Response}
+	hc := &http.Client{CheckRedirect: checkRedirect, Transport: newRetryTransport(newHostLimit(stall, opts.HostRequests), opts.Retry, opts.Timeouts, opts.Limits.MaxManifestBytes, opts.Logger)}
+	if opts.Offline {
+		hc.Transport = offlineTransport{}
+	}
 	c.http = &auth.Client{
 		Client:     hc,
 		Header:     http.Header{"User-Agent": {opts.UserAgent}},
@@ -386,3 +442,11 @@ func (c *Client) shared(ctx context.Context, key string, fn func(context.Context
 // lockRetry is how often a layout lock is retried while another
 // skillpm holds it.
 const lockRetry = 50 * time.Millisecond
+
+// log returns the Logger of the options, or one that drops everything.
+func (c *Client) log() *slog.Logger {
+	if c.opts.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.opts.Logger
+}

@@ -1,7 +1,10 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
@@ -44,6 +47,23 @@ var (
 	// ErrRegistry reports a registry or network failure that persisted
 	// after the retries. See [*RequestError].
 	ErrRegistry = errdef.New(errdef.Registry, "registry request failed")
+
+	// ErrUnresponsive reports a registry that did not answer, or stopped
+	// answering, within the timeouts. See [*NetError].
+	ErrUnresponsive = errdef.New(errdef.Registry, "the registry did not answer in time")
+
+	// ErrUnreachable reports a registry that cannot be reached: a refused
+	// connection, a name that does not resolve, a failed TLS handshake, a
+	// connection reset. See [*NetError].
+	ErrUnreachable = errdef.New(errdef.Registry, "the registry cannot be reached")
+
+	// ErrHostile reports a registry whose answers would make skillpm work
+	// without end: a listing that loops or runs past its page bound.
+	ErrHostile = errdef.New(errdef.Registry, "the registry's answers exceed skillpm's bounds")
+
+	// ErrOffline reports a request an offline client did not send:
+	// nothing cached answers it. See [*NetError].
+	ErrOffline = errdef.New(errdef.Registry, "offline, and not in the caches")
 
 	// ErrUnauthorized reports a registry that refused the request for lack
 	// of (valid) credentials.
@@ -141,8 +161,18 @@ type RequestError struct {
 	Err error
 }
 
-// Error implements error.
+// Error implements error. A network failure already names the registry
+// and the request, so it is the whole message: one line, with no Go
+// error chain (Get "https://...": dial tcp ...) around it.
 func (e *RequestError) Error() string {
+	var ne *NetError
+	if errors.As(e.Err, &ne) {
+		return ne.Error()
+	}
+	var ae *AuthError
+	if errors.As(e.Err, &ae) {
+		return ae.Error()
+	}
 	where := e.Registry
 	if e.Repository != "" {
 		where += ", repository " + e.Repository
@@ -152,3 +182,190 @@ func (e *RequestError) Error() string {
 
 // Unwrap returns the cause and ErrRegistry, so errors.Is sees both.
 func (e *RequestError) Unwrap() []error { return []error{ErrRegistry, e.Err} }
+
+// NetErrorKind says how a registry failed to answer.
+type NetErrorKind int
+
+// The ways a registry fails to answer, as NetError reports them.
+const (
+	// KindTimeout is a request sent and no response headers within the
+	// timeout: a registry that accepts connections and never answers.
+	KindTimeout NetErrorKind = iota + 1
+	// KindStall is a response whose body stopped moving for the timeout.
+	KindStall
+	// KindSlow is a small response (not a blob) that took longer than
+	// Timeouts.Response in all, however it trickled.
+	KindSlow
+	// KindConnectTimeout is a connection not accepted within the timeout.
+	KindConnectTimeout
+	// KindRefused is a connection refused: nothing listens on the port.
+	KindRefused
+	// KindNoHost is a host name that does not resolve.
+	KindNoHost
+	// KindReset is a connection closed or reset before the answer ended.
+	KindReset
+	// KindPlainHTTP is a registry that answered HTTPS with plain HTTP.
+	KindPlainHTTP
+	// KindTLS is a TLS handshake that failed: an untrusted or wrong
+	// certificate, or not TLS at all.
+	KindTLS
+	// KindStatus is an error status (5xx, 429) that persisted after the
+	// retries.
+	KindStatus
+	// KindRedirects is a request redirected more than maxRedirects times.
+	KindRedirects
+	// KindOffline is a request not sent because the client is offline
+	// (Options.Offline): nothing cached answered it.
+	KindOffline
+)
+
+// NetError is a registry that did not answer one request, after the
+// retries the failure allowed: it names the registry, the request and
+// the cause, in one line.
+type NetError struct {
+	// Kind is how it failed.
+	Kind NetErrorKind
+	// Registry is the host ("host:port") the request went to.
+	Registry string
+	// Method and Path are the request's ("GET", "/v2/x/tags/list").
+	Method, Path string
+	// After is the timeout that ran out, for the timeout kinds.
+	After time.Duration
+	// Status is the HTTP status of KindStatus, and Codes the registry's
+	// error codes and messages, rendered.
+	Status int
+	Codes  string
+	// Earlier is true when the request was not sent: the registry had
+	// already timed out on another request of this process.
+	Earlier bool
+	// Err is the underlying error; nil when a timeout of skillpm's own
+	// ended the request.
+	Err error
+}
+
+// Error implements error.
+func (e *NetError) Error() string {
+	req := e.Method + " " + e.Path
+	var s string
+	switch e.Kind {
+	case KindTimeout:
+		s = fmt.Sprintf("registry %s did not answer %s within %s: is the registry running, and reachable from here?", e.Registry, req, e.After)
+	case KindStall:
+		s = fmt.Sprintf("registry %s stopped sending its answer to %s: no data for %s", e.Registry, req, e.After)
+	case KindSlow:
+		s = fmt.Sprintf("registry %s took more than %s to send its answer to %s", e.Registry, e.After, req)
+	case KindConnectTimeout:
+		s = fmt.Sprintf("registry %s did not accept a connection within %s (%s): is the host up and the port open?", e.Registry, e.After, req)
+	case KindRefused:
+		s = fmt.Sprintf("registry %s refused the connection (%s): is the registry running, on that port?", e.Registry, req)
+	case KindNoHost:
+		s = fmt.Sprintf("registry %s: no such host (%s): is the name spelled right?", e.Registry, req)
+	case KindReset:
+		s = fmt.Sprintf("registry %s closed the connection during %s", e.Registry, req)
+	case KindPlainHTTP:
+		s = fmt.Sprintf("registry %s answered HTTPS with plain HTTP (%s)", e.Registry, req)
+	case KindTLS:
+		s = fmt.Sprintf("registry %s: TLS failed (%s): %v", e.Registry, req, tlsCause(e.Err))
+	case KindStatus:
+		s = fmt.Sprintf("registry %s answered %s with %d %s", e.Registry, req, e.Status, http.StatusText(e.Status))
+		if e.Codes != "" {
+			s += ": " + e.Codes
+		}
+	case KindOffline:
+		s = fmt.Sprintf("offline: %s %s at registry %s is not in the caches", e.Method, e.Path, e.Registry)
+	case KindRedirects:
+		s = fmt.Sprintf("registry %s redirected %s more than %d times: a redirect loop", e.Registry, req, maxRedirects)
+	default:
+		s = fmt.Sprintf("registry %s: %s: %v", e.Registry, req, e.Err)
+	}
+	if e.Earlier {
+		s += " (not asked again in this run)"
+	}
+	return s
+}
+
+// Unwrap returns the sentinel of the kind (ErrUnresponsive,
+// ErrUnreachable or ErrServerPlainHTTP) and the cause.
+func (e *NetError) Unwrap() []error {
+	s := ErrUnreachable
+	switch e.Kind {
+	case KindTimeout, KindStall, KindSlow, KindConnectTimeout:
+		s = ErrUnresponsive
+	case KindPlainHTTP:
+		s = ErrServerPlainHTTP
+	case KindStatus, KindRedirects:
+		s = ErrRegistry
+	case KindOffline:
+		s = ErrOffline
+	}
+	if e.Err == nil {
+		return []error{s}
+	}
+	return []error{s, e.Err}
+}
+
+// Class is errdef.Registry: whatever the kind, the network or the
+// registry failed.
+func (e *NetError) Class() errdef.Class { return errdef.Registry }
+
+// Timeout reports the kinds a timeout ended.
+func (e *NetError) Timeout() bool { return e.timedOut() }
+
+func (e *NetError) timedOut() bool {
+	switch e.Kind {
+	case KindTimeout, KindStall, KindSlow, KindConnectTimeout:
+		return true
+	}
+	return false
+}
+
+// transient reports whether another try may get an answer.
+func (e *NetError) transient() bool {
+	switch e.Kind {
+	case KindTimeout, KindStall, KindSlow, KindConnectTimeout, KindReset:
+		return !e.Earlier
+	}
+	return false
+}
+
+// again is e as the answer to a request not sent because of it.
+func (e *NetError) again() *NetError {
+	c := *e
+	c.Earlier = true
+	return &c
+}
+
+// AuthError is a registry that refused a request for its credentials:
+// none stored, wrong ones, or ones without access to the repository.
+type AuthError struct {
+	// Registry and Repository are where the request went.
+	Registry, Repository string
+	// Status is the HTTP status: 401 or 403.
+	Status int
+	// Method and Path are the refused request's, when known.
+	Method, Path string
+	// Stored is true when credentials for Registry were stored and sent.
+	Stored bool
+	// Err is the registry's answer.
+	Err error
+}
+
+// Error implements error: one line, the registry's own error codes
+// without their Go formatting.
+func (e *AuthError) Error() string {
+	on := ""
+	if e.Method != "" {
+		on = " on " + e.Method + " " + e.Path
+	}
+	status := fmt.Sprintf("%d %s%s", e.Status, http.StatusText(e.Status), on)
+	switch {
+	case e.Status == http.StatusForbidden:
+		return fmt.Sprintf("registry %s denied access to repository %s (%s): the credentials stored for it do not allow this; run skillpm login %s with an account that may", e.Registry, e.Repository, status, e.Registry)
+	case e.Stored:
+		return fmt.Sprintf("registry %s refused the credentials stored for it (%s): they are wrong or expired; run skillpm login %s again", e.Registry, status, e.Registry)
+	}
+	return fmt.Sprintf("registry %s needs credentials for repository %s (%s) and none are stored for it: run skillpm login %s", e.Registry, e.Repository, status, e.Registry)
+}
+
+// Unwrap makes errors.Is(err, ErrUnauthorized) true.
+func (e *AuthError) Unwrap() []error { return []error{ErrUnauthorized, e.Err} }

@@ -188,7 +188,11 @@ func (s *remoteSource) catalog(ctx context.Context) ([]string, error) {
 		prefix = s.namespace + "/"
 	}
 	var names []string
+	pg := s.c.pager(s.host, "the repository catalog")
 	err = reg.Repositories(ctx, "", func(repos []string) error {
+		if err := pg.page(repos); err != nil {
+			return err
+		}
 		for _, r := range repos {
 			n, ok := strings.CutPrefix(r, prefix)
 			if ok && skill.ValidName(n) {
@@ -199,6 +203,9 @@ func (s *remoteSource) catalog(ctx context.Context) ([]string, error) {
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		if errors.Is(err, ErrHostile) {
 			return nil, err
 		}
 		if isNotFound(err) || errors.Is(err, errdef.ErrUnsupported) || strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "403") {

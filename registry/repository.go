@@ -71,25 +71,46 @@ func (r *Repository) fail(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrRegistry) || errors.Is(err, ErrInvalidRef) {
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return be
+	}
+	var ne *NetError
+	var re *RequestError
+	if errors.As(err, &ne) && !errors.As(err, &re) {
+		return &RequestError{Op: op, Registry: r.loc.Registry, Repository: r.loc.Repository, Err: ne}
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrRegistry) || errors.Is(err, ErrInvalidRef) || errors.Is(err, ErrHostile) {
 		return err
 	}
 	if errors.Is(err, errdef.ErrNotFound) {
 		return fmt.Errorf("%s: %s: %w", op, r.loc, ErrNotFound)
 	}
-	if strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+	if strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") && !errors.Is(err, ErrServerPlainHTTP) {
 		err = fmt.Errorf("%w: %w", ErrServerPlainHTTP, err)
 	}
 	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
-		err = fmt.Errorf("%w (run skillpm login %s): %v", ErrUnauthorized, r.loc.Registry, err)
+		err = &AuthError{Registry: r.loc.Registry, Repository: r.loc.Repository, Status: http.StatusUnauthorized, Err: err}
 	}
 	var er *errcode.ErrorResponse
 	if errors.As(err, &er) {
 		switch er.StatusCode {
 		case http.StatusNotFound:
 			return fmt.Errorf("%s: %s: %w", op, r.loc, ErrNotFound)
+		case http.StatusTooManyRequests, http.StatusRequestTimeout:
+			err = statusError(er)
 		case http.StatusUnauthorized, http.StatusForbidden:
-			err = fmt.Errorf("%w (run skillpm login %s): %v", ErrUnauthorized, r.loc.Registry, err)
+			ae := &AuthError{Registry: r.loc.Registry, Repository: r.loc.Repository, Status: er.StatusCode, Method: er.Method, Err: err}
+			if er.URL != nil {
+				ae.Path = er.URL.Path
+			}
+			cred, cerr := r.c.credential(context.Background(), r.loc.Registry)
+			ae.Stored = cerr == nil && cred != auth.EmptyCredential
+			err = ae
+		default:
+			if er.StatusCode >= 500 {
+				err = statusError(er)
+			}
 		}
 	}
 	return &RequestError{Op: op, Registry: r.loc.Registry, Repository: r.loc.Repository, Err: err}
@@ -116,9 +137,10 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		tags := []string{}
+		pg := r.c.pager(r.loc.Registry, "the tag list of "+r.loc.Repository)
 		err = st.Tags(ctx, "", func(page []string) error {
 			tags = append(tags, page...)
-			return nil
+			return pg.page(page)
 		})
 		if err != nil {
 			return nil, r.fail("list tags", err)
@@ -479,11 +501,18 @@ func (r *Repository) open(ctx context.Context, desc ocispec.Descriptor, max int6
 	}
 	for attempt := 0; ; attempt++ {
 		rc, err := st.Fetch(ctx, desc)
+		if err != nil && strings.HasSuffix(err.Error(), "mismatch Content-Length") {
+			// oras-go's words for a body announced at another size than
+			// the descriptor's: padded or cut, it is not this blob.
+			return nil, &DigestMismatchError{Registry: r.loc.Registry, Repository: r.loc.Repository, Digest: desc.Digest.String(),
+				Err: fmt.Errorf("the registry announced a Content-Length other than its %d bytes", desc.Size)}
+		}
 		if err != nil {
 			return nil, r.fail("pull "+kind+" "+desc.Digest.String(), err)
 		}
-		f, err := r.c.cache.put(ctx, desc, track(rc, fn, progress))
-		rc.Close()
+		rr := &resumeReader{ctx: ctx, r: r, rc: rc}
+		f, err := r.c.cache.put(ctx, desc, track(rr, fn, progress))
+		rr.Close()
 		if err == nil {
 			report(fn, progress, ProgressDone, desc.Size)
 			return f, nil
@@ -509,6 +538,13 @@ func (r *Repository) retryFetch(ctx context.Context, attempt int, desc ocispec.D
 	}
 	pol := r.c.opts.Retry
 	if !isTransient(err) || attempt >= pol.MaxRetries {
+		var ne *NetError
+		if !errors.As(err, &ne) && isTransient(err) {
+			// A body cut midway: the error is the socket's; the
+			// message names the registry and the request instead.
+			err = &NetError{Kind: KindReset, Registry: r.loc.Registry, Method: http.MethodGet,
+				Path: "/v2/" + r.loc.Repository + "/blobs/" + desc.Digest.String(), Err: err}
+		}
 		return r.fail("pull "+kind+" "+desc.Digest.String(), err)
 	}
 	return sleep(ctx, pol.backoff(attempt))

@@ -33,6 +33,7 @@ type changeFlags struct {
 
 func (f *changeFlags) register(c *cobra.Command) {
 	f.regFlags.addPlainHTTP(c)
+	f.regFlags.addOffline(c)
 	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges match pre-releases")
 	f.trustFlags.register(c)
 	f.rootFlags.register(c)
@@ -57,7 +58,6 @@ type installFlags struct {
 	allowDowngrade    bool
 	noVCS             bool
 	skills            []string
-	offline           bool
 }
 
 func newInstallCmd(g *globals) *cobra.Command {
@@ -122,7 +122,6 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the locked or installed one when the newer one is gone")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
 	c.Flags().StringArrayVar(&f.skills, "skill", nil, "from a git reference holding several skills, install only `NAME` (repeatable)")
-	c.Flags().BoolVar(&f.offline, "offline", false, "resolve git references from the git cache only")
 	return c
 }
 

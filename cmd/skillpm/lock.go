@@ -100,6 +100,7 @@ retries.`,
 	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
 	fl.BoolVar(&f.upgrade, "upgrade", false, "let the skills named (or all) move to the newest versions their ranges allow")
 	f.addPlainHTTP(c)
+	f.addOffline(c)
 	return c
 }
 

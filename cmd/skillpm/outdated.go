@@ -44,6 +44,7 @@ job can fail on it), 2 on a usage error, 6 when a registry fails.`,
 		},
 	}
 	f.addPlainHTTP(c)
+	f.addOffline(c)
 	f.rootFlags.register(c)
 	fl := c.Flags()
 	fl.BoolVar(&f.pre, "pre", false, "count pre-releases as wanted and latest")

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"sync"
 
@@ -22,11 +24,17 @@ type regFlags struct {
 	plainHTTP bool
 	registry  string
 	pre       bool
+	offline   bool
 }
 
 // addPlainHTTP registers --plain-http.
 func (f *regFlags) addPlainHTTP(c *cobra.Command) {
 	c.Flags().BoolVar(&f.plainHTTP, "plain-http", false, "talk plain HTTP to a loopback registry (localhost, 127.0.0.1, ::1)")
+}
+
+// addOffline registers --offline.
+func (f *regFlags) addOffline(c *cobra.Command) {
+	c.Flags().BoolVar(&f.offline, "offline", false, "ask no registry anything: answer from the caches (content cache, lock, receipts, git cache) and fail naming what is not there")
 }
 
 // addRegistry registers --registry (the source of bare names) and --pre.
@@ -35,13 +43,65 @@ func (f *regFlags) addRegistry(c *cobra.Command) {
 	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges and the newest-version pick match pre-releases")
 }
 
-// regClient returns a registry client with progress on a terminal.
+// regClient returns a registry client with progress on a terminal, the
+// timeouts of --timeout (else $SKILLPM_HTTP_TIMEOUT, else the
+// configuration's http-timeout) and its retries logged with -v or
+// SKILLPM_LOG=debug.
 func regClient(g *globals, f *regFlags) (*registry.Client, error) {
-	c, err := registry.New(registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Progress: regProgress(g), UserAgent: "skillpm/" + skillpmVersion()})
+	opts := registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Progress: regProgress(g),
+		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g), Offline: f.offline}
+	d := g.config().HTTPTimeout
+	if g.timeout != "" {
+		var err error
+		if d, err = registry.ParseTimeout(g.timeout); err != nil {
+			return nil, withCode(exitUsage, fmt.Errorf("--timeout: %w", err))
+		}
+	}
+	if d > 0 {
+		opts.Timeouts = registry.TimeoutsFor(d)
+	}
+	c, err := registry.New(opts)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
 	return c, nil
+}
+
+// regLogger writes what the registry client logs to stderr, one
+// "skillpm: ..." line each: its retries with -v or SKILLPM_LOG=debug, and
+// on a terminal (unless -q) what a slow registry is being waited for;
+// otherwise nil.
+func regLogger(g *globals) *slog.Logger {
+	level := slog.LevelInfo
+	if !g.verbose && os.Getenv("SKILLPM_LOG") != "debug" {
+		f, ok := g.stderr.(*os.File)
+		if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+			return nil
+		}
+		level = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(prefixWriter{w: g.stderr, prefix: "skillpm: "}, &slog.HandlerOptions{Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			// A line per retry reads better without a timestamp and a level.
+			if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}
+
+// prefixWriter prefixes each write (a log line) with prefix.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
 }
 
 // regDefaultSource returns the source of bare names: --registry, else the

@@ -13,6 +13,8 @@ import (
 // registries: $REGISTRY (open) and $AUTH_REGISTRY (basic authentication,
 // user $AUTH_USER, password in the file $WORK/.auth-password). They are
 // distribution binaries in the integration build, in-process otherwise.
+// $CLOSED_REGISTRY is a port nothing listens on, $BLACKHOLE_REGISTRY one
+// that accepts connections and never answers.
 func TestRegistryScripts(t *testing.T) {
 	testscript.Run(t, registryScripts(t, "testdata/registry", ""))
 }
@@ -22,6 +24,7 @@ func TestRegistryScripts(t *testing.T) {
 func registryScripts(t *testing.T, dir, bin string) testscript.Params {
 	open := registrytest.Start(t, registrytest.Options{})
 	auth := registrytest.Start(t, registrytest.Options{Username: "alice", Password: "s3cret-pass"})
+	closed, blackHole := registrytest.ClosedPort(t), registrytest.BlackHole(t)
 	p := scriptParams(t, dir)
 	setup := p.Setup
 	p.Setup = func(env *testscript.Env) error {
@@ -31,6 +34,8 @@ func registryScripts(t *testing.T, dir, bin string) testscript.Params {
 		env.Setenv("REGISTRY", open.Host)
 		env.Setenv("AUTH_REGISTRY", auth.Host)
 		env.Setenv("AUTH_USER", auth.Username)
+		env.Setenv("CLOSED_REGISTRY", closed)
+		env.Setenv("BLACKHOLE_REGISTRY", blackHole.Host)
 		if bin != "" {
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 		}

@@ -74,6 +74,7 @@ type globals struct {
 	quiet      bool
 	verbose    bool
 	configPath string
+	timeout    string
 	cfg        *config.Config
 }
 
@@ -162,6 +163,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	pf.StringVar(&g.output, "output", "text", "output format: text or json")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only what was asked for")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "print more detail")
+	pf.StringVar(&g.timeout, "timeout", "", "registry `DURATION` (10s, 1m, or seconds): to connect, of silence mid-transfer, and a third of the bound on a whole manifest; a registry that does not answer costs about twice this (default $SKILLPM_HTTP_TIMEOUT, else the configuration's http-timeout, else 10s)")
 	pf.StringVar(&g.configPath, "config", "", "read the configuration from `FILE` (default $SKILLPM_CONFIG, else $XDG_CONFIG_HOME/skillpm/config.yaml)")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		if g.output != "text" && g.output != "json" {

@@ -7,6 +7,7 @@
 //	link: true                      # install --link by default
 //	plain-http:
 //	  - registry.internal:5000
+//	http-timeout: 10s               # connect, stall and answer timeouts (SKILLPM_HTTP_TIMEOUT wins)
 package config
 
 import (
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/boundedfile"
@@ -23,12 +25,18 @@ import (
 	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/source"
 	"gopkg.in/yaml.v3"
 )
 
 // EnvVar names the configuration file when --config does not.
 const EnvVar = "SKILLPM_CONFIG"
+
+// TimeoutEnvVar sets the registry timeout, over the file's http-timeout:
+// a duration ("10s") or seconds ("10"), as CARGO_HTTP_TIMEOUT and
+// UV_HTTP_TIMEOUT take it.
+const TimeoutEnvVar = "SKILLPM_HTTP_TIMEOUT"
 
 // maxSize bounds the file: a configuration is a few lines.
 const maxSize = 64 << 10
@@ -51,6 +59,10 @@ type Config struct {
 	// Link is link: (install --link unless the command says --link=false);
 	// nil when the file does not say.
 	Link *bool
+	// HTTPTimeout is the registry timeout (registry.TimeoutsFor):
+	// $SKILLPM_HTTP_TIMEOUT, else the file's http-timeout; 0 when
+	// neither says.
+	HTTPTimeout time.Duration
 }
 
 // file is the on-disk shape.
@@ -59,6 +71,7 @@ type file struct {
 	Host      string   `yaml:"host"`
 	PlainHTTP []string `yaml:"plain-http"`
 	Link      *bool    `yaml:"link"`
+	Timeout   string   `yaml:"http-timeout"`
 }
 
 // DefaultPath returns $XDG_CONFIG_HOME/skillpm/config.yaml, with
@@ -76,6 +89,21 @@ func DefaultPath(getenv func(string) string) string {
 // names, else DefaultPath. A file named by path or $EnvVar must exist; the
 // default one may be missing, which is an empty Config.
 func Load(path string, getenv func(string) string) (*Config, error) {
+	cfg, err := load(path, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if v := getenv(TimeoutEnvVar); v != "" {
+		d, err := registry.ParseTimeout(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", TimeoutEnvVar, err)
+		}
+		cfg.HTTPTimeout = d
+	}
+	return cfg, nil
+}
+
+func load(path string, getenv func(string) string) (*Config, error) {
 	explicit := path != ""
 	if !explicit {
 		path = getenv(EnvVar)
@@ -120,9 +148,9 @@ func Parse(path string, data []byte) (*Config, error) {
 	top := root.Content[0]
 	at := func(n *yaml.Node) string { return skill.Position(path, n.Line, n.Column) }
 	if top.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link and plain-http", at(top), ErrInvalid)
+		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link, plain-http and http-timeout", at(top), ErrInvalid)
 	}
-	known := []string{"registry", "host", "link", "plain-http"}
+	known := []string{"registry", "host", "link", "plain-http", "http-timeout"}
 	err := yamlstrict.Mapping{Known: known, FollowAliases: true}.Pairs(top, func(_, _ *yaml.Node) error { return nil }, func(p yamlstrict.Problem) error {
 		k := p.Node
 		switch p.Kind {
@@ -167,6 +195,13 @@ func Parse(path string, data []byte) (*Config, error) {
 		cfg.Host = h
 	}
 	cfg.Link = f.Link
+	if f.Timeout != "" {
+		d, err := registry.ParseTimeout(f.Timeout)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: http-timeout: %v", at(value("http-timeout")), ErrInvalid, err)
+		}
+		cfg.HTTPTimeout = d
+	}
 	for i, h := range f.PlainHTTP {
 		spec, err := source.Parse(h)
 		if err != nil || spec.Kind != source.KindRemote || strings.Contains(h, "/") {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillpm/skillpm/install"
 )
@@ -32,6 +33,10 @@ func TestParse(t *testing.T) {
 		{name: "plain-http with a path", data: "plain-http:\n  - host/ns\n", err: "config.yaml:2:5: invalid configuration: plain-http: \"host/ns\" is not a registry host"},
 		{name: "wrong type", data: "plain-http: 3\n", err: "invalid configuration"},
 		{name: "broken YAML", data: "host: [\n", err: "config.yaml: invalid configuration"},
+		{name: "http-timeout", data: "http-timeout: 1m30s\n", want: Config{HTTPTimeout: 90 * time.Second}},
+		{name: "http-timeout in seconds", data: "http-timeout: 5\n", want: Config{HTTPTimeout: 5 * time.Second}},
+		{name: "bad http-timeout", data: "http-timeout: soon\n", err: "config.yaml:1:15: invalid configuration: http-timeout:"},
+		{name: "zero http-timeout", data: "http-timeout: 0s\n", err: "must be more than zero"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Parse(path, []byte(tc.data))
@@ -45,7 +50,7 @@ func TestParse(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.want.File = path
-			if got.File != tc.want.File || got.Registry != tc.want.Registry || got.Host != tc.want.Host || strings.Join(got.PlainHTTP, ",") != strings.Join(tc.want.PlainHTTP, ",") {
+			if got.File != tc.want.File || got.Registry != tc.want.Registry || got.Host != tc.want.Host || strings.Join(got.PlainHTTP, ",") != strings.Join(tc.want.PlainHTTP, ",") || got.HTTPTimeout != tc.want.HTTPTimeout {
 				t.Errorf("Parse = %+v, want %+v", *got, tc.want)
 			}
 		})
@@ -99,5 +104,40 @@ func TestLoad(t *testing.T) {
 	}
 	if got := DefaultPath(getenv(map[string]string{"HOME": "/h"})); got != filepath.Join("/h", ".config", "skillpm", "config.yaml") {
 		t.Errorf("DefaultPath = %s", got)
+	}
+}
+
+// TestTimeoutEnv: SKILLPM_HTTP_TIMEOUT wins over the file's http-timeout,
+// and a bad value names the variable.
+func TestTimeoutEnv(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte("http-timeout: 30s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  string
+		want time.Duration
+		err  string
+	}{
+		{"", 30 * time.Second, ""},
+		{"2.5", 2500 * time.Millisecond, ""},
+		{"1m", time.Minute, ""},
+		{"-3", 0, "SKILLPM_HTTP_TIMEOUT: "},
+	} {
+		cfg, err := Load(p, func(k string) string {
+			if k == TimeoutEnvVar {
+				return tc.env
+			}
+			return ""
+		})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("env %q: %v, want an error with %q", tc.env, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || cfg.HTTPTimeout != tc.want {
+			t.Errorf("env %q: %v, %v, want %v", tc.env, cfg, err, tc.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package registrytest
 
 import (
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"net/http"
@@ -33,9 +34,56 @@ const (
 	// body, keeping its length and headers: a tampered blob.
 	Corrupt
 	// Hang answers nothing until the client gives up: a dead server that
-	// keeps the connection open.
+	// keeps the connection open (a black hole).
 	Hang
+	// Status502 answers 502 Bad Gateway without forwarding.
+	Status502
+	// Status503 answers 503 Service Unavailable without forwarding.
+	Status503
+	// Status429RetryAfter answers 429 with a Retry-After header
+	// (ProxyOptions.RetryAfter).
+	Status429RetryAfter
+	// Status503RetryAfter answers 503 with a Retry-After header.
+	Status503RetryAfter
+	// ResetAfter forwards the request, sends the response headers and
+	// ProxyOptions.ResetAfter bytes of the body (half when zero), then
+	// resets the connection.
+	ResetAfter
+	// Truncate forwards the request and sends half the body under the
+	// full Content-Length, then closes the connection cleanly (FIN).
+	Truncate
+	// Pad forwards the request and appends bytes to the body, its
+	// Content-Length adjusted: a body longer than its digest says.
+	Pad
+	// Drip forwards the request and sends the body a byte at a time,
+	// ProxyOptions.Drip apart.
+	Drip
+	// WrongLength forwards the request and declares a Content-Length of
+	// half the body, sending the whole of it.
+	WrongLength
+	// RedirectLoop answers 307 to the same path, for ever.
+	RedirectLoop
 )
+
+// AllFaults lists every fault but Pass, for a seeded rule to pick from.
+var AllFaults = []Fault{Status500, Status429, Reset, ResetMidBody, Corrupt, Hang, Status502, Status503,
+	Status429RetryAfter, Status503RetryAfter, ResetAfter, Truncate, Pad, Drip, WrongLength, RedirectLoop}
+
+// Seeded returns a rule that injects one of faults into a fraction rate
+// of the requests, chosen by seed: the choice depends on the seed, the
+// method, the path and how many times that request was seen before, not
+// on the order concurrent requests arrive in, so a run is repeatable.
+func Seeded(seed uint64, rate float64, faults []Fault) Rule {
+	return func(r *http.Request, n int) Fault {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d %s %s %d", seed, r.Method, r.URL.Path, n)
+		x := h.Sum64()
+		if float64(x%1_000_000)/1_000_000 >= rate || len(faults) == 0 {
+			return Pass
+		}
+		return faults[(x/1_000_000)%uint64(len(faults))]
+	}
+}
 
 // Rule picks the fault for a request; n counts the earlier requests with
 // the same method and path, so "fail the first try of everything" is
@@ -50,6 +98,7 @@ type Proxy struct {
 	URL string
 
 	upstream *url.URL
+	opts     ProxyOptions
 	rule     Rule
 	delay    time.Duration
 	trace    *Trace
@@ -57,6 +106,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	seen     map[string]int
 	log      []string
+	ranges   []string
 }
 
 // NewProxy starts a proxy in front of reg, stopped when the test ends. The
@@ -79,6 +129,16 @@ type ProxyOptions struct {
 	// Trace, when set, records every request's span, bytes and the
 	// connections accepted; several proxies may share one.
 	Trace *Trace
+	// RetryAfter is the Retry-After the *RetryAfter faults send; "" is "1".
+	RetryAfter string
+	// ResetAfter is how many body bytes ResetAfter sends; 0 is half.
+	ResetAfter int
+	// Drip is the pause between the bytes of Drip; 0 is 100ms.
+	Drip time.Duration
+	// AdvertiseRanges adds "Accept-Ranges: bytes" to blob answers: the
+	// in-process registry honours Range requests without saying so, and
+	// oras-go resumes only where a registry says so (distribution does).
+	AdvertiseRanges bool
 }
 
 // NewProxyWith starts a proxy in front of reg as NewProxy does, with a
@@ -93,8 +153,18 @@ func NewProxyWith(t testing.TB, reg *Registry, opts ProxyOptions) *Proxy {
 	if rule == nil {
 		rule = func(*http.Request, int) Fault { return Pass }
 	}
-	p := &Proxy{upstream: u, rule: rule, delay: opts.Delay, trace: opts.Trace, seen: map[string]int{}}
+	if opts.RetryAfter == "" {
+		opts.RetryAfter = "1"
+	}
+	if opts.Drip == 0 {
+		opts.Drip = 100 * time.Millisecond
+	}
+	p := &Proxy{upstream: u, opts: opts, rule: rule, delay: opts.Delay, trace: opts.Trace, seen: map[string]int{}}
 	p.rp = httputil.NewSingleHostReverseProxy(u)
+	p.rp.ModifyResponse = func(resp *http.Response) error {
+		p.advertise(resp.Request, resp.Header)
+		return nil
+	}
 	srv := httptest.NewUnstartedServer(p)
 	if opts.Delay > 0 || opts.Trace != nil {
 		srv.Listener = &slowListener{Listener: srv.Listener, rtt: 2 * opts.Delay, trace: opts.Trace}
@@ -131,14 +201,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.seen[key]++
 	fault := p.rule(r, n)
 	p.log = append(p.log, fmt.Sprintf("%s %v", key, fault))
+	if rg := r.Header.Get("Range"); rg != "" {
+		p.ranges = append(p.ranges, key+" "+rg)
+	}
 	p.mu.Unlock()
 
 	switch fault {
-	case Status500, Status429:
+	case Status500, Status429, Status502, Status503, Status429RetryAfter, Status503RetryAfter:
 		io.Copy(io.Discard, r.Body)
-		code := http.StatusInternalServerError
-		if fault == Status429 {
-			code = http.StatusTooManyRequests
+		code := map[Fault]int{Status500: 500, Status429: 429, Status502: 502, Status503: 503, Status429RetryAfter: 429, Status503RetryAfter: 503}[fault]
+		if fault == Status429RetryAfter || fault == Status503RetryAfter {
+			w.Header().Set("Retry-After", p.opts.RetryAfter)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
@@ -148,8 +221,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			resetClose(conn)
 		}
-	case ResetMidBody, Corrupt:
+	case ResetMidBody, Corrupt, ResetAfter, Truncate, Pad, Drip, WrongLength:
 		p.mangle(w, r, fault)
+	case RedirectLoop:
+		io.Copy(io.Discard, r.Body)
+		http.Redirect(w, r, r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	case Hang:
 		<-r.Context().Done()
 	default:
@@ -177,15 +253,39 @@ func (p *Proxy) mangle(w http.ResponseWriter, r *http.Request, fault Fault) {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	if fault == Corrupt {
-		if len(body) > 0 {
+	switch fault {
+	case Corrupt, Pad:
+		if fault == Pad {
+			body = append(body, "padding"...)
+		} else if len(body) > 0 {
 			body[len(body)/2] ^= 0xff
 		}
 		for k, v := range resp.Header {
 			w.Header()[k] = v
 		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 		w.WriteHeader(resp.StatusCode)
 		w.Write(body)
+		return
+	case Drip:
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		rc := http.NewResponseController(w)
+		for i := range body {
+			if _, err := w.Write(body[i : i+1]); err != nil {
+				return
+			}
+			rc.Flush()
+			t := time.NewTimer(p.opts.Drip)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
 		return
 	}
 	conn, buf, err := w.(http.Hijacker).Hijack()
@@ -193,12 +293,37 @@ func (p *Proxy) mangle(w http.ResponseWriter, r *http.Request, fault Fault) {
 		return
 	}
 	fmt.Fprintf(buf, "HTTP/1.1 %s\r\n", resp.Status)
-	resp.Header.Set("Content-Length", fmt.Sprint(len(body)))
+	send, length := len(body)/2, len(body)
+	switch fault {
+	case ResetAfter:
+		if p.opts.ResetAfter > 0 {
+			send = min(p.opts.ResetAfter, len(body))
+		}
+	case WrongLength:
+		send, length = len(body), len(body)/2
+	}
+	resp.Header.Set("Content-Length", fmt.Sprint(length))
+	if fault == WrongLength {
+		// The client reads what the length says and closes: the rest
+		// does not wait on an idle connection for the next answer.
+		resp.Header.Set("Connection", "close")
+	}
+	p.advertise(r, resp.Header)
 	resp.Header.Write(buf)
 	buf.WriteString("\r\n")
-	buf.Write(body[:len(body)/2])
+	buf.Write(body[:send])
 	buf.Flush()
+	if fault == Truncate || fault == WrongLength {
+		conn.Close()
+		return
+	}
 	resetClose(conn)
+}
+
+func (p *Proxy) advertise(r *http.Request, h http.Header) {
+	if p.opts.AdvertiseRanges && r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/blobs/sha256:") {
+		h.Set("Accept-Ranges", "bytes")
+	}
 }
 
 // resetClose closes conn with a TCP RST rather than a FIN.
@@ -221,6 +346,14 @@ func (p *Proxy) Count(method, pathContains string) int {
 		}
 	}
 	return n
+}
+
+// Ranges returns the requests that asked for a Range, "METHOD path
+// bytes=FROM-TO", in order.
+func (p *Proxy) Ranges() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.ranges...)
 }
 
 // Log returns every request seen, "METHOD path fault", in order.
@@ -247,6 +380,86 @@ func (f Fault) String() string {
 		return "corrupt"
 	case Hang:
 		return "hang"
+	case Status502:
+		return "502"
+	case Status503:
+		return "503"
+	case Status429RetryAfter:
+		return "429-retry-after"
+	case Status503RetryAfter:
+		return "503-retry-after"
+	case ResetAfter:
+		return "reset-after"
+	case Truncate:
+		return "truncate"
+	case Pad:
+		return "pad"
+	case Drip:
+		return "drip"
+	case WrongLength:
+		return "wrong-length"
+	case RedirectLoop:
+		return "redirect-loop"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
+}
+
+// BlackHoleListener accepts connections and never reads from or
+// answers them: a registry that is up and does not answer.
+type BlackHoleListener struct {
+	// Host is its "127.0.0.1:PORT".
+	Host  string
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+// Conns returns how many connections it accepted: one per attempt of a
+// client that gives up on a connection and opens another.
+func (b *BlackHoleListener) Conns() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.conns)
+}
+
+// BlackHole starts a BlackHoleListener, stopped when the test ends.
+func BlackHole(t testing.TB) *BlackHoleListener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &BlackHoleListener{Host: l.Addr().String()}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.conns = append(b.conns, c)
+			b.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, c := range b.conns {
+			c.Close()
+		}
+	})
+	return b
+}
+
+// ClosedPort returns a "127.0.0.1:PORT" nothing listens on: a port that
+// was free a moment ago, closed again.
+func ClosedPort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
 }
