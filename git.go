@@ -42,30 +42,30 @@ func (e *Engine) note(line string) {
 // is not empty) as a local directory is built, recording the repository
 // (credentials removed) and commit as the artifact's source and revision.
 // done removes the exported tree.
-func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw string, pick []string) (_ []install.Local, done func(), _ error) {
+func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw string, pick []string) (_ []install.Local, _ *gitsource.Resolved, done func(), _ error) {
 	done = func() {}
 	ref, err := gitsource.Parse(raw)
 	if err != nil {
-		return nil, done, gitErr(err)
+		return nil, nil, done, gitErr(err)
 	}
 	if ref.Note != "" {
 		e.note("note: " + ref.Note)
 	}
 	res, err := cache.Resolve(ctx, ref)
 	if err != nil {
-		return nil, done, gitErr(err)
+		return nil, nil, done, gitErr(err)
 	}
 	if res.Warning != "" {
 		e.note("warning: " + res.Warning)
 	}
 	tmp, err := os.MkdirTemp("", "skillpm-git-")
 	if err != nil {
-		return nil, done, err
+		return nil, nil, done, err
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	fail := func(err error) ([]install.Local, func(), error) {
+	fail := func(err error) ([]install.Local, *gitsource.Resolved, func(), error) {
 		cleanup()
-		return nil, done, err
+		return nil, nil, done, err
 	}
 	skills, err := cache.Export(ctx, res, filepath.Join(tmp, "tree"))
 	if err != nil {
@@ -113,7 +113,7 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 			return fail(mark(ErrNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", res.Ref, p, strings.Join(have, ", "))))
 		}
 	}
-	return out, cleanup, nil
+	return out, res, cleanup, nil
 }
 
 // GitRequirements builds the skills of the manifest's git references
@@ -124,8 +124,13 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 // against the version tags. With frozen, the commit comes from the lock:
 // it is fetched by id (whatever the branch holds now) and its trees must
 // be the locked ones. Without, the reference is resolved again, so a
-// branch moves to its newest commit and a range to its newest tag.
-func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, frozen, offline bool) (*resolve.Manifest, []install.Local, func(), error) {
+// branch moves to its newest commit and a range to its newest tag; but a
+// tag that now names another commit than the one locked for the same
+// version was moved, and is refused (install.ErrRepublished, both commits
+// named) unless opts.AllowRepublished, as a republished registry version
+// is.
+func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, opts GitOptions) (*resolve.Manifest, []install.Local, func(), error) {
+	frozen := opts.Frozen
 	var dones []func()
 	done := func() {
 		for _, d := range dones {
@@ -180,14 +185,19 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 			ref = ref.At(commit)
 		}
 		if cache == nil {
-			if cache, err = GitCache(offline); err != nil {
+			if cache, err = GitCache(opts.Offline); err != nil {
 				return fail(err)
 			}
 		}
-		ls, d, err := e.gitLocals(ctx, cache, ref.String(), nil)
+		ls, res, d, err := e.gitLocals(ctx, cache, ref.String(), nil)
 		dones = append(dones, d)
 		if err != nil {
 			return fail(err)
+		}
+		if !frozen && !opts.AllowRepublished {
+			if err := movedTag(prev, res, ls); err != nil {
+				return fail(fmt.Errorf("%s: %w", at, err))
+			}
 		}
 		for i, l := range ls {
 			// Receipts keep the reference as asked, not the locked commit,
@@ -204,6 +214,42 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		locals = append(locals, ls...)
 	}
 	return &out, locals, done, nil
+}
+
+// GitOptions are the choices GitRequirements makes on the lock's behalf.
+type GitOptions struct {
+	// Frozen installs the locked commits, fetched by id.
+	Frozen bool
+	// Offline answers from the git cache only.
+	Offline bool
+	// AllowRepublished accepts a version tag moved to another commit
+	// than the one locked.
+	AllowRepublished bool
+}
+
+// movedTag refuses a skill built from a reference resolved through a tag
+// (res) when prev locks the same skill, from the same repository, at the
+// same version (the tag's, or the one its SKILL.md says) but another
+// commit: the tag was moved to other content since the lock was written.
+// A branch, or a range that moved on to a newer version, is no refusal.
+func movedTag(prev *resolve.Lockfile, res *gitsource.Resolved, built []install.Local) error {
+	if prev == nil || res == nil || res.Tag == "" {
+		return nil
+	}
+	for _, l := range built {
+		for _, ls := range prev.Skills {
+			lr, err := gitsource.Parse(ls.Git)
+			if ls.Git == "" || err != nil || ls.Name != l.Artifact.Skill.Name || lr.Remote() != res.Ref.Remote() || lr.Rev == res.Commit {
+				continue
+			}
+			if ls.Version != l.Artifact.Skill.Version && ls.Version != res.Version {
+				continue
+			}
+			return fmt.Errorf("%w: %s@%s was republished: the lock has commit %s, the tag %s of %s now names commit %s; check with its publisher before accepting the new content",
+				install.ErrRepublished, ls.Name, ls.Version, lr.Rev, res.Tag, res.Ref.Remote(), res.Commit)
+		}
+	}
+	return nil
 }
 
 // within reports whether the repository folder p is dir or inside it.
@@ -242,7 +288,7 @@ func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []s
 					return nil, nil, err
 				}
 			}
-			ls, done, err := e.gitLocals(ctx, cache, r.Git, nil)
+			ls, _, done, err := e.gitLocals(ctx, cache, r.Git, nil)
 			dones = append(dones, done)
 			if err != nil {
 				doneAll()
