@@ -106,7 +106,8 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 			return fail(&BuildError{Where: origin, Err: err})
 		}
 		found[base], found[a.Skill.Name] = true, true
-		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: res.Ref.In(s.Path).String(), Signers: signers, Artifact: a})
+		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: res.Ref.In(s.Path).String(),
+			Repository: res.Ref.TrustRepository(), Signers: signers, Artifact: a})
 	}
 	for _, p := range pick {
 		if !found[p] {

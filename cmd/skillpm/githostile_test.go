@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/internal/gittest"
+	"github.com/skillpm/skillpm/sign"
 )
 
 // TestGitMovedTag: a project locks pdf 1.2.0 from the tag v1.2.0; the
@@ -69,5 +70,38 @@ func TestGitMovedTag(t *testing.T) {
 	skillpm(t, 0, "install", "--root", root, "--allow-experimental", "--allow-republished")
 	if lock, _ := os.ReadFile("skills.lock"); !strings.Contains(string(lock), "@"+moved+"#skills/pdf") {
 		t.Errorf("--allow-republished did not take the new commit:\n%s", lock)
+	}
+}
+
+// TestGitSignedCommitPerRepository: a policy trusts an SSH key for one git
+// repository (scope git:file:DIR). Its signed commit installs at the
+// policy's tier from that repository; the same signed commit served from
+// another place (a copy an attacker controls) earns nothing, so the
+// install is refused without --allow-experimental.
+func TestGitSignedCommitPerRepository(t *testing.T) {
+	work := t.TempDir()
+	cliEnv(t, work)
+	key, pub := gittest.SSHKey(t, work)
+	repo := gittest.NewRepo(t, work, "signed")
+	repo.Write(map[string]string{"s/SKILL.md": gittest.Skill("s", "1.0.0")})
+	repo.CommitSigned("signed", key)
+	policy := filepath.Join(work, "policy.yaml")
+	body := fmt.Sprintf("version: 1\npolicies:\n  - name: our-repo\n    scopes: [%q]\n    tier: community\n    identities:\n      - keyFingerprint: %s\n",
+		"git:file:"+filepath.ToSlash(repo.Dir), sign.Fingerprint(pub))
+	if err := os.WriteFile(policy, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := installedVersions(t, skillpm(t, 0, "install", repo.FileURL()+"@main", "--policy", policy, "--root", filepath.Join(work, "a"), "--output", "json"))
+	if got["s"] != "1.0.0 community" {
+		t.Errorf("signed commit from the trusted repository: %v", got)
+	}
+	replay := filepath.Join(work, "elsewhere", "signed")
+	repo.Git("clone", "-q", "--bare", repo.Dir, replay)
+	code, msg := skillpmErr("install", "git+file://"+filepath.ToSlash(replay)+"@main", "--policy", policy, "--root", filepath.Join(work, "b"))
+	if code != exitTrust || !strings.Contains(msg, "experimental") {
+		t.Errorf("the same signed commit from another repository: exit %d, want %d\n%s", code, exitTrust, msg)
+	}
+	if _, err := os.Stat(filepath.Join(work, "b", "s")); !os.IsNotExist(err) {
+		t.Errorf("the refused install wrote the root: %v", err)
 	}
 }
