@@ -250,6 +250,40 @@ func TestSparseIndexUntrustedIgnored(t *testing.T) {
 	}
 }
 
+// An index signed by a key the policy trusts only as a publisher (a
+// scope over every repository) is ignored, with a warning saying so: who
+// may sign the index is a decision of its own, since the index decides
+// which versions every solver considers.
+func TestSparseIndexPublisherCannotSign(t *testing.T) {
+	e := newSparseEnv(t)
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	e.index(e.key)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "publisher.pub"), e.key.PublicPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	publishersOnly, _, _ := strings.Cut(hostilePolicy, "  - name: index-signers\n")
+	publishersOnly += "ceilings:\n  community: [filesystem:read, network:read, shell:execute]\n"
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(publishersOnly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if e.policy, err = tiers.Load(context.Background(), filepath.Join(dir, "policy.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	_, warns, err := e.installApp(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "ignoring the sparse index") || !strings.Contains(warns[0], "not as a signer of the index") || !strings.Contains(warns[0], `through the scope "*" of publishers`) {
+		t.Errorf("warnings %q, want the index ignored: its signer is only a publisher", warns)
+	}
+	if n := e.proxy.Count("GET", "/manifests/1.0.0"); n == 0 {
+		t.Errorf("the registry was not asked: %s", strings.Join(e.proxy.Log(), "\n"))
+	}
+}
+
 // lie rewrites the signed index with edit applied to lib's document.
 func (e *sparseEnv) lie(edit func(*sparse.Skill)) {
 	e.t.Helper()
@@ -390,6 +424,7 @@ func TestSparseIndexSignatureCachedByDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	skillsOnly := strings.Replace(hostilePolicy, `scopes: ["*"]`, `scopes: ["*/sparse/app", "*/sparse/lib"]`, 1)
+	skillsOnly = strings.Replace(skillsOnly, `scopes: ["**/skillpm-index"]`, `scopes: ["*/sparse/lib"]`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(skillsOnly), 0o644); err != nil {
 		t.Fatal(err)
 	}
