@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
@@ -60,6 +61,11 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 		return fallback(f.err)
 	}
 	ix := f.ix
+	// A stale index is reported and ignored, never obeyed: past its
+	// expiry it may be a replay that hides newer versions.
+	if err := ix.Fresh(time.Now()); err != nil {
+		return fallback(fmt.Errorf("ignoring the sparse index: %w", err))
+	}
 	var roots []string
 	for _, r := range m.Skills {
 		key, err := ns.Key(r.Name)

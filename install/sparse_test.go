@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -278,6 +279,30 @@ func TestSparseIndexPublisherCannotSign(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "ignoring the sparse index") || !strings.Contains(warns[0], "not as a signer of the index") || !strings.Contains(warns[0], `through the scope "*" of publishers`) {
 		t.Errorf("warnings %q, want the index ignored: its signer is only a publisher", warns)
+	}
+	if n := e.proxy.Count("GET", "/manifests/1.0.0"); n == 0 {
+		t.Errorf("the registry was not asked: %s", strings.Join(e.proxy.Log(), "\n"))
+	}
+}
+
+// A signed index past its expiry (an old index replayed, or one nobody
+// maintains) is reported stale and ignored, never obeyed.
+func TestSparseIndexExpiredIgnored(t *testing.T) {
+	e := newSparseEnv(t)
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	res, err := sparse.Update(context.Background(), e.client, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}, Issued: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sign(sparse.Repository, res.Descriptor, e.key)
+	_, warns, err := e.installApp(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "ignoring the sparse index") || !strings.Contains(warns[0], "is stale") || !strings.Contains(warns[0], "expired at "+old.UTC().Add(sparse.DefaultValidity).Format(time.RFC3339)) {
+		t.Errorf("warnings %q, want the expired index ignored", warns)
 	}
 	if n := e.proxy.Count("GET", "/manifests/1.0.0"); n == 0 {
 		t.Errorf("the registry was not asked: %s", strings.Join(e.proxy.Log(), "\n"))

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/registry"
@@ -31,6 +32,9 @@ type Index struct {
 	Descriptor ocispec.Descriptor
 	// Entries are the skills listed, by name.
 	Entries map[string]*Entry
+	// Issued and Expires are the index's freshness bound, zero when it
+	// states none (see [Index.Fresh]).
+	Issued, Expires time.Time
 
 	st registry.ReadStorage
 }
@@ -80,6 +84,9 @@ func Fetch(ctx context.Context, src registry.Source) (*Index, error) {
 		return nil, fmt.Errorf("%s@%s: %w: it indexes %q, not %q", loc, desc.Digest, ErrInvalidIndex, got, src.String())
 	}
 	ix := &Index{Source: src.String(), Location: loc, Descriptor: desc, Entries: map[string]*Entry{}, st: st}
+	// Unreadable times read as none: Fresh then reports the index stale.
+	ix.Issued, _ = time.Parse(time.RFC3339, m.Annotations[AnnotationIssued])
+	ix.Expires, _ = time.Parse(time.RFC3339, m.Annotations[AnnotationExpires])
 	for _, l := range m.Layers {
 		e, err := entryOf(l)
 		if err != nil {
