@@ -325,6 +325,40 @@ func (e *sparseEnv) lie(edit func(*sparse.Skill)) {
 	e.sign(sparse.Repository, desc, e.key)
 }
 
+// TestSparseIndexCannotSteer: the index, signed by its trusted signer,
+// says app 1.1.0 requires lib ^9 (its manifest says ^1), which no lib
+// satisfies, so a solver believing it would take app 1.0.0, and the lie
+// about a version never downloaded would never be checked. The index may
+// narrow the choice, never steer it: the registry decides, and app 1.1.0
+// is installed.
+func TestSparseIndexCannotSteer(t *testing.T) {
+	e := newSparseEnv(t)
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	e.publish("app", "1.1.0", "lib")
+	ctx := context.Background()
+	docs, err := sparse.Describe(ctx, e.client, e.src, []string{"app", "lib"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs["app"].Versions[1].Requires = map[string]string{"lib": "^9"}
+	desc, err := sparse.Write(ctx, e.src, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sign(sparse.Repository, desc, e.key)
+	res, warns, err := e.installApp(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Lock.Get("app"); got == nil || got.Version != "1.1.0" {
+		t.Fatalf("app = %+v, want 1.1.0 (the index steered the solver)", got)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "would decide against a newer version on its own word") || !strings.Contains(warns[0], "app 1.0.0 is solved, yet 1.1.0 is listed") {
+		t.Errorf("warnings %q, want one saying the registry decides", warns)
+	}
+}
+
 func TestSparseIndexLyingManifestRefused(t *testing.T) {
 	e := newSparseEnv(t)
 	old := e.publish("lib", "1.0.0")
