@@ -1,6 +1,9 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Bounds on the shell parser's recursion. mvdan.cc/sh parses nested
 // command substitutions, subshells, groups and parameter expansions by
@@ -12,19 +15,57 @@ import "fmt"
 // here-documents (a closer there is text, not a closer), so a script
 // could hide its depth from it, but never past the number of openers it
 // holds, and that many levels the parser survives in bounded time.
+//
+// The parser recurses on chains too: && and || lists, negations (! in
+// [[ ]] overflowed at 2,000,000), unary signs in arithmetic, and compound
+// commands (if, while, for, case) left open. Those are counted on their
+// own, with a bound a long real script stays under and the parser goes
+// through in seconds.
 const (
 	maxShNesting = 1000
 	maxShOpeners = 20000
+	maxShChains  = 50000
 )
+
+// shKeywords open compound commands the parser reads by recursion.
+var shKeywords = []string{"if", "while", "until", "for", "case", "select"}
+
+// shWordStart reports whether a word may start after byte c.
+func shWordStart(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == '{'
+}
 
 // shellNesting returns the line where src first nests (, {, $( or ${
 // more than maxShNesting deep, or the line of its opener past
 // maxShOpeners; 0 when neither bound is passed. what names the bound.
 func shellNesting(src string) (line int, what string) {
-	depth, openers := 0, 0
+	depth, openers, chains := 0, 0, 0
 	line = 1
 	for i := 0; i < len(src); i++ {
-		switch src[i] {
+		c := src[i]
+		next := byte(' ')
+		if i+1 < len(src) {
+			next = src[i+1]
+		}
+		switch {
+		case c == '&' && next == '&', c == '|', c == '!',
+			(c == '-' || c == '+' || c == '~') && (next == ' ' || next == '\t'):
+			chains++
+			if c == '&' || c == '|' && next == '|' {
+				i++
+			}
+		case c >= 'a' && c <= 's' && (i == 0 || shWordStart(src[i-1])):
+			for _, k := range shKeywords {
+				if strings.HasPrefix(src[i:], k) && (i+len(k) == len(src) || shWordStart(src[i+len(k)])) {
+					chains++
+					break
+				}
+			}
+		}
+		if chains > maxShChains {
+			return line, fmt.Sprintf("chains more than %d operators, negations or compound commands (&&, ||, |, !, unary signs, if, while, for, case)", maxShChains)
+		}
+		switch c {
 		case '\n':
 			line++
 		case '(', '{':

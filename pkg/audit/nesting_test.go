@@ -23,6 +23,11 @@ func TestShellNestingBomb(t *testing.T) {
 		// Closers the counter cannot tell from text: the opener count
 		// still bounds the parse.
 		{"hidden", "bomb.sh", map[string]string{"bomb.sh": strings.Repeat(`"$( ')' `, 30_000)}, 1},
+		// Chains the parser reads by recursion as well.
+		{"negations", "bomb.sh", map[string]string{"bomb.sh": "[[ " + strings.Repeat("! ", 2_000_000) + "x ]]\n"}, 1},
+		{"and list", "bomb.sh", map[string]string{"bomb.sh": strings.Repeat("a && ", 800_000) + "b\n"}, 1},
+		{"unary minus", "bomb.sh", map[string]string{"bomb.sh": "echo $(( " + strings.Repeat("- ", 2_000_000) + "1 ))\n"}, 1},
+		{"open ifs", "bomb.sh", map[string]string{"bomb.sh": strings.Repeat("if a; then\n", 360_000)}, 50_001},
 		{"python string", "run.py", map[string]string{"run.py": "import os\n\nos.system('" + strings.Repeat("$(", 200_000) + "')\n"}, 3},
 	}
 	for _, c := range cases {
