@@ -76,11 +76,11 @@ func (e *Engine) note(line string) {
 // is not empty) as a local directory is built, recording the repository
 // (credentials removed) and commit as the artifact's source and revision.
 // done removes the exported tree.
-func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string, pick []string) (_ []install.Local, done func(), _ error) {
+func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string, pick []string) (_ []install.Local, _ *gitsource.Resolved, done func(), _ error) {
 	done = func() {}
 	ref, err := gitsource.Parse(raw)
 	if err != nil {
-		return nil, done, gitErr(err)
+		return nil, nil, done, gitErr(err)
 	}
 	if ref.Note != "" {
 		e.note("note: " + ref.Note)
@@ -88,19 +88,19 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	cache := fetches.cache
 	res, err := fetches.resolve(ctx, ref)
 	if err != nil {
-		return nil, done, gitErr(err)
+		return nil, nil, done, gitErr(err)
 	}
 	if res.Warning != "" {
 		e.note("warning: " + res.Warning)
 	}
 	tmp, err := os.MkdirTemp("", "skillpm-git-")
 	if err != nil {
-		return nil, done, err
+		return nil, nil, done, err
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	fail := func(err error) ([]install.Local, func(), error) {
+	fail := func(err error) ([]install.Local, *gitsource.Resolved, func(), error) {
 		cleanup()
-		return nil, done, err
+		return nil, nil, done, err
 	}
 	skills, err := cache.Export(ctx, res, filepath.Join(tmp, "tree"))
 	if err != nil {
@@ -136,7 +136,8 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 			continue
 		}
 		found[base] = true
-		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: res.Ref.In(s.Path).String(), Signers: signers})
+		out = append(out, install.Local{Dir: s.Dir, Origin: origin, GitRef: res.Ref.In(s.Path).String(),
+			Repository: res.Ref.TrustRepository(), Signers: signers})
 	}
 	// The skills of one export build concurrently, each into its place.
 	err = forEach(ctx, len(out), func(ctx context.Context, i int) error {
@@ -159,7 +160,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 			return fail(mark(ErrNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", res.Ref, p, strings.Join(have, ", "))))
 		}
 	}
-	return out, cleanup, nil
+	return out, res, cleanup, nil
 }
 
 // GitRequirements builds the skills of the manifest's git references
@@ -170,8 +171,13 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 // against the version tags. With frozen, the commit comes from the lock:
 // it is fetched by id (whatever the branch holds now) and its trees must
 // be the locked ones. Without, the reference is resolved again, so a
-// branch moves to its newest commit and a range to its newest tag.
-func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, frozen, offline bool) (*resolve.Manifest, []install.Local, func(), error) {
+// branch moves to its newest commit and a range to its newest tag; but a
+// tag that now names another commit than the one locked for the same
+// version was moved, and is refused (install.ErrRepublished, both commits
+// named) unless opts.AllowRepublished, as a republished registry version
+// is.
+func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, opts GitOptions) (*resolve.Manifest, []install.Local, func(), error) {
+	frozen := opts.Frozen
 	var dones []func()
 	done := func() {
 		for _, d := range dones {
@@ -226,14 +232,19 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 			ref = ref.At(commit)
 		}
 		if cache == nil {
-			if cache, err = openGitFetches(offline); err != nil {
+			if cache, err = openGitFetches(opts.Offline); err != nil {
 				return fail(err)
 			}
 		}
-		ls, d, err := e.gitLocals(ctx, cache, ref.String(), nil)
+		ls, res, d, err := e.gitLocals(ctx, cache, ref.String(), nil)
 		dones = append(dones, d)
 		if err != nil {
 			return fail(err)
+		}
+		if !frozen && !opts.AllowRepublished {
+			if err := movedTag(prev, res, ls); err != nil {
+				return fail(fmt.Errorf("%s: %w", at, err))
+			}
 		}
 		for i, l := range ls {
 			// Receipts keep the reference as asked, not the locked commit,
@@ -250,6 +261,42 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		locals = append(locals, ls...)
 	}
 	return &out, locals, done, nil
+}
+
+// GitOptions are the choices GitRequirements makes on the lock's behalf.
+type GitOptions struct {
+	// Frozen installs the locked commits, fetched by id.
+	Frozen bool
+	// Offline answers from the git cache only.
+	Offline bool
+	// AllowRepublished accepts a version tag moved to another commit
+	// than the one locked.
+	AllowRepublished bool
+}
+
+// movedTag refuses a skill built from a reference resolved through a tag
+// (res) when prev locks the same skill, from the same repository, at the
+// same version (the tag's, or the one its SKILL.md says) but another
+// commit: the tag was moved to other content since the lock was written.
+// A branch, or a range that moved on to a newer version, is no refusal.
+func movedTag(prev *resolve.Lockfile, res *gitsource.Resolved, built []install.Local) error {
+	if prev == nil || res == nil || res.Tag == "" {
+		return nil
+	}
+	for _, l := range built {
+		for _, ls := range prev.Skills {
+			lr, err := gitsource.Parse(ls.Git)
+			if ls.Git == "" || err != nil || ls.Name != l.Artifact.Skill.Name || lr.Remote() != res.Ref.Remote() || lr.Rev == res.Commit {
+				continue
+			}
+			if ls.Version != l.Artifact.Skill.Version && ls.Version != res.Version {
+				continue
+			}
+			return fmt.Errorf("%w: %s@%s was republished: the lock has commit %s, the tag %s of %s now names commit %s; check with its publisher before accepting the new content",
+				install.ErrRepublished, ls.Name, ls.Version, lr.Rev, res.Tag, res.Ref.Remote(), res.Commit)
+		}
+	}
+	return nil
 }
 
 // within reports whether the repository folder p is dir or inside it.
@@ -288,7 +335,7 @@ func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []s
 					return nil, nil, err
 				}
 			}
-			ls, done, err := e.gitLocals(ctx, cache, r.Git, nil)
+			ls, _, done, err := e.gitLocals(ctx, cache, r.Git, nil)
 			dones = append(dones, done)
 			if err != nil {
 				doneAll()

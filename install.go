@@ -253,7 +253,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.GitRequirements(ctx, m, prev, r.Frozen, r.Offline); err != nil {
+		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Frozen: r.Frozen, Offline: r.Offline, AllowRepublished: r.AllowRepublished}); err != nil {
 			return nil, err
 		}
 		defer done()
@@ -288,7 +288,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 						return nil, err
 					}
 				}
-				ls, done, err := e.gitLocals(ctx, cache, a, r.Skills)
+				ls, _, done, err := e.gitLocals(ctx, cache, a, r.Skills)
 				defer done()
 				if err != nil {
 					return nil, err

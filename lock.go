@@ -23,6 +23,9 @@ type LockRequest struct {
 	// newest versions their ranges allow.
 	Upgrade bool
 	Names   []string
+	// AllowRepublished accepts a git version tag moved to another commit
+	// than the one locked (see GitRequirements).
+	AllowRepublished bool
 	// CheckNames, when set, vets Names against the manifest (git
 	// references taken out) and the previous lock before anything is
 	// resolved, so a front end can answer a typo with its suggestions.
@@ -68,7 +71,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case err != nil:
 		return nil, mark(ErrInvalidLock, err)
 	}
-	m, locals, done, err := e.GitRequirements(ctx, m, prev, r.Frozen, false)
+	m, locals, done, err := e.GitRequirements(ctx, m, prev, GitOptions{Frozen: r.Frozen, AllowRepublished: r.AllowRepublished})
 	if err != nil {
 		return nil, err
 	}

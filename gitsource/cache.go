@@ -31,6 +31,24 @@ type Options struct {
 	Git string
 	// Env is added to git's environment.
 	Env []string
+	// MaxBlobBytes bounds the size of a file fetched: larger blobs stay
+	// on the server (for servers that support partial fetches), and a
+	// skill holding one is refused. 0 means DefaultMaxBlobBytes.
+	MaxBlobBytes int64
+}
+
+// DefaultMaxBlobBytes is the default Options.MaxBlobBytes: far above any
+// file of a real skill (instructions and scripts; the largest corpus
+// skill has no file over 256 KiB), far below the repository's other
+// content a fetch must not bring along (datasets, binaries, media).
+const DefaultMaxBlobBytes = 32 << 20
+
+// maxBlob is the blob size bound in force.
+func (c *Cache) maxBlob() int64 {
+	if c.opts.MaxBlobBytes > 0 {
+		return c.opts.MaxBlobBytes
+	}
+	return DefaultMaxBlobBytes
 }
 
 // Cache fetches git references into shallow bare repositories under
@@ -324,6 +342,10 @@ func listRefs(refs map[string]string) string {
 	return " (has " + strings.Join(names, ", ") + ")"
 }
 
+// fetchRemote names the remote a fetch is made through; its URL is given
+// on git's command line only.
+const fetchRemote = "skillpm-fetch"
+
 // fetch makes sure commit is in the cache repository, fetching it alone
 // and shallowly, and records it under refs/skillpm/ (with refName, the
 // ref it was resolved from) so that offline resolution and pruning know it.
@@ -332,7 +354,18 @@ func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName s
 		if c.opts.Offline {
 			return fmt.Errorf("%w: commit %s was never fetched; run once with the network", ErrOffline, commit)
 		}
-		if _, err := c.cmd(dir, r, "-c", "protocol.version=2", "fetch", "-q", "--depth=1", "--no-tags", "--no-write-fetch-head", "--", r.fetchURL(), commit).output(ctx); err != nil {
+		// Blobs over a skill file's size limit stay on the server (a
+		// partial fetch, which servers that do not support it ignore):
+		// the export refuses a skill holding one, and one elsewhere in
+		// the repository never lands in the cache. The URL, with any
+		// credentials, is given on the command line as a remote that
+		// git records only as the objects' promisor; that record goes
+		// once the fetch is done, so nothing is ever fetched lazily.
+		filter := fmt.Sprintf("--filter=blob:limit=%d", c.maxBlob()+1)
+		_, err := c.cmd(dir, r, "-c", "remote."+fetchRemote+".url="+r.fetchURL(), "-c", "protocol.version=2",
+			"fetch", "-q", "--depth=1", filter, "--no-tags", "--no-write-fetch-head", "--", fetchRemote, commit).output(ctx)
+		_, _ = c.cmd(dir, nil, "config", "--remove-section", "remote."+fetchRemote).output(ctx)
+		if err != nil {
 			var ge *gitError
 			if errors.As(err, &ge) && (strings.Contains(ge.msg, "not our ref") || strings.Contains(ge.msg, "unadvertised object") || strings.Contains(ge.msg, "couldn't find remote ref")) {
 				return fmt.Errorf("%w: commit %s is not in the repository", ErrRevNotFound, commit)

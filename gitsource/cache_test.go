@@ -444,3 +444,78 @@ func TestExportKeepsLinksInside(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchBoundsBlobs: a repository holds a blob over the size bound
+// outside its skill folder. Exporting the skill fetches the skill, and the
+// large blob never lands in the cache; a skill that holds such a blob is
+// refused, naming the file.
+func TestFetchBoundsBlobs(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	const limit = 64 << 10
+	big := strings.Repeat("0123456789abcdef", limit/16+1)
+	r := gittest.NewRepo(t, work, "heavy")
+	// A server that supports partial fetches, as the large hosts do.
+	r.Git("config", "uploadpack.allowFilter", "true")
+	r.Write(map[string]string{"skills/pdf/SKILL.md": gittest.Skill("pdf", "1.0.0"), "data/dump.bin": big, "skills/fat/SKILL.md": gittest.Skill("fat", "1.0.0"), "skills/fat/blob.bin": big})
+	r.Commit("one")
+	bigOID := r.Git("rev-parse", "HEAD:data/dump.bin")
+	c := gitsource.New(gitsource.Options{Dir: filepath.Join(t.TempDir(), "git"), Env: gittest.Env(), MaxBlobBytes: limit})
+
+	ref, err := gitsource.Parse(r.FileURL() + "@main#skills/pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Resolve(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills, err := c.Export(ctx, res, filepath.Join(t.TempDir(), "out"))
+	if err != nil || len(skills) != 1 {
+		t.Fatalf("export: %v %v", skills, err)
+	}
+	var cached int64
+	err = filepath.WalkDir(c.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if strings.Contains(filepath.ToSlash(p), "/objects/") {
+			cached += fi.Size()
+		}
+		if strings.HasSuffix(p, "config") {
+			data, _ := os.ReadFile(p)
+			if strings.Contains(string(data), "[remote") {
+				t.Errorf("%s keeps a remote:\n%s", p, data)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached > limit {
+		t.Errorf("the cache holds %d bytes of objects: the %d-byte blob outside the skill was fetched", cached, len(big))
+	}
+	repos, _ := filepath.Glob(filepath.Join(c.Dir(), "repos", "*.git"))
+	for _, d := range repos {
+		if exec.Command("git", "--git-dir", d, "cat-file", "-e", bigOID).Run() == nil {
+			t.Errorf("the large blob is in the cache %s", d)
+		}
+	}
+	if len(repos) != 1 {
+		t.Errorf("cache repositories: %v", repos)
+	}
+
+	ref, err = gitsource.Parse(r.FileURL() + "@main#skills/fat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err = c.Resolve(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Export(ctx, res, filepath.Join(t.TempDir(), "out"))
+	if !errors.Is(err, gitsource.ErrUnsafeTree) || !strings.Contains(err.Error(), "skills/fat/blob.bin is larger than 65536 bytes") {
+		t.Fatalf("a skill holding the large blob: %v", err)
+	}
+}

@@ -89,7 +89,11 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 			return nil, fmt.Errorf("%w: the tree holds the path %q, which git would refuse to check out", ErrUnsafeTree, p)
 		}
 		e := entry{mode: f[0], typ: f[1], oid: f[2], path: p}
-		if e.typ == "blob" {
+		if e.typ == "blob" && f[3] == "BAD" {
+			// A blob over the size limit that the partial fetch left on
+			// the server: refused below if a skill holds it.
+			e.size = -1
+		} else if e.typ == "blob" {
 			if e.size, err = strconv.ParseInt(f[3], 10, 64); err != nil {
 				return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 			}
@@ -146,6 +150,9 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 	lim := archive.DefaultLimits()
 	var total int64
 	for _, e := range keep {
+		if e.size < 0 || e.size > c.maxBlob() {
+			return nil, fmt.Errorf("%w: %s is larger than %d bytes, the limit of a file fetched from git, so it was not fetched: keep large files out of the skill folder", ErrUnsafeTree, e.path, c.maxBlob())
+		}
 		if e.size > lim.MaxFileBytes {
 			return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit of a skill file", ErrUnsafeTree, e.path, e.size, lim.MaxFileBytes)
 		}

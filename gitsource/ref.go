@@ -223,6 +223,22 @@ func (r *Ref) Remote() string {
 	return u.String()
 }
 
+// TrustRepository is the canonical repository string the trust policy's
+// scopes match for skills built from this repository: "git:HOST/PATH"
+// for https, http and ssh alike (the host and path name the repository;
+// the protocol does not), and "git:file:PATH" for a local one, without
+// credentials, revision, folder or ".git" suffix, the host in lower case.
+// A commit's SSH signature earns a tier only where a scope covers this
+// string, so an old signed commit replayed from another host or path is
+// judged as that repository's.
+func (r *Ref) TrustRepository() string {
+	p := strings.TrimSuffix(strings.TrimSuffix(r.Path, "/"), ".git")
+	if r.Scheme == "file" {
+		return "git:file:" + p
+	}
+	return "git:" + strings.ToLower(r.Host) + p
+}
+
 // fetchURL is the URL git is given, with credentials when there were any.
 func (r *Ref) fetchURL() string {
 	u := url.URL{Scheme: r.Scheme, Host: r.Host, Path: r.Path, User: r.secret}

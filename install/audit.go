@@ -119,7 +119,15 @@ func AuditStaged(ctx context.Context, staged map[string]string, effective map[st
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, name := range names {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			// A panic in this goroutine would kill the process (a server
+			// with it): an auditor that fails on hostile content fails
+			// this install, which aborts its transaction.
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("auditing %s: %w (%v); report it with the skill", name, ErrAuditFailed, p)
+				}
+			}()
 			dir := staged[name]
 			v, err := opts.Auditor.Audit(gctx, dir, effective[name])
 			if err != nil {

@@ -44,6 +44,10 @@ var (
 	// ErrNoAuditor reports an install with no Auditor and without
 	// NoAuditUnsafe: the library never skips the audit by omission.
 	ErrNoAuditor = errdef.New(errdef.Usage, "no auditor: set Options.Auditor (install/auditor), or NoAuditUnsafe to install without the static audit")
+	// ErrAuditFailed means the audit of a staged skill failed inside the
+	// auditor (it panicked): the skill is not installed, and nothing of
+	// the install is committed.
+	ErrAuditFailed = errdef.New(errdef.Internal, "the audit failed on this skill")
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
 	ErrUnsupportedRef = errdef.New(errdef.Usage, "reference cannot be installed")
 )

@@ -28,11 +28,17 @@ import (
 
 // hostilePolicy trusts the publisher key at community, with a community
 // ceiling that holds shell:execute (dangerous: it needs consent) and not
-// desktop:control.
+// desktop:control. The same key signs sparse indexes, named for them by
+// a rule of its own.
 const hostilePolicy = `version: 1
 policies:
   - name: publishers
     scopes: ["*"]
+    tier: community
+    identities:
+      - key: publisher.pub
+  - name: index-signers
+    scopes: ["**/skillpm-index"]
     tier: community
     identities:
       - key: publisher.pub

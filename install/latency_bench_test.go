@@ -22,7 +22,7 @@ import (
 const benchIndexPolicy = `version: 1
 policies:
   - name: index
-    scopes: ["*"]
+    scopes: ["**/skillpm-index"]
     tier: community
     identities:
       - key: index.pub

@@ -33,6 +33,11 @@ type Local struct {
 	// or range, not the commit), credentials removed. Receipts record it
 	// so that update can move the skill to that reference's newest commit.
 	GitRef string
+	// Repository, when set, is the canonical repository the trust policy
+	// judges the skill in, instead of Origin (for git, the repository
+	// without revision or folder: gitsource.Ref.TrustRepository), so that
+	// a policy's scopes can name it.
+	Repository string
 	// Signers are identities verified over the source the skill was built
 	// from (the key of a git commit's checked SSH signature); the trust
 	// policy judges the skill by them as it judges a registry signer.
@@ -182,6 +187,9 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 	scope, repo := "local:"+strings.TrimPrefix(l.Dir, "/"), "local:"+l.Dir
 	if l.Origin != "" {
 		scope, repo = l.Origin, l.Origin
+	}
+	if l.Repository != "" {
+		scope = l.Repository
 	}
 	d := tiers.Evaluate(opts.Policy, scope, l.Signers, p.Claimed, tiers.EvalOptions{})
 	p.Verification = &verified.Verification{SignatureVerification: registry.SignatureVerification{Repository: repo, Manifest: a.Descriptor, Signers: l.Signers}, Decision: d}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
@@ -71,6 +72,11 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 		return fallback(f.err)
 	}
 	ix := f.ix
+	// A stale index is reported and ignored, never obeyed: past its
+	// expiry it may be a replay that hides newer versions.
+	if err := ix.Fresh(time.Now()); err != nil {
+		return fallback(fmt.Errorf("ignoring the sparse index: %w", err))
+	}
 	var roots []string
 	for _, r := range m.Skills {
 		key, err := ns.Key(r.Name)
@@ -111,6 +117,13 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 			return fallback(fmt.Errorf("ignoring the sparse index: %w", verr))
 		}
 		return fallback(fmt.Errorf("the sparse index %s@%s gives no resolution (%v)", ix.Location, ix.Descriptor.Digest, err))
+	}
+	// The index may narrow the choice, never steer it: a newer version
+	// every verified requirement admits was rejected on the index's word
+	// alone (its requirements, or those of what it needs), so the
+	// registry, whose manifests are the truth, decides instead.
+	if why := steered(ix, cat, m, lock, prev, opts.Prerelease); why != "" {
+		return fallback(fmt.Errorf("the sparse index %s@%s would decide against a newer version on its own word (%s)", ix.Location, ix.Descriptor.Digest, why))
 	}
 	// Layers start downloading now, by the digests the index states: the
 	// bytes are verified against them as they land, and prepare then
@@ -284,4 +297,63 @@ func vouch(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repositor
 			Registry: fmt.Sprintf("%s at tag %s", tagged, registry.Tag(ls.Version))}
 	}
 	return e.Check(ls.Version, m)
+}
+
+// steered names a skill the index's solution holds at an older version
+// than one the index lists that every range on it admits: the ranges the
+// project asks for, and those the solved versions require (which prepare
+// checks against their manifests). The solver then rejected that version
+// for what the index says of it or of what it needs, which only the
+// manifests may decide. A version the previous lock keeps is the lock's
+// choice, not the index's. "" when nothing was steered.
+func steered(ix *sparse.Index, cat *sparse.Catalog, m *resolve.Manifest, lock, prev *resolve.Lockfile, prerelease bool) string {
+	ns := cat.Namespace()
+	ranges := map[string][]*semver.Constraints{}
+	admit := func(name, rng string) {
+		if c, err := semver.NewConstraint(rng); err == nil {
+			ranges[name] = append(ranges[name], c)
+		}
+	}
+	for _, r := range m.Skills {
+		if key, err := ns.Key(r.Name); err == nil {
+			if src, name := ns.Split(key); src == ix.Source {
+				admit(name, r.Range)
+			}
+		}
+	}
+	for _, ls := range lock.Skills {
+		if e := cat.Entry(ns.KeyOf(ls.Source)); e != nil {
+			if iv := e.Find(ls.Version); iv != nil {
+				for dep, rng := range iv.Requires {
+					if name, ok := ix.Local(dep); ok {
+						admit(name, rng)
+					}
+				}
+			}
+		}
+	}
+	for _, ls := range lock.Skills {
+		e := cat.Entry(ns.KeyOf(ls.Source))
+		v, err := semver.StrictNewVersion(ls.Version)
+		if e == nil || e.Doc == nil || err != nil {
+			continue
+		}
+		if p := prev.Get(ls.Name); p != nil && p.Version == ls.Version {
+			continue
+		}
+	next:
+		for _, iv := range e.Doc.Versions {
+			w, err := semver.StrictNewVersion(iv.Version)
+			if err != nil || !w.GreaterThan(v) || w.Prerelease() != "" && !prerelease {
+				continue
+			}
+			for _, c := range ranges[e.Name] {
+				if !c.Check(w) {
+					continue next
+				}
+			}
+			return fmt.Sprintf("%s %s is solved, yet %s is listed and every range on %s admits it", ls.Name, ls.Version, iv.Version, ls.Name)
+		}
+	}
+	return ""
 }

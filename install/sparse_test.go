@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -250,6 +251,64 @@ func TestSparseIndexUntrustedIgnored(t *testing.T) {
 	}
 }
 
+// An index signed by a key the policy trusts only as a publisher (a
+// scope over every repository) is ignored, with a warning saying so: who
+// may sign the index is a decision of its own, since the index decides
+// which versions every solver considers.
+func TestSparseIndexPublisherCannotSign(t *testing.T) {
+	e := newSparseEnv(t)
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	e.index(e.key)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "publisher.pub"), e.key.PublicPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	publishersOnly, _, _ := strings.Cut(hostilePolicy, "  - name: index-signers\n")
+	publishersOnly += "ceilings:\n  community: [filesystem:read, network:read, shell:execute]\n"
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(publishersOnly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if e.policy, err = tiers.Load(context.Background(), filepath.Join(dir, "policy.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	_, warns, err := e.installApp(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "ignoring the sparse index") || !strings.Contains(warns[0], "not as a signer of the index") || !strings.Contains(warns[0], `through the scope "*" of publishers`) {
+		t.Errorf("warnings %q, want the index ignored: its signer is only a publisher", warns)
+	}
+	if n := e.proxy.Count("GET", "/manifests/1.0.0"); n == 0 {
+		t.Errorf("the registry was not asked: %s", strings.Join(e.proxy.Log(), "\n"))
+	}
+}
+
+// A signed index past its expiry (an old index replayed, or one nobody
+// maintains) is reported stale and ignored, never obeyed.
+func TestSparseIndexExpiredIgnored(t *testing.T) {
+	e := newSparseEnv(t)
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	res, err := sparse.Update(context.Background(), e.client, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}, Issued: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sign(sparse.Repository, res.Descriptor, e.key)
+	_, warns, err := e.installApp(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "ignoring the sparse index") || !strings.Contains(warns[0], "is stale") || !strings.Contains(warns[0], "expired at "+old.UTC().Add(sparse.DefaultValidity).Format(time.RFC3339)) {
+		t.Errorf("warnings %q, want the expired index ignored", warns)
+	}
+	if n := e.proxy.Count("GET", "/manifests/1.0.0"); n == 0 {
+		t.Errorf("the registry was not asked: %s", strings.Join(e.proxy.Log(), "\n"))
+	}
+}
+
 // lie rewrites the signed index with edit applied to lib's document.
 func (e *sparseEnv) lie(edit func(*sparse.Skill)) {
 	e.t.Helper()
@@ -264,6 +323,40 @@ func (e *sparseEnv) lie(edit func(*sparse.Skill)) {
 		e.t.Fatal(err)
 	}
 	e.sign(sparse.Repository, desc, e.key)
+}
+
+// TestSparseIndexCannotSteer: the index, signed by its trusted signer,
+// says app 1.1.0 requires lib ^9 (its manifest says ^1), which no lib
+// satisfies, so a solver believing it would take app 1.0.0, and the lie
+// about a version never downloaded would never be checked. The index may
+// narrow the choice, never steer it: the registry decides, and app 1.1.0
+// is installed.
+func TestSparseIndexCannotSteer(t *testing.T) {
+	e := newSparseEnv(t)
+	e.publish("lib", "1.0.0")
+	e.publish("app", "1.0.0", "lib")
+	e.publish("app", "1.1.0", "lib")
+	ctx := context.Background()
+	docs, err := sparse.Describe(ctx, e.client, e.src, []string{"app", "lib"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs["app"].Versions[1].Requires = map[string]string{"lib": "^9"}
+	desc, err := sparse.Write(ctx, e.src, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sign(sparse.Repository, desc, e.key)
+	res, warns, err := e.installApp(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Lock.Get("app"); got == nil || got.Version != "1.1.0" {
+		t.Fatalf("app = %+v, want 1.1.0 (the index steered the solver)", got)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "would decide against a newer version on its own word") || !strings.Contains(warns[0], "app 1.0.0 is solved, yet 1.1.0 is listed") {
+		t.Errorf("warnings %q, want one saying the registry decides", warns)
+	}
 }
 
 func TestSparseIndexLyingManifestRefused(t *testing.T) {
@@ -390,6 +483,7 @@ func TestSparseIndexSignatureCachedByDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	skillsOnly := strings.Replace(hostilePolicy, `scopes: ["*"]`, `scopes: ["*/sparse/app", "*/sparse/lib"]`, 1)
+	skillsOnly = strings.Replace(skillsOnly, `scopes: ["**/skillpm-index"]`, `scopes: ["*/sparse/lib"]`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(skillsOnly), 0o644); err != nil {
 		t.Fatal(err)
 	}

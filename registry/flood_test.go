@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -110,5 +112,41 @@ func TestVerifyFindsSignatureAmongJunkReferrers(t *testing.T) {
 	}
 	if n := len(v.Failures()); n != flood {
 		t.Errorf("%d failures reported, want the %d junk referrers", n, flood)
+	}
+}
+
+// TestJunkCannotCrowdOutSignatures: 4,200 junk bundle referrers dated in
+// the future, and 4,200 more listed without their type, against one real
+// signature dated now: the real one is within the MaxSignatures read.
+// Reading 8,400 referrers from a registry costs too long for every run,
+// so the order is checked on the listing, as bundles reads it.
+func TestJunkCannotCrowdOutSignatures(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	real := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: sign.BundleMediaType, Digest: digest.FromString("real"),
+		Annotations: map[string]string{sign.AnnotationBundlePredicateType: sign.PredicateType, ocispec.AnnotationCreated: now.Add(-time.Hour).Format(time.RFC3339)}}
+	var cands []ocispec.Descriptor
+	for i := range 4200 {
+		cands = append(cands,
+			ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: sign.BundleMediaType, Digest: digest.FromString(fmt.Sprint("future", i)),
+				Annotations: map[string]string{sign.AnnotationBundlePredicateType: sign.PredicateType, ocispec.AnnotationCreated: "2099-01-01T00:00:00Z"}},
+			ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString(fmt.Sprint("untyped", i)),
+				Annotations: map[string]string{ocispec.AnnotationCreated: now.Format(time.RFC3339)}})
+	}
+	cands = append(cands, real)
+	orderCandidates(cands, sign.PredicateType, now)
+	at := slices.IndexFunc(cands, func(d ocispec.Descriptor) bool { return d.Digest == real.Digest })
+	if at < 0 || at >= MaxSignatures {
+		t.Fatalf("the real signature is read %dth, past the %d read", at, MaxSignatures)
+	}
+	if at != 0 {
+		t.Errorf("the real signature is read %dth, want first", at)
+	}
+	// Honest signatures keep newest-first among themselves.
+	older := real
+	older.Digest, older.Annotations = digest.FromString("older"), map[string]string{sign.AnnotationBundlePredicateType: sign.PredicateType, ocispec.AnnotationCreated: now.Add(-48 * time.Hour).Format(time.RFC3339)}
+	two := []ocispec.Descriptor{older, real}
+	orderCandidates(two, sign.PredicateType, now)
+	if two[0].Digest != real.Digest {
+		t.Errorf("honest signatures are not newest first: %v", two)
 	}
 }

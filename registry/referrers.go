@@ -304,10 +304,11 @@ func (r *Repository) Bundles(ctx context.Context, subject ocispec.Descriptor, pr
 
 // bundles reads the bundles of predicateType among refs, a listing of
 // subject's referrers. Referrers of another kind are filtered out from
-// the listing alone; the others are read newest first (by the listing's
-// created annotation), several at a time, up to MaxSignatures, so that a
-// flood of junk attached before (or after) a real signature costs
-// bounded work and does not hide it.
+// the listing alone; the others are read in orderCandidates' order
+// (honestly dated and exactly typed first, newest first), several at a
+// time, up to MaxSignatures, so that a flood of junk attached before (or
+// after, or dated after) a real signature costs bounded work and does
+// not hide it.
 func (r *Repository) bundles(ctx context.Context, subject ocispec.Descriptor, refs []ocispec.Descriptor, predicateType string) (*BundleSet, error) {
 	set := &BundleSet{Subject: subject}
 	seen := map[digest.Digest]bool{}
@@ -319,13 +320,11 @@ func (r *Repository) bundles(ctx context.Context, subject ocispec.Descriptor, re
 		seen[ref.Digest] = true
 		cands = append(cands, ref)
 	}
-	slices.SortStableFunc(cands, func(a, b ocispec.Descriptor) int {
-		return cmp.Or(cmp.Compare(b.Annotations[ocispec.AnnotationCreated], a.Annotations[ocispec.AnnotationCreated]), cmp.Compare(a.Digest, b.Digest))
-	})
+	orderCandidates(cands, predicateType, time.Now())
 	if len(cands) > MaxSignatures {
 		for _, ref := range cands[MaxSignatures:] {
 			set.Unreadable = append(set.Unreadable, UnreadableBundle{Referrer: ref,
-				Err: fmt.Errorf("%w: more than %d bundles are attached to %s; this one (among the oldest) was not read", ErrTooLarge, MaxSignatures, subject.Digest)})
+				Err: fmt.Errorf("%w: more than %d bundles are attached to %s; this one (dated in the future, listed without its type, or among the oldest) was not read", ErrTooLarge, MaxSignatures, subject.Digest)})
 		}
 		cands = cands[:MaxSignatures]
 	}
@@ -362,6 +361,40 @@ func (r *Repository) bundles(ctx context.Context, subject ocispec.Descriptor, re
 		return cmp.Or(cmp.Compare(a.Created, b.Created), cmp.Compare(a.Referrer.Digest, b.Referrer.Digest))
 	})
 	return set, nil
+}
+
+// maxCreatedSkew is how far in the future a referrer's created time may
+// be before it is taken for what it is: a claim no honest signer makes.
+const maxCreatedSkew = 5 * time.Minute
+
+// orderCandidates sorts listed bundle referrers into the order they are
+// read in, so that the MaxSignatures bound falls on junk first: referrers
+// dated in the future (by more than maxCreatedSkew: no signature was made
+// then, and a flood dated there would otherwise sort before every real
+// one) go last, then those without a readable date; within each, those
+// whose listing states the bundle type and predicate exactly come before
+// those read on the benefit of the doubt; then newest first, by digest
+// on ties.
+func orderCandidates(cands []ocispec.Descriptor, predicateType string, now time.Time) {
+	class := func(d ocispec.Descriptor) int {
+		c := 0
+		t, err := time.Parse(time.RFC3339, d.Annotations[ocispec.AnnotationCreated])
+		switch {
+		case err != nil:
+			c = 2
+		case t.After(now.Add(maxCreatedSkew)):
+			c = 4
+		}
+		if d.ArtifactType != sign.BundleMediaType || d.Annotations[sign.AnnotationBundlePredicateType] != predicateType {
+			c++
+		}
+		return c
+	}
+	slices.SortStableFunc(cands, func(a, b ocispec.Descriptor) int {
+		return cmp.Or(cmp.Compare(class(a), class(b)),
+			cmp.Compare(b.Annotations[ocispec.AnnotationCreated], a.Annotations[ocispec.AnnotationCreated]),
+			cmp.Compare(a.Digest, b.Digest))
+	})
 }
 
 // bundleReaders bounds the referrers read at once.

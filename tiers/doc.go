@@ -13,6 +13,9 @@
 //	ghcr.io/acme/skills/web-research        a remote registry namespace
 //	oci-layout:/srv/bundle/web-research     a directory of OCI layouts (absolute, cleaned)
 //	embedded/web-research                   the embedded default registry ([EmbeddedSource])
+//	git:github.com/acme/skills              a git repository a skill was built from, for
+//	                                        the SSH signature of its commit (host and path,
+//	                                        whatever the protocol; git:file:/DIR for a local one)
 //
 // A scope is either exact (no glob characters) or a glob matched one
 // '/'-separated segment at a time with [path.Match] semantics: '*' and '?'

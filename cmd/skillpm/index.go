@@ -59,7 +59,9 @@ description, claimed tier and permissions. skillpm search reads it.
 It also writes the sparse index, tag sparse-v1: one document per skill
 listing every version's manifest and layer digests, requirements, claimed
 tier and permissions, from which install and update resolve a whole graph
-in two round trips when a signer the trust policy names signed it (see
+in two round trips when a signer the trust policy names for the index (a
+rule scoped to SRC/skillpm-index itself) signed it and it has not expired:
+it is valid for seven days, so rebuild and sign it again before then (see
 docs/sparse-index.md). With --names only those skills' documents are
 rewritten; publish and mirror keep an existing sparse index up to date.
 

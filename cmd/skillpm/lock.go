@@ -18,6 +18,8 @@ type lockFlags struct {
 	from     string
 	frozen   bool
 	upgrade  bool
+	// allowRepublished accepts a git version tag moved to another commit.
+	allowRepublished bool
 }
 
 type lockJSON struct {
@@ -68,6 +70,10 @@ newest version the ranges allow, keeping the others where they are, as
 cargo update and uv lock --upgrade do; install (or install --frozen) then
 installs exactly that lock.
 
+A git version tag that now names another commit than the one locked for
+its version was moved, and is refused, naming both commits, unless
+--allow-republished accepts the new commit.
+
 --frozen changes nothing: it fails when the lock does not satisfy the
 manifest or resolving again would change it, naming each difference (for
 CI and reproducible installs).
@@ -99,6 +105,7 @@ retries.`,
 	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)")
 	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
 	fl.BoolVar(&f.upgrade, "upgrade", false, "let the skills named (or all) move to the newest versions their ranges allow")
+	fl.BoolVar(&f.allowRepublished, "allow-republished", false, "accept a git version tag moved to another commit than the one locked")
 	f.addPlainHTTP(c)
 	f.addOffline(c)
 	return c
@@ -118,7 +125,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Lock(ctx, spm.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names,
+	res, err := e.Lock(ctx, spm.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished,
 		CheckNames: func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error {
 			mpath, _ := lockPaths(f)
 			return projectNames(&project{mpath: mpath, m: m, prev: prev}, names)

@@ -172,7 +172,23 @@ func (s *Server) URL() string {
 
 // ServeHTTP checks Host and Origin on every request, sets the headers that
 // keep the panel from being framed or leaking the token, and dispatches.
+//
+// A panic while handling one request fails that request with a 500 and
+// the code "internal" (net/http would only drop the connection), and the
+// server goes on serving the others.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			msg := fmt.Sprintf("internal error handling %s %s: %v; the request failed, the server goes on", r.Method, r.URL.Path, p)
+			if s.cfg.Warn != nil {
+				s.cfg.Warn(msg)
+			}
+			writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: msg})
+		}
+	}()
 	hd := w.Header()
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")

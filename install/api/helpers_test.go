@@ -29,6 +29,8 @@ type testSkill struct {
 	permissions   []string
 	requires      map[string]string
 	unsigned      bool
+	// files are written beside SKILL.md (path -> content).
+	files map[string]string
 }
 
 // testPolicy makes the publisher's signatures community in the embedded
@@ -83,6 +85,11 @@ func writeTestSkill(t testing.TB, parent string, s testSkill) string {
 	b.WriteString("---\n# " + s.name + "\n\nBody.\n")
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for rel, content := range s.files {
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -172,12 +179,18 @@ type fixture struct {
 
 func newFixture(t *testing.T, mod func(*api.Config)) *fixture {
 	t.Helper()
+	return newFixtureWith(t, fixtureSkills, mod)
+}
+
+// newFixtureWith is newFixture publishing skills instead of fixtureSkills.
+func newFixtureWith(t *testing.T, skills []testSkill, mod func(*api.Config)) *fixture {
+	t.Helper()
 	kp, err := sign.GenerateKey("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := NewClient(t, filepath.Join(t.TempDir(), "registry"))
-	Publish(t, c, c.Embedded(), kp.Key, fixtureSkills)
+	Publish(t, c, c.Embedded(), kp.Key, skills)
 	policy, trust := Trust(t, kp)
 	token, err := api.NewToken()
 	if err != nil {

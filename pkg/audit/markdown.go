@@ -179,7 +179,16 @@ func descriptionLine(n *yaml.Node) int {
 // Markdown document, parsed with goldmark so that fences, indented code,
 // block quotes, code spans and HTML are known for what they are. It
 // returns the fenced code blocks, for the code analyses.
+//
+// A document whose parse would cost more than the skill's analysis
+// budget has left (markdownCost) is read as plain text instead: its
+// instructions are still matched, its code blocks are not analysed, and
+// the budget finding says the analysis is incomplete.
 func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
+	if !r.spend(markdownCost(src) / mdOpsPerStep) {
+		r.scanPlainText(rel, src, firstLine)
+		return nil
+	}
 	li := newLineIndex(src, firstLine)
 	doc := r.s.md.Parse(text.NewReader(src))
 	covered := make([]bool, len(li.starts)+1)

@@ -53,6 +53,9 @@ func (r *run) analyzeShellFile(rel string, src []byte, variant string) {
 	if strings.Contains(variant, "zsh") {
 		langs = []syntax.LangVariant{syntax.LangZsh, syntax.LangBash}
 	}
+	if r.shellTooDeep(rel, 1, string(src), "the script") {
+		return
+	}
 	var firstErr error
 	for _, lang := range langs {
 		f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(string(src)), rel)
@@ -89,7 +92,7 @@ func (r *run) analyzeShellSnippet(rel string, line int, cmd string, depth int) {
 }
 
 func (r *run) shellSnippet(rel string, line int, cmd string, depth int, uses bool) {
-	if depth > maxSnippetDepth || len(cmd) > 1<<20 {
+	if depth > maxSnippetDepth || len(cmd) > 1<<20 || r.shellTooDeep(rel, line, cmd, "shell code here") {
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), rel)

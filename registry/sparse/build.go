@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/registry"
@@ -32,6 +33,25 @@ type UpdateOptions struct {
 	IfExists bool
 	// Jobs bounds the skills read at once; 0 means DefaultJobs.
 	Jobs int
+	// Issued is the index's issued-at time; zero means now.
+	Issued time.Time
+	// Validity is how long the index is valid after Issued; 0 means
+	// DefaultValidity.
+	Validity time.Duration
+}
+
+// bound returns the issued-at and expiry times the options give.
+func (o UpdateOptions) bound() (issued, expires time.Time) {
+	issued = o.Issued
+	if issued.IsZero() {
+		issued = time.Now()
+	}
+	v := o.Validity
+	if v <= 0 {
+		v = DefaultValidity
+	}
+	issued = issued.UTC().Truncate(time.Second)
+	return issued, issued.Add(v)
 }
 
 // UpdateResult describes an index written by [Update].
@@ -51,9 +71,9 @@ type UpdateResult struct {
 // Update writes src's sparse index, re-describing only opts.Names (every
 // skill when empty) and keeping the other skills' documents as they are:
 // a changed skill costs its document and the manifest, nothing else. The
-// manifest has no time in it, so an unchanged index keeps its digest
-// (and its signatures). The index is not signed here: the caller signs
-// Descriptor like a skill.
+// manifest carries its issued-at and expiry times (opts.Issued and
+// Validity), so every update is a new digest to sign. The index is not
+// signed here: the caller signs Descriptor like a skill.
 func Update(ctx context.Context, c *registry.Client, src registry.Source, opts UpdateOptions) (*UpdateResult, error) {
 	res := &UpdateResult{Location: src.Locate(Repository)}
 	entries := map[string]ocispec.Descriptor{}
@@ -116,7 +136,8 @@ func Update(ctx context.Context, c *registry.Client, src registry.Source, opts U
 		entries[name] = d
 		res.Changed = append(res.Changed, name)
 	}
-	desc, err := pushManifest(ctx, st, src.String(), entries)
+	issued, expires := opts.bound()
+	desc, err := pushManifest(ctx, st, src.String(), entries, issued, expires)
 	if err != nil {
 		return nil, fmt.Errorf("%s: pushing the sparse index: %w", res.Location, err)
 	}
@@ -206,8 +227,8 @@ func push(ctx context.Context, st registry.Storage, d ocispec.Descriptor, data [
 }
 
 // pushManifest pushes and tags the index manifest listing entries, in
-// name order, without a created time.
-func pushManifest(ctx context.Context, st registry.Storage, source string, entries map[string]ocispec.Descriptor) (ocispec.Descriptor, error) {
+// name order, valid from issued to expires.
+func pushManifest(ctx context.Context, st registry.Storage, source string, entries map[string]ocispec.Descriptor, issued, expires time.Time) (ocispec.Descriptor, error) {
 	empty := ocispec.DescriptorEmptyJSON
 	if err := push(ctx, st, empty, empty.Data); err != nil {
 		return ocispec.Descriptor{}, err
@@ -233,7 +254,8 @@ func pushManifest(ctx context.Context, st registry.Storage, source string, entri
 		ArtifactType: ArtifactType,
 		Config:       empty,
 		Layers:       layers,
-		Annotations:  map[string]string{AnnotationSource: source},
+		Annotations: map[string]string{AnnotationSource: source,
+			AnnotationIssued: issued.Format(time.RFC3339), AnnotationExpires: expires.Format(time.RFC3339)},
 	}
 	m.SchemaVersion = 2
 	data, err := json.Marshal(m)
@@ -254,7 +276,8 @@ func pushManifest(ctx context.Context, st registry.Storage, source string, entri
 // Write pushes an index listing exactly docs (by skill name) to src and
 // tags it, as they are: nothing is read from the skills' repositories.
 // [Update] is the usual way in; Write is for documents carried from
-// elsewhere. The index is not signed here.
+// elsewhere. It is issued now for DefaultValidity. The index is not
+// signed here.
 func Write(ctx context.Context, src registry.Source, docs map[string]*Skill) (ocispec.Descriptor, error) {
 	loc := src.Locate(Repository)
 	st, release, err := src.OpenWrite(ctx, Repository)
@@ -275,7 +298,8 @@ func Write(ctx context.Context, src registry.Source, docs map[string]*Skill) (oc
 		}
 		entries[name] = d
 	}
-	desc, err := pushManifest(ctx, st, src.String(), entries)
+	issued, expires := UpdateOptions{}.bound()
+	desc, err := pushManifest(ctx, st, src.String(), entries, issued, expires)
 	if err != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("%s: pushing the sparse index: %w", loc, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/registry"
@@ -31,6 +32,9 @@ type Index struct {
 	Descriptor ocispec.Descriptor
 	// Entries are the skills listed, by name.
 	Entries map[string]*Entry
+	// Issued and Expires are the index's freshness bound, zero when it
+	// states none (see [Index.Fresh]).
+	Issued, Expires time.Time
 
 	st registry.ReadStorage
 }
@@ -80,6 +84,9 @@ func Fetch(ctx context.Context, src registry.Source) (*Index, error) {
 		return nil, fmt.Errorf("%s@%s: %w: it indexes %q, not %q", loc, desc.Digest, ErrInvalidIndex, got, src.String())
 	}
 	ix := &Index{Source: src.String(), Location: loc, Descriptor: desc, Entries: map[string]*Entry{}, st: st}
+	// Unreadable times read as none: Fresh then reports the index stale.
+	ix.Issued, _ = time.Parse(time.RFC3339, m.Annotations[AnnotationIssued])
+	ix.Expires, _ = time.Parse(time.RFC3339, m.Annotations[AnnotationExpires])
 	for _, l := range m.Layers {
 		e, err := entryOf(l)
 		if err != nil {
@@ -274,13 +281,35 @@ func (ix *Index) judge(ctx context.Context, set *registry.BundleSet, trust sign.
 	if len(ids) == 0 {
 		return sign.Identity{}, fmt.Errorf("%s: %w: no signature verifies (%d attached)", at, ErrUntrusted, n)
 	}
-	d := tiers.Evaluate(p, ix.Location.String(), ids, "", tiers.EvalOptions{})
-	if d.Signer == nil {
-		var who []string
-		for _, id := range ids {
+	// Who may sign the index is a decision of its own: a rule naming the
+	// signer through a scope that covers every repository, or every
+	// skill of the namespace, trusts a publisher, and a publisher must
+	// not decide which versions everyone else's solver considers. Each
+	// signer is judged alone, so that the most specific rule naming it
+	// decides.
+	var who, via []string
+	for _, id := range ids {
+		d := tiers.Evaluate(p, ix.Location.String(), []sign.Identity{id}, "", tiers.EvalOptions{})
+		switch {
+		case d.Signer != nil && IndexScope(d.Scope):
+			return *d.Signer, nil
+		case d.Signer != nil:
+			via = append(via, fmt.Sprintf("%s (through the scope %q of %s)", id, d.Scope, d.Policy))
+		default:
 			who = append(who, id.String())
 		}
-		return sign.Identity{}, fmt.Errorf("%s: %w: signed by %s, whom no rule of the trust policy names for %s", at, ErrUntrusted, strings.Join(who, ", "), ix.Location)
 	}
-	return *d.Signer, nil
+	if len(via) > 0 {
+		return sign.Identity{}, fmt.Errorf("%s: %w: signed by %s, whom the trust policy trusts as a publisher, not as a signer of the index: name index signers in a rule scoped to the index repository itself (%s, or a glob ending in /%s)",
+			at, ErrUntrusted, strings.Join(via, ", "), ix.Location, Repository)
+	}
+	return sign.Identity{}, fmt.Errorf("%s: %w: signed by %s, whom no rule of the trust policy names for %s", at, ErrUntrusted, strings.Join(who, ", "), ix.Location)
+}
+
+// IndexScope reports whether a trust policy scope names index
+// repositories as such: its last segment is the index repository's name
+// ("ghcr.io/acme/skills/skillpm-index", "**/skillpm-index"). Only a rule
+// with such a scope makes its identities signers of a sparse index.
+func IndexScope(scope string) bool {
+	return scope == Repository || strings.HasSuffix(scope, "/"+Repository)
 }

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
@@ -56,6 +57,19 @@ const (
 	AnnotationRequires = "dev.skillpm.index.requires"
 	// AnnotationSource is the namespace the manifest indexes.
 	AnnotationSource = "dev.skillpm.index.source"
+	// AnnotationIssued and AnnotationExpires bound the index in time
+	// (RFC 3339, UTC), as TUF's timestamp role is: a client ignores an
+	// index past its expiry, so an old signed index replayed to hide
+	// newer versions is stale instead of obeyed.
+	AnnotationIssued  = "dev.skillpm.index.issued"
+	AnnotationExpires = "dev.skillpm.index.expires"
+	// DefaultValidity is how long an index is valid after it is issued,
+	// unless UpdateOptions.Validity says otherwise: an index must be
+	// rebuilt and signed again within it (a publish with signing does).
+	DefaultValidity = 7 * 24 * time.Hour
+	// MaxClockSkew is how far in the future an index may be issued
+	// before it is refused: clocks differ.
+	MaxClockSkew = 5 * time.Minute
 	// MaxManifestBytes bounds the index manifest read.
 	MaxManifestBytes = 16 << 20
 	// MaxSkillBytes bounds one per-skill document read.
@@ -255,4 +269,20 @@ func describe(s *Skill, data []byte) ocispec.Descriptor {
 		d.Annotations[AnnotationRequires] = strings.Join(reqs, ",")
 	}
 	return d
+}
+
+// Fresh reports whether the index is within its freshness bound at now:
+// an index without one, one past its expiry, or one issued in the future
+// is ErrStale, naming the times and what to do.
+func (ix *Index) Fresh(now time.Time) error {
+	at := fmt.Sprintf("%s@%s", ix.Location, ix.Descriptor.Digest)
+	switch {
+	case ix.Issued.IsZero() || ix.Expires.IsZero():
+		return fmt.Errorf("%s: %w: it carries no issued-at and expiry times, so a replay of it could not be told apart; rebuild and sign it", at, ErrStale)
+	case now.After(ix.Expires):
+		return fmt.Errorf("%s: %w: it expired at %s (issued %s); an index is rebuilt and signed again before it expires, so this one is unmaintained or replayed", at, ErrStale, ix.Expires.Format(time.RFC3339), ix.Issued.Format(time.RFC3339))
+	case ix.Issued.After(now.Add(MaxClockSkew)):
+		return fmt.Errorf("%s: %w: it says it was issued at %s, in the future", at, ErrStale, ix.Issued.Format(time.RFC3339))
+	}
+	return nil
 }

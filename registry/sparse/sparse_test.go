@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
@@ -136,5 +138,44 @@ func TestUpdateIfExistsWritesNothing(t *testing.T) {
 	}
 	if _, err := sparse.Fetch(ctx, e.src); !errors.Is(err, sparse.ErrNoIndex) {
 		t.Errorf("Fetch: %v, want ErrNoIndex", err)
+	}
+}
+
+// TestFreshness: an index carries its issued-at and expiry times; it is
+// fresh between them, stale after the expiry or when issued in the future
+// past the clock skew, and an index without them (hand-written, or from
+// before they existed) is stale too.
+func TestFreshness(t *testing.T) {
+	e := newEnv(t)
+	e.publish("lib", "1.0.0", "")
+	ctx := context.Background()
+	issued := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Issued: issued, Validity: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := sparse.Fetch(ctx, e.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ix.Issued.Equal(issued) || !ix.Expires.Equal(issued.Add(time.Hour)) {
+		t.Fatalf("times %s .. %s", ix.Issued, ix.Expires)
+	}
+	for _, c := range []struct {
+		now  time.Time
+		want string
+	}{
+		{issued.Add(30 * time.Minute), ""},
+		{issued.Add(-time.Minute), ""},
+		{issued.Add(2 * time.Hour), "expired at 2026-03-01T13:00:00Z (issued 2026-03-01T12:00:00Z)"},
+		{issued.Add(-time.Hour), "issued at 2026-03-01T12:00:00Z, in the future"},
+	} {
+		err := ix.Fresh(c.now)
+		if c.want == "" && err != nil || c.want != "" && (!errors.Is(err, sparse.ErrStale) || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("at %s: %v, want %q", c.now, err, c.want)
+		}
+	}
+	ix.Issued, ix.Expires = time.Time{}, time.Time{}
+	if err := ix.Fresh(issued); !errors.Is(err, sparse.ErrStale) || !strings.Contains(err.Error(), "no issued-at and expiry") {
+		t.Errorf("without times: %v", err)
 	}
 }
