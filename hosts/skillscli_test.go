@@ -22,7 +22,14 @@ type skillsCLIExtract struct {
 	} `json:"agents"`
 }
 
-const skillsCLIExtractFile = "testdata/skills-agents-1.7.4.json"
+// skillsCLIVersion is the pinned skills package; skillsCLIExtractFile is its
+// agents table as testdata/skills-agents.mjs prints it (the integration
+// test TestSkillsCLIPackage checks the two agree, and compares another
+// release with the table when asked).
+const (
+	skillsCLIVersion     = "1.7.4"
+	skillsCLIExtractFile = "testdata/skills-agents-" + skillsCLIVersion + ".json"
+)
 
 var varDirRE = regexp.MustCompile(`^\$\{(\w+):-([^}]+)\}(?:/(.*))?$`)
 
@@ -52,6 +59,14 @@ func TestSkillsCLITable(t *testing.T) {
 	if len(ex.Agents) < 79 {
 		t.Fatalf("%s: %d agents, want the 79 of %s", skillsCLIExtractFile, len(ex.Agents), ex.Package)
 	}
+	compareSkillsCLI(t, ex)
+}
+
+// compareSkillsCLI fails on an agent of ex missing from the table or
+// placed differently by a host whose roots come from that table alone, and
+// logs the additions and the differences the hosts' own code explains.
+func compareSkillsCLI(t *testing.T, ex skillsCLIExtract) {
+	t.Helper()
 	tb := Builtin()
 	byCLI := map[string]Host{}
 	for _, h := range tb.Hosts() {
