@@ -115,8 +115,9 @@ bench:
 faults:
 	@bash scripts/faults.sh
 
-## conformance: install pinned Claude Code, Codex and OpenCode from npm into a
-## temporary prefix and check that each lists the skills skillpm installs for it.
+## conformance: install pinned Claude Code, Codex, OpenCode, Gemini CLI, Amp,
+## Copilot and Qwen Code from npm into a temporary prefix and check that each
+## lists the skills skillpm installs, updates and removes for it.
 conformance:
 	@bash scripts/conformance.sh
 

@@ -19,14 +19,14 @@ import (
 func TestHosts(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	env := hosts.Env{Home: home, Cwd: cwd}
-	all, err := skillpm.Hosts(env, nil)
+	all, err := skillpm.Hosts(context.Background(), env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids := env.Table().IDs(); len(all) != len(ids) || all[0].ID != ids[0] {
 		t.Fatalf("%d hosts, want the table's %d (%v)", len(all), len(ids), ids)
 	}
-	two, err := skillpm.Hosts(env, []string{"codex", "claude"})
+	two, err := skillpm.Hosts(context.Background(), env, []string{"codex", "claude"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +38,20 @@ func TestHosts(t *testing.T) {
 			t.Errorf("%s: user roots %v, want them under %s", v.ID, v.UserDirs, home)
 		}
 	}
-	homeless, err := skillpm.Hosts(hosts.Env{Cwd: cwd}, []string{"claude"})
+	homeless, err := skillpm.Hosts(context.Background(), hosts.Env{Cwd: cwd}, []string{"claude"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := homeless[0].UserDirs[0]; !strings.HasPrefix(d, "(") {
 		t.Errorf("without a home the user root shows %q, want the reason in parentheses", d)
 	}
-	if _, err := skillpm.Hosts(env, []string{"nosuchhost"}); !errors.Is(err, hosts.ErrUnknownHost) {
+	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if two, _ = skillpm.Hosts(context.Background(), env, []string{"codex", "claude"}); !two[0].Present || two[0].PresentBy != filepath.Join(home, ".codex") || two[1].Present {
+		t.Errorf("with ~/.codex alone: codex present %v by %q, claude present %v", two[0].Present, two[0].PresentBy, two[1].Present)
+	}
+	if _, err := skillpm.Hosts(context.Background(), env, []string{"nosuchhost"}); !errors.Is(err, hosts.ErrUnknownHost) {
 		t.Errorf("an unknown host: %v, want ErrUnknownHost", err)
 	}
 }

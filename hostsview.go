@@ -1,6 +1,8 @@
 package skillpm
 
 import (
+	"context"
+
 	"github.com/skillpm/skillpm/hosts"
 )
 
@@ -14,12 +16,16 @@ type HostView struct {
 	ProjectDirs []string `json:"projectDirs"`
 	// Reads are the roots the host reads besides its own.
 	Reads []string `json:"reads"`
+	// Present tells whether the host was found on this machine (its
+	// Detect paths or binaries); PresentBy is what was found.
+	Present   bool   `json:"present"`
+	PresentBy string `json:"presentBy,omitempty"`
 }
 
 // Hosts describes the hosts ids name, in that order, or every host of
 // env's table when ids is empty. An id the table does not hold is a
 // *hosts.UnknownHostError.
-func Hosts(env hosts.Env, ids []string) ([]HostView, error) {
+func Hosts(ctx context.Context, env hosts.Env, ids []string) ([]HostView, error) {
 	t := env.Table()
 	if len(ids) == 0 {
 		ids = t.IDs()
@@ -37,6 +43,11 @@ func Hosts(env hosts.Env, ids []string) ([]HostView, error) {
 		for _, d := range h.Project {
 			v.ProjectDirs = append(v.ProjectDirs, resolvedDir(d, env))
 		}
+		p, err := t.Presence(ctx, id, env)
+		if err != nil {
+			return nil, err
+		}
+		v.Present, v.PresentBy = p.Present, p.By
 		roots, err := t.SearchRoots(id, env)
 		if err != nil {
 			return nil, err

@@ -132,7 +132,7 @@ func TestSearchPath(t *testing.T) {
 	}
 	// Explicit roots replace $ASF_SKILLS_ROOT; duplicates go.
 	got = SearchPath([]string{"/x", "/w/.claude/skills"}, env)
-	if got[0] != "/x" || got[1] != "/w/.claude/skills" || got[2] != "/w/.agents/skills" || slices.Contains(got, "/a") {
+	if got[0] != "/x" || got[1] != "/w/.claude/skills" || slices.Contains(got[2:], "/w/.claude/skills") || !strings.HasPrefix(got[2], "/w/") || slices.Contains(got, "/a") {
 		t.Errorf("SearchPath with roots: %v", got)
 	}
 	if r, err := StateRoot("gaia", env); err != nil || r != "/w/g/state/asf" {

@@ -15,6 +15,8 @@ var (
 	ErrUnknownScope = errdef.New(errdef.Usage, "unknown scope")
 	// ErrNoProjectRoot means a host reads no project-scope root.
 	ErrNoProjectRoot = errdef.New(errdef.Usage, "host has no project root")
+	// ErrNoUserRoot means a host reads no user-scope root.
+	ErrNoUserRoot = errdef.New(errdef.Usage, "host has no user root")
 	// ErrNoHome means a root needs the home directory and there is none.
 	ErrNoHome = errdef.New(errdef.Internal, "no home directory")
 	// ErrNoCwd means a root is relative and there is no working directory.
@@ -48,3 +50,16 @@ func (e *NoProjectRootError) Error() string {
 
 // Unwrap returns ErrNoProjectRoot.
 func (e *NoProjectRootError) Unwrap() error { return ErrNoProjectRoot }
+
+// NoUserRootError says why a host has no user root.
+type NoUserRootError struct {
+	Host   string
+	Reason string
+}
+
+func (e *NoUserRootError) Error() string {
+	return fmt.Sprintf("host %s has no user root (%s): install at project scope, or into a directory of your choice", e.Host, e.Reason)
+}
+
+// Unwrap returns ErrNoUserRoot.
+func (e *NoUserRootError) Unwrap() error { return ErrNoUserRoot }

@@ -126,9 +126,15 @@ type SearchEntry struct {
 	Scope Scope `json:"scope"`
 	// Dir, when set, is a literal directory read instead of a host's roots.
 	Dir *Dir `json:"dir,omitempty"`
+	// UnlessEnv names a variable that, when set and not blank, stops the
+	// host from reading this entry (Copilot reads ~/.agents/skills only
+	// while COPILOT_HOME is unset).
+	UnlessEnv string `json:"unlessEnv,omitempty"`
 }
 
-// UnmarshalYAML reads "user", "project", "HOST/scope" or {scope, dir}.
+// UnmarshalYAML reads "user", "project", "HOST/scope", or a mapping: a
+// literal directory {scope, dir, env, join, expand_tilde} or a host's
+// roots {scope, host}, either with unless_env.
 func (s *SearchEntry) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		host, scope, ok := strings.Cut(n.Value, "/")
@@ -139,15 +145,28 @@ func (s *SearchEntry) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	}
 	var v struct {
-		Scope Scope  `yaml:"scope"`
-		Dir   string `yaml:"dir"`
-		Env   string `yaml:"env"`
-		Join  string `yaml:"join"`
+		Scope       Scope  `yaml:"scope"`
+		Host        string `yaml:"host"`
+		Dir         string `yaml:"dir"`
+		Env         string `yaml:"env"`
+		Join        string `yaml:"join"`
+		ExpandTilde bool   `yaml:"expand_tilde"`
+		UnlessEnv   string `yaml:"unless_env"`
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; k {
+		case "scope", "host", "dir", "env", "join", "expand_tilde", "unless_env":
+		default:
+			return fmt.Errorf("line %d: search entry field %q: use scope, host, dir, env, join, expand_tilde or unless_env", n.Content[i].Line, k)
+		}
 	}
 	if err := n.Decode(&v); err != nil {
 		return err
 	}
-	*s = SearchEntry{Scope: v.Scope, Dir: &Dir{Env: v.Env, Dir: v.Dir, Join: v.Join}}
+	*s = SearchEntry{Host: v.Host, Scope: v.Scope, UnlessEnv: v.UnlessEnv}
+	if v.Host == "" && (v.Dir != "" || v.Env != "" || v.Join != "") {
+		s.Dir = &Dir{Env: v.Env, Dir: v.Dir, Join: v.Join, ExpandTilde: v.ExpandTilde}
+	}
 	return nil
 }
 
@@ -165,9 +184,16 @@ type Host struct {
 	ID string `yaml:"id" json:"id"`
 	// Name is the display name.
 	Name string `yaml:"name" json:"name"`
+	// SkillsCLI is the host's id in the agents table of Vercel's skills
+	// CLI (npm "skills"), "" when that table lacks it; the table test
+	// compares the two through it.
+	SkillsCLI string `yaml:"skills_cli,omitempty" json:"skillsCli,omitempty"`
 	// User are the host's own user roots; the first is where skillpm
-	// installs at user scope.
+	// installs at user scope. Empty when the host reads no user root
+	// (NoUser says why).
 	User []Dir `yaml:"user" json:"user"`
+	// NoUser is the reason a host has no user root.
+	NoUser string `yaml:"no_user,omitempty" json:"noUser,omitempty"`
 	// Project are the host's own project roots, relative to the project;
 	// the first is where skillpm installs at project scope. Empty when the
 	// host reads no project root (NoProject says why).
@@ -183,6 +209,8 @@ type Host struct {
 	// State is the ASF runner's session state root for this host; nil
 	// puts it under the first user root's parent.
 	State *Dir `yaml:"state,omitempty" json:"state,omitempty"`
+	// Detect tells how to find the host on this machine.
+	Detect Detect `yaml:"detect,omitempty" json:"detect"`
 	// Sources back the facts above.
 	Sources []Source `yaml:"sources" json:"sources"`
 	// Builtin is false for hosts added by a user file.
@@ -277,8 +305,8 @@ func (h Host) check(known map[string]bool) error {
 	if h.Name == "" {
 		return bad("name is missing")
 	}
-	if len(h.User) == 0 {
-		return bad("no user root")
+	if len(h.User) == 0 && h.NoUser == "" {
+		return bad("no user root and no no_user reason")
 	}
 	for _, d := range append(append([]Dir{}, h.User...), h.Project...) {
 		if d.Dir == "" {
@@ -315,6 +343,16 @@ func (h Host) check(known map[string]bool) error {
 		}
 		if s.Dir != nil && s.Dir.Dir == "" {
 			return bad("a search entry has no dir")
+		}
+	}
+	for _, d := range h.Detect.Paths {
+		if d.Dir == "" {
+			return bad("a detect path has no dir")
+		}
+	}
+	for _, b := range h.Detect.Binaries {
+		if b == "" || strings.ContainsRune(b, '/') {
+			return bad("detect binary %q must be a bare command name", b)
 		}
 	}
 	if len(h.Sources) == 0 {
@@ -411,6 +449,9 @@ func (h Host) RootDir(s Scope, env Env) (string, error) {
 	var dirs []Dir
 	switch s {
 	case ScopeUser:
+		if len(h.User) == 0 {
+			return "", &NoUserRootError{Host: h.ID, Reason: h.NoUser}
+		}
 		dirs = h.User
 	case ScopeProject:
 		if len(h.Project) == 0 {
@@ -446,6 +487,9 @@ func (t *Table) SearchRoots(id string, env Env) ([]Root, error) {
 		out = append(out, Root{Host: host, Scope: s, Dir: p})
 	}
 	for _, e := range h.Search {
+		if e.UnlessEnv != "" && env.Lookup(e.UnlessEnv) != "" {
+			continue
+		}
 		if e.Dir != nil {
 			add(h.ID, e.Scope, *e.Dir)
 			continue
@@ -467,17 +511,26 @@ func (t *Table) SearchRoots(id string, env Env) ([]Root, error) {
 	return out, nil
 }
 
-// StateRoot is the ASF runner's session state root for host id.
+// StateRoot is the ASF runner's session state root for host id: the
+// host's State, else state/asf beside its first user root (in that root's
+// parent, so that no state folder lands among the skills).
 func (t *Table) StateRoot(id string, env Env) (string, error) {
 	h, err := t.Get(id)
 	if err != nil {
 		return "", err
 	}
-	d := Dir{Env: h.User[0].Env, Dir: h.User[0].Dir, Join: "state/asf"}
-	if h.State != nil {
-		d = *h.State
+	switch {
+	case h.State != nil:
+		return h.State.Resolve(env)
+	case len(h.User) > 0:
+		d, err := h.User[0].Resolve(env)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(filepath.Dir(d), "state", "asf"), nil
+	default:
+		return "", &NoUserRootError{Host: h.ID, Reason: h.NoUser}
 	}
-	return d.Resolve(env)
 }
 
 // Sharing returns the ids of the hosts whose own roots include dir (as

@@ -2,8 +2,10 @@ package hosts
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,7 +42,7 @@ func env(vars map[string]string) Env {
 }
 
 // TestEnvOverrides: each variable that moves a host's user root, with an
-// absolute, a literal "~" and a relative value, moves the install root, the first
+// absolute, a literal "~" and a relative value, moves the install root, a
 // search root of that scope and (where it applies) the state root alike.
 func TestEnvOverrides(t *testing.T) {
 	tb := Builtin()
@@ -51,6 +53,10 @@ func TestEnvOverrides(t *testing.T) {
 		{"codex", "CODEX_HOME", "/home/u/.codex", "skills"},
 		{"opencode", "XDG_CONFIG_HOME", "/home/u/.config", "opencode/skills"},
 		{"gaia", "GAIA_CONFIG_DIR", "/home/u/.gaia", "skills"},
+		// GEMINI_CLI_HOME replaces the home directory Gemini CLI puts
+		// .gemini under (@google/gemini-cli 0.61.0 paths.ts homedir()).
+		{"gemini", "GEMINI_CLI_HOME", "/home/u", ".gemini/skills"},
+		{"copilot", "COPILOT_HOME", "/home/u/.copilot", "skills"},
 	}
 	for _, c := range cases {
 		for _, v := range []struct{ value, base string }{
@@ -75,17 +81,14 @@ func TestEnvOverrides(t *testing.T) {
 			}
 			found := false
 			for _, r := range roots {
-				if r.Host == c.host && r.Scope == ScopeUser {
-					found = r.Dir == want
-					break
-				}
+				found = found || (r.Host == c.host && r.Scope == ScopeUser && r.Dir == want)
 			}
 			if !found {
-				t.Errorf("%s with %s=%q: search roots %v do not read %s first", c.host, c.env, v.value, roots, want)
+				t.Errorf("%s with %s=%q: search roots %v do not read %s", c.host, c.env, v.value, roots, want)
 			}
 			if c.host != "opencode" {
 				st, err := tb.StateRoot(c.host, e)
-				if wantSt := filepath.Join(v.base, "state", "asf"); err != nil || st != wantSt {
+				if wantSt := filepath.Join(filepath.Dir(want), "state", "asf"); err != nil || st != wantSt {
 					t.Errorf("%s with %s=%q: state root %q, %v; want %q", c.host, c.env, v.value, st, err, wantSt)
 				}
 			}
@@ -218,4 +221,110 @@ func mustRead(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestQwenHomeExpandsTilde: Qwen Code, unlike the hosts above, expands a
+// leading "~" of QWEN_HOME (@qwen-code/qwen-code 0.15.10 Storage.resolvePath)
+// and resolves a relative value against the working directory; the
+// ~/.agents/skills it also reads stays under the real home.
+func TestQwenHomeExpandsTilde(t *testing.T) {
+	tb := Builtin()
+	for _, c := range []struct{ value, want string }{
+		{"", "/home/u/.qwen/skills"},
+		{"/abs/q", "/abs/q/skills"},
+		{"~/q", "/home/u/q/skills"},
+		{"~", "/home/u/skills"},
+		{"~q", "/src/proj/~q/skills"},
+		{"rel/q", "/src/proj/rel/q/skills"},
+	} {
+		e := env(map[string]string{"QWEN_HOME": c.value})
+		if got, err := tb.RootDir("qwen", ScopeUser, e); err != nil || got != c.want {
+			t.Errorf("QWEN_HOME=%q: install root %q, %v; want %q", c.value, got, err, c.want)
+		}
+		roots := searchDirs(t, tb, "qwen", e)
+		want := []string{"project:/src/proj/.qwen/skills", "project:/src/proj/.agents/skills", "user:" + c.want, "user:/home/u/.agents/skills"}
+		if !slices.Equal(roots, want) {
+			t.Errorf("QWEN_HOME=%q: qwen reads\n %v\nwant\n %v", c.value, roots, want)
+		}
+	}
+}
+
+// TestHostEnvRules: the environment rules read from the hosts' own code or
+// observed with their CLIs (hosts.yaml sources), each with an absolute, a
+// literal "~" and a relative value.
+func TestHostEnvRules(t *testing.T) {
+	tb := Builtin()
+	cases := []struct {
+		name, host string
+		vars       map[string]string
+		want       []string
+	}{
+		// Amp reads the literal ~/.config paths whatever XDG_CONFIG_HOME says.
+		{"amp default", "amp", nil, []string{
+			"user:/home/u/.config/agents/skills", "user:/home/u/.agents/skills", "user:/home/u/.config/amp/skills",
+			"project:/src/proj/.agents/skills", "project:/src/proj/.claude/skills", "user:/home/u/.claude/skills"}},
+		{"amp xdg absolute", "amp", map[string]string{"XDG_CONFIG_HOME": "/x"}, []string{
+			"user:/home/u/.config/agents/skills", "user:/home/u/.agents/skills", "user:/home/u/.config/amp/skills",
+			"project:/src/proj/.agents/skills", "project:/src/proj/.claude/skills", "user:/home/u/.claude/skills"}},
+		{"amp xdg relative", "amp", map[string]string{"XDG_CONFIG_HOME": "rel"}, []string{
+			"user:/home/u/.config/agents/skills", "user:/home/u/.agents/skills", "user:/home/u/.config/amp/skills",
+			"project:/src/proj/.agents/skills", "project:/src/proj/.claude/skills", "user:/home/u/.claude/skills"}},
+		// Gemini CLI: GEMINI_CLI_HOME moves both .gemini/skills and
+		// .agents/skills of the user scope; project roots first.
+		{"gemini default", "gemini", nil, []string{
+			"project:/src/proj/.agents/skills", "project:/src/proj/.gemini/skills", "user:/home/u/.agents/skills", "user:/home/u/.gemini/skills"}},
+		{"gemini absolute", "gemini", map[string]string{"GEMINI_CLI_HOME": "/g"}, []string{
+			"project:/src/proj/.agents/skills", "project:/src/proj/.gemini/skills", "user:/g/.agents/skills", "user:/g/.gemini/skills"}},
+		{"gemini tilde", "gemini", map[string]string{"GEMINI_CLI_HOME": "~/g"}, []string{
+			"project:/src/proj/.agents/skills", "project:/src/proj/.gemini/skills", "user:/src/proj/~/g/.agents/skills", "user:/src/proj/~/g/.gemini/skills"}},
+		{"gemini relative", "gemini", map[string]string{"GEMINI_CLI_HOME": "rel/g"}, []string{
+			"project:/src/proj/.agents/skills", "project:/src/proj/.gemini/skills", "user:/src/proj/rel/g/.agents/skills", "user:/src/proj/rel/g/.gemini/skills"}},
+		// Copilot: COPILOT_HOME moves its personal root and then it reads
+		// neither ~/.copilot/skills nor ~/.agents/skills.
+		{"copilot default", "copilot", nil, []string{
+			"project:/src/proj/.github/skills", "project:/src/proj/.agents/skills", "project:/src/proj/.claude/skills",
+			"user:/home/u/.copilot/skills", "user:/home/u/.agents/skills"}},
+		{"copilot absolute", "copilot", map[string]string{"COPILOT_HOME": "/c"}, []string{
+			"project:/src/proj/.github/skills", "project:/src/proj/.agents/skills", "project:/src/proj/.claude/skills", "user:/c/skills"}},
+		{"copilot tilde", "copilot", map[string]string{"COPILOT_HOME": "~/c"}, []string{
+			"project:/src/proj/.github/skills", "project:/src/proj/.agents/skills", "project:/src/proj/.claude/skills", "user:/src/proj/~/c/skills"}},
+		{"copilot relative", "copilot", map[string]string{"COPILOT_HOME": "rel/c"}, []string{
+			"project:/src/proj/.github/skills", "project:/src/proj/.agents/skills", "project:/src/proj/.claude/skills", "user:/src/proj/rel/c/skills"}},
+	}
+	for _, c := range cases {
+		if got := searchDirs(t, tb, c.host, env(c.vars)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %s reads\n %v\nwant\n %v", c.name, c.host, got, c.want)
+		}
+	}
+	// Amp installs where it reads, whatever XDG_CONFIG_HOME says.
+	if d, err := tb.RootDir("amp", ScopeUser, env(map[string]string{"XDG_CONFIG_HOME": "/x"})); err != nil || d != "/home/u/.config/agents/skills" {
+		t.Errorf("amp user root with XDG_CONFIG_HOME=/x: %q %v", d, err)
+	}
+	// The four read ~/.agents/skills (Copilot only while COPILOT_HOME is unset).
+	readers := tb.Readers("/home/u/.agents/skills", env(nil))
+	for _, id := range []string{"amp", "copilot", "gemini", "qwen"} {
+		if !slices.Contains(readers, id) {
+			t.Errorf("~/.agents/skills is read by %v, missing %s", readers, id)
+		}
+	}
+	if slices.Contains(tb.Readers("/home/u/.agents/skills", env(map[string]string{"COPILOT_HOME": "/c"})), "copilot") {
+		t.Error("copilot reads ~/.agents/skills with COPILOT_HOME set")
+	}
+	h, _ := tb.Get("gemini")
+	if !strings.Contains(fmt.Sprint(h.Sources), "trusted folder") {
+		t.Error("gemini has no note on trusted folders")
+	}
+}
+
+func searchDirs(t *testing.T, tb *Table, id string, e Env) []string {
+	t.Helper()
+	roots, err := tb.SearchRoots(id, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range roots {
+		out = append(out, string(r.Scope)+":"+r.Dir)
+	}
+	return out
 }

@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# Conformance against the real hosts: install pinned Claude Code, Codex and
-# OpenCode from the npm registry into a temporary prefix, install skills
-# with skillpm for each host (default roots, the roots the variables move,
-# the shared .agents root), and check that each host lists them with its own
-# offline listing:
+# Conformance against the real hosts: install pinned Claude Code, Codex,
+# OpenCode, Gemini CLI, Amp, Copilot and Qwen Code from the npm registry
+# into a temporary prefix, install skills with skillpm for each host
+# (default roots, the roots the variables move, the shared .agents root),
+# and check that each host lists them with its own offline listing:
 #   Codex     codex debug prompt-input      (the model-visible skills list)
 #   OpenCode  opencode debug skill          (JSON: name, location)
 #   Claude    claude -p --output-format stream-json: the first event, init,
 #             lists the skills before any model call; the API key is a
 #             dummy and the API base a closed local port, so no account and
 #             no network are used (the call after init fails, as intended).
+#   Gemini    gemini skills list            (name, Location: the SKILL.md);
+#             the project is trusted through GEMINI_CLI_TRUSTED_FOLDERS_PATH,
+#             as Gemini CLI loads project skills only in a trusted folder
+#   Amp       amp skill list                (file:// URL of each folder),
+#             with a dummy AMP_API_KEY
+#   Copilot   copilot skill list --json     (name, path of each folder, as
+#             COPILOT_HOME gave it: relative to the project when it is)
+#   Qwen      qwen -p --output-format stream-json: the init event's
+#             slash_commands name the skills (names only: each check uses a
+#             name installed in one folder alone); a dummy key, closed port
+# The lifecycle scenario publishes a skill with a REFERENCE.md and an
+# executable script to an OCI layout, installs it for every host, updates
+# it to a new version and removes it, checking each host by folder (Claude
+# and Qwen by name) after each step.
 # Nothing outside the temporary directory is touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,21 +31,32 @@ cd "$(dirname "$0")/.."
 CLAUDE_VERSION=${CLAUDE_VERSION:-2.1.332}
 CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 OPENCODE_VERSION=${OPENCODE_VERSION:-1.18.33}
+GEMINI_VERSION=${GEMINI_VERSION:-0.61.0}
+AMP_VERSION=${AMP_VERSION:-0.0.1790142911-g7618fb}
+COPILOT_VERSION=${COPILOT_VERSION:-1.0.102}
+QWEN_VERSION=${QWEN_VERSION:-0.15.10}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
 
-echo "== npm install @anthropic-ai/claude-code@$CLAUDE_VERSION @openai/codex@$CODEX_VERSION opencode-ai@$OPENCODE_VERSION"
-npm install --prefix "$tmp/npm" --no-audit --no-fund --loglevel=error \
-	"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" "opencode-ai@$OPENCODE_VERSION" >/dev/null
+pkgs=("@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" "opencode-ai@$OPENCODE_VERSION"
+	"@google/gemini-cli@$GEMINI_VERSION" "@ampcode/cli@$AMP_VERSION" "@github/copilot@$COPILOT_VERSION" "@qwen-code/qwen-code@$QWEN_VERSION")
+echo "== npm install ${pkgs[*]}"
+npm install --prefix "$tmp/npm" --no-audit --no-fund --loglevel=error "${pkgs[@]}" >/dev/null
 bin=$tmp/npm/node_modules/.bin
 go build -o "$tmp/skillpm" ./cmd/skillpm
 echo "   $("$bin/claude" --version) / $("$bin/codex" --version) / opencode $("$bin/opencode" --version)"
+echo "   gemini $("$bin/gemini" --version) / amp $AMP_VERSION / copilot $COPILOT_VERSION / qwen $("$bin/qwen" --version)"
+checks=0
 
 fail=0
-ok() { echo "   ok    $*"; }
+ok() {
+	checks=$((checks + 1))
+	echo "   ok    $*"
+}
 bad() {
+	checks=$((checks + 1))
 	echo "   FAIL  $*"
 	fail=1
 }
@@ -213,7 +238,155 @@ n=$(run timeout 120 "$bin/codex" debug prompt-input 2>/dev/null | grep -c -- "- 
 if [ "$n" = 1 ]; then ok "codex lists conf-link-codex once (link and copy are one skill)"; else bad "codex lists conf-link-codex $n times"; fi
 lists_opencode_once conf-link-opencode "$home/.config/opencode/skills" "$home/.agents/skills"
 
-echo "== $((SECONDS - start))s"
+# seen HOST: what HOST lists, one a line: the skill folders (Gemini, Amp,
+# Copilot, OpenCode) or the names (Qwen Code, which shows no path).
+seen() {
+	case $1 in
+	gemini)
+		printf '{"%s": "TRUST_FOLDER"}\n' "$proj" >"$tmp/trusted.json"
+		run env GEMINI_API_KEY=conformance-dummy GEMINI_CLI_TRUSTED_FOLDERS_PATH="$tmp/trusted.json" \
+			timeout 120 "$bin/gemini" skills list 2>/dev/null | sed -n 's|^ *Location: *\(.*\)/SKILL\.md$|\1|p' || true
+		;;
+	amp)
+		run env AMP_API_KEY=sgamp_conformance_dummy timeout 120 "$bin/amp" skill list 2>/dev/null | sed -n 's|^ *file://||p' || true
+		;;
+	copilot)
+		run timeout 120 "$bin/copilot" skill list --json 2>/dev/null |
+			node -e 'for (const s of JSON.parse(require("fs").readFileSync(0,"utf8"))) console.log(require("path").resolve(process.argv[1], s.path))' "$proj" 2>/dev/null || true
+		;;
+	qwen)
+		run env OPENAI_API_KEY=conformance-dummy OPENAI_BASE_URL=http://127.0.0.1:9 \
+			timeout 120 "$bin/qwen" -p hello --output-format stream-json --auth-type openai -m conformance 2>/dev/null |
+			grep -a -m1 '"subtype":"init"' | node -e 'for (const c of JSON.parse(require("fs").readFileSync(0,"utf8")).slash_commands||[]) console.log(c)' 2>/dev/null || true
+		;;
+	opencode)
+		run timeout 120 "$bin/opencode" debug skill 2>/dev/null |
+			node -e 'for (const s of JSON.parse(require("fs").readFileSync(0,"utf8"))) console.log(s.location.replace(/\/SKILL\.md$/,""))' 2>/dev/null || true
+		;;
+	esac
+}
+
+# expect HOST lists|omits ENTRY...: each ENTRY (a folder, or a name for
+# Qwen) is, or is not, in what HOST lists.
+expect() {
+	local h=$1 mode=$2 out e
+	shift 2
+	out=$(seen "$h")
+	for e in "$@"; do
+		if grep -qxF -- "$e" <<<"$out"; then
+			if [ "$mode" = lists ]; then ok "$h lists $e"; else bad "$h still lists $e"; fi
+		else
+			if [ "$mode" = omits ]; then ok "$h omits $e"; else bad "$h does not list $e"; fi
+		fi
+	done
+}
+
+for s in conf-gemini conf-amp conf-copilot conf-qwen conf-gemini-p conf-amp-p conf-copilot-p conf-qwen-p conf-shared4; do skill "$s"; done
+
+scenario default4
+install conf-gemini --host gemini
+install conf-amp --host amp
+install conf-copilot --host copilot
+install conf-qwen --host qwen
+install conf-gemini-p --host gemini --scope project
+install conf-amp-p --host amp --scope project
+install conf-copilot-p --host copilot --scope project
+install conf-qwen-p --host qwen --scope project
+install conf-shared4 --host agents
+expect gemini lists "$home/.gemini/skills/conf-gemini" "$proj/.agents/skills/conf-gemini-p" "$home/.agents/skills/conf-shared4"
+expect amp lists "$home/.config/agents/skills/conf-amp" "$proj/.agents/skills/conf-amp-p" "$home/.agents/skills/conf-shared4"
+expect copilot lists "$home/.copilot/skills/conf-copilot" "$proj/.agents/skills/conf-copilot-p" "$home/.agents/skills/conf-shared4"
+expect qwen lists conf-qwen conf-qwen-p conf-shared4
+if [ -f "$proj/.qwen/skills/conf-qwen-p/SKILL.md" ]; then ok "qwen project install in .qwen/skills"; else bad "qwen project install not in .qwen/skills"; fi
+
+# The variables, absolute: GEMINI_CLI_HOME moves .gemini and .agents,
+# COPILOT_HOME moves Copilot's root and stops ~/.agents/skills, QWEN_HOME
+# moves Qwen's, and Amp ignores XDG_CONFIG_HOME.
+m=$tmp/moved4
+scenario moved4 GEMINI_CLI_HOME="$m/gh" COPILOT_HOME="$m/ch" QWEN_HOME="$m/qh" XDG_CONFIG_HOME="$m/xdg"
+install conf-gemini --host gemini
+install conf-amp --host amp
+install conf-copilot --host copilot
+install conf-qwen --host qwen
+install conf-shared4 --host agents
+expect gemini lists "$m/gh/.gemini/skills/conf-gemini"
+expect gemini omits "$home/.agents/skills/conf-shared4"
+expect amp lists "$home/.config/agents/skills/conf-amp" "$home/.agents/skills/conf-shared4"
+expect copilot lists "$m/ch/skills/conf-copilot"
+expect copilot omits "$home/.agents/skills/conf-shared4"
+expect qwen lists conf-qwen conf-shared4
+if [ -f "$m/qh/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in \$QWEN_HOME/skills"; else bad "qwen install not in \$QWEN_HOME/skills"; fi
+
+scenario relative4 GEMINI_CLI_HOME=rel/g COPILOT_HOME=rel/c QWEN_HOME=rel/q
+install conf-gemini --host gemini
+install conf-copilot --host copilot
+install conf-qwen --host qwen
+expect gemini lists "$proj/rel/g/.gemini/skills/conf-gemini"
+expect copilot lists "$proj/rel/c/skills/conf-copilot"
+expect qwen lists conf-qwen
+if [ -f "$proj/rel/q/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in ./rel/q/skills"; else bad "qwen install not in ./rel/q/skills"; fi
+
+# A literal "~": Gemini CLI and Copilot take it as a directory named "~"
+# under the working directory; Qwen Code expands it to the home directory.
+scenario tilde4 'GEMINI_CLI_HOME=~/tg' 'COPILOT_HOME=~/tc' 'QWEN_HOME=~/tq'
+install conf-gemini --host gemini
+install conf-copilot --host copilot
+install conf-qwen --host qwen
+expect gemini lists "$proj/~/tg/.gemini/skills/conf-gemini"
+expect copilot lists "$proj/~/tc/skills/conf-copilot"
+expect qwen lists conf-qwen
+if [ -f "$home/tq/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in ~/tq/skills (expanded)"; else bad "qwen install not in ~/tq/skills"; fi
+
+# Lifecycle: install, update, remove a published skill with a file other
+# than SKILL.md and an executable script, for every host at once.
+life() { # VERSION: the conf-life source at VERSION, published to $tmp/bundle
+	mkdir -p "$tmp/src/conf-life/scripts"
+	printf -- '---\nname: conf-life\ndescription: Conformance lifecycle skill, version %s.\nversion: %s\nmetadata:\n  gaia:\n    permissions: [shell:execute]\n---\nRun scripts/hello.sh; see REFERENCE.md.\n' "$1" "$1" >"$tmp/src/conf-life/SKILL.md"
+	printf '#!/bin/sh\necho hello %s\n' "$1" >"$tmp/src/conf-life/scripts/hello.sh"
+	chmod 755 "$tmp/src/conf-life/scripts/hello.sh"
+	echo "notes $1" >"$tmp/src/conf-life/REFERENCE.md"
+	run "$tmp/skillpm" publish "$tmp/src/conf-life" --to "oci-layout:$tmp/bundle" >/dev/null 2>&1
+}
+files_at() { # DIR VERSION: the skill's files landed, the script runs
+	if [ "$(cat "$1/REFERENCE.md" 2>/dev/null)" = "notes $2" ] && [ -x "$1/scripts/hello.sh" ] && [ "$("$1/scripts/hello.sh")" = "hello $2" ]; then
+		ok "$1 holds REFERENCE.md and an executable scripts/hello.sh of $2"
+	else bad "$1 lacks REFERENCE.md or an executable scripts/hello.sh of $2"; fi
+}
+claude_omits() { # SKILL: Claude's init event does not name it (lists_claude in a subshell, its verdict inverted)
+	local out
+	out=$(lists_claude "$1")
+	if ! grep -aq '"subtype":"init"' "$tmp/claude.out"; then
+		bad "claude printed no init event"
+	elif [[ $out == *"ok    claude lists"* ]]; then bad "claude still lists $1"; else ok "claude omits $1"; fi
+}
+lifehosts=(--host claude --host opencode --host gemini --host amp --host copilot --host qwen)
+scenario lifecycle
+life 1.0.0
+run "$tmp/skillpm" install conf-life --from "oci-layout:$tmp/bundle" --allow-experimental --grant shell:execute "${lifehosts[@]}" >/dev/null
+lists_claude conf-life
+expect opencode lists "$home/.config/opencode/skills/conf-life"
+expect gemini lists "$home/.gemini/skills/conf-life"
+expect amp lists "$home/.config/agents/skills/conf-life"
+expect copilot lists "$home/.copilot/skills/conf-life"
+expect qwen lists conf-life
+for d in "$home/.claude/skills" "$home/.config/opencode/skills" "$home/.gemini/skills" "$home/.config/agents/skills" "$home/.copilot/skills" "$home/.qwen/skills"; do files_at "$d/conf-life" 1.0.0; done
+life 1.1.0
+run "$tmp/skillpm" update conf-life --from "oci-layout:$tmp/bundle" --allow-experimental "${lifehosts[@]}" >/dev/null
+for d in "$home/.claude/skills" "$home/.config/opencode/skills" "$home/.gemini/skills" "$home/.config/agents/skills" "$home/.copilot/skills" "$home/.qwen/skills"; do files_at "$d/conf-life" 1.1.0; done
+expect gemini lists "$home/.gemini/skills/conf-life"
+expect amp lists "$home/.config/agents/skills/conf-life"
+expect copilot lists "$home/.copilot/skills/conf-life"
+if run timeout 120 "$bin/copilot" skill list --json 2>/dev/null | grep -q 'lifecycle skill, version 1.1.0'; then ok "copilot lists conf-life 1.1.0"; else bad "copilot does not list conf-life 1.1.0"; fi
+lists_claude conf-life
+run "$tmp/skillpm" remove conf-life "${lifehosts[@]}" >/dev/null
+claude_omits conf-life
+expect opencode omits "$home/.config/opencode/skills/conf-life"
+expect gemini omits "$home/.gemini/skills/conf-life"
+expect amp omits "$home/.config/agents/skills/conf-life"
+expect copilot omits "$home/.copilot/skills/conf-life"
+expect qwen omits conf-life
+
+echo "== $checks checks, $((SECONDS - start))s"
 if [ "$fail" != 0 ]; then
 	echo "conformance: FAIL"
 	exit 1

@@ -214,6 +214,7 @@ func sentinelHints() []flagHint {
 		{install.ErrRepublished, "rerun with --allow-republished to accept the new content"},
 		{hosts.ErrUnknownHost, "--root DIR installs into a directory of your choice"},
 		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
+		{hosts.ErrNoUserRoot, "install with --scope project, or into a directory with --root DIR"},
 		{tiers.ErrSignerChanged, "if the change is expected, rerun with --allow-signer-change"},
 		{spm.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
 		{asf.ErrNoStateRoot, "pass --state-root DIR or --state FILE"},

@@ -16,8 +16,10 @@ func newHostsCmd(g *globals) *cobra.Command {
 		Long: `Hosts prints the hosts table: for each agent host its user and project
 discovery roots (the first of each is where install writes), the
 environment variables that move them, the roots it reads besides its own,
-which copy it loads when a name repeats, whether it follows symlinks, and
-the source of each fact. Roots are shown resolved for this environment.
+which copy it loads when a name repeats, whether it follows symlinks,
+whether it is present on this machine (a config folder or a binary on
+$PATH, as the table says each is found), and the source of each fact.
+Roots are shown resolved for this environment.
 
 The table is built in; a hosts file ($SKILLPM_HOSTS, else
 $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
@@ -29,7 +31,7 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 			if err != nil {
 				return err
 			}
-			views, err := spm.Hosts(env, args)
+			views, err := spm.Hosts(c.Context(), env, args)
 			if err != nil {
 				return err
 			}
@@ -52,7 +54,14 @@ func printHosts(w io.Writer, views []spm.HostView) {
 		if !v.Builtin {
 			builtin = " (from the hosts file)"
 		}
-		fmt.Fprintf(w, "%s  %s%s\n", v.ID, v.Name, builtin)
+		present := "not found"
+		if v.Present {
+			present = "present: " + v.PresentBy
+		}
+		fmt.Fprintf(w, "%s  %s%s  [%s]\n", v.ID, v.Name, builtin, present)
+		if len(v.User) == 0 {
+			fmt.Fprintf(w, "  user       none: %s\n", v.NoUser)
+		}
 		for j, d := range v.User {
 			fmt.Fprintf(w, "  user       %s  = %s\n", d, v.UserDirs[j])
 		}
@@ -71,6 +80,9 @@ func printHosts(w io.Writer, views []spm.HostView) {
 				order = append(order, s.Host+"/"+string(s.Scope))
 			default:
 				order = append(order, string(s.Scope))
+			}
+			if s.UnlessEnv != "" {
+				order[len(order)-1] += " (unless $" + s.UnlessEnv + " is set)"
 			}
 		}
 		fmt.Fprintf(w, "  reads      %s\n", strings.Join(order, ", "))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/skillpm/skillpm/asf"
@@ -22,8 +23,8 @@ func TestASFRootsMatchInstall(t *testing.T) {
 		getenv := func(k string) string { return vars[k] }
 		var want []string
 		for _, r := range install.AllSearchRoots(install.Env{Home: "/users/u", Cwd: "/srv/project", Getenv: getenv}) {
-			if r.Dir == "/srv/project/skills" {
-				continue // OpenClaw's bare project root: the runner leaves it out on purpose
+			if r.Scope == install.ScopeProject && !strings.HasPrefix(r.Dir, "/srv/project/.") {
+				continue // a bare project root (OpenClaw's skills, Eve's agent/skills, AstrBot's data/skills): the runner leaves it out on purpose
 			}
 			want = append(want, r.Dir)
 		}
