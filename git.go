@@ -87,6 +87,13 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 		}
 		signers = []sign.Identity{{KeyFingerprint: fp}}
 	}
+	// A skill that declares no version installs at the version of the tag
+	// the reference was resolved by, else at a pseudo-version of the
+	// commit: its time orders it.
+	commitTime, err := cache.CommitTime(ctx, res)
+	if err != nil {
+		return fail(gitErr(err))
+	}
 	var out []install.Local
 	found := map[string]bool{}
 	var have []string
@@ -101,7 +108,8 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 			continue
 		}
 		a, err := registry.Build(ctx, s.Dir, registry.BuildOptions{Created: created, NoVCS: true,
-			Source: res.Ref.Remote(), Revision: res.Commit})
+			Source: res.Ref.Remote(), Revision: res.Commit,
+			Unversioned: true, TagVersion: res.Version, CommitTime: commitTime})
 		if err != nil {
 			return fail(&BuildError{Where: origin, Err: err})
 		}
@@ -116,16 +124,32 @@ func (e *Engine) gitLocals(ctx context.Context, cache *gitsource.Cache, raw stri
 	return out, cleanup, nil
 }
 
+// GitLock says how GitRequirements uses the project's lock.
+type GitLock int
+
+const (
+	// GitResolve resolves every reference again: a branch moves to its
+	// newest commit, a range to its newest tag.
+	GitResolve GitLock = iota
+	// GitKeep keeps the commit the lock records for a reference, and
+	// resolves the references the lock does not have: what a change to
+	// other skills of the project (add, remove) does.
+	GitKeep
+	// GitFrozen takes every commit from the lock; a reference the lock
+	// does not have is ErrLockMismatch.
+	GitFrozen
+)
+
 // GitRequirements builds the skills of the manifest's git references
 // (resolve.IsGitName) and returns the manifest without them, and done,
 // which removes their exported trees once installed. Install adds
 // each built skill at its exact version, and the lock records its commit
 // (LockedSkill.Git) and tree. A range written as the value is matched
-// against the version tags. With frozen, the commit comes from the lock:
-// it is fetched by id (whatever the branch holds now) and its trees must
-// be the locked ones. Without, the reference is resolved again, so a
-// branch moves to its newest commit and a range to its newest tag.
-func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, frozen, offline bool) (*resolve.Manifest, []install.Local, func(), error) {
+// against the version tags. mode says whether a reference is resolved
+// again or taken at the commit prev locks; a locked commit is fetched by
+// id (whatever the branch holds now) and its trees must be the locked
+// ones.
+func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, mode GitLock, offline bool) (*resolve.Manifest, []install.Local, func(), error) {
 	var dones []func()
 	done := func() {
 		for _, d := range dones {
@@ -158,10 +182,10 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		}
 		asked := ref
 		var locked []resolve.LockedSkill
-		if frozen && prev == nil {
+		if mode == GitFrozen && prev == nil {
 			return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
 		}
-		if frozen {
+		if mode != GitResolve && prev != nil {
 			commit := ""
 			for _, ls := range prev.Skills {
 				lr, err := gitsource.Parse(ls.Git)
@@ -174,10 +198,12 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 				commit = lr.Rev
 				locked = append(locked, ls)
 			}
-			if commit == "" {
+			if commit == "" && mode == GitFrozen {
 				return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
 			}
-			ref = ref.At(commit)
+			if commit != "" {
+				ref = ref.At(commit)
+			}
 		}
 		if cache == nil {
 			if cache, err = GitCache(offline); err != nil {
@@ -263,4 +289,12 @@ func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []s
 		results = append(results, res.Roots...)
 	}
 	return handled, results, nil
+}
+
+// gitLock is GitFrozen for a frozen operation, else GitResolve.
+func gitLock(frozen bool) GitLock {
+	if frozen {
+		return GitFrozen
+	}
+	return GitResolve
 }

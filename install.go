@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/gitsource"
@@ -251,7 +252,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.GitRequirements(ctx, m, prev, r.Frozen, r.Offline); err != nil {
+		if m, local, done, err = e.GitRequirements(ctx, m, prev, gitLock(r.Frozen), r.Offline); err != nil {
 			return nil, err
 		}
 		defer done()
@@ -293,11 +294,11 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 				continue
 			}
 			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
-				l, err := e.buildLocal(ctx, a, r.NoVCS)
+				ls, err := e.buildLocals(ctx, a, r.NoVCS, r.Skills)
 				if err != nil {
 					return nil, err
 				}
-				local = append(local, l)
+				local = append(local, ls...)
 				continue
 			}
 			refs = append(refs, a)
@@ -370,6 +371,41 @@ func (e *Engine) CheckRefs(r InstallRequest) error {
 	return nil
 }
 
+// buildLocals builds the skill in dir, or when dir holds no SKILL.md
+// every skill folder below it (those named in pick, by folder or skill
+// name, when pick is not empty), as a git reference's skills are found.
+func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick []string) ([]install.Local, error) {
+	dirs := []string{dir}
+	// A directory that is a skill is built alone (a skill nested in it is
+	// its files); one that is not is searched. Either way the build below
+	// reports a directory with no skill at all.
+	if found, err := skill.FindSkills(ctx, dir); err == nil && len(found) > 0 && filepath.Clean(found[0]) != filepath.Clean(dir) {
+		dirs = found
+	}
+	var out []install.Local
+	found := map[string]bool{}
+	var have []string
+	for _, d := range dirs {
+		base := filepath.Base(d)
+		have = append(have, base)
+		if len(pick) > 0 && !slices.Contains(pick, base) {
+			continue
+		}
+		l, err := e.buildLocal(ctx, d, noVCS)
+		if err != nil {
+			return nil, err
+		}
+		found[base], found[l.Artifact.Skill.Name] = true, true
+		out = append(out, l)
+	}
+	for _, p := range pick {
+		if !found[p] {
+			return nil, mark(ErrNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", dir, p, strings.Join(have, ", ")))
+		}
+	}
+	return out, nil
+}
+
 // buildLocal builds the skill in dir as publish would, for installing it
 // from source.
 func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (install.Local, error) {
@@ -384,7 +420,9 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	if err != nil {
 		return install.Local{}, invalid(err)
 	}
-	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS})
+	// A folder's skill need not declare a version: it installs at
+	// registry.TreeVersion of its files.
+	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true})
 	if err != nil {
 		return install.Local{}, &BuildError{Where: dir, Dir: true, Err: err}
 	}

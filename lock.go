@@ -68,7 +68,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case err != nil:
 		return nil, mark(ErrInvalidLock, err)
 	}
-	m, locals, done, err := e.GitRequirements(ctx, m, prev, r.Frozen, false)
+	m, locals, done, err := e.GitRequirements(ctx, m, prev, gitLock(r.Frozen), false)
 	if err != nil {
 		return nil, err
 	}
