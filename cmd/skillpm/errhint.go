@@ -235,7 +235,7 @@ func flagHints(err error) []string {
 		}
 	}
 	if dep, ok := errors.AsType[*tiers.ExperimentalDependencyError](err); ok && dep.Skill() != "" {
-		add("to install it on purpose: skillpm install " + dep.Skill() + " --allow-experimental")
+		add(experimentalPathHint(dep, err))
 	}
 	if _, ok := errors.AsType[*install.AuditRefusedError](err); ok {
 		add("skillpm audit shows every finding; --allow-audit-findings installs anyway")
@@ -279,4 +279,31 @@ func withFlagHints(msg string, err error) string {
 		sep = "\n"
 	}
 	return msg + sep + "hint: " + strings.Join(hints, "\nhint: ")
+}
+
+// experimentalPathHint is the one command that installs, on purpose,
+// every skill on the path to an experimental dependency: each named, so
+// that --allow-experimental covers it. In a project that is add (which
+// records them in the manifest, so the next add or install keeps them);
+// elsewhere install, into the same roots.
+func experimentalPathHint(dep *tiers.ExperimentalDependencyError, err error) string {
+	_, project := errors.AsType[*inProject](err)
+	var names []string
+	for _, p := range dep.Path {
+		name, version, _ := strings.Cut(p, "@")
+		switch {
+		case project && version != "":
+			names = append(names, name+"@^"+version)
+		case project:
+			names = append(names, name)
+		default:
+			names = append(names, p)
+		}
+	}
+	if project {
+		return "to install them on purpose, review them and run: skillpm add " + strings.Join(names, " ") + " --allow-experimental"
+	}
+	// The roots, source and policy flags of the command that failed
+	// still apply; the error does not carry them.
+	return "to install them on purpose, review them and run: skillpm install " + strings.Join(names, " ") + " --allow-experimental (with this command's other flags)"
 }

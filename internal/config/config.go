@@ -1,12 +1,14 @@
 // Package config reads skillpm's configuration file, config.yaml: the
-// default source of bare skill names, the default agent host, and the
-// registries that may be reached over plain HTTP.
+// default source of bare skill names, the default agent host, the
+// registries that may be reached over plain HTTP, and the trust policy
+// file commands read when neither they nor the project name one.
 //
 //	registry: ghcr.io/acme/skills   # or oci-layout:DIR (relative to this file), or embedded
 //	host: claude
 //	link: true                      # install --link by default
 //	plain-http:
 //	  - registry.internal:5000
+//	policy: team-policy.yaml        # relative to this file
 package config
 
 import (
@@ -51,6 +53,11 @@ type Config struct {
 	// Link is link: (install --link unless the command says --link=false);
 	// nil when the file does not say.
 	Link *bool
+	// Policy is policy:, the trust policy file every command reads when
+	// neither the command nor the project names one (absolute: read
+	// against the configuration's directory); "" when the file does not
+	// say.
+	Policy string
 }
 
 // file is the on-disk shape.
@@ -59,6 +66,7 @@ type file struct {
 	Host      string   `yaml:"host"`
 	PlainHTTP []string `yaml:"plain-http"`
 	Link      *bool    `yaml:"link"`
+	Policy    string   `yaml:"policy"`
 }
 
 // DefaultPath returns $XDG_CONFIG_HOME/skillpm/config.yaml, with
@@ -118,7 +126,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link and plain-http", at(top), ErrInvalid)
 	}
-	known := []string{"registry", "host", "link", "plain-http"}
+	known := []string{"registry", "host", "link", "plain-http", "policy"}
 	err := yamlstrict.Mapping{Known: known, FollowAliases: true}.Pairs(top, func(_, _ *yaml.Node) error { return nil }, func(p yamlstrict.Problem) error {
 		k := p.Node
 		switch p.Kind {
@@ -163,6 +171,12 @@ func Parse(path string, data []byte) (*Config, error) {
 		cfg.Host = h
 	}
 	cfg.Link = f.Link
+	if f.Policy != "" {
+		cfg.Policy = f.Policy
+		if !filepath.IsAbs(cfg.Policy) {
+			cfg.Policy = filepath.Join(filepath.Dir(path), cfg.Policy)
+		}
+	}
 	for i, h := range f.PlainHTTP {
 		spec, err := source.Parse(h)
 		if err != nil || spec.Kind != source.KindRemote || strings.Contains(h, "/") {
