@@ -131,6 +131,9 @@ func closeNames(ctx context.Context, c *registry.Client, src, name string) strin
 	if err != nil {
 		return ""
 	}
+	if len(names) == 0 {
+		return " It holds no skills yet: " + emptySourceNext
+	}
 	close := suggest(name, names)
 	if len(close) == 0 {
 		return ""
@@ -307,3 +310,7 @@ func experimentalPathHint(dep *tiers.ExperimentalDependencyError, err error) str
 	// still apply; the error does not carry them.
 	return "to install them on purpose, review them and run: skillpm install " + strings.Join(names, " ") + " --allow-experimental (with this command's other flags)"
 }
+
+// emptySourceNext is the next step from a source that holds no skills:
+// the three ways skills get to a new user.
+const emptySourceNext = "publish one into it (skillpm publish DIR), name a registry that has some (--from SOURCE, or registry: in config.yaml), or install from git or a folder (skillpm install github:OWNER/REPO, skillpm install ./DIR)."
