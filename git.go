@@ -122,6 +122,13 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 		}
 		signers = []sign.Identity{{KeyFingerprint: fp}}
 	}
+	// A skill that declares no version installs at the version of the tag
+	// the reference was resolved by, else at a pseudo-version of the
+	// commit: its time orders it.
+	commitTime, err := cache.CommitTime(ctx, res)
+	if err != nil {
+		return fail(gitErr(err))
+	}
 	var out []install.Local
 	found := map[string]bool{}
 	var have []string
@@ -142,7 +149,8 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	// The skills of one export build concurrently, each into its place.
 	err = forEach(ctx, len(out), func(ctx context.Context, i int) error {
 		a, err := registry.Build(ctx, out[i].Dir, registry.BuildOptions{Created: created, NoVCS: true,
-			Source: res.Ref.Remote(), Revision: res.Commit})
+			Source: res.Ref.Remote(), Revision: res.Commit,
+			Unversioned: true, TagVersion: res.Version, CommitTime: commitTime})
 		if err != nil {
 			return &BuildError{Where: out[i].Origin, Err: err}
 		}
@@ -163,21 +171,36 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	return out, res, cleanup, nil
 }
 
+// GitLock says how GitRequirements uses the project's lock.
+type GitLock int
+
+const (
+	// GitResolve resolves every reference again: a branch moves to its
+	// newest commit, a range to its newest tag.
+	GitResolve GitLock = iota
+	// GitKeep keeps the commit the lock records for a reference, and
+	// resolves the references the lock does not have: what a change to
+	// other skills of the project (add, remove) does.
+	GitKeep
+	// GitFrozen takes every commit from the lock; a reference the lock
+	// does not have is ErrLockMismatch.
+	GitFrozen
+)
+
 // GitRequirements builds the skills of the manifest's git references
 // (resolve.IsGitName) and returns the manifest without them, and done,
 // which removes their exported trees once installed. Install adds
 // each built skill at its exact version, and the lock records its commit
 // (LockedSkill.Git) and tree. A range written as the value is matched
-// against the version tags. With frozen, the commit comes from the lock:
-// it is fetched by id (whatever the branch holds now) and its trees must
-// be the locked ones. Without, the reference is resolved again, so a
-// branch moves to its newest commit and a range to its newest tag; but a
-// tag that now names another commit than the one locked for the same
-// version was moved, and is refused (install.ErrRepublished, both commits
-// named) unless opts.AllowRepublished, as a republished registry version
-// is.
+// against the version tags. opts.Mode says whether a reference is
+// resolved again or taken at the commit prev locks; a locked commit is
+// fetched by id (whatever the branch holds now) and its trees must be the
+// locked ones. A reference resolved again through a tag that now names
+// another commit than the one locked for the same version was moved, and
+// is refused (install.ErrRepublished, both commits named) unless
+// opts.AllowRepublished, as a republished registry version is.
 func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, opts GitOptions) (*resolve.Manifest, []install.Local, func(), error) {
-	frozen := opts.Frozen
+	mode := opts.Mode
 	var dones []func()
 	done := func() {
 		for _, d := range dones {
@@ -210,10 +233,10 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		}
 		asked := ref
 		var locked []resolve.LockedSkill
-		if frozen && prev == nil {
+		if mode == GitFrozen && prev == nil {
 			return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
 		}
-		if frozen {
+		if mode != GitResolve && prev != nil {
 			commit := ""
 			for _, ls := range prev.Skills {
 				lr, err := gitsource.Parse(ls.Git)
@@ -226,10 +249,12 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 				commit = lr.Rev
 				locked = append(locked, ls)
 			}
-			if commit == "" {
+			if commit == "" && mode == GitFrozen {
 				return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
 			}
-			ref = ref.At(commit)
+			if commit != "" {
+				ref = ref.At(commit)
+			}
 		}
 		if cache == nil {
 			if cache, err = openGitFetches(opts.Offline); err != nil {
@@ -241,7 +266,7 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		if err != nil {
 			return fail(err)
 		}
-		if !frozen && !opts.AllowRepublished {
+		if mode != GitFrozen && !opts.AllowRepublished {
 			if err := movedTag(prev, res, ls); err != nil {
 				return fail(fmt.Errorf("%s: %w", at, err))
 			}
@@ -265,8 +290,8 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 
 // GitOptions are the choices GitRequirements makes on the lock's behalf.
 type GitOptions struct {
-	// Frozen installs the locked commits, fetched by id.
-	Frozen bool
+	// Mode says how the lock's commits are used.
+	Mode GitLock
 	// Offline answers from the git cache only.
 	Offline bool
 	// AllowRepublished accepts a version tag moved to another commit
@@ -356,4 +381,12 @@ func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []s
 		results = append(results, res.Roots...)
 	}
 	return handled, results, nil
+}
+
+// gitLock is GitFrozen for a frozen operation, else GitResolve.
+func gitLock(frozen bool) GitLock {
+	if frozen {
+		return GitFrozen
+	}
+	return GitResolve
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/gitsource"
@@ -253,7 +254,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Frozen: r.Frozen, Offline: r.Offline, AllowRepublished: r.AllowRepublished}); err != nil {
+		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), Offline: r.Offline, AllowRepublished: r.AllowRepublished}); err != nil {
 			return nil, err
 		}
 		defer done()
@@ -304,14 +305,29 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			}
 			refs = append(refs, a)
 		}
-		// The directories build concurrently, each into its place.
+		// The directories build concurrently, and their skills (a folder
+		// may hold several) take their directory's place in local.
+		built := make([][]install.Local, len(dirs))
 		err := forEach(ctx, len(dirs), func(ctx context.Context, i int) error {
-			l, err := e.buildLocal(ctx, dirs[i], r.NoVCS)
-			local[dirAt[i]] = l
+			var err error
+			built[i], err = e.buildLocals(ctx, dirs[i], r.NoVCS, r.Skills)
 			return err
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(dirs) > 0 {
+			all := make([]install.Local, 0, len(local))
+			k := 0
+			for i, l := range local {
+				if k < len(dirAt) && dirAt[k] == i {
+					all = append(all, built[k]...)
+					k++
+					continue
+				}
+				all = append(all, l)
+			}
+			local = all
 		}
 		// The references' manifest names the namespace; what the roots
 		// hold is read by InstallRefs under their locks.
@@ -413,6 +429,47 @@ func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) err
 	return ctx.Err()
 }
 
+// buildLocals builds the skill in dir, or when dir holds no SKILL.md
+// every skill folder below it (those named in pick, by folder or skill
+// name, when pick is not empty), as a git reference's skills are found.
+func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick []string) ([]install.Local, error) {
+	dirs := []string{dir}
+	// A directory that is a skill is built alone (a skill nested in it is
+	// its files); one that is not is searched. Either way the build below
+	// reports a directory with no skill at all.
+	if found, err := skill.FindSkills(ctx, dir); err == nil && len(found) > 0 && filepath.Clean(found[0]) != filepath.Clean(dir) {
+		dirs = found
+	}
+	found := map[string]bool{}
+	var have, build []string
+	for _, d := range dirs {
+		base := filepath.Base(d)
+		have = append(have, base)
+		if len(pick) > 0 && !slices.Contains(pick, base) {
+			continue
+		}
+		build = append(build, d)
+	}
+	out := make([]install.Local, len(build))
+	err := forEach(ctx, len(build), func(ctx context.Context, i int) error {
+		var err error
+		out[i], err = e.buildLocal(ctx, build[i], noVCS)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range out {
+		found[filepath.Base(build[i])], found[l.Artifact.Skill.Name] = true, true
+	}
+	for _, p := range pick {
+		if !found[p] {
+			return nil, mark(ErrNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", dir, p, strings.Join(have, ", ")))
+		}
+	}
+	return out, nil
+}
+
 // buildLocal builds the skill in dir as publish would, for installing it
 // from source.
 func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (install.Local, error) {
@@ -427,7 +484,9 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	if err != nil {
 		return install.Local{}, invalid(err)
 	}
-	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS})
+	// A folder's skill need not declare a version: it installs at
+	// registry.TreeVersion of its files.
+	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true})
 	if err != nil {
 		return install.Local{}, &BuildError{Where: dir, Dir: true, Err: err}
 	}

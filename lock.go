@@ -71,11 +71,13 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case err != nil:
 		return nil, mark(ErrInvalidLock, err)
 	}
-	m, locals, done, err := e.GitRequirements(ctx, m, prev, GitOptions{Frozen: r.Frozen, AllowRepublished: r.AllowRepublished})
+	m, locals, done, err := e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	// What install verified of the entries that do not move is kept.
+	known := prev
 	if r.Upgrade {
 		if r.CheckNames != nil {
 			if err := r.CheckNames(m, prev, r.Names); err != nil {
@@ -98,7 +100,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if warn == nil {
 		warn = e.opts.Warn
 	}
-	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn})
+	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn, Known: known})
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
@@ -113,7 +116,17 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 		return nil, err
 	}
 	var rows []OutdatedSkill
+	git := gitVersions{e: e, seen: map[string]map[string]string{}}
+	defer git.close()
 	for _, req := range m.Skills {
+		if resolve.IsGitName(req.Name) {
+			rs, err := git.project(ctx, p, req, placed.Roots)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, rs...)
+			continue
+		}
 		key, err := graph.Namespace().Key(req.Name)
 		if err != nil {
 			return nil, invalid(err)
@@ -140,9 +153,9 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 	return rows, nil
 }
 
-// outdatedInstalled checks the skills installed by name in the roots t
-// searches; dependencies follow what needs them and local builds have
-// no registry, so both are left out.
+// outdatedInstalled checks the skills installed by name or from git in
+// the roots t searches; dependencies follow what needs them and builds of
+// local directories move only when installed again, so both are left out.
 func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]OutdatedSkill, error) {
 	roots, err := SearchedRoots(e.env, t)
 	if err != nil {
@@ -153,12 +166,22 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 		return nil, err
 	}
 	var rows []OutdatedSkill
+	git := gitVersions{e: e, seen: map[string]map[string]string{}}
+	defer git.close()
 	for _, root := range roots {
 		rec, err := install.ReadReceipts(root.Dir)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range rec.Skills {
+			if s.Explicit() && s.Git != "" {
+				row, err := git.row(ctx, s, root.Dir)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, row)
+				continue
+			}
 			if !s.Explicit() || s.Source == "" {
 				continue
 			}
@@ -211,4 +234,100 @@ func newerVersion(a, b string) bool {
 	va, errA := semver.NewVersion(a)
 	vb, errB := semver.NewVersion(b)
 	return errA == nil && errB == nil && va.GreaterThan(vb)
+}
+
+// gitVersions answers, for skills installed from git, the version the
+// reference they were asked for by gives now: what update would move
+// them to. Each reference is fetched and built once.
+type gitVersions struct {
+	e     *Engine
+	cache *gitFetches
+	// seen maps a reference to its skills' versions by name.
+	seen  map[string]map[string]string
+	dones []func()
+}
+
+// row is the outdated row of rec, installed in root from git.
+func (g *gitVersions) row(ctx context.Context, rec install.Record, root string) (OutdatedSkill, error) {
+	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.Git}
+	if ref, err := gitsource.Parse(rec.Git); err == nil && ref.Rev != "" {
+		row.Range = ref.Rev
+	}
+	vs, err := g.versions(ctx, rec.Git)
+	if err != nil {
+		return row, err
+	}
+	row.Wanted, row.Latest = vs[rec.Name], vs[rec.Name]
+	return row, nil
+}
+
+// versions are the versions of the skills the git reference ref gives
+// now, by name.
+func (g *gitVersions) versions(ctx context.Context, ref string) (map[string]string, error) {
+	if vs, ok := g.seen[ref]; ok {
+		return vs, nil
+	}
+	if g.cache == nil {
+		c, err := openGitFetches(false)
+		if err != nil {
+			return nil, err
+		}
+		g.cache = c
+	}
+	ls, _, done, err := g.e.gitLocals(ctx, g.cache, ref, nil)
+	g.dones = append(g.dones, done)
+	if err != nil {
+		return nil, err
+	}
+	vs := map[string]string{}
+	for _, l := range ls {
+		vs[l.Artifact.Skill.Name] = l.Artifact.Skill.Version
+	}
+	g.seen[ref] = vs
+	return vs, nil
+}
+
+// project gives the rows of the skills the manifest's git requirement
+// req brings: locked as p's lock says, installed in the first of roots
+// holding each, wanted and latest what the reference (with req's range
+// over its version tags) gives now, as install would resolve it again.
+func (g *gitVersions) project(ctx context.Context, p *Project, req resolve.Requirement, roots []install.Root) ([]OutdatedSkill, error) {
+	at := fmt.Sprintf("%s:%d", p.Manifest.File, req.Line)
+	ref, err := gitsource.Parse(req.Name)
+	if err != nil {
+		return nil, gitErr(fmt.Errorf("%s: %w", at, err))
+	}
+	if req.Range != resolve.AnyRange && req.Range != "" && ref.Rev == "" {
+		ref = ref.At(req.Range)
+	}
+	vs, err := g.versions(ctx, ref.String())
+	if err != nil {
+		return nil, err
+	}
+	var rows []OutdatedSkill
+	for _, name := range slices.Sorted(maps.Keys(vs)) {
+		row := OutdatedSkill{Name: name, Range: orAnyRange(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
+		if ls := p.Prev.Get(name); ls != nil {
+			row.Locked = ls.Version
+		}
+		for _, root := range roots {
+			rec, err := install.ReadReceipts(root.Dir)
+			if err != nil {
+				return nil, err
+			}
+			if got, ok := rec.Get(name); ok {
+				row.Installed, row.Root = got.Version, root.Dir
+				break
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// close removes the trees the references were exported into.
+func (g *gitVersions) close() {
+	for _, d := range g.dones {
+		d()
+	}
 }

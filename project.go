@@ -49,12 +49,26 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 	if abs, err := filepath.Abs(r.Manifest); err == nil {
 		m.Dir = filepath.Dir(abs)
 	}
+	// Git references stay at their locked commits; those Prev no longer
+	// has (an update's) are resolved again.
+	m, locals, done, err := e.GitRequirements(ctx, m, r.Prev, GitOptions{Mode: GitKeep})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
 	graph, err := e.Graph(m)
 	if err != nil {
 		return nil, nil, err
 	}
 	if r.NoInstall {
-		lock, err := resolve.Lock(ctx, graph, m, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.opts.Warn})
+		var cat resolve.Catalog = graph
+		lm := m
+		if len(locals) > 0 {
+			if cat, lm, err = install.CatalogWith(graph, m, locals); err != nil {
+				return nil, nil, err
+			}
+		}
+		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.opts.Warn})
 		if err != nil {
 			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
 		}
@@ -77,6 +91,7 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 	if err != nil {
 		return nil, nil, err
 	}
+	opts.Local = locals
 	for _, rt := range roots {
 		if r.DryRun {
 			break // a dry run writes nothing, not even the roots' parents

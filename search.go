@@ -56,10 +56,17 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 		opts.Verify = &verified.VerifyOptions{Trust: trust, Policy: policy}
 	}
 	res, err := verified.Search(ctx, e.client, src, r.Query, opts)
-	if errors.Is(err, registry.ErrNoIndex) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
+	// A layout's index is built on first search; one built while the
+	// layout was empty is built again, so that "holds no skills" is said
+	// only of a layout that holds none.
+	stale := err == nil && res.Indexed == 0
+	if (stale || errors.Is(err, registry.ErrNoIndex)) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
 		idx, err := e.client.BuildIndex(ctx, src, registry.IndexOptions{})
 		if err != nil {
 			return nil, err
+		}
+		if stale && len(idx.Skills) == 0 {
+			return res, nil
 		}
 		if _, err := e.client.PushIndex(ctx, src, idx); err != nil {
 			return nil, err

@@ -213,6 +213,11 @@ func checkContent(p *Planned, s *skill.Skill) error {
 		md = p.manifest.Metadata
 	case p.local != nil:
 		md = registry.IndexOf(p.local.Artifact.Skill)
+		if registry.DeclaresNoVersion(s.Version) {
+			// The build gave a skill that declares none its version (a
+			// version tag's, or a pseudo-version) from the same files.
+			md.Version = s.Version
+		}
 	default:
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,18 @@ type BuildOptions struct {
 	// PackWarn, when set, receives the paths packed that rarely belong in a
 	// skill (archive.PackOptions.Warn).
 	PackWarn func(archive.PackWarning)
+	// Unversioned builds a skill that declares no version (or 0.0.0)
+	// instead of refusing it: installing from source needs no version,
+	// only publishing does. Such a skill is built at TagVersion when set
+	// (the version tag its git commit was resolved by), else at
+	// PseudoVersion(CommitTime, Revision) when both are set, else at
+	// TreeVersion of its packed files.
+	Unversioned bool
+	// TagVersion is the version of the git tag the source was resolved
+	// by ("" for a branch or a commit).
+	TagVersion string
+	// CommitTime is the time of the commit Revision names.
+	CommitTime time.Time
 }
 
 // Artifact is a skill built into its OCI form, held in memory: skills are
@@ -111,21 +124,26 @@ func (a *Artifact) blob(d digest.Digest) ([]byte, bool) {
 }
 
 // Build validates the skill in dir strictly for publishing (a version is
-// required, 0.0.0 refused), packs it reproducibly and assembles its
+// required, 0.0.0 refused, unless opts.Unversioned), packs it reproducibly and assembles its
 // manifest exactly as artifact.md specifies. An invalid skill is an error
 // wrapping skill.ErrInvalid (a *skill.ValidationError listing every
 // problem). The manifest bytes depend only on the skill's files, its git
 // metadata and opts: Build twice, get the same digest.
 func Build(ctx context.Context, dir string, opts BuildOptions) (*Artifact, error) {
 	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Strict, Publish: true, Catalog: opts.Catalog})
+	pseudo := opts.Unversioned && s != nil && DeclaresNoVersion(s.Version)
+	if pseudo {
+		// The version is made below; the diagnostics saying there is none
+		// are for publishing.
+		ds = slices.DeleteFunc(ds, func(d skill.Diagnostic) bool {
+			return d.Code == skill.CodeVersionMissing || d.Code == skill.CodeVersionUnpublishable
+		})
+	}
 	if err := ds.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if s == nil {
 		return nil, fmt.Errorf("%s: %w", dir, &skill.ValidationError{Diagnostics: ds})
-	}
-	if tag := Tag(s.Version); len(tag) > 128 {
-		return nil, fmt.Errorf("%s: %w: version %q is longer than an OCI tag (128 characters)", dir, skill.ErrInvalid, s.Version)
 	}
 	cfg, err := s.CanonicalJSON()
 	if err != nil {
@@ -135,6 +153,19 @@ func Build(ctx context.Context, dir string, opts BuildOptions) (*Artifact, error
 	pr, err := archive.Pack(ctx, dir, &layer, archive.PackOptions{ModTime: opts.Created, Limits: opts.Limits, Warn: opts.PackWarn})
 	if err != nil {
 		return nil, fmt.Errorf("%s: packing %s@%s: %w", dir, s.Name, s.Version, err)
+	}
+	if pseudo {
+		switch {
+		case opts.TagVersion != "":
+			s.Version = opts.TagVersion
+		case opts.Revision != "" && !opts.CommitTime.IsZero():
+			s.Version = PseudoVersion(opts.CommitTime, opts.Revision)
+		default:
+			s.Version = TreeVersion(pr.TreeHash)
+		}
+	}
+	if tag := Tag(s.Version); len(tag) > 128 {
+		return nil, fmt.Errorf("%s: %w: version %q is longer than an OCI tag (128 characters)", dir, skill.ErrInvalid, s.Version)
 	}
 	ann, err := annotations(ctx, dir, s, pr, opts)
 	if err != nil {

@@ -55,7 +55,8 @@ func IndexOf(s *skill.Skill) Metadata {
 
 // CheckContent compares md, the index a manifest gives, with s, the
 // SKILL.md parsed from that manifest's own layer: name, version, claimed
-// tier, permissions and requirements must agree. The first disagreement
+// tier, permissions and requirements must agree (a SKILL.md without a
+// version agrees with a pseudo-version). The first disagreement
 // is returned as a *ContentMismatchError.
 func CheckContent(md Metadata, s *skill.Skill) error {
 	want := IndexOf(s)
@@ -70,8 +71,12 @@ func CheckContent(md Metadata, s *skill.Skill) error {
 	if err := check("name", md.Name, want.Name); err != nil {
 		return err
 	}
-	if err := check("version", md.Version, want.Version); err != nil {
-		return err
+	// A SKILL.md that declares no version stands for 0.0.0, which a
+	// pseudo-version (PseudoVersion, TreeVersion) is.
+	if !DeclaresNoVersion(want.Version) || !IsPseudoVersion(md.Version) {
+		if err := check("version", md.Version, want.Version); err != nil {
+			return err
+		}
 	}
 	tier := md.Tier
 	if tier == "" {

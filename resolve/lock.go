@@ -49,6 +49,12 @@ type LockOptions struct {
 	// Warn, when set, is told about optional requirements skipped because
 	// nothing can satisfy them.
 	Warn func(msg string)
+	// Known, when set, is the lock the trust fields (tier, signers,
+	// layer, referrers) of unchanged entries are kept from, instead of
+	// prev: an upgrade prefers none of the locked versions (prev without
+	// them) and must still keep what install verified for those that do
+	// not move.
+	Known *Lockfile
 }
 
 // Lock resolves what manifest m asks for against cat and returns the lock
@@ -101,7 +107,11 @@ func Lock(ctx context.Context, cat Catalog, m *Manifest, prev *Lockfile, opts Lo
 	if err != nil {
 		return nil, err
 	}
-	next, err := lockOf(ctx, cat, sol, roots, prev)
+	known := prev
+	if opts.Known != nil {
+		known = opts.Known
+	}
+	next, err := lockOf(ctx, cat, sol, roots, known)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,9 @@ type Manifest struct {
 	// Link is link: as written (install with one copy and symlinks, as
 	// install --link); nil when none was written.
 	Link *bool
+	// Policy is policy: as written, the project's trust policy file
+	// (relative to the manifest's directory); "" when none was written.
+	Policy string
 	// Skills are the requirements, sorted by name.
 	Skills []Requirement
 }
@@ -155,8 +158,17 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 		return &Manifest{File: file}, err
 	}
 	m := &Manifest{File: file}
-	err = p.fields(root, []string{"registry", "host", "hosts", "scope", "link", "skills"}, "skills.yaml has registry:, scope:, hosts:, link: and skills:", func(k, v *yaml.Node) error {
+	err = p.fields(root, []string{"registry", "host", "hosts", "scope", "link", "policy", "skills"}, "skills.yaml has registry:, scope:, hosts:, link:, policy: and skills:", func(k, v *yaml.Node) error {
 		switch k.Value {
+		case "policy":
+			s, err := p.str(v, "policy")
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(s) == "" {
+				return p.errAt(v, "policy is empty", "name the project's trust policy file, e.g. policy: policy.yaml, or remove the line")
+			}
+			m.Policy = s
 		case "registry":
 			s, err := p.str(v, "registry")
 			if err != nil {

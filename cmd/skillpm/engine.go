@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
 )
 
 // engineFlags are what a command that opens the engine hands it: the
@@ -20,6 +23,10 @@ type engineFlags struct {
 	trust *trustFlags
 	from  string
 	rf    *rootFlags
+	// policyFile is the policy file the engine edits (trust add): --policy,
+	// else the project's or the configuration's (spm.PolicyFileFor),
+	// else the user's.
+	policyFile string
 	// client, when set, is the registry client to use (one the command
 	// opened already).
 	client *registry.Client
@@ -60,6 +67,9 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*spm.Engine, er
 		Consent: newTermPrompter(g), Warn: warnOnce(g),
 		Notes:     func(line string) { fmt.Fprintln(g.stderr, line) },
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
+	}
+	if opts.PolicyFile, err = spm.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
+		return nil, err
 	}
 	if f.rf != nil {
 		opts.Target = f.rf.target()
@@ -140,9 +150,31 @@ func installFailure(ctx context.Context, g *globals, e *spm.Engine, err error, h
 	if !errors.As(err, &ie) {
 		return regExit(err)
 	}
-	mapped := installExit(ie.Manifest, ie.LockFile, ie.Err)
+	cause := ie.Err
+	if ie.Manifest != nil && isProjectManifest(ie.Manifest.File) {
+		cause = &inProject{cause}
+	}
+	mapped := installExit(ie.Manifest, ie.LockFile, cause)
 	if hint && ie.Graph != nil {
 		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, mapped)
 	}
 	return mapped
+}
+
+// inProject marks a failure of a project's resolution, so that the hints
+// name the project's commands (add) rather than install's.
+type inProject struct{ error }
+
+// Unwrap returns the failure.
+func (e *inProject) Unwrap() error { return e.error }
+
+// Class is errdef.None: the failure is of its cause's class.
+func (e *inProject) Class() errdef.Class { return errdef.None }
+
+// isProjectManifest reports whether file is a project manifest
+// (skills.yaml, gaia-agent.yaml) rather than the command line's
+// references.
+func isProjectManifest(file string) bool {
+	base := filepath.Base(file)
+	return base == resolve.ManifestFile || base == resolve.AgentManifestFile
 }

@@ -131,6 +131,9 @@ func closeNames(ctx context.Context, c *registry.Client, src, name string) strin
 	if err != nil {
 		return ""
 	}
+	if len(names) == 0 {
+		return " It holds no skills yet: " + emptySourceNext
+	}
 	close := suggest(name, names)
 	if len(close) == 0 {
 		return ""
@@ -241,7 +244,7 @@ func flagHints(err error) []string {
 		}
 	}
 	if dep, ok := errors.AsType[*tiers.ExperimentalDependencyError](err); ok && dep.Skill() != "" {
-		add("to install it on purpose: skillpm install " + dep.Skill() + " --allow-experimental")
+		add(experimentalPathHint(dep, err))
 	}
 	if _, ok := errors.AsType[*install.AuditRefusedError](err); ok {
 		add("skillpm audit shows every finding; --allow-audit-findings installs anyway")
@@ -286,3 +289,34 @@ func withFlagHints(msg string, err error) string {
 	}
 	return msg + sep + "hint: " + strings.Join(hints, "\nhint: ")
 }
+
+// experimentalPathHint is the one command that installs, on purpose,
+// every skill on the path to an experimental dependency: each named, so
+// that --allow-experimental covers it. In a project that is add (which
+// records them in the manifest, so the next add or install keeps them);
+// elsewhere install, into the same roots.
+func experimentalPathHint(dep *tiers.ExperimentalDependencyError, err error) string {
+	_, project := errors.AsType[*inProject](err)
+	var names []string
+	for _, p := range dep.Path {
+		name, version, _ := strings.Cut(p, "@")
+		switch {
+		case project && version != "":
+			names = append(names, name+"@^"+version)
+		case project:
+			names = append(names, name)
+		default:
+			names = append(names, p)
+		}
+	}
+	if project {
+		return "to install them on purpose, review them and run: skillpm add " + strings.Join(names, " ") + " --allow-experimental"
+	}
+	// The roots, source and policy flags of the command that failed
+	// still apply; the error does not carry them.
+	return "to install them on purpose, review them and run: skillpm install " + strings.Join(names, " ") + " --allow-experimental (with this command's other flags)"
+}
+
+// emptySourceNext is the next step from a source that holds no skills:
+// the three ways skills get to a new user.
+const emptySourceNext = "publish one into it (skillpm publish DIR), name a registry that has some (--from SOURCE, or registry: in config.yaml), or install from git or a folder (skillpm install github:OWNER/REPO, skillpm install ./DIR)."

@@ -171,7 +171,7 @@ func printInfo(g *globals, info *spm.Info) error {
 		row("license", md.License)
 	}
 	row("permissions", listOrNone(md.Permissions))
-	row("requires", requiresText(md.Requires))
+	row("dependencies", requiresText(md.Requires))
 	if md.Tree != "" {
 		row("tree", md.Tree)
 	} else {
@@ -287,7 +287,7 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 		}
 		ds = append(ds, t)
 	}
-	row("requires", listOrNone(ds))
+	row("dependencies", listOrNone(ds))
 	row("tools", listOrNone(s.ToolNames()))
 }
 

@@ -89,7 +89,15 @@ A REF that is a local directory (./my-skill, /abs/my-skill) is built as
 publish would build it (--no-vcs as there) and installed from that build:
 it is experimental (so needs --allow-experimental) unless the default
 source publishes the same version with the same digest, signed. Its
-dependencies resolve normally; the receipt records the directory.
+dependencies resolve normally; the receipt records the directory. A
+directory with no SKILL.md of its own installs every skill folder below it
+(--skill NAME picks some).
+
+A skill need not declare a version to install: from a directory it gets
+0.0.0+tree.HASH (its files' tree hash), from git the version of the tag
+the reference names, else 0.0.0-YYYYMMDDHHMMSS-COMMIT (the commit's time
+and id), so that a later commit sorts later and update moves to it.
+Publishing still needs a real version.
 
 Signer pinning: a skill whose receipt (or lock entry) records signers must
 be signed by one of them; --allow-signer-change accepts another signer.
@@ -121,7 +129,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")
 	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the locked or installed one when the newer one is gone")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
-	c.Flags().StringArrayVar(&f.skills, "skill", nil, "from a git reference holding several skills, install only `NAME` (repeatable)")
+	c.Flags().StringArrayVar(&f.skills, "skill", nil, "from a git reference or folder holding several skills, install only `NAME` (repeatable)")
 	return c
 }
 

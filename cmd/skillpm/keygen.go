@@ -75,7 +75,7 @@ it anyway). Existing files are never overwritten without --force.`,
 			fmt.Fprintf(g.stdout, "wrote %s (private, %s, mode 0600) and %s (public)\n", keyPath, prot, pubPath)
 			fmt.Fprintf(g.stdout, "signer: key %s (%s)\n", kp.Key.Fingerprint(), alg)
 			if !g.quiet {
-				fmt.Fprintf(g.stdout, "sign with:  skillpm publish DIR --sign --key %s\ntrust with: a policy identity \"- key: %s\"\n", keyPath, pubPath)
+				fmt.Fprintf(g.stdout, "sign with:  skillpm publish DIR --sign --key %s\ntrust with: skillpm trust add %s (or a policy identity \"- key: %s\")\n", keyPath, pubPath, pubPath)
 			}
 			return nil
 		},

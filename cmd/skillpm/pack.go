@@ -37,9 +37,11 @@ func newPackCmd(g *globals) *cobra.Command {
 		Use:   "pack DIR",
 		Short: "Build a skill's OCI artifact without publishing it",
 		Long: `Pack validates the skill in DIR as publish does and builds the same
-artifact: into an OCI image layout (--oci-layout DIR, tagged with the
-version; oras and other OCI tools read it) or as the bare layer
-(-o FILE.tar.gz). It prints the manifest digest, which is what publish would
+artifact: into an OCI image layout (--oci-layout DIR writes DIR/NAME,
+tagged with the version, the shape publish --to oci-layout:DIR writes, so
+that install, pull and info read it back as oci-layout:DIR/NAME; oras and
+other OCI tools read it too) or as the bare layer (-o FILE.tar.gz, its
+folder created when missing). It prints the manifest digest, which is what publish would
 push: the same files always give the same digest (SOURCE_DATE_EPOCH adds a
 created time).`,
 		Example: `  skillpm pack ./web-research --oci-layout ./out
@@ -66,15 +68,16 @@ func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 	j := packJSON{Name: a.Skill.Name, Version: a.Skill.Version, Digest: a.Descriptor.Digest.String(),
 		Layer: a.Pack.Digest, Size: a.Pack.Size, Tree: a.Pack.TreeHash, Files: a.Pack.Files, Manifest: string(a.ManifestBytes)}
 	if f.layout != "" {
-		store, err := oci.NewWithContext(c.Context(), f.layout)
+		// DIR/NAME, as a directory of layouts holds a skill.
+		j.Layout, j.Tag = filepath.Join(f.layout, a.Skill.Name), a.Tag()
+		store, err := oci.NewWithContext(c.Context(), j.Layout)
 		if err != nil {
-			return fmt.Errorf("%s: %w", f.layout, err)
+			return fmt.Errorf("%s: %w", j.Layout, err)
 		}
 		loc := registry.Location{Registry: registry.LayoutPrefix + f.layout, Repository: a.Skill.Name}
 		if err := registry.PushArtifact(c.Context(), store, a, a.Tag(), loc, regProgress(g)); err != nil {
-			return fmt.Errorf("%s: %w", f.layout, err)
+			return fmt.Errorf("%s: %w", j.Layout, err)
 		}
-		j.Layout, j.Tag = f.layout, a.Tag()
 	} else {
 		if err := regWriteFile(f.out, a.Layer); err != nil {
 			return err
@@ -85,7 +88,7 @@ func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 		return writeJSON(g.stdout, j)
 	}
 	if f.layout != "" {
-		fmt.Fprintf(g.stdout, "packed %s@%s into %s (tag %s): %s\n", j.Name, j.Version, f.layout, j.Tag, j.Digest)
+		fmt.Fprintf(g.stdout, "packed %s@%s into %s (tag %s, read back as oci-layout:%s/%s): %s\n", j.Name, j.Version, j.Layout, j.Tag, f.layout, j.Name, j.Digest)
 	} else {
 		fmt.Fprintf(g.stdout, "packed %s@%s into %s (%s, %d files, tree %s); manifest %s\n", j.Name, j.Version, f.out, regBytes(j.Size), j.Files, j.Tree, j.Digest)
 	}
@@ -95,6 +98,9 @@ func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 // regWriteFile writes data to path through a temporary file in the same
 // directory, so a reader never sees half a file.
 func regWriteFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err

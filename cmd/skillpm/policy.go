@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -18,9 +19,11 @@ func newPolicyCmd(g *globals) *cobra.Command {
 		Short: "Show the effective trust policy or check a policy file",
 		Long: `The trust policy says which signers earn which tier (verified, community,
 experimental) for which repositories, and which permissions each tier may be
-granted. It is read from --policy FILE, else $XDG_CONFIG_HOME/skillpm/policy.yaml,
-else /etc/skillpm/policy.yaml; with none of them, the built-in default makes
-every skill experimental.`,
+granted. It is read from --policy FILE, else the file a project's skills.yaml
+names (policy: FILE, beside it), else config.yaml's policy:, else
+$XDG_CONFIG_HOME/skillpm/policy.yaml, else /etc/skillpm/policy.yaml; with none
+of them, the built-in default makes every skill experimental. skillpm trust
+add KEY.pub trusts a key of your own in the policy in force.`,
 		Example: `  skillpm policy show
   skillpm policy show --policy ./policy.yaml --output json
   skillpm policy check ./policy.yaml`,
@@ -44,7 +47,11 @@ file is reported with file:line:col and exit status 3.`,
   skillpm policy show --policy /etc/skillpm/policy.yaml --output json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			p, err := tiers.LoadEffective(c.Context(), file, os.Getenv)
+			path, err := spm.PolicyFileFor(c.Context(), file, "", g.config().Policy)
+			if err != nil {
+				return err
+			}
+			p, err := tiers.LoadEffective(c.Context(), path, os.Getenv)
 			if err != nil {
 				return policyLoadError(g, err)
 			}

@@ -184,7 +184,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newInstallCmd(g), newAddCmd(g), newUpdateCmd(g), newListCmd(g), newRemoveCmd(g), newHostsCmd(g), newAdoptCmd(g),
 		newAsfCmd(g), newRunCmd(g),
 		newMigrateCmd(g),
-		newPolicyCmd(g),
+		newPolicyCmd(g), newTrustCmd(g),
 		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
 		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
 		newSignBlobCmd(g), newVerifyBlobCmd(g),

@@ -141,6 +141,10 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 	if verified {
 		printIndexSigners(g, res)
 	}
+	if len(res.Hits) == 0 && res.Indexed == 0 {
+		fmt.Fprintf(g.stderr, "%s holds no skills yet: %s\n", res.Source, emptySourceNext)
+		return nil
+	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(g.stderr, "no skill in %s matches %q\n", res.Source, query)
 		return nil

@@ -34,7 +34,11 @@ func (f *trustFlags) register(c *cobra.Command) {
 // load returns the effective policy and the trust material it names, plus
 // --key and the public-good root.
 func (f *trustFlags) load(ctx context.Context, g *globals) (*tiers.Policy, verified.VerifyOptions, error) {
-	p, err := tiers.LoadEffective(ctx, f.policy, os.Getenv)
+	file, err := spm.PolicyFileFor(ctx, f.policy, "", g.config().Policy)
+	if err != nil {
+		return nil, verified.VerifyOptions{}, err
+	}
+	p, err := tiers.LoadEffective(ctx, file, os.Getenv)
 	if err != nil {
 		return nil, verified.VerifyOptions{}, policyLoadError(g, err)
 	}

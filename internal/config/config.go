@@ -1,6 +1,7 @@
 // Package config reads skillpm's configuration file, config.yaml: the
-// default source of bare skill names, the default agent host, and the
-// registries that may be reached over plain HTTP.
+// default source of bare skill names, the default agent host, the
+// registries that may be reached over plain HTTP, and the trust policy
+// file commands read when neither they nor the project name one.
 //
 //	registry: ghcr.io/acme/skills   # or oci-layout:DIR (relative to this file), or embedded
 //	host: claude
@@ -8,6 +9,7 @@
 //	plain-http:
 //	  - registry.internal:5000
 //	http-timeout: 10s               # connect, stall and answer timeouts (SKILLPM_HTTP_TIMEOUT wins)
+//	policy: team-policy.yaml        # relative to this file
 package config
 
 import (
@@ -63,6 +65,11 @@ type Config struct {
 	// $SKILLPM_HTTP_TIMEOUT, else the file's http-timeout; 0 when
 	// neither says.
 	HTTPTimeout time.Duration
+	// Policy is policy:, the trust policy file every command reads when
+	// neither the command nor the project names one (absolute: read
+	// against the configuration's directory); "" when the file does not
+	// say.
+	Policy string
 }
 
 // file is the on-disk shape.
@@ -72,6 +79,7 @@ type file struct {
 	PlainHTTP []string `yaml:"plain-http"`
 	Link      *bool    `yaml:"link"`
 	Timeout   string   `yaml:"http-timeout"`
+	Policy    string   `yaml:"policy"`
 }
 
 // DefaultPath returns $XDG_CONFIG_HOME/skillpm/config.yaml, with
@@ -150,7 +158,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link, plain-http and http-timeout", at(top), ErrInvalid)
 	}
-	known := []string{"registry", "host", "link", "plain-http", "http-timeout"}
+	known := []string{"registry", "host", "link", "plain-http", "http-timeout", "policy"}
 	err := yamlstrict.Mapping{Known: known, FollowAliases: true}.Pairs(top, func(_, _ *yaml.Node) error { return nil }, func(p yamlstrict.Problem) error {
 		k := p.Node
 		switch p.Kind {
@@ -201,6 +209,12 @@ func Parse(path string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("%s: %w: http-timeout: %v", at(value("http-timeout")), ErrInvalid, err)
 		}
 		cfg.HTTPTimeout = d
+	}
+	if f.Policy != "" {
+		cfg.Policy = f.Policy
+		if !filepath.IsAbs(cfg.Policy) {
+			cfg.Policy = filepath.Join(filepath.Dir(path), cfg.Policy)
+		}
 	}
 	for i, h := range f.PlainHTTP {
 		spec, err := source.Parse(h)

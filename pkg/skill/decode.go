@@ -119,6 +119,10 @@ func (c *checker) decode(s *Skill) {
 		case "execution":
 			c.decodeExecution(s, v)
 		default:
+			if dependencyGuess(k.Value) {
+				c.add(CodeUnknownField, k, fmt.Sprintf("unknown top-level field %q (kept as is): it declares no dependency", k.Value), DependencyHint)
+				break
+			}
 			c.add(CodeUnknownField, k, fmt.Sprintf("unknown top-level field %q (kept as is)", k.Value),
 				"move tool-specific fields under metadata.<namespace>, or remove it")
 		}
@@ -296,6 +300,10 @@ func (c *checker) decodeMetadata(s *Skill, v *yaml.Node) {
 		case "tools_required":
 			s.Gaia.ToolsRequired = c.stringList(v, "metadata.gaia.tools_required", CodeToolsRequiredInvalid)
 		default:
+			if dependencyGuess(k.Value) {
+				c.add(CodeGaiaUnknownField, k, fmt.Sprintf("unknown field metadata.gaia.%s (kept as is): it declares no dependency", k.Value), DependencyHint)
+				break
+			}
 			c.add(CodeGaiaUnknownField, k, fmt.Sprintf("unknown field metadata.gaia.%s (kept as is)", k.Value),
 				"the gaia fields are security_tier, permissions, requirements, tools, tools_required")
 		}
@@ -636,4 +644,24 @@ func (c *checker) decodeParams(v *yaml.Node) []Param {
 		out = append(out, p)
 	})
 	return out
+}
+
+// DependencyKey is where a skill declares the skills it needs: a map of
+// skill name to version range.
+const DependencyKey = "metadata.gaia.requirements.skills"
+
+// DependencyHint is the fix for a dependency declared under a key that
+// means nothing to the format (requires:, dependencies:, ...).
+const DependencyHint = "declare the skills this one needs under " + DependencyKey + `, a map of name to range: metadata: { gaia: { requirements: { skills: { lib-a: "^1" } } } }`
+
+// dependencyGuess reports whether key is a name authors reach for to
+// declare dependencies (npm's, Python's, Debian's words), which the
+// format does not read.
+func dependencyGuess(key string) bool {
+	switch strings.ToLower(strings.ReplaceAll(key, "-", "_")) {
+	case "requires", "require", "required", "dependencies", "dependency", "depends", "depends_on",
+		"deps", "needs", "requirements", "skills", "required_skills", "skill_dependencies":
+		return true
+	}
+	return false
 }

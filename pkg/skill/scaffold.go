@@ -66,6 +66,10 @@ metadata:
   gaia:
     security_tier: %s
     permissions: []
+    # The skills this one needs, by name and version range:
+    # requirements:
+    #   skills:
+    #     other-skill: ^1
 ---
 # %s
 

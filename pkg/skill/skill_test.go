@@ -230,3 +230,26 @@ func TestUserCatalog(t *testing.T) {
 		t.Error("a catalog of version 2 was accepted")
 	}
 }
+
+func TestDependencyGuessHint(t *testing.T) {
+	for _, tc := range []struct{ doc, code string }{
+		{"---\nname: app\ndescription: x\nrequires:\n  lib-a: ^1\n---\n", CodeUnknownField},
+		{"---\nname: app\ndescription: x\ndepends_on: [lib-a]\n---\n", CodeUnknownField},
+		{"---\nname: app\ndescription: x\nmetadata:\n  gaia:\n    dependencies:\n      lib-a: ^1\n---\n", CodeGaiaUnknownField},
+	} {
+		_, ds := Parse("SKILL.md", []byte(tc.doc), Options{})
+		var hint string
+		for _, d := range ds {
+			if d.Code == tc.code {
+				hint = d.Hint
+			}
+		}
+		if !strings.Contains(hint, DependencyKey) {
+			t.Errorf("%q: no hint naming %s:\n%s", tc.doc, DependencyKey, render(ds))
+		}
+	}
+	_, ds := Parse("SKILL.md", []byte("---\nname: app\ndescription: x\nflavour: sweet\n---\n"), Options{})
+	if strings.Contains(render(ds), DependencyKey) {
+		t.Errorf("an unrelated field is told about dependencies:\n%s", render(ds))
+	}
+}

@@ -160,6 +160,9 @@ type SearchResult struct {
 	Index ocispec.Descriptor
 	// Total is how many skills matched before Limit.
 	Total int
+	// Indexed is how many skills the index holds: none means the source
+	// is empty, which a front end says rather than "no match".
+	Indexed int
 	// Hits are the best matches.
 	Hits []VerifiedHit
 	// IndexSignatures is how many signatures are attached to the index
@@ -201,7 +204,7 @@ func Search(ctx context.Context, c *registry.Client, src registry.Source, query 
 	if limit <= 0 {
 		limit = 20
 	}
-	res := &SearchResult{Source: src.String(), Index: desc, Total: len(hits)}
+	res := &SearchResult{Source: src.String(), Index: desc, Total: len(hits), Indexed: len(idx.Skills)}
 	if opts.Verify != nil {
 		if res.IndexSignatures, res.IndexSigners, err = verifyIndex(ctx, c, src, desc, opts.Verify.Trust); err != nil {
 			return nil, err
