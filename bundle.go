@@ -51,7 +51,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	if warn == nil {
 		warn = e.opts.Warn
 	}
-	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn})
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn, Hide: e.hideYanked(graph)})
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 	}

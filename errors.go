@@ -182,3 +182,8 @@ func (e *SkillDirsError) Class() errdef.Class {
 
 // Unwrap returns the walk's failure.
 func (e *SkillDirsError) Unwrap() error { return e.Err }
+
+// ErrNotPublisher means a status change (yank, deprecate) was signed
+// with a key that did not sign the version: only its publisher may
+// change it.
+var ErrNotPublisher = errdef.New(errdef.Trust, "not the publisher")

@@ -71,6 +71,8 @@ type Options struct {
 	Catalog *skill.Catalog
 	// Warn receives messages that do not stop the install.
 	Warn func(string)
+	// Hide withholds versions from a resolution (resolve.LockOptions.Hide).
+	Hide resolve.HideFunc
 	// hook is passed to each root's transaction: the crash-safety tests
 	// stop a commit at each step with it. It is not API.
 	hook func(step string) error
@@ -416,7 +418,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 			Prefer: prev.Preferences(cat.Namespace())})
 		defer stop()
 	}
-	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
+	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn, Hide: opts.Hide})
 	if err != nil {
 		return nil, nil, err
 	}
