@@ -320,6 +320,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		return nil, err
 	}
 	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
 	opts.Local = local
 	if !r.DryRun {
 		opts.LockFile = lockFile
@@ -454,6 +455,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		return nil, err
 	}
 	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
 	gitDone, gitRoots := map[string]bool{}, []install.RootResult(nil)
 	if !r.RegistryOnly {
 		if gitDone, gitRoots, err = e.updateGit(ctx, graph, r.Names, opts); err != nil {

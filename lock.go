@@ -96,6 +96,9 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 		warn = e.opts.Warn
 	}
 	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn, Hide: e.hideYanked(graph)})
+	if err == nil {
+		err = e.checkAdvisories(ctx, next)
+	}
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
 	}

@@ -77,6 +77,7 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 		return nil, nil, err
 	}
 	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
 	for _, rt := range roots {
 		if r.DryRun {
 			break // a dry run writes nothing, not even the roots' parents

@@ -16,6 +16,7 @@ package skillpm
 import (
 	"context"
 	"crypto"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"sync"
 	"time"
 
@@ -157,6 +158,8 @@ type Engine struct {
 	policy  *tiers.Policy
 	trust   sign.VerifyOptions
 	auditor install.Auditor
+	// advisories is the source's advisory feed, read once (Advisories).
+	advisories *advisory.Checked
 }
 
 // Open checks opts and opens what every operation needs: the registry

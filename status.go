@@ -165,18 +165,30 @@ func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs 
 }
 
 // hideYanked is the resolve.HideFunc of g: the yanked versions of a
-// name, by the newest status its publisher signed. A status that does
-// not count hides nothing.
+// name, by the newest status its publisher signed, and the versions an
+// obeyed advisory withdraws. A status that does not count hides nothing.
 func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
-	return func(ctx context.Context, key string, vs []*semver.Version) ([]*semver.Version, error) {
+	return func(ctx context.Context, key string, vs []*semver.Version) ([]resolve.Hidden, error) {
 		sts, err := e.statuses(ctx, g, key, vs)
 		if err != nil {
 			return nil, err
 		}
-		var hidden []*semver.Version
+		ch, err := e.Advisories(ctx)
+		if err != nil {
+			return nil, err
+		}
+		repo := g.Namespace().Repository(key)
+		var hidden []resolve.Hidden
 		for _, v := range vs {
 			if st := sts[v.Original()]; st != nil && st.Yanked {
-				hidden = append(hidden, v)
+				hidden = append(hidden, resolve.Hidden{Version: v, Why: "yanked by its publisher" + reason(st.Reason)})
+				continue
+			}
+			for _, a := range advised(ch.Index, key, v.Original(), repo) {
+				if a.Refuses {
+					hidden = append(hidden, resolve.Hidden{Version: v, Why: "withdrawn by advisory " + a.ID + " (" + a.kindText() + ")" + summary(a.Summary)})
+					break
+				}
 			}
 		}
 		return hidden, nil

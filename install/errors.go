@@ -47,3 +47,7 @@ func (e *LockedError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// ErrPlaceTaken means a quarantined copy cannot be restored: the skill is
+// installed there again.
+var ErrPlaceTaken = errdef.New(errdef.Conflict, "the quarantined skill's place is taken")

@@ -34,6 +34,12 @@ type txnOp struct {
 	Name string `json:"name"`
 	// Remove is true when the skill is removed rather than replaced.
 	Remove bool `json:"remove,omitempty"`
+	// Quarantine, when set, is the quarantine entry (quarantine.go) the
+	// removed skill is moved into instead of being deleted.
+	Quarantine string `json:"quarantine,omitempty"`
+	// Restore, when set, is the quarantine entry the skill is moved back
+	// from (nothing is staged).
+	Restore string `json:"restore,omitempty"`
 }
 
 type txnFile struct {
@@ -148,6 +154,15 @@ func rollForward(root string, j journal, step func(string) error) error {
 		return err
 	}
 	for _, op := range j.Ops {
+		if op.Restore != "" {
+			if err := restoreOp(root, op); err != nil {
+				return err
+			}
+			if err := step("restore:" + op.Name); err != nil {
+				return err
+			}
+			continue
+		}
 		target := filepath.Join(root, op.Name)
 		staged := filepath.Join(tx, "new", op.Name)
 		backup := filepath.Join(tx, "old", op.Name)
@@ -170,6 +185,11 @@ func rollForward(root string, j journal, step func(string) error) error {
 		if !op.Remove {
 			if err := os.Rename(staged, target); err != nil {
 				return fmt.Errorf("moving %s into place: %w", op.Name, err)
+			}
+		}
+		if op.Quarantine != "" {
+			if err := quarantineOp(root, backup, op); err != nil {
+				return err
 			}
 		}
 		if err := step("new:" + op.Name); err != nil {

@@ -11,11 +11,19 @@ import (
 )
 
 // HideFunc returns which of vs, the published versions of solver name
-// key, a new resolution must not choose (cargo's yanked versions). It is
-// asked once per name a resolution reaches; an error fails the
-// resolution, since choosing a version that may be withdrawn is not a
-// decision to make on a failed lookup.
-type HideFunc func(ctx context.Context, key string, vs []*semver.Version) ([]*semver.Version, error)
+// key, a new resolution must not choose (cargo's yanked versions, those
+// an advisory withdraws), each with why. It is asked once per name a
+// resolution reaches; an error fails the resolution, since choosing a
+// version that may be withdrawn is not a decision to make on a failed
+// lookup.
+type HideFunc func(ctx context.Context, key string, vs []*semver.Version) ([]Hidden, error)
+
+// Hidden is a version a HideFunc withholds, and why ("yanked by its
+// publisher"), which a failed resolution's explanation repeats.
+type Hidden struct {
+	Version *semver.Version
+	Why     string
+}
 
 // hiding is a Catalog whose Versions leave out what hide returns, except
 // the version the previous lock pins: a lock keeps its yanked version
@@ -26,11 +34,11 @@ type hiding struct {
 	locked map[string]*semver.Version
 	// hidden records what was withheld, to explain a failed resolution.
 	mu     *sync.Mutex
-	hidden map[string][]*semver.Version
+	hidden map[string][]Hidden
 }
 
 func newHiding(cat Catalog, hide HideFunc, locked map[string]*semver.Version) hiding {
-	return hiding{Catalog: cat, hide: hide, locked: locked, mu: &sync.Mutex{}, hidden: map[string][]*semver.Version{}}
+	return hiding{Catalog: cat, hide: hide, locked: locked, mu: &sync.Mutex{}, hidden: map[string][]Hidden{}}
 }
 
 // explain adds to a failed resolution's explanation the versions of the
@@ -47,11 +55,9 @@ func (h hiding) explain(nse *NoSolutionError) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		var vs []string
-		for _, v := range h.hidden[k] {
-			vs = append(vs, v.Original())
+		for _, hv := range h.hidden[k] {
+			nse.Explanation += fmt.Sprintf("\n\n%s %s: %s, so no new resolution chooses it.", k, hv.Version.Original(), hv.Why)
 		}
-		nse.Explanation += fmt.Sprintf("\n\n%s %s: yanked by its publisher, so no new resolution chooses it (a lock that pins it still installs it).", k, strings.Join(vs, ", "))
 	}
 }
 
@@ -66,12 +72,12 @@ func (h hiding) Versions(ctx context.Context, key string) ([]*semver.Version, er
 	}
 	keep := h.locked[key]
 	h.mu.Lock()
-	h.hidden[key] = slices.DeleteFunc(slices.Clone(hidden), func(v *semver.Version) bool { return keep != nil && v.Equal(keep) })
+	h.hidden[key] = slices.DeleteFunc(slices.Clone(hidden), func(hv Hidden) bool { return keep != nil && hv.Version.Equal(keep) })
 	h.mu.Unlock()
 	return slices.DeleteFunc(slices.Clone(vs), func(v *semver.Version) bool {
 		if keep != nil && v.Equal(keep) {
 			return false
 		}
-		return slices.ContainsFunc(hidden, v.Equal)
+		return slices.ContainsFunc(hidden, func(hv Hidden) bool { return hv.Version.Equal(v) })
 	}), nil
 }

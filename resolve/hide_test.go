@@ -23,10 +23,10 @@ func TestLockHide(t *testing.T) {
 		t.Fatalf("before the yank: %s", got)
 	}
 	asked := 0
-	hide := func(_ context.Context, key string, vs []*semver.Version) ([]*semver.Version, error) {
+	hide := func(_ context.Context, key string, vs []*semver.Version) ([]Hidden, error) {
 		asked++
 		if key == "code" {
-			return []*semver.Version{semver.MustParse("1.1.0")}, nil
+			return []Hidden{{Version: semver.MustParse("1.1.0"), Why: "yanked by its publisher"}}, nil
 		}
 		return nil, nil
 	}
@@ -43,10 +43,10 @@ func TestLockHide(t *testing.T) {
 	}
 	exact := &Manifest{File: "skills.yaml", Skills: []Requirement{{Name: "code", Range: "1.1.0", Line: 2}}}
 	_, err := Lock(context.Background(), cat, exact, nil, LockOptions{Hide: hide})
-	if !errors.Is(err, ErrNoSolution) || !strings.Contains(err.Error(), "code 1.1.0: yanked by its publisher") {
+	if !errors.Is(err, ErrNoSolution) || !strings.Contains(err.Error(), "code 1.1.0: yanked by its publisher, so no new resolution chooses it") {
 		t.Errorf("exactly the yanked version: %v, want ErrNoSolution saying it is yanked", err)
 	}
-	failing := func(context.Context, string, []*semver.Version) ([]*semver.Version, error) {
+	failing := func(context.Context, string, []*semver.Version) ([]Hidden, error) {
 		return nil, errors.New("registry down")
 	}
 	if _, err := Lock(context.Background(), cat, m, nil, LockOptions{Hide: failing}); err == nil || !strings.Contains(err.Error(), "registry down") {
