@@ -21,6 +21,8 @@ type Info struct {
 	Status *VersionStatus
 	// Yanked are the versions of Versions that are yanked.
 	Yanked []string
+	// Advisories are the obeyed advisories naming Manifest.
+	Advisories []Advised
 }
 
 // Info fetches what `skillpm info` shows: the version ref selects and
@@ -45,6 +47,11 @@ func (e *Engine) InfoManifest(ctx context.Context, repo *registry.Repository, m 
 	}
 	e.warnIgnored(st)
 	info := &Info{Repository: repo, Manifest: m, Versions: vs, Status: st}
+	ch, err := e.Advisories(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info.Advisories = advised(ch.Index, m.Metadata.Name, m.Metadata.Version, repo.TrustRepository(), m.Descriptor.Digest.String(), m.Metadata.Tree)
 	tags, err := repo.Tags(ctx)
 	if err != nil {
 		return nil, err

@@ -52,17 +52,19 @@ type OutdatedSkill struct {
 	Yanked     bool   `json:"yanked,omitempty"`
 	YankReason string `json:"yankReason,omitempty"`
 	Deprecated string `json:"deprecated,omitempty"`
+	// Advisories are the obeyed advisories naming the current version.
+	Advisories []Advised `json:"advisories,omitempty"`
 }
 
 // Outdated reports whether s is behind what it could have: installed
-// other than locked, a newer wanted or latest version than it has, or a
-// yanked one.
+// other than locked, a newer wanted or latest version than it has, a
+// yanked one, or one an advisory names.
 func (s OutdatedSkill) Outdated() bool {
 	cur := s.Locked
 	if cur == "" {
 		cur = s.Installed
 	}
-	return s.Yanked || (s.Installed != "" && s.Installed != cur) || newerVersion(s.Wanted, cur) || newerVersion(s.Latest, cur)
+	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || newerVersion(s.Wanted, cur) || newerVersion(s.Latest, cur)
 }
 
 // OutdatedResult is what Outdated found.
@@ -199,6 +201,13 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 	cur := cmp.Or(row.Locked, row.Installed)
 	if st := sts[cur]; st != nil {
 		row.Yanked, row.YankReason, row.Deprecated = st.Yanked, st.Reason, st.Deprecated
+	}
+	ch, err := e.Advisories(ctx)
+	if err != nil {
+		return err
+	}
+	if cur != "" {
+		row.Advisories = advised(ch.Index, row.Name, cur, row.Source)
 	}
 	vs = slices.DeleteFunc(slices.Clone(vs), func(v *semver.Version) bool {
 		st := sts[v.Original()]

@@ -117,3 +117,52 @@ func (c *Client) FetchAdvisories(ctx context.Context, src Source) ([]byte, ocisp
 }
 
 func loc(src Source) Location { return src.Locate(AdvisoriesRepository) }
+
+// CopyAdvisories copies src's advisory feed, its manifest byte for byte
+// (so its signatures still verify) with every signature referrer, to dst,
+// as mirror and bundle do: a bundle checked offline is checked against
+// the feed it was made with, which its expiry still bounds. copied is
+// false when src has no feed.
+func (c *Client) CopyAdvisories(ctx context.Context, src, dst Source) (copied bool, err error) {
+	_, desc, repo, err := c.FetchAdvisories(ctx, src)
+	if errors.Is(err, ErrNoAdvisories) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	set, err := repo.Signatures(ctx, desc)
+	if err != nil {
+		return false, err
+	}
+	cp, err := c.openCopy(ctx, repo, dst)
+	if err != nil {
+		return false, err
+	}
+	defer cp.release()
+	if err := cp.open(ctx); err != nil {
+		return false, err
+	}
+	push := func(d ocispec.Descriptor, tag string) error {
+		d = ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: d.Digest, Size: d.Size}
+		raw, err := repo.fetchBytes(ctx, d, c.opts.Limits.MaxManifestBytes, "advisories manifest")
+		if err != nil {
+			return err
+		}
+		var m ocispec.Manifest
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("%s@%s: %w: %v", repo.loc, d.Digest, ErrInvalidArtifact, err)
+		}
+		_, err = cp.manifest(ctx, d, raw, m, tag, false)
+		return err
+	}
+	if err := push(desc, AdvisoriesTag); err != nil {
+		return false, err
+	}
+	for _, b := range set.Bundles {
+		if err := push(b.Referrer, ""); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}

@@ -85,6 +85,7 @@ type infoJSON struct {
 	Versions    []string          `json:"versions"`
 	Yanked      []string          `json:"yanked,omitempty"`
 	Status      *spm.Status       `json:"status,omitempty"`
+	Advisories  []spm.Advised     `json:"advisories,omitempty"`
 	Annotations map[string]string `json:"annotations"`
 	Manifest    json.RawMessage   `json:"manifest"`
 }
@@ -158,7 +159,7 @@ func printInfo(g *globals, info *spm.Info) error {
 			Created: md.Created, FromConfig: md.FromConfig, Repository: repo.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Size: m.Descriptor.Size,
 			Layer:    infoLayerJSON{Title: layer.Annotations["org.opencontainers.image.title"], Digest: layer.Digest.String(), Size: layer.Size},
-			Versions: versions, Yanked: info.Yanked, Status: status, Annotations: m.OCI.Annotations, Manifest: m.Raw}
+			Versions: versions, Yanked: info.Yanked, Status: status, Advisories: info.Advisories, Annotations: m.OCI.Annotations, Manifest: m.Raw}
 		if j.Permissions == nil {
 			j.Permissions = []string{}
 		}
@@ -206,6 +207,9 @@ func printInfo(g *globals, info *spm.Info) error {
 	}
 	if status != nil && status.Deprecated != "" {
 		row("deprecated", status.Deprecated)
+	}
+	for _, a := range info.Advisories {
+		row("advisory", a.String())
 	}
 	row("versions", strings.Join(shown, ", "))
 	if len(m.OCI.Annotations) > 0 {

@@ -106,6 +106,9 @@ func printOutdated(g *globals, res *spm.OutdatedResult) error {
 		if r.Deprecated != "" {
 			fmt.Fprintf(g.stdout, "%s@%s is deprecated: %s\n", r.Name, cur, r.Deprecated)
 		}
+		for _, a := range r.Advisories {
+			fmt.Fprintln(g.stdout, a.String())
+		}
 	}
 	return nil
 }

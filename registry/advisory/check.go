@@ -97,6 +97,22 @@ func Check(ctx context.Context, c *registry.Client, src registry.Source, opts Ch
 		out.Problem = err
 		return out, nil
 	}
+	// A bare name is a skill of the feed's own source, so that a feed
+	// copied to a mirror or a bundle names the copies there.
+	for _, a := range out.Feed.Advisories {
+		for i := range a.Affected {
+			af := &a.Affected[i]
+			if strings.Contains(af.Repository, "/") {
+				continue
+			}
+			r, err := c.Repository(src, af.Repository)
+			if err != nil {
+				out.Ignored = append(out.Ignored, fmt.Sprintf("%s: advisory %s: %q is not a skill name: %v", at, a.ID(), af.Repository, err))
+				continue
+			}
+			af.Repository = r.TrustRepository()
+		}
+	}
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()

@@ -25,7 +25,8 @@ const Schema = "skillpm.advisories/v1"
 
 // Ecosystem is the OSV ecosystem of skills; a package name is the
 // skill's repository as trust policies name it (embedded/web-research,
-// ghcr.io/acme/skills/web-research).
+// ghcr.io/acme/skills/web-research), or a bare skill name for the skill
+// of that name in the feed's own source (which survives mirroring).
 const Ecosystem = "skillpm"
 
 // Kinds of advisory, in database_specific.kind.
