@@ -2,7 +2,9 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -51,4 +53,31 @@ func (r *Repository) TagStatus(ctx context.Context, desc ocispec.Descriptor, ver
 	defer release()
 	defer r.c.forget(r.loc.String())
 	return r.fail("tag status", st.Tag(ctx, desc, StatusTag(version)))
+}
+
+// statusTag copies version's status tag, when the source has one, so that
+// resolution against the copy sees the yank; the attestation it points to
+// is a referrer of the version, which the version's copy carried.
+func (cp *copier) statusTag(ctx context.Context, version string) error {
+	tags, err := cp.repo.Tags(ctx)
+	if err != nil {
+		return err
+	}
+	tag := StatusTag(version)
+	if !slices.Contains(tags, tag) {
+		return nil
+	}
+	desc, raw, err := cp.fetchTag(ctx, tag)
+	if err != nil {
+		return err
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return fmt.Errorf("%s:%s: %w: %v", cp.repo.loc, tag, ErrInvalidArtifact, err)
+	}
+	if err := cp.open(ctx); err != nil {
+		return err
+	}
+	_, err = cp.manifest(ctx, desc, raw, m, tag, false)
+	return err
 }
