@@ -143,6 +143,11 @@ func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs 
 		return nil, nil
 	}
 	tags, err := repo.Tags(ctx)
+	if errors.Is(err, registry.ErrNotFound) {
+		// A skill built from a directory or a git reference has no
+		// repository: nothing was said about it after release.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +236,9 @@ func (e *Engine) statusWarnings(ctx context.Context, res *install.Result) {
 			continue
 		}
 		st, m, err := e.statusVersion(ctx, repo, v)
+		if errors.Is(err, registry.ErrNotFound) {
+			continue
+		}
 		if err != nil {
 			e.opts.Warn(fmt.Sprintf("%s@%s: its status could not be read: %v", ls.Name, ls.Version, err))
 			continue
