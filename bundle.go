@@ -3,6 +3,7 @@ package skillpm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/skillpm/skillpm/install"
@@ -29,6 +30,8 @@ type BundleResult struct {
 	*registry.MirrorResult
 	// Layout is the directory as a source (`install --from` takes it).
 	Layout registry.Source
+	// Advisories is true when the source's advisory feed was copied too.
+	Advisories bool
 }
 
 // Bundle resolves r.Refs with their dependencies (bare names in Source,
@@ -51,7 +54,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	if warn == nil {
 		warn = e.opts.Warn
 	}
-	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn})
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn, Hide: e.hideYanked(graph)})
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 	}
@@ -66,5 +69,15 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	if err != nil {
 		return nil, err
 	}
-	return &BundleResult{MirrorResult: res, Layout: dst}, nil
+	// The feed travels with the skills, so that an image installed from
+	// the bundle offline is checked against it.
+	out := &BundleResult{MirrorResult: res, Layout: dst}
+	from, err := e.OpenSource(e.opts.Source)
+	if err != nil {
+		return nil, err
+	}
+	if out.Advisories, err = e.client.CopyAdvisories(ctx, from, dst); err != nil {
+		return nil, fmt.Errorf("copying the advisory feed of %s: %w", from, err)
+	}
+	return out, nil
 }

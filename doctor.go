@@ -45,6 +45,10 @@ type DoctorReport struct {
 	Roots []DoctorRoot
 	// Project is the project checked, nil outside one.
 	Project *DoctorProject
+	// Advisories are the obeyed advisories naming installed copies; the
+	// feed's own problems (unsigned, unnamed signer, stale) are in
+	// Problems.
+	Advisories []InstalledAdvised
 	// Registries are the sources of bare names checked: the fallback
 	// source and the project's registry, each once.
 	Registries []DoctorRegistry
@@ -222,6 +226,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 			rep.Problems = append(rep.Problems, rep.Project.Drift...)
 		}
 	}
+	e.doctorAdvisories(ctx, rep)
 	seen := map[string]bool{}
 	for _, s := range sources {
 		if seen[s] {
@@ -334,4 +339,30 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 		}
 	}
 	return out
+}
+
+// doctorAdvisories checks every root against the advisory feed: the
+// feed's problems and each installed copy an advisory names are problems.
+func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorReport) {
+	ch, _, err := e.advisoryFeed(ctx)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err)
+		return
+	}
+	for _, p := range feedProblems(ch) {
+		rep.Problems = append(rep.Problems, errors.New(p))
+	}
+	var roots []install.Root
+	for _, r := range rep.Roots {
+		roots = append(roots, r.Root)
+	}
+	found, err := e.AuditInstalled(ctx, roots)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err)
+		return
+	}
+	rep.Advisories = found
+	for _, a := range found {
+		rep.Problems = append(rep.Problems, fmt.Errorf("%s: %s", a.Dir, a.Advised))
+	}
 }

@@ -186,3 +186,13 @@ func (e *SkillDirsError) Class() errdef.Class {
 
 // Unwrap returns the walk's failure.
 func (e *SkillDirsError) Unwrap() error { return e.Err }
+
+// ErrNotPublisher means a status change (yank, deprecate) was signed
+// with a key that did not sign the version: only its publisher may
+// change it.
+var ErrNotPublisher = errdef.New(errdef.Trust, "not the publisher")
+
+// ErrRevoked means a version an obeyed advisory withdraws (malicious or
+// revoked) was about to be installed or locked: a lock does not make a
+// revoked digest safe.
+var ErrRevoked = errdef.New(errdef.Trust, "withdrawn by an advisory")

@@ -16,6 +16,13 @@ type Info struct {
 	Manifest *registry.Manifest
 	// Versions are every version the repository has.
 	Versions []*semver.Version
+	// Status is the publisher's status of Manifest (yanked, deprecated),
+	// read from the attestations attached to it.
+	Status *VersionStatus
+	// Yanked are the versions of Versions that are yanked.
+	Yanked []string
+	// Advisories are the obeyed advisories naming Manifest.
+	Advisories []Advised
 }
 
 // Info fetches what `skillpm info` shows: the version ref selects and
@@ -34,7 +41,33 @@ func (e *Engine) InfoManifest(ctx context.Context, repo *registry.Repository, m 
 	if err != nil {
 		return nil, err
 	}
-	return &Info{Repository: repo, Manifest: m, Versions: vs}, nil
+	st, err := e.statusOf(ctx, repo, m)
+	if err != nil {
+		return nil, err
+	}
+	e.warnIgnored(st)
+	info := &Info{Repository: repo, Manifest: m, Versions: vs, Status: st}
+	ch, err := e.Advisories(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info.Advisories = advised(ch.Index, m.Metadata.Name, m.Metadata.Version, repo.TrustRepository(), m.Descriptor.Digest.String(), m.Metadata.Tree)
+	tags, err := repo.Tags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	marked := registry.StatusVersions(tags)
+	for _, v := range vs {
+		if !marked[v.Original()] {
+			continue
+		}
+		if vst, _, err := e.statusVersion(ctx, repo, v); err != nil {
+			return nil, err
+		} else if vst != nil && vst.Yanked {
+			info.Yanked = append(info.Yanked, v.Original())
+		}
+	}
+	return info, nil
 }
 
 // Sign signs the version ref selects and attaches the signature, as

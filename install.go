@@ -346,6 +346,8 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	if err != nil {
 		return nil, err
 	}
+	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
 	opts.Local = local
 	if !r.DryRun {
 		opts.LockFile = lockFile
@@ -359,6 +361,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lockFile, Err: err}
 	}
+	e.statusWarnings(ctx, res)
 	return &InstallResult{Result: res, LockFile: lockFile}, nil
 }
 
@@ -553,6 +556,8 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	if err != nil {
 		return nil, err
 	}
+	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
 	gitDone, gitRoots := map[string]bool{}, []install.RootResult(nil)
 	if !r.RegistryOnly {
 		if gitDone, gitRoots, err = e.updateGit(ctx, graph, r.Names, opts); err != nil {
@@ -566,6 +571,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 		}
 	}
+	e.statusWarnings(ctx, res)
 	res.Roots = append(gitRoots, res.Roots...)
 	return &UpdateResult{Result: res, SearchedAll: all}, nil
 }

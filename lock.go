@@ -100,7 +100,10 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if warn == nil {
 		warn = e.opts.Warn
 	}
-	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn, Known: known})
+	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn, Known: known, Hide: e.hideYanked(graph)})
+	if err == nil {
+		err = e.checkAdvisories(ctx, next)
+	}
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
 	}

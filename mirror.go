@@ -26,6 +26,8 @@ type MirrorRequest struct {
 type MirrorResult struct {
 	*registry.MirrorResult
 	From, To registry.Source
+	// Advisories is true when the source's advisory feed was copied too.
+	Advisories bool
 }
 
 // Mirror copies skills with their signatures and attestations from
@@ -52,7 +54,13 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 	if err != nil {
 		return nil, err
 	}
-	return &MirrorResult{MirrorResult: res, From: src, To: dst}, nil
+	out := &MirrorResult{MirrorResult: res, From: src, To: dst}
+	// A mirror carries the feed unchanged (signatures and expiry with
+	// it), so that its readers are checked as the origin's are.
+	if out.Advisories, err = e.client.CopyAdvisories(ctx, src, dst); err != nil {
+		return out, fmt.Errorf("copying the advisory feed of %s: %w", src, err)
+	}
+	return out, nil
 }
 
 // OpenSourceArg opens a source named as an argument (mirror's, index's,

@@ -1,6 +1,7 @@
 package skillpm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,16 +48,25 @@ type OutdatedSkill struct {
 	Root   string `json:"root"`
 	// Source is the repository the skill comes from.
 	Source string `json:"source"`
+	// Yanked, YankReason and Deprecated are the publisher's status of
+	// the current version (the locked one, else the installed one).
+	// Wanted and Latest are never yanked versions.
+	Yanked     bool   `json:"yanked,omitempty"`
+	YankReason string `json:"yankReason,omitempty"`
+	Deprecated string `json:"deprecated,omitempty"`
+	// Advisories are the obeyed advisories naming the current version.
+	Advisories []Advised `json:"advisories,omitempty"`
 }
 
 // Outdated reports whether s is behind what it could have: installed
-// other than locked, or a newer wanted or latest version than it has.
+// other than locked, a newer wanted or latest version than it has, a
+// yanked one, or one an advisory names.
 func (s OutdatedSkill) Outdated() bool {
 	cur := s.Locked
 	if cur == "" {
 		cur = s.Installed
 	}
-	return (s.Installed != "" && s.Installed != cur) || newerVersion(s.Wanted, cur) || newerVersion(s.Latest, cur)
+	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || newerVersion(s.Wanted, cur) || newerVersion(s.Latest, cur)
 }
 
 // OutdatedResult is what Outdated found.
@@ -145,7 +155,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 				break
 			}
 		}
-		if err := fillWanted(ctx, graph, key, &row, pre); err != nil {
+		if err := e.fillWanted(ctx, graph, key, &row, pre); err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
@@ -186,7 +196,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 				continue
 			}
 			row := OutdatedSkill{Name: s.Name, Installed: s.Version, Range: s.Requested, Root: root.Dir, Source: s.Source}
-			if err := fillWanted(ctx, graph, graph.Namespace().KeyOf(s.Source), &row, pre); err != nil {
+			if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(s.Source), &row, pre); err != nil {
 				return nil, err
 			}
 			rows = append(rows, row)
@@ -196,8 +206,9 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 }
 
 // fillWanted sets the row's wanted (newest in its range) and latest
-// (newest release) versions; a skill no longer published has neither.
-func fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *OutdatedSkill, pre bool) error {
+// (newest release) versions, which are never yanked ones, and the status
+// of its current version; a skill no longer published has neither.
+func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *OutdatedSkill, pre bool) error {
 	vs, err := graph.Versions(ctx, key)
 	if err != nil {
 		if errors.Is(err, resolve.ErrNotFound) {
@@ -205,6 +216,25 @@ func fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *Outd
 		}
 		return err
 	}
+	sts, err := e.statuses(ctx, graph, key, vs)
+	if err != nil {
+		return err
+	}
+	cur := cmp.Or(row.Locked, row.Installed)
+	if st := sts[cur]; st != nil {
+		row.Yanked, row.YankReason, row.Deprecated = st.Yanked, st.Reason, st.Deprecated
+	}
+	ch, err := e.Advisories(ctx)
+	if err != nil {
+		return err
+	}
+	if cur != "" {
+		row.Advisories = advised(ch.Index, row.Name, cur, row.Source)
+	}
+	vs = slices.DeleteFunc(slices.Clone(vs), func(v *semver.Version) bool {
+		st := sts[v.Original()]
+		return st != nil && st.Yanked
+	})
 	if v := NewestRelease(vs, pre); v != nil {
 		row.Latest = v.String()
 	}

@@ -68,7 +68,7 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 				return nil, nil, err
 			}
 		}
-		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.opts.Warn})
+		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.opts.Warn, Hide: e.hideYanked(graph)})
 		if err != nil {
 			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
 		}
@@ -92,6 +92,8 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 		return nil, nil, err
 	}
 	opts.Local = locals
+	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
 	for _, rt := range roots {
 		if r.DryRun {
 			break // a dry run writes nothing, not even the roots' parents
@@ -104,6 +106,7 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 	if err != nil {
 		return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
 	}
+	e.statusWarnings(ctx, res)
 	if !r.DryRun {
 		if err := SaveProject(r.Manifest, r.Lock, r.OldData, r.Data, res.Lock); err != nil {
 			return res, res.Lock, err

@@ -17,6 +17,8 @@ import (
 	"context"
 	"crypto"
 	"path/filepath"
+
+	"github.com/skillpm/skillpm/registry/advisory"
 	"sync"
 	"time"
 
@@ -158,6 +160,8 @@ type Engine struct {
 	policy  *tiers.Policy
 	trust   sign.VerifyOptions
 	auditor install.Auditor
+	// advisories is the source's advisory feed, read once (Advisories).
+	advisories *advisory.Checked
 }
 
 // Open checks opts and opens what every operation needs: the registry

@@ -140,3 +140,7 @@ func diffFiles(want, got []archive.File) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ErrPlaceTaken means a quarantined copy cannot be restored: the skill is
+// installed there again.
+var ErrPlaceTaken = errdef.New(errdef.Conflict, "the quarantined skill's place is taken")

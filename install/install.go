@@ -71,6 +71,12 @@ type Options struct {
 	Catalog *skill.Catalog
 	// Warn receives messages that do not stop the install.
 	Warn func(string)
+	// Hide withholds versions from a resolution (resolve.LockOptions.Hide).
+	Hide resolve.HideFunc
+	// Check, when set, judges the lock about to be installed (resolved,
+	// or kept as it is) before anything is staged; its error refuses the
+	// install. The engine refuses revoked versions with it.
+	Check func(ctx context.Context, lock *resolve.Lockfile) error
 	// hook is passed to each root's transaction: the crash-safety tests
 	// stop a commit at each step with it. It is not API.
 	hook func(step string) error
@@ -190,6 +196,11 @@ func Install(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *re
 	// that already hold it is a no-op that asks no registry anything.
 	if opts.LockFile != "" && prev != nil && len(opts.Local) == 0 && !opts.DryRun && prev.Satisfies(m, cat.Namespace()) == nil {
 		if rrs, ok := upToDate(ctx, opts.Roots, prev); ok && !lockChanged(opts.LockFile, prev) {
+			if opts.Check != nil {
+				if err := opts.Check(ctx, prev); err != nil {
+					return nil, err
+				}
+			}
 			return &Result{Lock: prev, Roots: rrs, Changes: []Change{}}, nil
 		}
 	}
@@ -229,6 +240,11 @@ func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, reque
 		return nil, err
 	}
 	defer j.abort()
+	if opts.Check != nil {
+		if err := opts.Check(ctx, j.lock); err != nil {
+			return nil, err
+		}
+	}
 	if err := j.stageAll(ctx, opts); err != nil {
 		return nil, err
 	}
@@ -438,7 +454,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 			Prefer: prev.Preferences(cat.Namespace())})
 		defer stop()
 	}
-	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
+	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn, Hide: opts.Hide})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -112,6 +112,9 @@ func TestRecoverRefusesHostileJournal(t *testing.T) {
 		{"op out", journal{ID: "00ff", Ops: []txnOp{{Name: "../../.ssh", Remove: true}}}, `record 1 ("../../.ssh"): the name is not a skill name`},
 		{"id out", journal{ID: "../../../.ssh"}, `the transaction id is not one skillpm makes`},
 		{"file out", journal{ID: "00ff", Files: []txnFile{{Path: "../../.ssh/authorized_keys", Data: []byte("key")}}}, `record 1 ("../../.ssh/authorized_keys"): a transaction writes no file but the project's skills.lock`},
+		{"quarantine out", journal{ID: "00ff", Ops: []txnOp{{Name: "solo", Remove: true, Quarantine: "../../../.ssh"}}}, `record 1 ("../../../.ssh"): the quarantine entry is not one skillpm makes`},
+		{"restore from out", journal{ID: "00ff", Ops: []txnOp{{Name: "solo", Restore: "x-00ff/../../.."}}}, `the quarantine entry is not one skillpm makes`},
+		{"quarantine receipt out", journal{ID: "00ff", Files: []txnFile{{Path: "../../.ssh/x-00ff/quarantine.json", Data: []byte("key")}}}, `a transaction writes no file but the project's skills.lock and the quarantine's receipts`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, ssh := hostileRoot(t)

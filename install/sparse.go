@@ -111,7 +111,7 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 			cat.Pin(ns.KeyOf(ls.Source), ls.Version, ls.Digest)
 		}
 	}
-	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn})
+	lock, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: opts.Frozen, Prerelease: opts.Prerelease, Warn: warn, Hide: opts.Hide})
 	if err != nil {
 		if verr := verdict(); verr != nil {
 			return fallback(fmt.Errorf("ignoring the sparse index: %w", verr))

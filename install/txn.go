@@ -37,6 +37,12 @@ type txnOp struct {
 	Name string `json:"name"`
 	// Remove is true when the skill is removed rather than replaced.
 	Remove bool `json:"remove,omitempty"`
+	// Quarantine, when set, is the quarantine entry (quarantine.go) the
+	// removed skill is moved into instead of being deleted.
+	Quarantine string `json:"quarantine,omitempty"`
+	// Restore, when set, is the quarantine entry the skill is moved back
+	// from (nothing is staged).
+	Restore string `json:"restore,omitempty"`
 }
 
 type txnFile struct {
@@ -151,6 +157,15 @@ func rollForward(root string, j journal, step func(string) error) error {
 		return err
 	}
 	for _, op := range j.Ops {
+		if op.Restore != "" {
+			if err := restoreOp(root, op); err != nil {
+				return err
+			}
+			if err := step("restore:" + op.Name); err != nil {
+				return err
+			}
+			continue
+		}
 		target := filepath.Join(root, op.Name)
 		staged := filepath.Join(tx, "new", op.Name)
 		backup := filepath.Join(tx, "old", op.Name)
@@ -173,6 +188,11 @@ func rollForward(root string, j journal, step func(string) error) error {
 		if !op.Remove {
 			if err := os.Rename(staged, target); err != nil {
 				return fmt.Errorf("moving %s into place: %w", op.Name, err)
+			}
+		}
+		if op.Quarantine != "" {
+			if err := quarantineOp(root, backup, op); err != nil {
+				return err
 			}
 		}
 		if err := step("new:" + op.Name); err != nil {
@@ -216,13 +236,37 @@ func (j journal) check(file string) error {
 		if !skill.ValidName(op.Name) {
 			return &ReceiptError{File: file, Record: i + 1, Name: op.Name, Reason: "the name is not a skill name, so it would move or remove a folder that is not one of the root's skills"}
 		}
-	}
-	for i, f := range j.Files {
-		if filepath.Base(f.Path) != resolve.LockFile {
-			return &ReceiptError{File: file, Record: len(j.Ops) + i + 1, Name: f.Path, Reason: "a transaction writes no file but the project's " + resolve.LockFile}
+		for _, id := range []string{op.Quarantine, op.Restore} {
+			if id != "" && !validQuarantineID(id) {
+				return &ReceiptError{File: file, Record: i + 1, Name: id, Reason: "the quarantine entry is not one skillpm makes (a skill name, a hyphen, a hexadecimal id), so it would move a folder outside the root's quarantine"}
+			}
 		}
 	}
+	// The journal sits in ROOT/.skillpm, so the quarantine's receipts it
+	// may write are ROOT/.skillpm/quarantine/ID/quarantine.json.
+	state := filepath.Dir(file)
+	for i, f := range j.Files {
+		if filepath.Base(f.Path) == resolve.LockFile {
+			continue
+		}
+		id := filepath.Base(filepath.Dir(f.Path))
+		if validQuarantineID(id) && f.Path == filepath.Join(state, quarantineDir, id, quarantineReceipt) {
+			continue
+		}
+		return &ReceiptError{File: file, Record: len(j.Ops) + i + 1, Name: f.Path, Reason: "a transaction writes no file but the project's " + resolve.LockFile + " and the quarantine's receipts"}
+	}
 	return nil
+}
+
+// validQuarantineID says whether id has the form Quarantine gives an
+// entry: a skill name, a hyphen and the transaction's hexadecimal id.
+func validQuarantineID(id string) bool {
+	i := strings.LastIndexByte(id, '-')
+	if i <= 0 {
+		return false
+	}
+	_, err := hex.DecodeString(id[i+1:])
+	return err == nil && id[i+1:] != "" && skill.ValidName(id[:i])
 }
 
 func exists(p string) bool {

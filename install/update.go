@@ -70,6 +70,11 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
 		}
 		jobs = append(jobs, j)
+		if opts.Check != nil {
+			if err := opts.Check(ctx, j.lock); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Dir, err)
+			}
+		}
 		if err := j.stageAll(ctx, opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
 		}

@@ -87,6 +87,8 @@ var (
 
 	// ErrNoIndex reports a source that holds no search index.
 	ErrNoIndex = errdef.New(errdef.NotFound, "the source has no search index")
+	// ErrNoAdvisories reports a source that holds no advisory feed.
+	ErrNoAdvisories = errdef.New(errdef.NotFound, "the source has no advisory feed")
 
 	// ErrUnverified reports a skill a mirror refused (no signature
 	// verifies, or its tier is below the floor), or a search index that

@@ -299,6 +299,11 @@ func (c *Client) mirrorSkill(ctx context.Context, src, dst Source, name string, 
 			break
 		}
 		mv := cp.version(ctx, v.Original(), "", opts)
+		if mv.Status == MirrorCopied || mv.Status == MirrorPresent {
+			if err := cp.statusTag(ctx, v.Original()); err != nil {
+				mv.Status, mv.Err = MirrorFailed, err
+			}
+		}
 		if opts.OnVersion != nil {
 			opts.OnVersion(mv)
 		}

@@ -55,6 +55,9 @@ type LockOptions struct {
 	// them) and must still keep what install verified for those that do
 	// not move.
 	Known *Lockfile
+	// Hide, when set, withholds versions from the resolution (yanked
+	// ones); the version prev locks stays a candidate.
+	Hide HideFunc
 }
 
 // Lock resolves what manifest m asks for against cat and returns the lock
@@ -76,6 +79,11 @@ type LockOptions struct {
 // ErrNameConflict; with opts.Frozen, any change is a *StaleError.
 func Lock(ctx context.Context, cat Catalog, m *Manifest, prev *Lockfile, opts LockOptions) (*Lockfile, error) {
 	ns := cat.Namespace()
+	var hidden *hiding
+	if opts.Hide != nil {
+		h := newHiding(cat, opts.Hide, prev.Preferences(ns))
+		cat, hidden = h, &h
+	}
 	if opts.Frozen {
 		if prev == nil {
 			return nil, &StaleError{Lock: LockFile, Differences: []string{"there is no lock to keep"}}
@@ -103,6 +111,9 @@ func Lock(ctx context.Context, cat Catalog, m *Manifest, prev *Lockfile, opts Lo
 		if !errors.As(err, &nse) || !dropConflicting(nse, roots, optional, warn) {
 			break
 		}
+	}
+	if nse, ok := errors.AsType[*NoSolutionError](err); ok && hidden != nil {
+		hidden.explain(nse)
 	}
 	if err != nil {
 		return nil, err

@@ -51,6 +51,7 @@ if [ -d pkg/audit ]; then
 	go test -run '^TestLabelled$' -count=1 -v ./pkg/audit | grep -o 'LABELLED .*' | tee -a "$out" >&2 || true
 fi
 bench ./registry '^BenchmarkMirror200$' 2x
+bench ./registry/advisory 'Lookup10000x1000' 5x
 
 # Latency: the same graph through a proxy that adds a round trip time to
 # every request and every new connection (SKILLPM_BENCH_RTT, default
@@ -93,6 +94,7 @@ BEGIN {
 	else if (name == "InstallLargeAsset") printf "| install a 500 MB asset | %s, peak heap %s MB | - | - | < 100 MB |\n", secs(ns), metric("peak-heap-MB")
 	else if (name == "AuditCorpus") printf "| audit %s corpus skills | %s | - | - | < 3 s |\n| audit: slowest corpus skill | %.1f ms | - | - | < 1 s |\n", metric("skills"), secs(ns), metric("worst-skill-ms")
 	else if (name == "AuditPathological") printf "| audit: slowest pathological skill (chains, nesting, huge lines, paren bomb) | %.1f ms | - | - | < 1 s |\n", metric("worst-skill-ms")
+	else if (name == "Lookup10000x1000") printf "| advisory check: feed of 10,000 parsed, indexed, 1,000 installed skills looked up | %.1f ms | - | - | < 1 s |\n", ns/1e6
 	else if (name == "LABELLED") printf "| audit labelled set at %s: %s cases | precision %s | recall %s | - | recall 1.00 |\n", $2, $3, $4, $5
 	else printf "| %s | %s | - | - | - |\n", name, secs(ns)
 }' "$out"

@@ -165,7 +165,7 @@ func (p *parser) parse(data []byte) *Policy {
 	if !p.mapping(root, "the policy file") {
 		return pol
 	}
-	seen := p.fields(root, "the policy file", []string{"version", "policies", "ceilings", "dangerous", "trustedRoots"}, func(key, val *yaml.Node) {
+	seen := p.fields(root, "the policy file", []string{"version", "policies", "ceilings", "dangerous", "trustedRoots", "advisors"}, func(key, val *yaml.Node) {
 		switch key.Value {
 		case "version":
 			p.version(val, pol)
@@ -179,6 +179,8 @@ func (p *parser) parse(data []byte) *Policy {
 			}
 		case "trustedRoots":
 			pol.TrustedRoots = p.roots(val)
+		case "advisors":
+			pol.Advisors = p.advisors(val)
 		}
 	})
 	if !seen["version"] {

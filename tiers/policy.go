@@ -29,6 +29,9 @@ type Policy struct {
 	// TrustedRoots are Sigstore trusted root files used beside the
 	// public-good root, resolved against the policy file's directory.
 	TrustedRoots []string `json:"trustedRoots"`
+	// Advisors name whose signed advisory feeds are obeyed, and for which
+	// repositories.
+	Advisors []AdvisorRule `json:"advisors,omitempty"`
 }
 
 // Rule is one entry of the policy's "policies" list: the repositories it

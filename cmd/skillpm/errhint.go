@@ -226,6 +226,8 @@ func sentinelHints() []flagHint {
 		{asf.ErrNotCurrentStep, "--force skips ahead to the step named"},
 		{asf.ErrSkillNotFound, "--skills-root DIR searches a directory of skills first"},
 		{spm.ErrAttestationNotAttached, "run skillpm audit --sign again"},
+		{spm.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
+		{spm.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
 	}
 }
 

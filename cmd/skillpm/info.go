@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,6 +83,9 @@ type infoJSON struct {
 	Size        int64             `json:"size"`
 	Layer       infoLayerJSON     `json:"layer"`
 	Versions    []string          `json:"versions"`
+	Yanked      []string          `json:"yanked,omitempty"`
+	Status      *spm.Status       `json:"status,omitempty"`
+	Advisories  []spm.Advised     `json:"advisories,omitempty"`
 	Annotations map[string]string `json:"annotations"`
 	Manifest    json.RawMessage   `json:"manifest"`
 }
@@ -137,8 +141,16 @@ func refErr(g *globals, registryFlag, arg string, err error) error {
 func printInfo(g *globals, info *spm.Info) error {
 	repo, m := info.Repository, info.Manifest
 	versions := make([]string, len(info.Versions))
+	shown := make([]string, len(info.Versions))
 	for i, v := range info.Versions {
-		versions[i] = v.String()
+		versions[i], shown[i] = v.String(), v.String()
+		if slices.Contains(info.Yanked, v.Original()) {
+			shown[i] += " (yanked)"
+		}
+	}
+	var status *spm.Status
+	if st := info.Status; st != nil && st.Signer != nil {
+		status = &st.Status
 	}
 	md, layer := m.Metadata, m.Layer()
 	if g.json() {
@@ -147,7 +159,7 @@ func printInfo(g *globals, info *spm.Info) error {
 			Created: md.Created, FromConfig: md.FromConfig, Repository: repo.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Size: m.Descriptor.Size,
 			Layer:    infoLayerJSON{Title: layer.Annotations["org.opencontainers.image.title"], Digest: layer.Digest.String(), Size: layer.Size},
-			Versions: versions, Annotations: m.OCI.Annotations, Manifest: m.Raw}
+			Versions: versions, Yanked: info.Yanked, Status: status, Advisories: info.Advisories, Annotations: m.OCI.Annotations, Manifest: m.Raw}
 		if j.Permissions == nil {
 			j.Permissions = []string{}
 		}
@@ -190,7 +202,16 @@ func printInfo(g *globals, info *spm.Info) error {
 	if len(md.FromConfig) > 0 {
 		row("from config", strings.Join(md.FromConfig, ", ")+" (no skillpm annotations: pushed by another tool)")
 	}
-	row("versions", strings.Join(versions, ", "))
+	if status != nil && status.Yanked {
+		row("yanked", "yes"+parenthesized(status.Reason)+": no new resolution chooses it")
+	}
+	if status != nil && status.Deprecated != "" {
+		row("deprecated", status.Deprecated)
+	}
+	for _, a := range info.Advisories {
+		row("advisory", a.String())
+	}
+	row("versions", strings.Join(shown, ", "))
 	if len(m.OCI.Annotations) > 0 {
 		fmt.Fprintln(w, "  annotations:")
 		keys := make([]string, 0, len(m.OCI.Annotations))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -95,5 +96,28 @@ func printOutdated(g *globals, res *spm.OutdatedResult) error {
 	for _, r := range res.Skills {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Installed), dash(r.Locked), dash(r.Wanted), dash(r.Latest), r.Range, dash(r.Root))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range res.Skills {
+		cur := cmp.Or(r.Locked, r.Installed)
+		if r.Yanked {
+			fmt.Fprintf(g.stdout, "%s@%s is yanked%s\n", r.Name, cur, parenthesized(r.YankReason))
+		}
+		if r.Deprecated != "" {
+			fmt.Fprintf(g.stdout, "%s@%s is deprecated: %s\n", r.Name, cur, r.Deprecated)
+		}
+		for _, a := range r.Advisories {
+			fmt.Fprintln(g.stdout, a.String())
+		}
+	}
+	return nil
+}
+
+// parenthesized is " (s)", or "" for an empty s.
+func parenthesized(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }

@@ -186,7 +186,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newMigrateCmd(g),
 		newPolicyCmd(g), newTrustCmd(g),
 		newPackCmd(g), newPublishCmd(g), newInfoCmd(g), newPullCmd(g), newLoginCmd(g), newLogoutCmd(g),
-		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g),
+		newKeygenCmd(g), newSignCmd(g), newVerifyCmd(g), newPromoteCmd(g), newYankCmd(g), newDeprecateCmd(g), newAdvisoryCmd(g), newQuarantineCmd(g), newRestoreCmd(g),
 		newSignBlobCmd(g), newVerifyBlobCmd(g),
 		newLockCmd(g), newOutdatedCmd(g), newTreeCmd(g), newWhyCmd(g), newDoctorCmd(g),
 		newAuditCmd(g),

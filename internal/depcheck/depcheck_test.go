@@ -31,7 +31,7 @@ var layers = [][]string{
 	{"registry"},
 	// Trust policy and resolution; the registry as the resolver sees it
 	// and under a trust policy.
-	{"tiers", "resolve", "registry/catalog", "registry/verified", "registry/sparse"},
+	{"tiers", "resolve", "registry/catalog", "registry/verified", "registry/sparse", "registry/advisory"},
 	// Installs and the workflow runner.
 	{"install", "install/auditor", "asf"},
 	// The engine (package skillpm at the module root): the decisions the

@@ -42,8 +42,8 @@ type TrustOptions struct {
 }
 
 // PolicyTrust returns the trust material to verify signatures with under
-// policy p: the public keys its identities name (`key:` files, in rules
-// and requireAudit), its trusted roots, the public-good Sigstore root and
+// policy p: the public keys its identities name (`key:` files, in rules,
+// requireAudit and advisors), its trusted roots, the public-good Sigstore root and
 // opts.Keys. A key file that changed since the policy was loaded (another
 // fingerprint) is an error, so that a policy is never checked against
 // another key than it was read with.
@@ -58,17 +58,22 @@ func PolicyTrust(ctx context.Context, p *tiers.Policy, opts TrustOptions) (sign.
 	}
 	if p != nil {
 		dir := filepath.Dir(p.Source)
+		ids := []tiers.IdentityRule{}
 		for _, rule := range p.Rules {
-			for _, id := range append(append([]tiers.IdentityRule{}, rule.Identities...), rule.RequireAudit...) {
-				if id.Key == "" {
-					continue
-				}
-				k, err := policyKey(ctx, dir, p.Source, id)
-				if err != nil {
-					return sign.VerifyOptions{}, err
-				}
-				addKey(k)
+			ids = append(append(ids, rule.Identities...), rule.RequireAudit...)
+		}
+		for _, rule := range p.Advisors {
+			ids = append(ids, rule.Identities...)
+		}
+		for _, id := range ids {
+			if id.Key == "" {
+				continue
 			}
+			k, err := policyKey(ctx, dir, p.Source, id)
+			if err != nil {
+				return sign.VerifyOptions{}, err
+			}
+			addKey(k)
 		}
 		for _, path := range p.TrustedRoots {
 			tr, err := sign.LoadTrustedRoot(ctx, path)
