@@ -7,6 +7,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // rootsErr gives the engine's root errors their exit codes: usage for a
@@ -34,5 +35,5 @@ func notInstalledAnywhere(names []string) error {
 	if s := suggest(names[0], installedNames()); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, ", ") + "?"
 	}
-	return withCode(exitUsage, fmt.Errorf("%w: %s", install.ErrNotInstalled, msg))
+	return classed(errdef.Usage, fmt.Errorf("%w: %s", install.ErrNotInstalled, msg))
 }

@@ -7,7 +7,6 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -188,17 +187,7 @@ func printInstall(g *globals, res *install.Result, dryRun bool) error {
 }
 
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
-	switch {
-	case errors.Is(err, archive.ErrImplicitExec):
-		// A validation error to the library (3); an install refuses it as
-		// it refuses an untrusted skill.
-		return withCode(exitTrust, err)
-	case errors.Is(err, install.ErrNotInstalled):
-		// Not found to the library (4); on this command line it is the
-		// name asked for that is wrong.
-		return withCode(exitUsage, err)
-	}
-	return lockExit(m, lockFile, err)
+	return lockExit(m, lockFile, except("install", err))
 }
 
 // check refuses a --min-tier that names no tier, before anything is

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -75,7 +76,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 		return err
 	}
 	if res.Outdated > 0 {
-		return withCode(exitFailure, errOutdated)
+		return classed(errdef.Internal, errOutdated)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
@@ -39,7 +40,7 @@ func (f *regFlags) addRegistry(c *cobra.Command) {
 func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	c, err := registry.New(registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Progress: regProgress(g), UserAgent: "skillpm/" + skillpmVersion()})
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, classed(errdef.Usage, err)
 	}
 	return c, nil
 }
@@ -63,12 +64,6 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 	}
 	return c.OpenSource(spec)
 }
-
-// regExit gives a registry error the exit code of its class (2 for
-// references and options, 3 for invalid skills and artifacts, 4 for what
-// does not exist, 6 for registry and network failures and content that
-// fails verification).
-func regExit(err error) error { return classExit(err) }
 
 // regProgress shows bytes per blob on stderr when it is a terminal and
 // --quiet is off; otherwise it returns nil and nothing is printed.
@@ -121,7 +116,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 	switch {
 	case errors.As(err, &be) && errors.As(be.Err, &ve):
 		printDiagnostics(g.stderr, ve.Diagnostics)
-		return withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
+		return classed(errdef.Validation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 	case errors.As(err, &be):
 		return be.Err
 	}
@@ -134,7 +129,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 		}
 	}
 	if out != nil && out.Audit == nil {
-		return withCode(exitFailure, err)
+		return classed(errdef.Internal, err)
 	}
 	return err
 }
@@ -152,7 +147,7 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 		var ve *skill.ValidationError
 		if errors.As(err, &ve) {
 			printDiagnostics(g.stderr, ve.Diagnostics)
-			return nil, withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
+			return nil, classed(errdef.Validation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 		}
 		return nil, err
 	}

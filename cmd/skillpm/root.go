@@ -13,18 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes, documented in the root command's help: errdef's, which
-// also maps each class of error to one.
-const (
-	exitOK         = errdef.ExitOK
-	exitFailure    = errdef.ExitFailure
-	exitUsage      = errdef.ExitUsage
-	exitValidation = errdef.ExitValidation
-	exitResolution = errdef.ExitResolution
-	exitTrust      = errdef.ExitTrust
-	exitRegistry   = errdef.ExitRegistry
-)
-
 const exitCodesHelp = `Exit codes:
   0  success
   1  failure
@@ -33,36 +21,6 @@ const exitCodesHelp = `Exit codes:
   4  no resolution
   5  refused by trust (verification, tier, ceiling, grants)
   6  registry or network failure after retries`
-
-// exitError carries an exit code through cobra's error return.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// classExit gives err the exit code of its errdef class, unless a call
-// site already chose one (withCode) or it has no class.
-func classExit(err error) error {
-	var ee *exitError
-	if err == nil || errors.As(err, &ee) {
-		return err
-	}
-	if c := errdef.ClassOf(err); c != errdef.None {
-		return withCode(c.ExitCode(), err)
-	}
-	return err
-}
-
-// withCode wraps err so that the process exits with code.
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
 
 // globals holds the flags every command shares.
 type globals struct {
@@ -98,33 +56,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return exitOK
+		return errdef.ExitOK
 	}
-	code := exitCode(err)
+	class := classOf(err)
 	if msg := err.Error(); msg != "" {
 		msg = withFlagHints(msg, err)
 		if g.json() || jsonRequested(args) {
-			writeErrorJSON(stderr, code, msg)
+			writeErrorJSON(stderr, class, msg)
 		} else {
 			fmt.Fprintf(stderr, "skillpm: %s\n", msg)
 		}
 	}
-	return code
+	return class.ExitCode()
 }
 
-// exitCode is the process exit code for err: the one a call site chose
-// (withCode), else 2 for flag and argument errors, else the code of the
-// class the library gave the error (errdef), 1 when it has none.
-func exitCode(err error) int {
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.code
-	case isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command "):
+// classOf is the errdef class of a command's failure, which gives the
+// exit code (flag and argument errors are usage errors; the commands'
+// deliberate exceptions are applied where they return, exceptions.go).
+func classOf(err error) errdef.Class {
+	if strings.HasPrefix(err.Error(), "unknown command ") {
 		// cobra reports an unknown command as a plain error.
-		return exitUsage
+		return errdef.Usage
 	}
-	return errdef.ClassOf(err).ExitCode()
+	return errdef.ClassOf(err)
 }
 
 // usageError marks flag and argument errors.
@@ -132,6 +86,9 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
+
+// Class is errdef.Usage: the command line was not understood.
+func (e *usageError) Class() errdef.Class { return errdef.Usage }
 
 func isUsageError(err error) bool {
 	var u *usageError
