@@ -7,7 +7,6 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // rootsErr gives the engine's root errors their exit codes: usage for a
@@ -35,5 +34,7 @@ func notInstalledAnywhere(names []string) error {
 	if s := suggest(names[0], installedNames()); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, ", ") + "?"
 	}
-	return classed(errdef.Usage, fmt.Errorf("%w: %s", install.ErrNotInstalled, msg))
+	// ErrNotInstalled's class (not found, 4), as why and info report a
+	// name that is not installed.
+	return fmt.Errorf("%w: %s", install.ErrNotInstalled, msg)
 }

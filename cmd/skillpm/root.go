@@ -13,14 +13,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const exitCodesHelp = `Exit codes:
+const exitCodesHelp = `Exit codes (the class of the error decides):
   0  success
-  1  failure
+  1  failure (doctor: a problem reported)
   2  usage error
   3  validation failed
-  4  no resolution
+  4  no resolution, or not found (not installed)
   5  refused by trust (verification, tier, ceiling, grants)
-  6  registry or network failure after retries`
+  6  registry or network failure after retries
+outdated exits 1 for outdated skills only with --exit-code; the asf hook
+commands exit as the ASF runtime does (see skillpm asf --help).`
 
 // globals holds the flags every command shares.
 type globals struct {

@@ -52,7 +52,7 @@ func ScaffoldWith(ctx context.Context, dir string, opts ScaffoldOptions) error {
 	}
 	name := filepath.Base(filepath.Clean(dir))
 	if !ValidName(name) {
-		return fmt.Errorf("%q is not a valid skill name: use lower-case words joined by hyphens, e.g. %q", name, SuggestName(name))
+		return fmt.Errorf("%q is %w: use lower-case words joined by hyphens, e.g. %q", name, ErrBadName, SuggestName(name))
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s: %w", dir, ErrExists)
