@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/internal/config"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 const exitCodesHelp = `Exit codes (the class of the error decides):
@@ -115,7 +116,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	}
 	root.SetVersionTemplate("skillpm {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf(c, err)
+		return usageErrorf(c, flagSuggestion(c, err))
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.output, "output", "text", "output format: text or json")
@@ -150,8 +151,47 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),
 		newServeCmd(g),
 	)
+	groupCommands(root)
 	applyConventions(g, root)
 	return root
+}
+
+// commandGroups sorts the commands of skillpm --help by what a user is
+// doing, as cargo's and gh's help do.
+func commandGroups() []struct {
+	group    cobra.Group
+	commands []string
+} {
+	return []struct {
+		group    cobra.Group
+		commands []string
+	}{
+		{cobra.Group{ID: "use", Title: "Using skills:"}, []string{"install", "add", "update", "remove", "list", "outdated", "tree", "why", "lock", "info", "search", "adopt", "hosts"}},
+		{cobra.Group{ID: "make", Title: "Making skills:"}, []string{"init", "validate", "audit", "migrate", "pack", "publish"}},
+		{cobra.Group{ID: "trust", Title: "Signing and trust:"}, []string{"keygen", "sign", "verify", "promote", "policy", "sign-blob", "verify-blob"}},
+		{cobra.Group{ID: "registry", Title: "Registries:"}, []string{"login", "logout", "pull", "mirror", "bundle", "index", "serve"}},
+		{cobra.Group{ID: "workflow", Title: "ASF workflows:"}, []string{"run", "asf"}},
+		{cobra.Group{ID: "setup", Title: "Setup and help:"}, []string{"doctor", "cache", "version"}},
+	}
+}
+
+// groupCommands puts every command of root in its group; help and
+// completion go with setup.
+func groupCommands(root *cobra.Command) {
+	byName := map[string]*cobra.Command{}
+	for _, c := range root.Commands() {
+		byName[c.Name()] = c
+	}
+	for _, g := range commandGroups() {
+		root.AddGroup(&g.group)
+		for _, n := range g.commands {
+			if c := byName[n]; c != nil {
+				c.GroupID = g.group.ID
+			}
+		}
+	}
+	root.SetHelpCommandGroupID("setup")
+	root.SetCompletionCommandGroupID("setup")
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.
@@ -167,6 +207,29 @@ func exactArgs(n int) cobra.PositionalArgs {
 // usageErrorf wraps err as a usage error that points at the command's help.
 func usageErrorf(c *cobra.Command, err error) error {
 	return &usageError{fmt.Errorf("%w (run '%s --help' for usage)", err, c.CommandPath())}
+}
+
+// flagSuggestion adds to an unknown-flag error the command's flags
+// closest to the one given, as cobra does for commands.
+func flagSuggestion(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var have []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			have = append(have, f.Name)
+		}
+	})
+	s := suggest(name, have)
+	if len(s) == 0 {
+		return err
+	}
+	for i := range s {
+		s[i] = "--" + s[i]
+	}
+	return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))
 }
 
 // minArgs is cobra.MinimumNArgs with a usage error.

@@ -28,8 +28,9 @@ func newUpdateCmd(g *globals) *cobra.Command { return updateCmd(g, &updateFlags{
 // updateCmd is update with its flags bound to f.
 func updateCmd(g *globals, f *updateFlags) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "update [NAME...]",
-		Short: "Update installed skills within the ranges they were installed with",
+		Use:     "update [NAME...]",
+		Aliases: []string{"upgrade"},
+		Short:   "Update installed skills within the ranges they were installed with",
 		Long: `Update re-resolves the skills installed in each chosen root (without
 --host, --scope or --root: every host's roots that hold them) within the
 ranges recorded when they were asked for, preferring the newest versions:
