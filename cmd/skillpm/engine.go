@@ -87,11 +87,11 @@ func (f *rootFlags) target() spm.Target {
 	return t
 }
 
-// engineExit renders what the engine returns for a front end to show
+// engineErr renders what the engine returns for a front end to show
 // (build diagnostics, the names no root holds, the several hosts a
 // default cannot be chosen from), keeping each error's class; it reports
 // false for the errors it leaves to the command.
-func engineExit(g *globals, err error) (error, bool) {
+func engineErr(g *globals, err error) (error, bool) {
 	var be *spm.BuildError
 	var ni *spm.NotInstalledError
 	var sh *spm.SeveralHostsError
@@ -124,7 +124,7 @@ func engineExit(g *globals, err error) (error, bool) {
 // installFailure maps an install's or update's failure to its exit code;
 // hint adds, for a resolution failure, where skillpm looked.
 func installFailure(ctx context.Context, g *globals, e *spm.Engine, err error, hint bool) error {
-	if mapped, ok := engineExit(g, err); ok {
+	if mapped, ok := engineErr(g, err); ok {
 		return mapped
 	}
 	var ie *spm.InstallError

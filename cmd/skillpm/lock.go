@@ -145,7 +145,7 @@ func lockFailure(ctx context.Context, g *globals, e *spm.Engine, f *lockFlags, e
 	case errors.As(err, &ie):
 		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
 	}
-	if mapped, ok := engineExit(g, err); ok {
+	if mapped, ok := engineErr(g, err); ok {
 		return mapped
 	}
 	return err

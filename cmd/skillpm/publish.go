@@ -264,7 +264,7 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if f.recursive || gitsource.Looks(dir) {
 		res, err := e.PublishAll(c.Context(), spm.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
-			mapped, _ := engineExit(g, err)
+			mapped, _ := engineErr(g, err)
 			return mapped
 		}
 		return printPublishAll(g, res, f.allowAudit)
