@@ -100,6 +100,16 @@ func (e *markedError) Error() string        { return e.err.Error() }
 func (e *markedError) Unwrap() error        { return e.err }
 func (e *markedError) Is(target error) bool { return target == e.mark }
 
+// Class is the mark's, so a front end's exit code or status follows the
+// decision the mark records; ErrGit only says where a failure happened
+// and defers to the gitsource error it marks.
+func (e *markedError) Class() errdef.Class {
+	if e.mark == ErrGit {
+		return errdef.None
+	}
+	return errdef.ClassOf(e.mark)
+}
+
 func mark(sentinel, err error) error {
 	if err == nil {
 		return nil

@@ -156,7 +156,8 @@ func ProjectScope(m *resolve.Manifest) install.Scope {
 // hosts of t, the manifest's hosts: or host:, else DefaultHost's; at t's
 // scope, else the manifest's (ProjectScope); placed as t.Placement says
 // ("" copies into each host's own root). Project roots are under the
-// manifest's directory, wherever the program runs.
+// manifest's directory, wherever the program runs. A host is any of env's
+// table, the user's hosts file included, as --host takes it.
 func ProjectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured install.Host) (*install.Placed, error) {
 	if len(t.Roots) > 0 {
 		return Roots(env, t, install.DefaultHost)
@@ -181,7 +182,7 @@ func ProjectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured insta
 	}
 	var hs []install.Host
 	for _, s := range names {
-		h, err := install.ParseHost(s)
+		h, err := install.ParseHostIn(env, s)
 		if err != nil {
 			return nil, invalid(fmt.Errorf("%s: %w", m.File, err))
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -60,6 +61,11 @@ func Validate(ctx context.Context, r ValidateRequest) (*Validation, error) {
 	var dirs []string
 	for _, d := range r.Dirs {
 		if !r.Recursive {
+			// A path that is not there is a mistyped request (usage), not
+			// a skill that fails validation.
+			if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+				return nil, invalid(fmt.Errorf("%s does not exist: nothing to validate (name a skill directory)", d))
+			}
 			dirs = append(dirs, d)
 			continue
 		}

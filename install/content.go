@@ -131,7 +131,9 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 	// A copy whose receipt claims it but whose files are not the locked
 	// ones is refused, naming the files, now that the verified content is
 	// staged to compare with.
-	for _, d := range drifted {
+	if len(drifted) > 0 {
+		// The first drifted copy is reported; fixing it shows the next.
+		d := drifted[0]
 		e := &DriftError{Root: d.root, Name: d.p.Lock.Name, Version: d.p.Lock.Version}
 		if s, ok := content[d.p.Lock.Name]; ok {
 			want, werr := archive.InstalledFiles(ctx, s.dir)

@@ -20,8 +20,10 @@ type addFlags struct {
 	lock              string
 }
 
-func newAddCmd(g *globals) *cobra.Command {
-	var f addFlags
+func newAddCmd(g *globals) *cobra.Command { return addCmd(g, &addFlags{}) }
+
+// addCmd is add with its flags bound to f.
+func addCmd(g *globals, f *addFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "add NAME[@RANGE]...",
 		Short: "Add skills to the project: skills.yaml, skills.lock and its roots",
@@ -49,7 +51,7 @@ fails or is refused.`,
   skillpm add ghcr.io/acme/skills/lint@^1 --no-install`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runAdd(c, g, &f, args)
+			return runAdd(c, g, f, args)
 		},
 	}
 	f.changeFlags.register(c)
@@ -88,12 +90,18 @@ func parseAddArg(arg string) (name, rng string, err error) {
 	return name, rng, nil
 }
 
-func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
-	ctx := c.Context()
-	r := spm.AddRequest{Manifest: f.manifest, Lock: f.lock, NoInstall: f.noInstall, InstallRequest: spm.InstallRequest{
+// request is what add passes on to the install: every flag that sets a
+// field of the request (TestRequestFields checks it).
+func (f *addFlags) request() spm.InstallRequest {
+	return spm.InstallRequest{
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, MinTier: f.minTier, Force: f.force,
 		DryRun: f.dryRun, Prerelease: f.pre, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
-	}}
+	}
+}
+
+func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
+	ctx := c.Context()
+	r := spm.AddRequest{Manifest: f.manifest, Lock: f.lock, NoInstall: f.noInstall, InstallRequest: f.request()}
 	for _, a := range args {
 		name, rng, err := parseAddArg(a)
 		if err != nil {

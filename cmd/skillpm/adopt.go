@@ -40,7 +40,7 @@ refused: install the skill with skillpm instead.`,
 			if err != nil && !g.json() {
 				_ = printAdopted(g, done) // the roots adopted before the failure
 			}
-			if mapped, ok := engineExit(g, err); ok && err != nil {
+			if mapped, ok := engineErr(g, err); ok && err != nil {
 				return mapped
 			} else if err != nil {
 				return err

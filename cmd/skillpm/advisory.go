@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"time"
 
 	spm "github.com/skillpm/skillpm"
@@ -62,7 +63,7 @@ it and do not obey it).`,
 			}
 			out, err := e.PublishAdvisories(ctx, spm.AdvisoryPublishRequest{File: args[0], Data: data, To: f.to, Sign: opts})
 			if err != nil {
-				return regExit(err)
+				return err
 			}
 			if g.json() {
 				return writeJSON(g.stdout, out)
@@ -84,7 +85,7 @@ it and do not obey it).`,
 func readBoundedFeed(path string) ([]byte, error) {
 	data, err := boundedfile.Read(path, registry.MaxAdvisoriesBytes)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, classed(errdef.Usage, err)
 	}
 	return data, nil
 }

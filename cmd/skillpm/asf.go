@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/asf"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -80,27 +81,6 @@ func (e silentError) Error() string { return "" }
 // Unwrap returns the error that was printed.
 func (e silentError) Unwrap() error { return e.err }
 
-// asfExitCode maps runner errors to the CLI's exit codes: a workflow that
-// does not expand is a validation failure (3); bad names, sessions and
-// hosts are usage (2); everything else is 1, as the ASF reference runtime
-// exits. It deliberately does not follow the errdef classes: agent hosts
-// run these commands as hooks, and to them exit 2 means "block" — a hook
-// payload that does not parse must fail open with 1, and a missing skill
-// or workflow is the runtime's plain failure.
-func asfExitCode(err error) int {
-	var ee *exitError
-	var pe *asf.PlanError
-	switch {
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.As(err, &pe):
-		return exitValidation
-	case errors.Is(err, asf.ErrInvalidSkillName), errors.Is(err, asf.ErrInvalidSession), errors.Is(err, asf.ErrUnknownHost):
-		return exitUsage
-	}
-	return exitFailure
-}
-
 // asfRunE prints failures of the reference-compatible commands as the
 // reference runtime does, "ERROR: …" on stderr, and keeps skillpm's exit
 // codes. Usage errors still go through the root's "skillpm: …" path.
@@ -111,7 +91,7 @@ func asfRunE(g *globals, fn func(c *cobra.Command, args []string) error) func(*c
 			return err
 		}
 		fmt.Fprintf(g.stderr, "ERROR: %s\n", withFlagHints(err.Error(), err))
-		return withCode(asfExitCode(err), silentError{err})
+		return except("asf", silentError{err})
 	}
 }
 
@@ -473,7 +453,7 @@ exits 3 when a workflow does not expand.`,
 				return err
 			}
 			if failed > 0 {
-				return withCode(exitValidation, fmt.Errorf("ASF validation failed: %d of %d skills do not expand", failed, len(res)))
+				return classed(errdef.Validation, fmt.Errorf("ASF validation failed: %d of %d skills do not expand", failed, len(res)))
 			}
 			return nil
 		}),
@@ -532,7 +512,7 @@ which Claude Code treats as a non-blocking error (the hook fails open).`,
 		},
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
 			if f.host != asf.HooksHost {
-				return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
+				return classed(errdef.Usage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
 			}
 			s, err := f.setup()
 			if err != nil {
@@ -579,7 +559,7 @@ is replaced atomically and keeps its mode.`,
 			Args:    exactArgs(0),
 			RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
 				if f.host != asf.HooksHost {
-					return withCode(exitUsage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
+					return classed(errdef.Usage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
 				}
 				env, err := processEnv()
 				if err != nil {
@@ -588,7 +568,7 @@ is replaced atomically and keeps its mode.`,
 				path := file
 				if path == "" {
 					if path, err = asf.ClaudeSettingsPath(scope, env); err != nil {
-						return withCode(exitUsage, err)
+						return classed(errdef.Usage, err)
 					}
 				} else {
 					path = env.Abs(path)

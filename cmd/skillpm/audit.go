@@ -10,6 +10,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
@@ -146,15 +147,15 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 	sd, isDirs := errors.AsType[*spm.SkillDirsError](err)
 	switch {
 	case errors.Is(err, spm.ErrAttestVersion) && single:
-		return withCode(exitUsage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
+		return classed(errdef.Usage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
 	case errors.Is(err, spm.ErrAttestVersion):
-		return withCode(exitUsage, errors.New("--sign attests one published version; audit several skills without it"))
+		return classed(errdef.Usage, errors.New("--sign attests one published version; audit several skills without it"))
 	case errors.Is(err, spm.ErrAuditFailed):
-		return withCode(exitFailure, err)
+		return classed(errdef.Internal, err)
 	case isDirs && sd.Err != nil:
-		return withCode(exitFailure, fmt.Errorf("audit -r %s: %w", sd.Root, sd.Err))
+		return classed(errdef.Internal, fmt.Errorf("audit -r %s: %w", sd.Root, sd.Err))
 	case isDirs:
-		return withCode(exitFailure, fmt.Errorf("audit -r %s: no directory below it holds a SKILL.md", sd.Root))
+		return classed(errdef.Internal, fmt.Errorf("audit -r %s: no directory below it holds a SKILL.md", sd.Root))
 	case errors.Is(err, audit.ErrNotDir) && !single:
 		return usageErrorf(c, err)
 	}
@@ -186,7 +187,7 @@ func printAudit(g *globals, s *spm.AuditedSkill) error {
 		if name == "" {
 			name = s.Path
 		}
-		return withCode(exitTrust, fmt.Errorf("audit blocks %s at tier %s (%s)", name, v.Tier, countText(rep)))
+		return classed(errdef.Trust, fmt.Errorf("audit blocks %s at tier %s (%s)", name, v.Tier, countText(rep)))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // auditManyJSON is the --output json document when several skills are
@@ -59,9 +60,9 @@ func printAuditMany(g *globals, res *spm.AuditResult) error {
 	}
 	switch {
 	case out.Summary.Block > 0:
-		return withCode(exitTrust, fmt.Errorf("audit blocks %d of %s", out.Summary.Block, plural(out.Summary.Skills, "skill")))
+		return classed(errdef.Trust, fmt.Errorf("audit blocks %d of %s", out.Summary.Block, plural(out.Summary.Skills, "skill")))
 	case out.Summary.Failed > 0:
-		return withCode(exitFailure, fmt.Errorf("%d of %s could not be audited", out.Summary.Failed, plural(out.Summary.Skills, "skill")))
+		return classed(errdef.Internal, fmt.Errorf("%d of %s could not be audited", out.Summary.Failed, plural(out.Summary.Skills, "skill")))
 	}
 	return nil
 }

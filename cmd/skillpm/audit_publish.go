@@ -5,6 +5,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -34,5 +35,5 @@ func printAuditGate(g *globals, a *registry.Artifact, out *spm.AuditOutcome, all
 		fmt.Fprintf(g.stderr, "warning: publishing %s although the audit blocks it at tier %s (--allow-audit-findings)\n", at, v.Tier)
 		return nil
 	}
-	return withCode(exitTrust, fmt.Errorf("%s not published: the audit blocks it at tier %s (%s); fix the findings, claim a lower tier, or pass --allow-audit-findings", at, v.Tier, countText(rep)))
+	return classed(errdef.Trust, fmt.Errorf("%s not published: the audit blocks it at tier %s (%s); fix the findings, claim a lower tier, or pass --allow-audit-findings", at, v.Tier, countText(rep)))
 }

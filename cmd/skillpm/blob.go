@@ -9,6 +9,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
@@ -125,7 +126,7 @@ func inputFileFlag(err error) error {
 	case !ok:
 		return err
 	case fe.Role == "key" && fe.Parse:
-		return withCode(exitUsage, fmt.Errorf("--key %s: %w (give the .pub file)", fe.Path, fe.Err))
+		return classed(errdef.Usage, fmt.Errorf("--key %s: %w (give the .pub file)", fe.Path, fe.Err))
 	}
-	return withCode(exitUsage, fmt.Errorf("--%s: %w", fe.Role, fe.Err))
+	return classed(errdef.Usage, fmt.Errorf("--%s: %w", fe.Role, fe.Err))
 }

@@ -62,7 +62,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	case errors.As(err, &ie):
 		return lockExit(ie.Manifest, "", ie.Err)
 	case err != nil:
-		return regExit(err)
+		return err
 	}
 	return printBundle(g, res, f.out)
 }

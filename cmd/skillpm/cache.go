@@ -10,6 +10,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
 
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 )
@@ -71,7 +72,7 @@ as uv cache prune does. cache clean empties the cache.`,
 					keep = append(keep, s.Digest)
 				}
 			} else if !errors.Is(err, fs.ErrNotExist) {
-				return withCode(exitUsage, err)
+				return classed(errdef.Usage, err)
 			}
 			res, err := registry.PruneCache(c.Context(), dir, keep)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -84,7 +85,7 @@ is listed with what to do).`,
 				printDoctor(g, &rep)
 			}
 			if len(rep.Problems) > 0 {
-				return withCode(exitFailure, errOutdated)
+				return classed(errdef.Internal, errOutdated)
 			}
 			return nil
 		},

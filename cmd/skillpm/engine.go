@@ -97,11 +97,11 @@ func (f *rootFlags) target() spm.Target {
 	return t
 }
 
-// engineExit maps what the engine decides to exit codes and renders what
-// it returns for a front end to show (build diagnostics, the several
-// hosts a default cannot be chosen from). Errors of the packages below
-// are left for the command's own mapping.
-func engineExit(g *globals, err error) (error, bool) {
+// engineErr renders what the engine returns for a front end to show
+// (build diagnostics, the names no root holds, the several hosts a
+// default cannot be chosen from), keeping each error's class; it reports
+// false for the errors it leaves to the command.
+func engineErr(g *globals, err error) (error, bool) {
 	var be *spm.BuildError
 	var ni *spm.NotInstalledError
 	var sh *spm.SeveralHostsError
@@ -116,26 +116,17 @@ func engineExit(g *globals, err error) (error, bool) {
 			if be.Dir {
 				msg += "; fix and check with skillpm validate " + be.Where
 			}
-			return withCode(exitValidation, errors.New(msg)), true
+			return classed(be.Class(), errors.New(msg)), true
 		}
 		if be.Dir {
-			return withCode(exitValidation, be.Err), true
+			// The message names the directory already.
+			return classed(be.Class(), be.Err), true
 		}
-		return withCode(exitValidation, err), true
+		return classed(be.Class(), err), true
 	case errors.As(err, &ni):
 		return notInstalledAnywhere(ni.Names), true
 	case errors.As(err, &sh):
 		return rootsErr(g, err), true
-	case errors.Is(err, spm.ErrGit):
-		return gitExit(err), true
-	case errors.Is(err, spm.ErrUntrustedCommit):
-		return withCode(exitTrust, err), true
-	case errors.Is(err, spm.ErrNoSuchSkill):
-		return withCode(exitResolution, err), true
-	case errors.Is(err, spm.ErrLockMismatch):
-		return withCode(exitFailure, err), true
-	case errors.Is(err, spm.ErrInvalidRequest):
-		return withCode(exitUsage, err), true
 	}
 	return err, false
 }
@@ -143,12 +134,12 @@ func engineExit(g *globals, err error) (error, bool) {
 // installFailure maps an install's or update's failure to its exit code;
 // hint adds, for a resolution failure, where skillpm looked.
 func installFailure(ctx context.Context, g *globals, e *spm.Engine, err error, hint bool) error {
-	if mapped, ok := engineExit(g, err); ok {
+	if mapped, ok := engineErr(g, err); ok {
 		return mapped
 	}
 	var ie *spm.InstallError
 	if !errors.As(err, &ie) {
-		return regExit(err)
+		return err
 	}
 	cause := ie.Err
 	if ie.Manifest != nil && isProjectManifest(ie.Manifest.File) {

@@ -40,12 +40,7 @@ func notFoundHint(ctx context.Context, c *registry.Client, graph *catalog.Graph,
 	if len(hints) == 0 {
 		return err
 	}
-	code := exitResolution
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
-	return withCode(code, fmt.Errorf("%w\n\n%s", err, strings.Join(hints, "\n")))
+	return fmt.Errorf("%w\n\n%s", err, strings.Join(hints, "\n"))
 }
 
 // requirementHints describes, for each requirement of m nothing

@@ -10,10 +10,25 @@ import (
 	"github.com/skillpm/skillpm/asf"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/config"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 )
+
+// The exit codes the tests expect, errdef's.
+const (
+	exitOK         = errdef.ExitOK
+	exitFailure    = errdef.ExitFailure
+	exitUsage      = errdef.ExitUsage
+	exitValidation = errdef.ExitValidation
+	exitResolution = errdef.ExitResolution
+	exitTrust      = errdef.ExitTrust
+	exitRegistry   = errdef.ExitRegistry
+)
+
+// exitCode is the process exit code run gives err.
+func exitCode(err error) int { return classOf(err).ExitCode() }
 
 // TestExitCodeByClass: errors no call site gave a code exit with the code
 // of their class. ErrImmutable, ErrUnauthorized and ErrInvalidArtifact
@@ -30,7 +45,7 @@ func TestExitCodeByClass(t *testing.T) {
 		{&tiers.RefusedError{}, exitTrust},
 		{&install.DependedUponError{Name: "a"}, exitFailure},
 		{errors.New("plain"), exitFailure},
-		{withCode(exitUsage, registry.ErrNotFound), exitUsage},
+		{classed(errdef.Usage, registry.ErrNotFound), exitUsage},
 		{&usageError{errors.New("bad flag")}, exitUsage},
 	} {
 		if got := exitCode(tc.err); got != tc.want {
@@ -94,6 +109,48 @@ func TestExitCodeWithoutCallSite(t *testing.T) {
 		}
 		if got := exitCode(tc.err); got != tc.want {
 			t.Errorf("%s: exitCode(%v) = %d, want %d", tc.name, tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestExceptions: every entry of the exceptions table changes the class
+// the library gives (else it would restate errdef and belong nowhere),
+// or keeps it against a fallback of the same commands, and except
+// applies it only on the commands it names.
+func TestExceptions(t *testing.T) {
+	fallback := map[string]bool{}
+	for _, x := range exceptions() {
+		fallback[x.where] = fallback[x.where] || x.err == nil
+	}
+	for _, x := range exceptions() {
+		if x.err == nil {
+			continue
+		}
+		err := fmt.Errorf("x: %w", x.err)
+		if errdef.ClassOf(err) == x.class && !fallback[x.where] {
+			t.Errorf("%s: %v is %v to its library already: drop the exception", x.where, x.err, x.class)
+		}
+		if got := errdef.ClassOf(except(x.where, err)); got != x.class {
+			t.Errorf("except(%s, %v) is %v, want %v", x.where, x.err, got, x.class)
+		}
+		if x.where != "asf" && errdef.ClassOf(except("asf", err)) == x.class {
+			t.Errorf("%v: the exception of %s applies on asf too", x.err, x.where)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		// A hook payload that does not parse fails open (1), not 2.
+		{"hook payload", except("asf", fmt.Errorf("x: %w", asf.ErrHookPayload)), exitFailure},
+		{"missing workflow", except("asf", fmt.Errorf("x: %w", asf.ErrNoWorkflow)), exitFailure},
+		{"plan error", except("asf", &asf.PlanError{Err: errors.New("step file not found")}), exitValidation},
+		{"chosen by the command", except("asf", classed(errdef.Usage, errors.New("hooks"))), exitUsage},
+		{"outside the table", except("install", fmt.Errorf("x: %w", asf.ErrHookPayload)), exitUsage},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -34,5 +34,7 @@ func notInstalledAnywhere(names []string) error {
 	if s := suggest(names[0], installedNames()); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, ", ") + "?"
 	}
-	return withCode(exitUsage, fmt.Errorf("%w: %s", install.ErrNotInstalled, msg))
+	// ErrNotInstalled's class (not found, 4), as why and info report a
+	// name that is not installed.
+	return fmt.Errorf("%w: %s", install.ErrNotInstalled, msg)
 }

@@ -11,6 +11,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
@@ -126,7 +127,7 @@ func refErr(g *globals, registryFlag, arg string, err error) error {
 	switch {
 	case !errors.Is(err, spm.ErrInvalidRequest):
 	case perr == nil && ref.Kind == registry.KindDir:
-		return withCode(exitUsage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
+		return classed(errdef.Usage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	case errors.Is(err, registry.ErrInvalidRef):
 		what := "--registry"
 		if registryFlag == "" {
@@ -281,7 +282,7 @@ func printInfoLocal(g *globals, l *spm.LocalSkill, err error) error {
 	printInfoDir(g.stdout, s, deps)
 	if ds.HasErrors() {
 		printDiagnostics(g.stderr, ds.Errors())
-		return withCode(exitValidation, errors.New(dir+": the skill has errors (shown above)"))
+		return classed(errdef.Validation, errors.New(dir+": the skill has errors (shown above)"))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/tiers"
@@ -11,10 +12,12 @@ import (
 func newInitCmd(g *globals) *cobra.Command {
 	tier := "community"
 	c := &cobra.Command{
-		Use:   "init NAME|DIR",
-		Short: "Create a new skill",
+		Use:     "init NAME|DIR|.",
+		Aliases: []string{"new"},
+		Short:   "Create a new skill",
 		Long: `Init creates the directory NAME (or DIR, whose last element is the skill's
-name) with a SKILL.md at version 0.1.0. Its description is a placeholder:
+name) with a SKILL.md at version 0.1.0; "init ." makes the skill in the
+current directory, named after it (which must be empty). Its description is a placeholder:
 validate and publish refuse it until you say what the skill does and when
 to use it.
 
@@ -24,6 +27,7 @@ signer, so claim the tier your signing identity will be trusted at:
 community for a signed skill anyone can consent to, verified when a policy
 trusts your identity at verified, experimental for a draft.`,
 		Example: `  skillpm init web-research
+  mkdir web-research && cd web-research && skillpm init .
   skillpm init skills/web-research --tier verified`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -34,7 +38,9 @@ trusts your identity at verified, experimental for a draft.`,
 				return err
 			}
 			if !g.quiet {
-				fmt.Fprintf(g.stdout, "created skill %s (version 0.1.0, claims %s); write its description in %s/SKILL.md, then run: skillpm validate %s\n", args[0], tier, args[0], args[0])
+				name, _ := skill.ScaffoldName(args[0]) // it did not fail in ScaffoldWith
+				fmt.Fprintf(g.stdout, "created skill %s (version 0.1.0, claims %s); write its description in %s, then run: skillpm validate %s\n",
+					name, tier, filepath.Join(args[0], "SKILL.md"), args[0])
 			}
 			return nil
 		},

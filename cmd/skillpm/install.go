@@ -7,7 +7,6 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -60,8 +59,10 @@ type installFlags struct {
 	skills            []string
 }
 
-func newInstallCmd(g *globals) *cobra.Command {
-	var f installFlags
+func newInstallCmd(g *globals) *cobra.Command { return installCmd(g, &installFlags{}) }
+
+// installCmd is install with its flags bound to f.
+func installCmd(g *globals, f *installFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "install [REF...]",
 		Short: "Resolve, verify and install skills into agent hosts' discovery roots",
@@ -114,7 +115,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
   skillpm install 'git+https://example.com/acme/skills@^1#skills/pdf' --allow-experimental
   skillpm install --root ./image/skills --from oci-layout:./bundle --min-tier verified --frozen`,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runInstall(c, g, &f, args)
+			return runInstall(c, g, f, args)
 		},
 	}
 	f.changeFlags.register(c)
@@ -142,13 +143,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err != nil {
 		return err
 	}
-	res, err := e.Install(ctx, spm.InstallRequest{
-		Refs: args, Manifest: f.manifest, Lock: f.lock,
-		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
-		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
-		AllowSignerChange: f.allowSignerChange, AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
-		NoVCS: f.noVCS, Skills: f.skills, Offline: f.offline, NoIndex: f.noIndex,
-	})
+	res, err := e.Install(ctx, f.request(args))
 	if errors.Is(err, spm.ErrNoManifest) {
 		return &usageError{fmt.Errorf("nothing to install: name skills (skillpm install web-research@^1) or write %s", resolve.ManifestFile)}
 	}
@@ -156,6 +151,18 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		return installFailure(ctx, g, e, err, true)
 	}
 	return printInstall(g, res.Result, f.dryRun)
+}
+
+// request is what install passes on: the references and every flag that
+// sets a field of the request (TestRequestFields checks it).
+func (f *installFlags) request(refs []string) spm.InstallRequest {
+	return spm.InstallRequest{
+		Refs: refs, Manifest: f.manifest, Lock: f.lock,
+		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
+		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
+		AllowSignerChange: f.allowSignerChange, AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
+		NoVCS: f.noVCS, Skills: f.skills, Offline: f.offline, NoIndex: f.noIndex,
+	}
 }
 
 // printInstall renders an install's result: JSON, the plan of a dry run,
@@ -195,17 +202,7 @@ func printInstall(g *globals, res *install.Result, dryRun bool) error {
 }
 
 func installExit(m *resolve.Manifest, lockFile string, err error) error {
-	switch {
-	case errors.Is(err, archive.ErrImplicitExec):
-		// A validation error to the library (3); an install refuses it as
-		// it refuses an untrusted skill.
-		return withCode(exitTrust, err)
-	case errors.Is(err, install.ErrNotInstalled):
-		// Not found to the library (4); on this command line it is the
-		// name asked for that is wrong.
-		return withCode(exitUsage, err)
-	}
-	return lockExit(m, lockFile, err)
+	return lockExit(m, lockFile, except("install", err))
 }
 
 // check refuses a --min-tier that names no tier, before anything is

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"unicode"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // jsonSchemaVersion is the version of the JSON each command prints with
@@ -98,16 +100,6 @@ func snakeKey(k string) string {
 	return b.String()
 }
 
-// errorClasses name the exit codes in JSON errors.
-var errorClasses = map[int]string{
-	exitFailure:    "failure",
-	exitUsage:      "usage",
-	exitValidation: "validation",
-	exitResolution: "resolution",
-	exitTrust:      "trust",
-	exitRegistry:   "registry",
-}
-
 // jsonRequested reports whether the arguments ask for JSON output, for
 // errors raised before the flags are parsed (an unknown command).
 func jsonRequested(args []string) bool {
@@ -129,12 +121,12 @@ type errorJSON struct {
 	} `json:"error"`
 }
 
-// writeErrorJSON prints a failure as {"error": {"class", "code",
+// writeErrorJSON prints a failure of class as {"error": {"class", "code",
 // "message", "hint"}}: the message is the first paragraph, the hint what
 // follows it (a solver's explanation, where skillpm looked, what to try).
-func writeErrorJSON(w io.Writer, code int, msg string) {
+func writeErrorJSON(w io.Writer, class errdef.Class, msg string) {
 	var e errorJSON
-	e.Error.Class, e.Error.Code = errorClasses[code], code
+	e.Error.Class, e.Error.Code = class.String(), class.ExitCode()
 	e.Error.Message, e.Error.Hint, _ = strings.Cut(msg, "\n\n")
 	e.Error.Hint = strings.TrimSpace(e.Error.Hint)
 	enc := json.NewEncoder(w)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
@@ -47,7 +48,7 @@ it anyway). Existing files are never overwritten without --force.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			alg := sign.Algorithm(f.alg)
 			if alg != sign.ECDSAP256 && alg != sign.Ed25519 {
-				return withCode(exitUsage, fmt.Errorf("--alg must be %s or %s, not %q", sign.ECDSAP256, sign.Ed25519, f.alg))
+				return classed(errdef.Usage, fmt.Errorf("--alg must be %s or %s, not %q", sign.ECDSAP256, sign.Ed25519, f.alg))
 			}
 			pass, err := keygenPassphrase(g, f.noPassphrase)
 			if err != nil {
@@ -101,14 +102,14 @@ func keygenPassphrase(g *globals, none bool) ([]byte, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, withCode(exitUsage, fmt.Errorf("no passphrase: set %s, run on a terminal to be asked, or pass --no-passphrase", envPassword))
+		return nil, classed(errdef.Usage, fmt.Errorf("no passphrase: set %s, run on a terminal to be asked, or pass --no-passphrase", envPassword))
 	}
 	again, _, err := promptPassphrase(g, "Enter it again: ")
 	if err != nil {
 		return nil, err
 	}
 	if !bytes.Equal(pass, again) {
-		return nil, withCode(exitUsage, errors.New("the passphrases do not match"))
+		return nil, classed(errdef.Usage, errors.New("the passphrases do not match"))
 	}
 	if len(pass) == 0 {
 		fmt.Fprintln(g.stderr, "warning: empty passphrase: anyone who reads the .key file can sign as you")

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -144,18 +145,18 @@ func lockFailure(ctx context.Context, g *globals, e *spm.Engine, f *lockFlags, e
 	var ie *spm.InstallError
 	switch {
 	case errors.Is(err, spm.ErrNoManifest):
-		return withCode(exitUsage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
+		return classed(errdef.Usage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
 	case errors.Is(err, spm.ErrInvalidLock):
-		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
+		return classed(errdef.Usage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	case isUsageError(err):
 		return err
 	case errors.As(err, &ie):
 		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
 	}
-	if mapped, ok := engineExit(g, err); ok {
+	if mapped, ok := engineErr(g, err); ok {
 		return mapped
 	}
-	return regExit(err)
+	return err
 }
 
 // printLock renders a lock: JSON, or a table of the skills and a line
@@ -189,21 +190,18 @@ func printLock(g *globals, res *spm.LockResult) error {
 	return nil
 }
 
-// lockExit maps resolution failures to exit codes.
+// lockExit words a resolution failure with the project's files; its
+// class stays the library's but for the exceptions of "install".
 func lockExit(m *resolve.Manifest, lpath string, err error) error {
 	var nse *resolve.NoSolutionError
 	var stale *resolve.StaleError
 	switch {
 	case errors.As(err, &nse):
-		return withCode(exitResolution, fmt.Errorf("no set of versions satisfies %s:\n\n%s", m.File, nse.Explanation))
+		return classed(errdef.ClassOf(err), fmt.Errorf("no set of versions satisfies %s:\n\n%s", m.File, nse.Explanation))
 	case errors.As(err, &stale):
 		stale.Lock = lpath
-	case errors.Is(err, resolve.ErrInvalidManifest), errors.Is(err, resolve.ErrInvalidName):
-		// ErrInvalidManifest is a validation error to the library (3);
-		// here the project's file is the command's input.
-		return withCode(exitUsage, err)
 	}
-	return regExit(err)
+	return except("install", err)
 }
 
 // shortDigest returns "sha256:" and the first 12 hex digits.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 type loginFlags struct {
@@ -78,12 +80,12 @@ func readCredentials(g *globals, f *loginFlags) (user, password string, _ error)
 	stdinTTY := regIsTerminal(g.stdin)
 	if user == "" {
 		if f.passwordStdin || !stdinTTY {
-			return "", "", withCode(exitUsage, errors.New("no user name: give -u USER"))
+			return "", "", classed(errdef.Usage, errors.New("no user name: give -u USER"))
 		}
 		fmt.Fprint(g.stderr, "Username: ")
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
-			return "", "", withCode(exitUsage, fmt.Errorf("reading the user name: %w", err))
+			return "", "", classed(errdef.Usage, fmt.Errorf("reading the user name: %w", err))
 		}
 		user = strings.TrimSpace(line)
 	}
@@ -103,10 +105,10 @@ func readCredentials(g *globals, f *loginFlags) (user, password string, _ error)
 		}
 		password = string(data)
 	default:
-		return "", "", withCode(exitUsage, errors.New("stdin is not a terminal: pipe the password with --password-stdin"))
+		return "", "", classed(errdef.Usage, errors.New("stdin is not a terminal: pipe the password with --password-stdin"))
 	}
 	if user == "" || password == "" {
-		return "", "", withCode(exitUsage, errors.New("user name and password must not be empty"))
+		return "", "", classed(errdef.Usage, errors.New("user name and password must not be empty"))
 	}
 	return user, password, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/spf13/cobra"
@@ -110,7 +111,7 @@ func printMigrated(g *globals, dryRun bool, m spm.Migrated) error {
 		if nm.Hint != "" {
 			msg += "\n\thint: " + nm.Hint
 		}
-		return withCode(exitValidation, errors.New(msg))
+		return classed(errdef.Validation, errors.New(msg))
 	case m.Err != nil:
 		return m.Err
 	}
@@ -128,7 +129,7 @@ func printMigrated(g *globals, dryRun bool, m spm.Migrated) error {
 		if r.Report.Output != "" {
 			where = r.Report.Output
 		}
-		return withCode(exitValidation, fmt.Errorf("%s does not pass strict validation (%s); fix it, then run skillpm validate", where, plural(len(r.Report.Diagnostics.Errors()), "error")))
+		return classed(errdef.Validation, fmt.Errorf("%s does not pass strict validation (%s); fix it, then run skillpm validate", where, plural(len(r.Report.Diagnostics.Errors()), "error")))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
@@ -101,7 +102,7 @@ refused; 6 when a copy failed (run again to resume).`,
 // registry.
 func openSourceArg(client *registry.Client, arg string) (registry.Source, error) {
 	src, err := spm.OpenSourceArg(client, arg)
-	return src, regExit(err)
+	return src, err
 }
 
 // readNames reads a names file: one skill name a line, blank lines and #
@@ -109,7 +110,7 @@ func openSourceArg(client *registry.Client, arg string) (registry.Source, error)
 func readNames(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, classed(errdef.Usage, err)
 	}
 	defer f.Close()
 	var names []string
@@ -120,7 +121,7 @@ func readNames(path string) ([]string, error) {
 			continue
 		}
 		if !skill.ValidName(line) {
-			return nil, withCode(exitUsage, fmt.Errorf("%s:%d: %q is not a skill name", path, n, line))
+			return nil, classed(errdef.Usage, fmt.Errorf("%s:%d: %q is not a skill name", path, n, line))
 		}
 		names = append(names, line)
 	}
@@ -193,14 +194,14 @@ func refreshMirrored(ctx context.Context, g *globals, client *registry.Client, r
 func (f *mirrorFlags) request(args []string) (spm.MirrorRequest, error) {
 	var r spm.MirrorRequest
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return r, withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
+		return r, classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
 	if f.jobs < 1 {
-		return r, withCode(exitUsage, fmt.Errorf("--jobs must be at least 1"))
+		return r, classed(errdef.Usage, fmt.Errorf("--jobs must be at least 1"))
 	}
 	since, err := parseSince(f.since, time.Now())
 	if err != nil {
-		return r, withCode(exitUsage, err)
+		return r, classed(errdef.Usage, err)
 	}
 	r = spm.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
 		Options: registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}}
@@ -218,9 +219,9 @@ func (f *mirrorFlags) request(args []string) (spm.MirrorRequest, error) {
 func mirrorFailure(err error) error {
 	switch {
 	case errors.Is(err, registry.ErrNoCatalog):
-		return withCode(exitUsage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
+		return classed(errdef.Usage, fmt.Errorf("%w: name the skills, or give --names FILE", err))
 	}
-	return regExit(err)
+	return err
 }
 
 // printMirror renders a mirror's counts (JSON or a line) and gives a
@@ -243,10 +244,10 @@ func printMirror(g *globals, res *spm.MirrorResult) error {
 			res.Count(registry.MirrorOlder), res.Count(registry.MirrorFailed))
 	}
 	if err := res.Err(); err != nil {
-		return regExit(fmt.Errorf("%d versions failed (run the same mirror again to resume): %w", res.Count(registry.MirrorFailed), err))
+		return fmt.Errorf("%d versions failed (run the same mirror again to resume): %w", res.Count(registry.MirrorFailed), err)
 	}
 	if n := res.Count(registry.MirrorRefused); n > 0 {
-		return withCode(exitTrust, fmt.Errorf("%s refused by verification and not copied", plural(n, "version")))
+		return classed(errdef.Trust, fmt.Errorf("%s refused by verification and not copied", plural(n, "version")))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -14,10 +15,12 @@ type outdatedFlags struct {
 	regFlags
 	rootFlags
 	from, manifest, lock string
-	all                  bool
+	all, exitCode        bool
 }
 
-// errOutdated makes the exit status 1 with nothing more to say.
+// errOutdated makes the exit status 1 with nothing more to say: outdated
+// --exit-code found something behind, or doctor a problem (listed
+// already).
 var errOutdated = errors.New("")
 
 func newOutdatedCmd(g *globals) *cobra.Command {
@@ -35,9 +38,11 @@ manifest asks for, installed in the project's roots; elsewhere the skills
 installed by name in every host's roots (or those --host, --scope and
 --root choose), saying which root. --all lists the up-to-date ones too.
 
-Exit status: 0 when nothing is outdated, 1 when something is (so a CI
-job can fail on it), 2 on a usage error, 6 when a registry fails.`,
+Exit status: 0 when the check ran, outdated skills or not; with
+--exit-code (as git diff --exit-code) 1 when something is outdated, so a
+CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 		Example: `  skillpm outdated
+  skillpm outdated --exit-code   # fail a CI job when something is behind
   skillpm outdated --host claude --output json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -50,6 +55,7 @@ job can fail on it), 2 on a usage error, 6 when a registry fails.`,
 	fl := c.Flags()
 	fl.BoolVar(&f.pre, "pre", false, "count pre-releases as wanted and latest")
 	fl.BoolVar(&f.all, "all", false, "list every skill, not only the outdated ones")
+	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 1 when a skill is outdated (as git diff --exit-code)")
 	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
@@ -76,8 +82,8 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	} else if err := printOutdated(g, res); err != nil {
 		return err
 	}
-	if res.Outdated > 0 {
-		return withCode(exitFailure, errOutdated)
+	if res.Outdated > 0 && f.exitCode {
+		return classed(errdef.Internal, errOutdated)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 	"oras.land/oras-go/v2/content/oci"
@@ -59,7 +60,7 @@ created time).`,
 
 func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 	if (f.layout == "") == (f.out == "") {
-		return withCode(exitUsage, errors.New("give exactly one of --oci-layout DIR and -o FILE.tar.gz"))
+		return classed(errdef.Usage, errors.New("give exactly one of --oci-layout DIR and -o FILE.tar.gz"))
 	}
 	a, err := regBuild(c, g, dir, f.noVCS)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -105,7 +106,7 @@ func policyLoadError(g *globals, err error) error {
 	var pe *tiers.PolicyError
 	if !errors.As(err, &pe) {
 		if errors.Is(err, fs.ErrNotExist) {
-			return withCode(exitFailure, fmt.Errorf("%w\n\n%s", err, policyExample))
+			return classed(errdef.Internal, fmt.Errorf("%w\n\n%s", err, policyExample))
 		}
 		return err
 	}
@@ -122,7 +123,7 @@ func policyLoadError(g *globals, err error) error {
 			fmt.Fprintln(g.stderr, p.String())
 		}
 	}
-	return withCode(exitValidation, fmt.Errorf("%s: invalid trust policy (%s)", file, plural(len(pe.Problems), "problem")))
+	return classed(errdef.Validation, fmt.Errorf("%s: invalid trust policy (%s)", file, plural(len(pe.Problems), "problem")))
 }
 
 type policyJSON struct {

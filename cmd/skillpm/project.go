@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -33,7 +34,7 @@ func projectOpenErr(err error) error {
 	case errors.As(err, &ie):
 		return lockExit(ie.Manifest, ie.LockFile, ie.Err)
 	case errors.Is(err, spm.ErrInvalidLock):
-		return withCode(exitUsage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
+		return classed(errdef.Usage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	}
 	return err
 }

@@ -57,7 +57,7 @@ countersigned again.`,
 			}
 			pr, err := e.PromoteManifest(ctx, repo, m, spm.PromoteRequest{Sign: opts})
 			if err != nil {
-				return regExit(err)
+				return err
 			}
 			// The namespace's sparse index lists each version's signatures.
 			if ic, err := regClient(g, &f.regFlags); err == nil && !pr.Signed.Unchanged {

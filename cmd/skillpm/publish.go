@@ -11,6 +11,7 @@ import (
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
@@ -54,7 +55,7 @@ func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	if g.timeout != "" {
 		var err error
 		if d, err = registry.ParseTimeout(g.timeout); err != nil {
-			return nil, withCode(exitUsage, fmt.Errorf("--timeout: %w", err))
+			return nil, classed(errdef.Usage, fmt.Errorf("--timeout: %w", err))
 		}
 	}
 	if d > 0 {
@@ -62,7 +63,7 @@ func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	}
 	c, err := registry.New(opts)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, classed(errdef.Usage, err)
 	}
 	return c, nil
 }
@@ -124,12 +125,6 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 	return c.OpenSource(spec)
 }
 
-// regExit gives a registry error the exit code of its class (2 for
-// references and options, 3 for invalid skills and artifacts, 4 for what
-// does not exist, 6 for registry and network failures and content that
-// fails verification).
-func regExit(err error) error { return classExit(err) }
-
 // regProgress shows bytes per blob on stderr when it is a terminal and
 // --quiet is off; otherwise it returns nil and nothing is printed.
 func regProgress(g *globals) registry.ProgressFunc {
@@ -181,7 +176,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 	switch {
 	case errors.As(err, &be) && errors.As(be.Err, &ve):
 		printDiagnostics(g.stderr, ve.Diagnostics)
-		return withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
+		return classed(errdef.Validation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 	case errors.As(err, &be):
 		return be.Err
 	}
@@ -194,7 +189,7 @@ func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit b
 		}
 	}
 	if out != nil && out.Audit == nil {
-		return withCode(exitFailure, err)
+		return classed(errdef.Internal, err)
 	}
 	return err
 }
@@ -212,7 +207,7 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 		var ve *skill.ValidationError
 		if errors.As(err, &ve) {
 			printDiagnostics(g.stderr, ve.Diagnostics)
-			return nil, withCode(exitValidation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
+			return nil, classed(errdef.Validation, fmt.Errorf("%s: %s, not published; fix and check with skillpm validate %s", dir, plural(len(ve.Diagnostics.Errors()), "error"), dir))
 		}
 		return nil, err
 	}
@@ -329,7 +324,7 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if f.recursive || gitsource.Looks(dir) {
 		res, err := e.PublishAll(c.Context(), spm.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
-			mapped, _ := engineExit(g, err)
+			mapped, _ := engineErr(g, err)
 			return mapped
 		}
 		return printPublishAll(g, res, f.allowAudit)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
@@ -82,11 +83,11 @@ func publishItemErr(g *globals, o spm.PublishItem, allowAudit bool) error {
 	switch {
 	case errors.As(o.Err, &be) && errors.As(be.Err, &ve):
 		printDiagnostics(g.stderr, ve.Diagnostics)
-		return withCode(exitValidation, fmt.Errorf("%s, not published", plural(len(ve.Diagnostics.Errors()), "error")))
+		return classed(errdef.Validation, fmt.Errorf("%s, not published", plural(len(ve.Diagnostics.Errors()), "error")))
 	case errors.As(o.Err, &be):
 		return be.Err
 	case o.PublishResult == nil || o.Audit == nil:
-		return withCode(exitFailure, o.Err)
+		return classed(errdef.Internal, o.Err)
 	}
 	if gerr := printAuditGate(g, o.Artifact, o.Audit, allowAudit); gerr != nil {
 		return gerr

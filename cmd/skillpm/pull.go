@@ -63,7 +63,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	}
 	res, err := repo.Pull(ctx, m, dest, registry.PullOptions{})
 	if err != nil {
-		return regExit(err)
+		return err
 	}
 	md := m.Metadata
 	if g.json() {

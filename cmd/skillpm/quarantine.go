@@ -34,7 +34,7 @@ obeyed, leaves everything in place and says so.`,
 			}
 			res, err := e.Quarantine(ctx)
 			if err != nil {
-				return regExit(err)
+				return err
 			}
 			if g.json() {
 				return writeJSON(g.stdout, res)

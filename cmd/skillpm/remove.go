@@ -47,7 +47,7 @@ A copy links still point to is refused unless --force.`,
 			if perr := printRemovals(g, done, opts.DryRun); perr != nil {
 				return perr
 			}
-			if mapped, ok := engineExit(g, err); ok {
+			if mapped, ok := engineErr(g, err); ok {
 				return mapped
 			}
 			return err

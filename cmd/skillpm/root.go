@@ -11,58 +11,19 @@ import (
 	"github.com/skillpm/skillpm/internal/config"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// Exit codes, documented in the root command's help: errdef's, which
-// also maps each class of error to one.
-const (
-	exitOK         = errdef.ExitOK
-	exitFailure    = errdef.ExitFailure
-	exitUsage      = errdef.ExitUsage
-	exitValidation = errdef.ExitValidation
-	exitResolution = errdef.ExitResolution
-	exitTrust      = errdef.ExitTrust
-	exitRegistry   = errdef.ExitRegistry
-)
-
-const exitCodesHelp = `Exit codes:
+const exitCodesHelp = `Exit codes (the class of the error decides):
   0  success
-  1  failure
+  1  failure (doctor: a problem reported)
   2  usage error
   3  validation failed
-  4  no resolution
+  4  no resolution, or not found (not installed)
   5  refused by trust (verification, tier, ceiling, grants)
-  6  registry or network failure after retries`
-
-// exitError carries an exit code through cobra's error return.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// classExit gives err the exit code of its errdef class, unless a call
-// site already chose one (withCode) or it has no class.
-func classExit(err error) error {
-	var ee *exitError
-	if err == nil || errors.As(err, &ee) {
-		return err
-	}
-	if c := errdef.ClassOf(err); c != errdef.None {
-		return withCode(c.ExitCode(), err)
-	}
-	return err
-}
-
-// withCode wraps err so that the process exits with code.
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
+  6  registry or network failure after retries
+outdated exits 1 for outdated skills only with --exit-code; the asf hook
+commands exit as the ASF runtime does (see skillpm asf --help).`
 
 // globals holds the flags every command shares.
 type globals struct {
@@ -99,33 +60,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return exitOK
+		return errdef.ExitOK
 	}
-	code := exitCode(err)
+	class := classOf(err)
 	if msg := err.Error(); msg != "" {
 		msg = withFlagHints(msg, err)
 		if g.json() || jsonRequested(args) {
-			writeErrorJSON(stderr, code, msg)
+			writeErrorJSON(stderr, class, msg)
 		} else {
 			fmt.Fprintf(stderr, "skillpm: %s\n", msg)
 		}
 	}
-	return code
+	return class.ExitCode()
 }
 
-// exitCode is the process exit code for err: the one a call site chose
-// (withCode), else 2 for flag and argument errors, else the code of the
-// class the library gave the error (errdef), 1 when it has none.
-func exitCode(err error) int {
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.code
-	case isUsageError(err) || strings.HasPrefix(err.Error(), "unknown command "):
+// classOf is the errdef class of a command's failure, which gives the
+// exit code (flag and argument errors are usage errors; the commands'
+// deliberate exceptions are applied where they return, exceptions.go).
+func classOf(err error) errdef.Class {
+	if strings.HasPrefix(err.Error(), "unknown command ") {
 		// cobra reports an unknown command as a plain error.
-		return exitUsage
+		return errdef.Usage
 	}
-	return errdef.ClassOf(err).ExitCode()
+	return errdef.ClassOf(err)
 }
 
 // usageError marks flag and argument errors.
@@ -133,6 +90,9 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
+
+// Class is errdef.Usage: the command line was not understood.
+func (e *usageError) Class() errdef.Class { return errdef.Usage }
 
 func isUsageError(err error) bool {
 	var u *usageError
@@ -157,7 +117,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	}
 	root.SetVersionTemplate("skillpm {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf(c, err)
+		return usageErrorf(c, flagSuggestion(c, err))
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.output, "output", "text", "output format: text or json")
@@ -193,8 +153,47 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		newMirrorCmd(g), newBundleCmd(g), newIndexCmd(g), newSearchCmd(g),
 		newServeCmd(g),
 	)
+	groupCommands(root)
 	applyConventions(g, root)
 	return root
+}
+
+// commandGroups sorts the commands of skillpm --help by what a user is
+// doing, as cargo's and gh's help do.
+func commandGroups() []struct {
+	group    cobra.Group
+	commands []string
+} {
+	return []struct {
+		group    cobra.Group
+		commands []string
+	}{
+		{cobra.Group{ID: "use", Title: "Using skills:"}, []string{"install", "add", "update", "remove", "list", "outdated", "tree", "why", "lock", "info", "search", "adopt", "hosts", "quarantine", "restore"}},
+		{cobra.Group{ID: "make", Title: "Making skills:"}, []string{"init", "validate", "audit", "migrate", "pack", "publish", "yank", "deprecate"}},
+		{cobra.Group{ID: "trust", Title: "Signing and trust:"}, []string{"keygen", "sign", "verify", "promote", "policy", "trust", "advisory", "sign-blob", "verify-blob"}},
+		{cobra.Group{ID: "registry", Title: "Registries:"}, []string{"login", "logout", "pull", "mirror", "bundle", "index", "serve"}},
+		{cobra.Group{ID: "workflow", Title: "ASF workflows:"}, []string{"run", "asf"}},
+		{cobra.Group{ID: "setup", Title: "Setup and help:"}, []string{"doctor", "cache", "version"}},
+	}
+}
+
+// groupCommands puts every command of root in its group; help and
+// completion go with setup.
+func groupCommands(root *cobra.Command) {
+	byName := map[string]*cobra.Command{}
+	for _, c := range root.Commands() {
+		byName[c.Name()] = c
+	}
+	for _, g := range commandGroups() {
+		root.AddGroup(&g.group)
+		for _, n := range g.commands {
+			if c := byName[n]; c != nil {
+				c.GroupID = g.group.ID
+			}
+		}
+	}
+	root.SetHelpCommandGroupID("setup")
+	root.SetCompletionCommandGroupID("setup")
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.
@@ -210,6 +209,29 @@ func exactArgs(n int) cobra.PositionalArgs {
 // usageErrorf wraps err as a usage error that points at the command's help.
 func usageErrorf(c *cobra.Command, err error) error {
 	return &usageError{fmt.Errorf("%w (run '%s --help' for usage)", err, c.CommandPath())}
+}
+
+// flagSuggestion adds to an unknown-flag error the command's flags
+// closest to the one given, as cobra does for commands.
+func flagSuggestion(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var have []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			have = append(have, f.Name)
+		}
+	})
+	s := suggest(name, have)
+	if len(s) == 0 {
+		return err
+	}
+	for i := range s {
+		s[i] = "--" + s[i]
+	}
+	return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))
 }
 
 // minArgs is cobra.MinimumNArgs with a usage error.

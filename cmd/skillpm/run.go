@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/asf"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -39,18 +40,18 @@ Skills and state are found as for skillpm asf (see skillpm asf --help).`,
 			}
 			in, err := s.runner.Inspect(c.Context(), args[0], loc)
 			if err != nil {
-				return withCode(asfExitCode(err), fmt.Errorf("cannot run %s: %w", args[0], err))
+				return except("asf", fmt.Errorf("cannot run %s: %w", args[0], err))
 			}
 			switch {
 			case !in.Exists:
-				return withCode(exitFailure, fmt.Errorf("cannot run %s: %s; install it or pass --skills-root DIR", in.Skill, in.Reason))
+				return classed(errdef.Internal, fmt.Errorf("cannot run %s: %s; install it or pass --skills-root DIR", in.Skill, in.Reason))
 			case !in.Executable:
-				return withCode(exitFailure, fmt.Errorf("cannot run %s: it is not an ASF workflow (%s), so there are no steps to run; read %s and follow it directly",
+				return classed(errdef.Internal, fmt.Errorf("cannot run %s: it is not an ASF workflow (%s), so there are no steps to run; read %s and follow it directly",
 					in.Skill, in.Reason, in.SkillPath))
 			}
 			st, err := s.runner.Init(c.Context(), loc, in.Skill, strings.Join(args[1:], " "), asf.InitOptions{Force: force})
 			if err != nil {
-				return withCode(asfExitCode(err), err)
+				return except("asf", err)
 			}
 			v, err := s.runner.View(st, loc)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/spf13/cobra"
@@ -89,7 +90,7 @@ finds no signature on it that verifies.`,
 func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) error {
 	ctx := c.Context()
 	if f.requireSigned && f.noVerify {
-		return withCode(exitUsage, errors.New("--require-signed-index verifies the index's signatures; it cannot be used with --no-verify"))
+		return classed(errdef.Usage, errors.New("--require-signed-index verifies the index's signatures; it cannot be used with --no-verify"))
 	}
 	ef := engineFlags{reg: &f.regFlags}
 	if !f.noVerify {
@@ -108,7 +109,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		}})
 	switch {
 	case err != nil:
-		return regExit(err)
+		return err
 	}
 	return printSearch(g, res, !f.noVerify, strings.Join(args, " "))
 }

@@ -62,7 +62,7 @@ Stop it with Ctrl-C.`,
 func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	host := g.config().Host
 	if f.host != "" || host == "" {
-		h, err := install.ParseHost(cmp.Or(f.host, string(install.DefaultHost)))
+		h, err := install.ParseHostIn(osEnv(), cmp.Or(f.host, string(install.DefaultHost)))
 		if err != nil {
 			return &usageError{err}
 		}

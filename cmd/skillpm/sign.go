@@ -14,6 +14,7 @@ import (
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
@@ -70,11 +71,11 @@ func (f *signFlags) wanted() bool { return f.sign || f.key != "" || f.keyless }
 func (f *signFlags) options(ctx context.Context, g *globals) (sign.SignOptions, error) {
 	switch {
 	case f.key != "" && f.keyless:
-		return sign.SignOptions{}, withCode(exitUsage, errors.New("give --key or --keyless, not both"))
+		return sign.SignOptions{}, classed(errdef.Usage, errors.New("give --key or --keyless, not both"))
 	case f.key == "" && !f.keyless:
-		return sign.SignOptions{}, withCode(exitUsage, errors.New("no signer: give --key FILE (skillpm keygen makes one) or --keyless"))
+		return sign.SignOptions{}, classed(errdef.Usage, errors.New("no signer: give --key FILE (skillpm keygen makes one) or --keyless"))
 	case f.keyless && f.tlogUpload:
-		return sign.SignOptions{}, withCode(exitUsage, errors.New("--tlog-upload is for --key signatures; keyless signatures are always logged"))
+		return sign.SignOptions{}, classed(errdef.Usage, errors.New("--tlog-upload is for --key signatures; keyless signatures are always logged"))
 	}
 	var opts sign.SignOptions
 	if f.signingConfig != "" || f.keyless || f.tlogUpload {
@@ -108,7 +109,7 @@ func loadSigningConfig(ctx context.Context, path string) (*root.SigningConfig, e
 	}
 	sc, err := sign.LoadSigningConfig(ctx, path)
 	if err != nil {
-		return nil, withCode(exitUsage, fmt.Errorf("--signing-config: %w", err))
+		return nil, classed(errdef.Usage, fmt.Errorf("--signing-config: %w", err))
 	}
 	return sc, nil
 }
@@ -128,7 +129,7 @@ func identityToken(flag string) (string, error) {
 	}
 	tok = strings.TrimSpace(tok)
 	if tok == "" {
-		return "", withCode(exitUsage, fmt.Errorf("--keyless needs an OIDC identity token: give --identity-token TOKEN|FILE or set %s (CI systems provide one)", envIdentityToken))
+		return "", classed(errdef.Usage, fmt.Errorf("--keyless needs an OIDC identity token: give --identity-token TOKEN|FILE or set %s (CI systems provide one)", envIdentityToken))
 	}
 	return tok, nil
 }
@@ -210,7 +211,7 @@ func loadSigningKey(ctx context.Context, g *globals, path string) (*sign.Private
 			return nil, perr
 		}
 		if !ok {
-			return nil, withCode(exitUsage, fmt.Errorf("%s is passphrase-protected and there is no terminal to ask on: set %s", path, envPassword))
+			return nil, classed(errdef.Usage, fmt.Errorf("%s is passphrase-protected and there is no terminal to ask on: set %s", path, envPassword))
 		}
 		if k, err = sign.LoadPrivateKey(data, pass); !errors.Is(err, sign.ErrDecryptKey) {
 			break
@@ -235,7 +236,7 @@ func signAttach(ctx context.Context, repo *registry.Repository, desc ocispec.Des
 		return nil, err
 	}
 	out, err := e.SignDigest(ctx, repo, desc, version, opts)
-	return out, regExit(err)
+	return out, err
 }
 
 // warnJunk warns on w (stderr) when referrers posing as signatures are
@@ -262,10 +263,10 @@ func printSigned(w io.Writer, s *signedJSON, verb string) {
 func resolveRef(ctx context.Context, g *globals, f *regFlags, arg string) (*registry.Repository, *registry.Manifest, error) {
 	ref, err := registry.ParseRef(arg)
 	if err != nil {
-		return nil, nil, regExit(err)
+		return nil, nil, err
 	}
 	if ref.Kind == registry.KindDir {
-		return nil, nil, withCode(exitUsage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
+		return nil, nil, classed(errdef.Usage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	}
 	client, err := regClient(g, f)
 	if err != nil {
@@ -277,11 +278,11 @@ func resolveRef(ctx context.Context, g *globals, f *regFlags, arg string) (*regi
 	}
 	repo, err := client.OpenRef(ref, def)
 	if err != nil {
-		return nil, nil, regExit(err)
+		return nil, nil, err
 	}
 	m, err := repo.Get(ctx, ref.Selector, f.pre)
 	if err != nil {
-		return nil, nil, regExit(err)
+		return nil, nil, err
 	}
 	return repo, m, nil
 }

@@ -23,11 +23,14 @@ type updateFlags struct {
 	project           projectUpdateFlags
 }
 
-func newUpdateCmd(g *globals) *cobra.Command {
-	var f updateFlags
+func newUpdateCmd(g *globals) *cobra.Command { return updateCmd(g, &updateFlags{}) }
+
+// updateCmd is update with its flags bound to f.
+func updateCmd(g *globals, f *updateFlags) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "update [NAME...]",
-		Short: "Update installed skills within the ranges they were installed with",
+		Use:     "update [NAME...]",
+		Aliases: []string{"upgrade"},
+		Short:   "Update installed skills within the ranges they were installed with",
 		Long: `Update re-resolves the skills installed in each chosen root (without
 --host, --scope or --root: every host's roots that hold them) within the
 ranges recorded when they were asked for, preferring the newest versions:
@@ -56,7 +59,7 @@ newest release is outside of) or --latest (all of them), each to
   skillpm update --dry-run --output json
   skillpm update web-research --breaking    # in a project: skills.yaml and skills.lock`,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runUpdate(c, g, &f, args)
+			return runUpdate(c, g, f, args)
 		},
 	}
 	f.changeFlags.register(c)
@@ -91,22 +94,23 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if project {
 		return runProjectUpdate(c, g, f, e, names)
 	}
-	res, err := e.Update(ctx, spm.UpdateRequest{Names: names, InstallRequest: f.rootsRequest(g)})
+	res, err := e.Update(ctx, spm.UpdateRequest{Names: names, InstallRequest: f.request(g, false)})
 	if err != nil {
 		return installFailure(ctx, g, e, err, false)
 	}
 	return printUpdate(g, res, f.dryRun)
 }
 
-// rootsRequest is what update outside a project passes on: consent,
-// checks and the plan shown before consent.
-func (f *updateFlags) rootsRequest(g *globals) spm.InstallRequest {
+// request is what update passes on, in a project or not: every flag
+// that sets a field of the request (TestUpdateRequestFields checks it),
+// and the plan shown before consent (in a project not with -q).
+func (f *updateFlags) request(g *globals, project bool) spm.InstallRequest {
 	return spm.InstallRequest{
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
 		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
 		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
 		OnPlan: func(_ context.Context, changes []install.Change) error {
-			if !g.json() {
+			if !g.json() && !(project && g.quiet) {
 				printPlan(g.stdout, changes)
 			}
 			return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	spm "github.com/skillpm/skillpm"
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -60,7 +58,7 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *spm.Engin
 		Manifest: f.project.manifest, Lock: f.project.lock, Names: names, Breaking: f.project.breaking, Latest: f.project.latest,
 		CheckNames:     func(p *spm.Project, names []string) error { return projectNames(cliProject(p), names) },
 		OnRanges:       printRangeBumps(g),
-		InstallRequest: f.projectRequest(g),
+		InstallRequest: f.request(g, true),
 	})
 	if err != nil {
 		return projectFailure(c.Context(), g, e, err)
@@ -77,22 +75,6 @@ func printRangeBumps(g *globals) func(p *spm.Project, set map[string]string) {
 				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), set[n], p.ManifestFile)
 			}
 		}
-	}
-}
-
-// projectRequest is what update in a project passes on: consent, checks
-// and the plan shown before consent.
-func (f *updateFlags) projectRequest(g *globals) spm.InstallRequest {
-	return spm.InstallRequest{
-		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
-		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
-		AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished,
-		OnPlan: func(_ context.Context, changes []install.Change) error {
-			if !g.json() && !g.quiet {
-				printPlan(g.stdout, changes)
-			}
-			return nil
-		},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +73,7 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 		}
 	}
 	if sum.Valid < sum.Skills {
-		return withCode(exitValidation, fmt.Errorf("%d of %s failed %s validation", sum.Skills-sum.Valid, plural(sum.Skills, "skill"), v.Mode))
+		return classed(errdef.Validation, fmt.Errorf("%d of %s failed %s validation", sum.Skills-sum.Valid, plural(sum.Skills, "skill"), v.Mode))
 	}
 	return nil
 }
@@ -82,7 +83,7 @@ func loadCatalogs(files []string) (*skill.Catalog, error) {
 	for _, f := range files {
 		var err error
 		if cat, err = cat.LoadCatalog(f); err != nil {
-			return nil, withCode(exitUsage, err)
+			return nil, classed(errdef.Usage, err)
 		}
 	}
 	return cat, nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/sign"
@@ -46,11 +47,11 @@ func (f *trustFlags) load(ctx context.Context, g *globals) (*tiers.Policy, verif
 	for _, path := range f.keys {
 		data, err := readBounded(path)
 		if err != nil {
-			return nil, verified.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key: %w", err))
+			return nil, verified.VerifyOptions{}, classed(errdef.Usage, fmt.Errorf("--key: %w", err))
 		}
 		k, err := sign.LoadPublicKey(data)
 		if err != nil {
-			return nil, verified.VerifyOptions{}, withCode(exitUsage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
+			return nil, verified.VerifyOptions{}, classed(errdef.Usage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
 		}
 		keys = append(keys, k)
 	}
@@ -142,7 +143,7 @@ Exit status: 0 when at least one signature verifies (whatever the tier);
 
 func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return withCode(exitUsage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
+		return classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
 	ctx := c.Context()
 	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags})
@@ -155,7 +156,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	}
 	ver, verr := e.VerifyManifest(ctx, repo, m, spm.VerifyRequest{MinTier: f.minTier})
 	if ver == nil {
-		return regExit(verr)
+		return verr
 	}
 	if err := printVerify(g, ver, f.minTier); err != nil {
 		return err
@@ -169,11 +170,11 @@ func verifyRefusal(ver *spm.Verification, arg, minTier string, verr error) error
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	switch {
 	case errors.Is(verr, spm.ErrNotSigned):
-		return withCode(exitTrust, fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg))
+		return classed(errdef.Trust, fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg))
 	case errors.Is(verr, spm.ErrNoVerifiedSignature):
-		return withCode(exitTrust, fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(ver.Checks), "signature")))
+		return classed(errdef.Trust, fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(ver.Checks), "signature")))
 	case errors.Is(verr, spm.ErrBelowMinTier):
-		return withCode(exitTrust, fmt.Errorf("%s is %s, below --min-tier %s", at, ver.Decision.Effective, minTier))
+		return classed(errdef.Trust, fmt.Errorf("%s is %s, below --min-tier %s", at, ver.Decision.Effective, minTier))
 	}
 	return verr
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
 
@@ -194,7 +195,9 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 				if s := suggest(name, res.Known); len(s) > 0 {
 					msg += "; did you mean " + strings.Join(s, ", ") + "?"
 				}
-				return errors.New(msg)
+				// Not found (4), as remove and info report a name that is
+				// not installed.
+				return classed(errdef.NotFound, errors.New(msg))
 			}
 			return nil
 		},

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/install/api"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -75,7 +76,7 @@ func TestInstallListDetailRemove(t *testing.T) {
 		t.Fatalf("detail = %+v manifest %s", d, d.Manifest)
 	}
 	var e errBody
-	if st := f.do("GET", "/api/skills/nothere", nil, nil, &e); st != http.StatusNotFound || e.Error.Code != api.CodeNotFound {
+	if st := f.do("GET", "/api/skills/nothere", nil, nil, &e); st != http.StatusNotFound || e.Error.Code != errdef.NotFound.String() {
 		t.Fatalf("unknown detail: %d %+v", st, e)
 	}
 	if st := f.do("GET", "/api/skills/..?host=claude", nil, nil, &e); st == http.StatusOK {
@@ -89,7 +90,7 @@ func TestInstallListDetailRemove(t *testing.T) {
 	if len(f.installed("claude")) != 0 {
 		t.Fatalf("left after remove --prune: %v", f.installed("claude"))
 	}
-	if st := f.do("DELETE", "/api/skills/fix?host=claude", nil, nil, &e); st != http.StatusNotFound || e.Error.Code != api.CodeNotFound {
+	if st := f.do("DELETE", "/api/skills/fix?host=claude", nil, nil, &e); st != http.StatusNotFound || e.Error.Code != errdef.NotFound.String() {
 		t.Fatalf("remove again: %d %+v", st, e)
 	}
 }
@@ -146,7 +147,7 @@ func TestStreamedInstall(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 		t.Fatal(err)
 	}
-	if last.Stage != "error" || last.Status != http.StatusUnprocessableEntity || last.Error == nil || last.Error.Code != api.CodeRefused {
+	if last.Stage != "error" || last.Status != http.StatusUnprocessableEntity || last.Error == nil || last.Error.Code != errdef.Trust.String() {
 		t.Fatalf("last event of a refusal = %s", lines[len(lines)-1])
 	}
 }
@@ -177,7 +178,7 @@ func TestTrustRefusals(t *testing.T) {
 				if st := f.do("POST", "/api/skills/install", c.req, nil, &e); st != http.StatusUnprocessableEntity {
 					t.Fatalf("dry=%v: %d %+v", dry, st, e)
 				}
-				if e.Error.Code != api.CodeRefused || len(e.Error.Refusals) == 0 || e.Error.Refusals[0].Kind != c.kind || e.Error.Needs == nil {
+				if e.Error.Code != errdef.Trust.String() || len(e.Error.Refusals) == 0 || e.Error.Refusals[0].Kind != c.kind || e.Error.Needs == nil {
 					t.Fatalf("dry=%v: error = %+v", dry, e.Error)
 				}
 				if !reflect.DeepEqual(e.Error.Needs.Grants, c.grants) || e.Error.Needs.AllowExperimental != c.allowExp {
@@ -260,23 +261,23 @@ func TestRequestChecks(t *testing.T) {
 		{"wrong Host on install", "POST", "/api/skills/install", good, map[string]string{"Host": "attacker.test"}, 403, api.CodeBadHost},
 		{"wrong Host on the panel", "GET", "/", nil, map[string]string{"Host": "rebind.example:" + port}, 403, api.CodeBadHost},
 		{"oversize body", "POST", "/api/skills/install", huge, nil, 413, api.CodeTooLarge},
-		{"not JSON", "POST", "/api/skills/install", []byte("ref=notes"), nil, 400, api.CodeBadRequest},
-		{"form content type", "POST", "/api/skills/install", good, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, api.CodeBadRequest},
-		{"no ref", "POST", "/api/skills/install", api.InstallRequest{}, nil, 400, api.CodeBadRequest},
-		{"bad ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^^1"}, nil, 400, api.CodeBadRequest},
-		{"digest ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@sha256:" + strings.Repeat("a", 64)}, nil, 400, api.CodeBadRequest},
+		{"not JSON", "POST", "/api/skills/install", []byte("ref=notes"), nil, 400, errdef.Usage.String()},
+		{"form content type", "POST", "/api/skills/install", good, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, api.CodeUnsupportedMediaType},
+		{"no ref", "POST", "/api/skills/install", api.InstallRequest{}, nil, 400, errdef.Usage.String()},
+		{"bad ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^^1"}, nil, 400, errdef.Usage.String()},
+		{"digest ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@sha256:" + strings.Repeat("a", 64)}, nil, 400, errdef.Usage.String()},
 		// The API installs from registries only: the engine's git and
 		// local-directory references are refused before any work.
-		{"git ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "git+file:///nonexistent/repo"}, nil, 400, api.CodeBadRequest},
-		{"github ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "github:acme/skills"}, nil, 400, api.CodeBadRequest},
-		{"local directory", "POST", "/api/skills/install", api.InstallRequest{Ref: "./notes"}, nil, 400, api.CodeBadRequest},
-		{"bad grant", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Grants: []string{"shell"}}, nil, 400, api.CodeBadRequest},
-		{"bad host", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Host: "vim"}, nil, 400, api.CodeBadRequest},
-		{"bad scope", "GET", "/api/skills?scope=galaxy", nil, nil, 400, api.CodeBadRequest},
-		{"unknown skill", "POST", "/api/skills/install", api.InstallRequest{Ref: "no-such-skill"}, nil, 422, api.CodeNoResolution},
-		{"no such version", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^7"}, nil, 422, api.CodeNoResolution},
-		{"registry down", "POST", "/api/skills/install", api.InstallRequest{Ref: "127.0.0.1:1/skills/notes"}, nil, 502, api.CodeRegistry},
-		{"unknown endpoint", "GET", "/api/nothing", nil, nil, 404, api.CodeNotFound},
+		{"git ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "git+file:///nonexistent/repo"}, nil, 400, errdef.Usage.String()},
+		{"github ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "github:acme/skills"}, nil, 400, errdef.Usage.String()},
+		{"local directory", "POST", "/api/skills/install", api.InstallRequest{Ref: "./notes"}, nil, 400, errdef.Usage.String()},
+		{"bad grant", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Grants: []string{"shell"}}, nil, 400, errdef.Usage.String()},
+		{"bad host", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Host: "vim"}, nil, 400, errdef.Usage.String()},
+		{"bad scope", "GET", "/api/skills?scope=galaxy", nil, nil, 400, errdef.Usage.String()},
+		{"unknown skill", "POST", "/api/skills/install", api.InstallRequest{Ref: "no-such-skill"}, nil, 422, errdef.Resolution.String()},
+		{"no such version", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^7"}, nil, 422, errdef.Resolution.String()},
+		{"registry down", "POST", "/api/skills/install", api.InstallRequest{Ref: "127.0.0.1:1/skills/notes"}, nil, 502, errdef.Registry.String()},
+		{"unknown endpoint", "GET", "/api/nothing", nil, nil, 404, errdef.NotFound.String()},
 		{"search not built", "GET", "/api/skills/search?q=notes", nil, nil, 501, api.CodeNotImplemented},
 	}
 	for _, c := range cases {

@@ -34,31 +34,27 @@ func (e *ListenError) Unwrap() error { return e.Err }
 // Class is errdef.Conflict: the address is taken or not this machine's.
 func (e *ListenError) Class() errdef.Class { return errdef.Conflict }
 
-// Error codes: the stable "code" of an error response.
+// Codes more specific than an errdef class name, for failures a client
+// tells apart (exceptions.go gives each its class and status).
 const (
-	CodeBadRequest     = "bad_request"
-	CodeUnauthorized   = "unauthorized"
-	CodeBadHost        = "bad_host"
-	CodeBadOrigin      = "bad_origin"
-	CodeNotFound       = "not_found"
-	CodeTooLarge       = "too_large"
-	CodeRefused        = "refused"
-	CodeInvalid        = "invalid"
-	CodeNoResolution   = "no_resolution"
-	CodeDependedUpon   = "depended_upon"
-	CodeLocked         = "locked"
-	CodeEdited         = "edited"
-	CodeConflict       = "conflict"
-	CodeRegistry       = "registry"
-	CodeNotImplemented = "not_implemented"
-	CodeInternal       = "internal"
+	CodeUnauthorized         = "unauthorized"
+	CodeBadHost              = "bad_host"
+	CodeBadOrigin            = "bad_origin"
+	CodeTooLarge             = "too_large"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeDependedUpon         = "depended_upon"
+	CodeLocked               = "locked"
+	CodeEdited               = "edited"
+	CodeNotImplemented       = "not_implemented"
 )
 
 // Error is the JSON body of every failed request: {"error": Error}.
 type Error struct {
 	// Status is the HTTP status code, repeated for streamed results.
 	Status int `json:"status"`
-	// Code is one of the Code constants.
+	// Code is the name of the failure's errdef class (as the CLI's JSON
+	// errors give it), or one of the Code constants.
 	Code string `json:"code"`
 	// Message says what failed, on what, and what to do.
 	Message string `json:"message"`
@@ -70,6 +66,8 @@ type Error struct {
 	Dependents []string `json:"dependents,omitempty"`
 	// Path is the dependency path to an experimental skill.
 	Path []string `json:"path,omitempty"`
+
+	class errdef.Class
 }
 
 // Refusal is one tiers.Refusal with its kind as a string.
@@ -101,21 +99,23 @@ func writeError(w http.ResponseWriter, e *Error) {
 	writeJSON(w, e.Status, map[string]*Error{"error": e})
 }
 
-func badRequest(msg string) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: msg}
+func badRequest(msg string) *Error { return classError(errdef.Usage, msg) }
+
+// classError is a failure of class c: its status and code are errdef's.
+func classError(c errdef.Class, msg string) *Error {
+	return &Error{Status: c.HTTPStatus(), Code: c.String(), Message: msg, class: c}
 }
 
-// toError maps an error of the install library to a status and code:
-// the status is its errdef class's, as the CLI's exit code is; the code
-// names the class, or the specific conflict a client acts on. Trust
-// refusals and dependents carry their details.
+// toError gives an error of the install library its status and code:
+// its errdef class's, as the CLI's exit code is, or the specific ones of
+// exceptions.go a client acts on. Trust refusals and dependents carry
+// their details.
 func toError(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
 	}
-	class := errdef.ClassOf(err)
-	e := &Error{Status: class.HTTPStatus(), Code: classCode(class), Message: err.Error()}
+	e := classError(errdef.ClassOf(err), err.Error())
 	var refused *tiers.RefusedError
 	var expDep *tiers.ExperimentalDependencyError
 	var dep *install.DependedUponError
@@ -123,8 +123,7 @@ func toError(err error) *Error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		e.Status, e.Code = http.StatusRequestEntityTooLarge, CodeTooLarge
-		e.Message = "request body is larger than the server accepts"
+		e = exception(CodeTooLarge, "request body is larger than the server accepts")
 	case errors.As(err, &refused):
 		e.Needs = &Needs{Grants: []string{}}
 		for _, r := range refused.Refusals {
@@ -141,60 +140,21 @@ func toError(err error) *Error {
 	case errors.As(err, &expDep):
 		e.Path = expDep.Path
 	case errors.As(err, &dep):
-		e.Code, e.Dependents = CodeDependedUpon, dep.Dependents
+		e = exception(CodeDependedUpon, e.Message)
+		e.Dependents = dep.Dependents
 	case errors.Is(err, install.ErrLocked):
-		e.Code = CodeLocked
+		e = exception(CodeLocked, e.Message)
 	case errors.Is(err, install.ErrEdited):
-		e.Code = CodeEdited
+		e = exception(CodeEdited, e.Message)
 	case errors.As(err, &nse):
 		e.Message = "no set of versions satisfies the request:\n\n" + nse.Explanation
 	}
 	return e
 }
 
-// classCode is the response code of a failure of class c that has no more
-// specific code.
-func classCode(c errdef.Class) string {
-	switch c {
-	case errdef.Usage:
-		return CodeBadRequest
-	case errdef.Validation:
-		return CodeInvalid
-	case errdef.Resolution:
-		return CodeNoResolution
-	case errdef.Trust:
-		return CodeRefused
-	case errdef.Registry:
-		return CodeRegistry
-	case errdef.Conflict:
-		return CodeConflict
-	case errdef.NotFound:
-		return CodeNotFound
-	}
-	return CodeInternal
-}
-
-// Class is the errdef class of the response's code, so an *Error passed
-// back through a library keeps its meaning.
-func (e *Error) Class() errdef.Class {
-	switch e.Code {
-	case CodeBadRequest, CodeBadHost, CodeBadOrigin, CodeTooLarge:
-		return errdef.Usage
-	case CodeUnauthorized, CodeRefused:
-		return errdef.Trust
-	case CodeInvalid:
-		return errdef.Validation
-	case CodeNoResolution:
-		return errdef.Resolution
-	case CodeDependedUpon, CodeLocked, CodeEdited, CodeConflict:
-		return errdef.Conflict
-	case CodeNotFound:
-		return errdef.NotFound
-	case CodeRegistry:
-		return errdef.Registry
-	}
-	return errdef.Internal
-}
+// Class is the errdef class of the failure, so an *Error passed back
+// through a library keeps its meaning.
+func (e *Error) Class() errdef.Class { return e.class }
 
 func refusalKind(k error) string {
 	for _, c := range []struct {

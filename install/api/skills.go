@@ -11,6 +11,7 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
@@ -199,7 +200,7 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 		d.Copies = append(d.Copies, sk)
 	}
 	if d == nil {
-		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: name + " is not installed in the roots searched"})
+		writeError(w, classError(errdef.NotFound, name+" is not installed in the roots searched"))
 		return
 	}
 	ctx := r.Context()
@@ -238,8 +239,8 @@ func (s *Server) mutating(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		got := r.Header.Get(TokenHeader)
 		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
-			writeError(w, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
-				Message: "missing or wrong " + TokenHeader + ": open the URL skillpm serve printed (it carries the token)"})
+			writeError(w, exception(CodeUnauthorized,
+				"missing or wrong "+TokenHeader+": open the URL skillpm serve printed (it carries the token)"))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
@@ -252,7 +253,7 @@ func (s *Server) mutating(h http.HandlerFunc) http.HandlerFunc {
 // ignored.
 func decode(r *http.Request, v any) *Error {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: CodeBadRequest, Message: "send the request as Content-Type: application/json"}
+		return exception(CodeUnsupportedMediaType, "send the request as Content-Type: application/json")
 	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
@@ -301,8 +302,8 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	if s.cfg.Search == nil {
-		writeError(w, &Error{Status: http.StatusNotImplemented, Code: CodeNotImplemented,
-			Message: "search is not available in this build of skillpm: the registry index reader is not there yet; install by name instead"})
+		writeError(w, exception(CodeNotImplemented,
+			"search is not available in this build of skillpm: the registry index reader is not there yet; install by name instead"))
 		return
 	}
 	if q == "" {

@@ -4,7 +4,10 @@
 //
 // Libraries decide the class where they define an error (New for a
 // sentinel, a Class method for a typed error); front ends (the CLI, the
-// HTTP API) ask ClassOf and never keep their own table of sentinels. In the
+// HTTP API) ask ClassOf and the Class methods and keep no table of their
+// own but one of deliberate exceptions each (cmd/skillpm/exceptions.go,
+// install/api/exceptions.go). internal/depcheck fails on an exit-code or
+// status mapping anywhere else. In the
 // spirit of oras-go's errdef, the classes say what kind of failure it was,
 // not which package raised it.
 package errdef
@@ -49,8 +52,8 @@ func Classes() []Class {
 	return []Class{Usage, Validation, Resolution, Trust, Registry, Conflict, NotFound, Internal}
 }
 
-// String returns the class's name in snake case, as the HTTP API reports
-// it.
+// String returns the class's name in snake case, as the CLI's and the
+// HTTP API's JSON errors report it; None, unclassified, is "failure".
 func (c Class) String() string {
 	switch c {
 	case Usage:
@@ -70,7 +73,7 @@ func (c Class) String() string {
 	case Internal:
 		return "internal"
 	}
-	return "none"
+	return "failure"
 }
 
 // Process exit codes, documented in the CLI's help. Front ends use these

@@ -14,6 +14,9 @@ var (
 	// ErrUnknownTier reports a tier name that is not verified, community or
 	// experimental.
 	ErrUnknownTier = errdef.New(errdef.Usage, "unknown tier")
+	// ErrBadName means a name given for a new skill is not a valid skill
+	// name: the request is to be fixed, so it is a usage error.
+	ErrBadName = errdef.New(errdef.Usage, "not a valid skill name")
 	// ErrCatalog is returned when a tool catalog cannot be read.
 	ErrCatalog = errdef.New(errdef.Validation, "invalid tool catalog")
 )

@@ -40,6 +40,16 @@ func isPlaceholderDescription(d string) bool {
 	return strings.HasPrefix(d, placeholderDescription) && strings.Contains(d, " does and when to use it.")
 }
 
+// ScaffoldName is the name of the skill Scaffold makes in dir: its last
+// element, of the absolute path so that "." names the current directory.
+func ScaffoldName(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Base(abs), nil
+}
+
 // ScaffoldWith is Scaffold claiming opts.Tier.
 func ScaffoldWith(ctx context.Context, dir string, opts ScaffoldOptions) error {
 	if err := ctx.Err(); err != nil {
@@ -50,9 +60,12 @@ func ScaffoldWith(ctx context.Context, dir string, opts ScaffoldOptions) error {
 	default:
 		return fmt.Errorf("tier %q: use verified, community or experimental", opts.Tier)
 	}
-	name := filepath.Base(filepath.Clean(dir))
+	name, err := ScaffoldName(dir)
+	if err != nil {
+		return err
+	}
 	if !ValidName(name) {
-		return fmt.Errorf("%q is not a valid skill name: use lower-case words joined by hyphens, e.g. %q", name, SuggestName(name))
+		return fmt.Errorf("%q is %w: use lower-case words joined by hyphens, e.g. %q", name, ErrBadName, SuggestName(name))
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s: %w", dir, ErrExists)
@@ -76,6 +89,11 @@ metadata:
 Write the instructions the agent follows when this skill is active:
 the steps, the tools to use, and what to produce.
 `, name, title, opts.Tier, strings.ToUpper(title[:1])+title[1:])
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		// An empty directory that exists already (the current one, for
+		// "init .") keeps its identity: a shell in it stays in it.
+		return writeNew(filepath.Join(dir, SkillFile), []byte(content))
+	}
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
@@ -92,11 +110,33 @@ the steps, the tools to use, and what to produce.
 		os.RemoveAll(tmp)
 		return err
 	}
-	// An empty directory that exists already is replaced by the rename.
-	_ = os.Remove(dir)
 	if err := os.Rename(tmp, dir); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}
 	return nil
+}
+
+// writeNew writes path whole or not at all: a temporary file beside it,
+// renamed into place.
+func writeNew(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".init-")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }

@@ -172,7 +172,7 @@
   // needsConsentOnly says a refusal is answered by consent alone: no
   // permission above the tier's ceiling, nothing refused outright.
   function needsConsentOnly(err) {
-    return err.code === "refused" && err.needs && (err.needs.grants.length || err.needs.allowExperimental) &&
+    return err.code === "trust" && err.needs && (err.needs.grants.length || err.needs.allowExperimental) &&
       (err.refusals || []).every((r) => r.kind !== "above_ceiling" && r.kind !== "refused");
   }
 
