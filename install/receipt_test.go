@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,4 +211,83 @@ func TestRemoveLeavesCopyThatDoesNotKnowTheLink(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(user, "app", "SKILL.md")); err != nil {
 		t.Errorf("the user's copy was removed: %v", err)
 	}
+}
+
+// TestRecoverRefusesJournalLockElsewhere: a journal committed into a
+// project root may write that project's skills.lock and no other: not
+// another project's, not one above the clone, not a relative path that
+// lands wherever skillpm runs next. The file and the record are named,
+// no lock is written and the root is left as it was; the project's own
+// lock is written.
+func TestRecoverRefusesJournalLockElsewhere(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		path func(proj, other string) string
+		want string
+	}{
+		{"other project", func(_, other string) string { return filepath.Join(other, "skills.lock") }, "it is not the skills.lock of the project the root belongs to"},
+		{"above the clone", func(proj, _ string) string { return filepath.Join(filepath.Dir(proj), "skills.lock") }, "it is not the skills.lock of the project the root belongs to"},
+		{"relative", func(string, string) string { return "skills.lock" }, "the path is not absolute and clean"},
+		{"dot-dot", func(proj, _ string) string { return proj + "/x/../skills.lock" }, "the path is not absolute and clean"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, _ := hostileRoot(t)
+			proj := filepath.Dir(filepath.Dir(root))
+			other := t.TempDir()
+			writeTree(t, proj, map[string]string{"skills.yaml": "skills: {}\n"})
+			writeTree(t, other, map[string]string{"skills.yaml": "skills: {}\n"})
+			target := tc.path(proj, other)
+			j := journal{ID: "00ff", Files: []txnFile{{Path: target, Data: []byte("forged lock")}}}
+			b, err := json.Marshal(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, stateDir, journalFile), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, root)
+			_, err = Remove(ctx, root, []string{"solo"}, RemoveOptions{})
+			want := fmt.Sprintf("%s: record 1 (%q): %s", filepath.Join(root, stateDir, journalFile), target, tc.want)
+			if !errors.Is(err, ErrUnsafeReceipt) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+			for _, d := range []string{proj, other, filepath.Dir(proj)} {
+				if _, err := os.Stat(filepath.Join(d, "skills.lock")); err == nil {
+					t.Errorf("a lock was written in %s", d)
+				}
+			}
+			if after := snapshot(t, root); after != before {
+				t.Errorf("the root changed:\n%s\n---\n%s", before, after)
+			}
+		})
+	}
+	t.Run("own project", func(t *testing.T) {
+		root, _ := hostileRoot(t)
+		proj := filepath.Dir(filepath.Dir(root))
+		writeTree(t, proj, map[string]string{"skills.yaml": "skills: {}\n"})
+		lock := filepath.Join(proj, "skills.lock")
+		b, err := json.Marshal(journal{ID: "00ff", Receipts: mustRead(t, filepath.Join(root, stateDir, receiptsFile)), Files: []txnFile{{Path: lock, Data: []byte("lock")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, stateDir, journalFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := recoverTxn(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, lock); string(got) != "lock" {
+			t.Errorf("the project's lock holds %q", got)
+		}
+	})
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -99,6 +99,11 @@ func (t *txn) Remove(name string) {
 // WriteFile schedules an atomic write of an outside file (the lockfile)
 // as part of the commit.
 func (t *txn) WriteFile(path string, data []byte) {
+	// Absolute, so that recovery from another working directory writes
+	// the same file, and so that check can place it.
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	t.files = append(t.files, txnFile{Path: path, Data: data})
 }
 
@@ -208,7 +213,7 @@ func rollForward(root string, j journal, step func(string) error) error {
 // check refuses a journal that could move, remove or write anything but
 // the root's own skills and the project's lock: the journal sits in the
 // root, which a project commits, so it is input like the receipts.
-func (j journal) check(file string) error {
+func (j journal) check(file, root string) error {
 	if _, err := hex.DecodeString(j.ID); err != nil || j.ID == "" {
 		return &ReceiptError{File: file, Record: 0, Name: j.ID, Reason: "the transaction id is not one skillpm makes (hexadecimal)"}
 	}
@@ -221,8 +226,61 @@ func (j journal) check(file string) error {
 		if filepath.Base(f.Path) != resolve.LockFile {
 			return &ReceiptError{File: file, Record: len(j.Ops) + i + 1, Name: f.Path, Reason: "a transaction writes no file but the project's " + resolve.LockFile}
 		}
+		if reason := lockOutside(root, f.Path); reason != "" {
+			return &ReceiptError{File: file, Record: len(j.Ops) + i + 1, Name: f.Path, Reason: reason}
+		}
 	}
 	return nil
+}
+
+// lockOutside says why a journal in root may not write the lock file
+// path, "" when it may. A root inside a project (the nearest folder
+// above it holding a manifest or a lock) writes that project's lock and
+// no other: a cloned project's journal cannot reach another project's
+// lock, or one above the clone. A root in no project (a user root, a
+// folder named for the install) writes the lock of a project that has a
+// manifest beside it.
+func lockOutside(root, path string) string {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
+		return "the path is not absolute and clean, as skillpm writes it"
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "the root's folder cannot be placed (" + err.Error() + ")"
+	}
+	if proj := projectOf(abs); proj != "" {
+		if filepath.Dir(path) != proj {
+			return "it is not the " + resolve.LockFile + " of the project the root belongs to, " + proj
+		}
+		return ""
+	}
+	if !holdsAny(filepath.Dir(path), resolve.ManifestFile, resolve.AgentManifestFile) {
+		return "no project manifest is beside it, so it is no project's " + resolve.LockFile
+	}
+	return ""
+}
+
+// projectOf is the nearest folder above root holding a project manifest
+// or lock, "" when none does.
+func projectOf(root string) string {
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		if holdsAny(d, resolve.ManifestFile, resolve.AgentManifestFile, resolve.LockFile) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// holdsAny reports whether dir holds a regular file of one of names.
+func holdsAny(dir string, names ...string) bool {
+	for _, n := range names {
+		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 func exists(p string) bool {
@@ -245,7 +303,7 @@ func recoverTxn(ctx context.Context, root string) (recovered bool, err error) {
 			return false, fmt.Errorf("the install journal %s is corrupt (%v); inspect %s and remove the journal to continue",
 				filepath.Join(root, stateDir, journalFile), err, filepath.Join(root, stateDir))
 		}
-		if err := j.check(filepath.Join(root, stateDir, journalFile)); err != nil {
+		if err := j.check(filepath.Join(root, stateDir, journalFile), root); err != nil {
 			return false, err
 		}
 		if err := rollForward(root, j, func(string) error { return nil }); err != nil {
