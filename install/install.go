@@ -67,6 +67,10 @@ type Options struct {
 	Jobs int
 	// LockWait bounds the wait for another skillpm on a root.
 	LockWait time.Duration
+	// AgentsRoots are where the copies that links point to may be
+	// (AgentsRoots): a receipt's link record naming a copy elsewhere is
+	// refused before its copy is updated or its root written.
+	AgentsRoots []string
 	// Catalog is the tool catalog for tools_required; nil means the GAIA one.
 	Catalog *skill.Catalog
 	// Warn receives messages that do not stop the install.
@@ -406,6 +410,9 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 		rec, err := ReadReceipts(r.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		if err := rec.checkLinks(filepath.Join(r.Dir, stateDir, receiptsFile), opts.AgentsRoots); err != nil {
+			return nil, err
 		}
 		j.receipts = append(j.receipts, rec)
 	}

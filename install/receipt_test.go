@@ -201,7 +201,7 @@ func TestRemoveLeavesCopyThatDoesNotKnowTheLink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, stateDir, receiptsFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Remove(ctx, proj, []string{"app"}, RemoveOptions{})
+	res, err := Remove(ctx, proj, []string{"app"}, RemoveOptions{AgentsRoots: []string{user}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,10 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 	ctx = registry.WithBudget(ctx, opts.budget())
 	opts.LockFile, opts.Frozen, opts.Local = "", false, nil
 	// Links follow their copy: the roots they point into are updated too.
-	opts.Roots = withLinkedCopies(opts.Roots)
+	var err error
+	if opts.Roots, err = withLinkedCopies(opts.Roots, opts.AgentsRoots); err != nil {
+		return nil, err
+	}
 	held, err := lockRoots(ctx, opts.Roots, opts)
 	if err != nil {
 		return nil, err
@@ -134,13 +137,18 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 
 // withLinkedCopies gives each root that holds links skillpm made its
 // Link (the root of the copy its first link points to) and puts that
-// root before it, so that updating a link updates the copy it shows.
-func withLinkedCopies(roots []Root) []Root {
+// root before it, so that updating a link updates the copy it shows. A
+// link whose copy is not in one of agents is refused: the update would
+// write where a receipt says.
+func withLinkedCopies(roots []Root, agents []string) ([]Root, error) {
 	var out []Root
 	has := func(d string) bool { return slices.ContainsFunc(out, func(o Root) bool { return o.Dir == d }) }
 	for _, r := range roots {
 		rec, err := ReadReceipts(r.Dir)
 		if err == nil {
+			if err := rec.checkLinks(filepath.Join(r.Dir, stateDir, receiptsFile), agents); err != nil {
+				return nil, err
+			}
 			for _, s := range rec.Skills {
 				if s.IsLink() {
 					r.Link = filepath.Dir(s.Link)
@@ -155,7 +163,7 @@ func withLinkedCopies(roots []Root) []Root {
 			out = append(out, r)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // refreshLinks rewrites the receipts of r's links from the receipts of
