@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gofrs/flock"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -21,6 +22,13 @@ const journalFile = "journal.json"
 
 // txPrefix names the per-transaction work directories under .skillpm.
 const txPrefix = "tx-"
+
+// stagePrefix names the staging areas of one process under .skillpm:
+// what an install stages and audits without holding the root's lock.
+// Each has the lock file stage-<id>.lock beside it, held by its owner,
+// so that recovery by other processes removes only staging whose owner
+// is gone.
+const stagePrefix = "stage-"
 
 // journal is the on-disk record of a commit.
 type journal struct {
@@ -51,6 +59,11 @@ type txn struct {
 	id    string
 	ops   []txnOp
 	files []txnFile
+	// prefix is txPrefix, or stagePrefix while the transaction is a
+	// staging area not yet claimed (beginStage, claim).
+	prefix string
+	// owner is the staging area's lock, held until claim or Abort.
+	owner *flock.Flock
 	// hook, when set, is called at each step of Commit with the step's name;
 	// returning an error stops Commit right there, as a crash would, leaving
 	// the root for recoverTxn. It exists for crash-safety tests.
@@ -63,7 +76,7 @@ func beginTxn(root string) (*txn, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	t := &txn{root: root, id: hex.EncodeToString(b[:])}
+	t := &txn{root: root, id: hex.EncodeToString(b[:]), prefix: txPrefix}
 	for _, d := range []string{t.dir("new"), t.dir("old")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -72,8 +85,82 @@ func beginTxn(root string) (*txn, error) {
 	return t, nil
 }
 
+// beginStage starts a transaction whose staging is this process's own
+// (stage-<id> under root's state folder): it is filled and audited
+// without the root's lock, which claim takes back before the commit.
+// The owner lock is held before the folder exists, so another
+// process's recovery never removes it while this one lives.
+func beginStage(root string) (*txn, error) {
+	dir := filepath.Join(root, stateDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		t := &txn{root: root, id: hex.EncodeToString(b[:]), prefix: stagePrefix}
+		path := t.ownerPath()
+		fl := flock.New(path)
+		ok, err := fl.TryLock()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		// A recovery that took this file first and removed it leaves us
+		// holding a lock nobody else can see: start again.
+		held, herr := fl.Stat()
+		cur, cerr := os.Stat(path)
+		if herr != nil || cerr != nil || !os.SameFile(held, cur) {
+			fl.Unlock()
+			continue
+		}
+		t.owner = fl
+		for _, d := range []string{t.dir("new"), t.dir("old")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Abort()
+				return nil, err
+			}
+		}
+		return t, nil
+	}
+}
+
+func (t *txn) ownerPath() string {
+	return filepath.Join(t.root, stateDir, stagePrefix+t.id+".lock")
+}
+
+// claim makes a staging area an ordinary transaction of the root: the
+// very folder that was staged and audited is renamed, so the bytes
+// committed are the bytes judged. Call it with the root's lock held.
+func (t *txn) claim() error {
+	if t.prefix == txPrefix {
+		return nil
+	}
+	from := filepath.Join(t.root, stateDir, stagePrefix+t.id)
+	if err := os.Rename(from, filepath.Join(t.root, stateDir, txPrefix+t.id)); err != nil {
+		return fmt.Errorf("claiming the staged skills: %w", err)
+	}
+	t.prefix = txPrefix
+	t.release()
+	return nil
+}
+
+// release lets go of (and removes) a staging area's owner lock.
+func (t *txn) release() {
+	if t.owner == nil {
+		return
+	}
+	_ = os.Remove(t.ownerPath())
+	t.owner.Unlock()
+	t.owner = nil
+}
+
 func (t *txn) dir(kind string) string {
-	return filepath.Join(t.root, stateDir, txPrefix+t.id, kind)
+	return filepath.Join(t.root, stateDir, t.prefix+t.id, kind)
 }
 
 // StageDir returns where the new copy of skill name is to be unpacked. The
@@ -109,7 +196,9 @@ func (t *txn) WriteFile(path string, data []byte) {
 
 // Abort discards everything staged. The root is untouched.
 func (t *txn) Abort() error {
-	return os.RemoveAll(filepath.Join(t.root, stateDir, txPrefix+t.id))
+	err := os.RemoveAll(filepath.Join(t.root, stateDir, t.prefix+t.id))
+	t.release()
+	return err
 }
 
 func (t *txn) step(name string) error {
@@ -124,6 +213,10 @@ func (t *txn) step(name string) error {
 // rolled forward by recoverTxn; a crash before it leaves the root as it was.
 func (t *txn) Commit(ctx context.Context, receipts *Receipts) error {
 	if err := ctx.Err(); err != nil {
+		t.Abort()
+		return err
+	}
+	if err := t.claim(); err != nil {
 		t.Abort()
 		return err
 	}
@@ -329,8 +422,39 @@ func recoverTxn(ctx context.Context, root string) (recovered bool, err error) {
 			}
 			recovered = true
 		}
+		if strings.HasPrefix(e.Name(), stagePrefix) {
+			gone, err := removeOrphanStage(root, e.Name())
+			if err != nil {
+				return recovered, err
+			}
+			recovered = recovered || gone
+		}
 	}
 	return recovered, nil
+}
+
+// removeOrphanStage removes the staging area (or the lone owner lock)
+// named entry when no process holds its owner lock any more: the
+// process that staged it died. A live owner's staging is left alone.
+func removeOrphanStage(root, entry string) (bool, error) {
+	id := strings.TrimSuffix(strings.TrimPrefix(entry, stagePrefix), ".lock")
+	if _, err := hex.DecodeString(id); err != nil || id == "" {
+		return false, nil // not a name skillpm makes
+	}
+	t := &txn{root: root, id: id, prefix: stagePrefix}
+	fl := flock.New(t.ownerPath())
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return false, err
+	}
+	defer fl.Unlock()
+	if err := os.RemoveAll(filepath.Join(root, stateDir, stagePrefix+id)); err != nil {
+		return false, err
+	}
+	if err := os.Remove(t.ownerPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
 }
 
 // Pending is a transaction a crash interrupted after its journal was

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,18 @@ import (
 // and Changes cover every root.
 func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names []string, opts Options) (*Result, error) {
 	ctx = registry.WithBudget(ctx, opts.budget())
+	for attempt := 1; ; attempt++ {
+		res, err := updateOnce(ctx, c, cat, names, opts)
+		if !errors.Is(err, ErrRootChanged) || attempt == commitAttempts {
+			return res, err
+		}
+		if opts.Warn != nil {
+			opts.Warn(err.Error() + "; checking again")
+		}
+	}
+}
+
+func updateOnce(ctx context.Context, c *registry.Client, cat resolve.Catalog, names []string, opts Options) (*Result, error) {
 	opts.LockFile, opts.Frozen, opts.Local = "", false, nil
 	// Links follow their copy: the roots they point into are updated too.
 	var err error
@@ -41,6 +54,10 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 		return nil, err
 	}
 	defer held.unlock()
+	// As for Install: the roots are not held while the update is
+	// resolved, fetched, staged, audited and consented to; relock checks
+	// that their receipts are still those the plans were made from.
+	held.release()
 	found := map[string]bool{}
 	var jobs []*job
 	defer func() {
@@ -111,6 +128,9 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 		if err := j.consent(ctx, opts); err != nil {
 			return nil, err
 		}
+	}
+	if err := held.relock(ctx, opts, jobs...); err != nil {
+		return nil, err
 	}
 	for _, j := range jobs {
 		rrs, err := j.commit(ctx, opts, held)
