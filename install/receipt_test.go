@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -290,4 +292,54 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestUserUpdateSaysWhereFromReceiptSource: a user root's receipts are
+// the user's own, so a skill installed from another source than the one
+// its name resolves to is updated from there; the update says so, naming
+// the source and the receipts, since a tool could have written them.
+func TestUserUpdateSaysWhereFromReceiptSource(t *testing.T) {
+	ctx := context.Background()
+	reg := newTestRegistry(t)
+	layoutDir := filepath.Join(t.TempDir(), "layout")
+	layout, err := reg.client.Layout(layoutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := func(version string) {
+		dir := filepath.Join(t.TempDir(), "app")
+		writeTree(t, dir, map[string]string{"SKILL.md": "---\nname: app\ndescription: Skill app for tests. Use in tests.\nversion: " + version + "\n---\n# app\n"})
+		a, err := registry.Build(ctx, dir, registry.BuildOptions{NoVCS: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reg.client.Publish(ctx, layout, a, registry.PublishOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub("1.0.0")
+	root := filepath.Join(t.TempDir(), ".claude", "skills")
+	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := registry.LayoutPrefix + filepath.ToSlash(layoutDir) + "/app"
+	roots := []Root{{Host: HostClaude, Scope: ScopeUser, Dir: root}}
+	m := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: src, Range: resolve.AnyRange}}}
+	if _, err := Install(ctx, reg.client, g, m, nil, Options{Auditor: newTestAuditor(), AllowExperimental: true, Roots: roots}); err != nil {
+		t.Fatal(err)
+	}
+	pub("1.1.0")
+	var warned []string
+	if _, err := Update(ctx, reg.client, g, nil, Options{Auditor: newTestAuditor(), AllowExperimental: true, Roots: roots,
+		Warn: func(s string) { warned = append(warned, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("app: updating from %s, the source its receipt in %s records (the name alone resolves to embedded/app)", src, root)
+	if !slices.Contains(warned, want) {
+		t.Errorf("warnings %q, want %q", warned, want)
+	}
+	if v := installedVersion(t, root, "app"); v != "1.1.0" {
+		t.Errorf("app %s after the update, want 1.1.0", v)
+	}
 }

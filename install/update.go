@@ -74,6 +74,13 @@ func updateOnce(ctx context.Context, c *registry.Client, cat resolve.Catalog, na
 			if err := sourcesChosen(rec, r.Dir, cat.Namespace(), names); err != nil {
 				return nil, err
 			}
+		} else if opts.Warn != nil {
+			// A user root's receipts are the user's own: the source an
+			// install was asked for is where its update comes from. A tool
+			// could have written them too, so the update says so.
+			for _, n := range otherSources(rec, r.Dir, cat.Namespace(), names) {
+				opts.Warn(n)
+			}
 		}
 		m, prev := updateRequest(rec, names, found)
 		if len(m.Skills) == 0 {
@@ -284,6 +291,26 @@ func sourcesChosen(rec *Receipts, dir string, ns resolve.Namespace, names []stri
 		}
 	}
 	return nil
+}
+
+// otherSources says, for each skill of rec to update whose receipt names
+// another source than the one its name resolves to (ns), where the
+// update fetches it from and why.
+func otherSources(rec *Receipts, dir string, ns resolve.Namespace, names []string) []string {
+	var out []string
+	for _, r := range rec.Skills {
+		if r.Source == "" || r.IsLink() || (len(names) > 0 && !slices.Contains(names, r.Name)) {
+			continue
+		}
+		key, err := ns.Key(r.Name)
+		if err != nil {
+			continue
+		}
+		if want := ns.Repository(key); r.Source != want {
+			out = append(out, fmt.Sprintf("%s: updating from %s, the source its receipt in %s records (the name alone resolves to %s)", r.Name, r.Source, dir, want))
+		}
+	}
+	return out
 }
 
 func signersOf(r Record) []resolve.Signer {
