@@ -133,3 +133,27 @@ func TestRecoverRemovesOnlyOrphanStaging(t *testing.T) {
 		}
 	}
 }
+
+// TestStagedListsOnlyOrphanStaging: doctor's list of leftover staging
+// names a dead process's staging area, not a live one's.
+func TestStagedListsOnlyOrphanStaging(t *testing.T) {
+	root := t.TempDir()
+	live, err := beginStage(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	dead, err := beginStage(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.owner.Unlock()
+	got, err := Staged(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(root, stateDir, stagePrefix+dead.id)}
+	if len(got) != 1 || got[0] != want[0] {
+		t.Errorf("Staged = %v, want %v", got, want)
+	}
+}
