@@ -95,7 +95,12 @@ func beginStage(root string) (*txn, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	for {
+	// A few tries: a lost race with a recovery is rare, and an error that
+	// persists must not spin.
+	for try := 0; ; try++ {
+		if try == 8 {
+			return nil, fmt.Errorf("no staging area could be made in %s", dir)
+		}
 		var b [8]byte
 		if _, err := rand.Read(b[:]); err != nil {
 			return nil, err
@@ -154,8 +159,11 @@ func (t *txn) release() {
 	if t.owner == nil {
 		return
 	}
-	_ = os.Remove(t.ownerPath())
+	// Unlocked first (a locked file cannot be removed everywhere): the
+	// staging folder is gone or claimed by now, so a recovery that takes
+	// the lock in between finds nothing to remove but the file.
 	t.owner.Unlock()
+	_ = os.Remove(t.ownerPath())
 	t.owner = nil
 }
 
@@ -447,10 +455,11 @@ func removeOrphanStage(root, entry string) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	defer fl.Unlock()
 	if err := os.RemoveAll(filepath.Join(root, stateDir, stagePrefix+id)); err != nil {
+		fl.Unlock()
 		return false, err
 	}
+	fl.Unlock()
 	if err := os.Remove(t.ownerPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false, err
 	}
