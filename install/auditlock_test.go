@@ -157,3 +157,81 @@ func TestStagedListsOnlyOrphanStaging(t *testing.T) {
 		t.Errorf("Staged = %v, want %v", got, want)
 	}
 }
+
+// hookAuditor runs during, before the first audit, another skillpm's
+// command on the same root.
+type hookAuditor struct {
+	Auditor
+	during func() error
+	err    error
+}
+
+func (a *hookAuditor) Audit(ctx context.Context, dir string, tier skill.Tier) (AuditVerdict, error) {
+	if a.during != nil {
+		f := a.during
+		a.during = nil
+		a.err = f()
+	}
+	return a.Auditor.Audit(ctx, dir, tier)
+}
+
+// TestCommitAfterConcurrentCommit: another skillpm commits to the root
+// while an install audits. A commit of another skill keeps both records
+// and plans nothing again; a commit of the same skill makes the install
+// check again from the receipts now there, saying so, and what ends up
+// installed is what the last plan audited.
+func TestCommitAfterConcurrentCommit(t *testing.T) {
+	ctx := context.Background()
+	reg := newTestRegistry(t)
+	reg.publish("app", "1.0.0", nil, nil)
+	reg.publish("other", "1.0.0", nil, nil)
+	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(root, name, rng string, during func() error) ([]string, error) {
+		var warned []string
+		a := &hookAuditor{Auditor: newTestAuditor(), during: during}
+		m := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: name, Range: rng}}}
+		_, err := Install(ctx, reg.client, g, m, nil, Options{Auditor: a, AllowExperimental: true,
+			Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, Warn: func(s string) { warned = append(warned, s) }})
+		if a.err != nil {
+			t.Fatalf("the other skillpm: %v", a.err)
+		}
+		return warned, err
+	}
+
+	root := t.TempDir()
+	warned, err := run(root, "app", "*", func() error { _, err := reg.install(root, "other"); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 0 {
+		t.Errorf("planned again after a commit of another skill: %q", warned)
+	}
+	if installedVersion(t, root, "app") != "1.0.0" || installedVersion(t, root, "other") != "1.0.0" {
+		t.Errorf("receipts lost a record: app %q, other %q", installedVersion(t, root, "app"), installedVersion(t, root, "other"))
+	}
+
+	root = t.TempDir()
+	reg.publish("app", "1.1.0", nil, nil)
+	warned, err = run(root, "app", "1.1.0", func() error { _, err := run(root, "app", "1.0.0", nil); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "another skillpm changed app in "+root+" while this one checked it; nothing was committed; checking again") {
+		t.Errorf("warnings %q", warned)
+	}
+	if v := installedVersion(t, root, "app"); v != "1.1.0" {
+		t.Errorf("app %s, want 1.1.0", v)
+	}
+	rec, err := ReadReceipts(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := rec.Get("app")
+	sum, err := archive.TreeHashInstalled(ctx, filepath.Join(root, "app"))
+	if err != nil || sum.TreeHash != r.Tree {
+		t.Errorf("installed tree %s (%v), receipt %s", sum.TreeHash, err, r.Tree)
+	}
+}
