@@ -63,6 +63,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) ([]Removal, error)
 	if opts.LockWait == 0 {
 		opts.LockWait = e.opts.LockWait
 	}
+	opts.AgentsRoots = install.AgentsRoots(e.env)
 	var out []Removal
 	for _, root := range roots {
 		here := r.Names

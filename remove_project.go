@@ -91,6 +91,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 	if opts.LockWait == 0 {
 		opts.LockWait = e.opts.LockWait
 	}
+	opts.AgentsRoots = install.AgentsRoots(e.env)
 	for _, root := range placed.Roots {
 		rec, err := install.ReadReceipts(root.Dir)
 		if err != nil {

@@ -86,7 +86,9 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 		if opts.DryRun || len(st.todo) == 0 {
 			continue
 		}
-		tx, err := beginTxn(r.Dir)
+		// Staged and audited in this process's own staging area, without
+		// the root's lock; the commit renames that very folder into place.
+		tx, err := beginStage(r.Dir)
 		if err != nil {
 			return err
 		}
@@ -342,7 +344,7 @@ func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootSta
 	if opts.DryRun || len(st.todo) == 0 {
 		return nil
 	}
-	tx, err := beginTxn(r.Dir)
+	tx, err := beginStage(r.Dir)
 	if err != nil {
 		return err
 	}

@@ -83,8 +83,13 @@ func crashChild(root, at string) {
 		_ = linkChange(root, hook)
 		return
 	}
-	// Beside the root, inside the parent test's temporary directory.
+	// Beside the root, inside the parent test's temporary directory, with
+	// the manifest that makes that directory a project (recovery writes
+	// no lock elsewhere).
 	lock := filepath.Join(filepath.Dir(root), "skills.lock")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(root), "skills.yaml"), []byte("skills: {}\n"), 0o644); err != nil {
+		return
+	}
 	_ = applyChange(root, lock, hook)
 }
 

@@ -14,6 +14,9 @@ import (
 var (
 	// ErrLocked means another skillpm holds the root's lock past the wait.
 	ErrLocked = errdef.New(errdef.Conflict, "install root is locked by another skillpm")
+	// ErrRootChanged means another skillpm committed to a root between
+	// the reading of its receipts and the commit, which was not made.
+	ErrRootChanged = errdef.New(errdef.Conflict, "install root changed during the install")
 	// ErrEdited means an installed skill's files differ from its receipt.
 	ErrEdited = errdef.New(errdef.Conflict, "installed skill was edited by hand")
 	// ErrNotInstalled names a skill the root has no receipt for.

@@ -67,6 +67,10 @@ type Options struct {
 	Jobs int
 	// LockWait bounds the wait for another skillpm on a root.
 	LockWait time.Duration
+	// AgentsRoots are where the copies that links point to may be
+	// (AgentsRoots): a receipt's link record naming a copy elsewhere is
+	// refused before its copy is updated or its root written.
+	AgentsRoots []string
 	// Catalog is the tool catalog for tools_required; nil means the GAIA one.
 	Catalog *skill.Catalog
 	// Warn receives messages that do not stop the install.
@@ -181,11 +185,16 @@ type Result struct {
 // entry) pins signers must be signed by one of them unless
 // opts.AllowSignerChange.
 //
-// Every root's lock is held from before its receipts are read until its
-// commit, with any interrupted transaction finished first, so a plan is
-// never made from receipts another skillpm is about to change. Callers
-// that build m from what a root holds use InstallRefs instead, which
-// builds it under the lock.
+// Every root's lock is taken, and any interrupted transaction finished,
+// before its receipts are read, so a plan is never made from a commit
+// half done. The lock is then let go while the plan is fetched, staged
+// (in this process's own staging area of the root, which no other
+// skillpm's recovery removes), audited and consented to, and taken again
+// to commit: a root whose records of the plan's skills changed in the
+// meantime is planned again (ErrRootChanged after commitAttempts), and
+// the folders committed are the ones audited, renamed into place.
+// Callers that build m from what a root holds use InstallRefs instead,
+// which builds it under the lock.
 //
 // Tiers, permissions and consent are decided from the SKILL.md inside
 // each verified layer, parsed once where it is staged; a manifest whose
@@ -224,8 +233,25 @@ func InstallRefs(ctx context.Context, c *registry.Client, cat resolve.Catalog, f
 	return install(ctx, c, cat, func() (*resolve.Manifest, *resolve.Lockfile, error) { return FromRefs(file, refs, opts.Roots) }, opts)
 }
 
+// commitAttempts bounds how often an install or update is planned again
+// because another skillpm committed a change to one of its skills while
+// it was being checked (ErrRootChanged).
+const commitAttempts = 3
+
 func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, request func() (*resolve.Manifest, *resolve.Lockfile, error), opts Options) (*Result, error) {
 	ctx = registry.WithBudget(ctx, opts.budget())
+	for attempt := 1; ; attempt++ {
+		res, err := installOnce(ctx, c, cat, request, opts)
+		if !errors.Is(err, ErrRootChanged) || attempt == commitAttempts {
+			return res, err
+		}
+		if opts.Warn != nil {
+			opts.Warn(err.Error() + "; checking again")
+		}
+	}
+}
+
+func installOnce(ctx context.Context, c *registry.Client, cat resolve.Catalog, request func() (*resolve.Manifest, *resolve.Lockfile, error), opts Options) (*Result, error) {
 	held, err := lockRoots(ctx, opts.Roots, opts)
 	if err != nil {
 		return nil, err
@@ -235,6 +261,10 @@ func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, reque
 	if err != nil {
 		return nil, err
 	}
+	// Resolving, fetching, staging, the audit and consent take as long as
+	// the network, the skills and the user do: the roots are not held
+	// for them. The receipts read now are checked again at the commit.
+	held.release()
 	j, err := newJob(ctx, c, cat, m, prev, opts.Roots, opts)
 	if err != nil {
 		return nil, err
@@ -266,6 +296,9 @@ func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, reque
 		// --frozen installs the lock as it is and never writes it.
 		opts.LockFile = ""
 	}
+	if err := held.relock(ctx, opts, j); err != nil {
+		return nil, err
+	}
 	res := &Result{Lock: j.lock, Plan: j.plan, Changes: j.changes}
 	rrs, err := j.commit(ctx, opts, held)
 	res.Roots = rrs
@@ -285,8 +318,11 @@ func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, reque
 }
 
 // heldRoots are the locks of the roots of one command, taken in a fixed
-// order (so two commands on overlapping roots cannot deadlock) before
-// anything in them is read, and held until every commit is done.
+// order (so two commands on overlapping roots cannot deadlock). They are
+// held while receipts are read and a plan is made from them, let go
+// (release) while the plan is fetched, staged, audited and consented to,
+// and taken again (relock) to check the receipts did not change and to
+// commit.
 type heldRoots struct {
 	locks     map[string]*RootLock
 	order     []string
@@ -297,6 +333,10 @@ type heldRoots struct {
 	// created are, per fresh root, the directories it made to reach it,
 	// deepest first.
 	created map[string][]string
+	// dirs are the roots' directories in locking order; wait bounds the
+	// wait for each lock.
+	dirs []string
+	wait time.Duration
 }
 
 // lockRoots locks every root and finishes any transaction a crash
@@ -307,18 +347,17 @@ func lockRoots(ctx context.Context, roots []Root, opts Options) (*heldRoots, err
 	if opts.DryRun {
 		return h, nil
 	}
-	wait := opts.LockWait
-	if wait == 0 {
-		wait = DefaultLockWait
+	h.wait = opts.LockWait
+	if h.wait == 0 {
+		h.wait = DefaultLockWait
 	}
-	var dirs []string
 	for _, r := range roots {
-		if !slices.Contains(dirs, r.Dir) {
-			dirs = append(dirs, r.Dir)
+		if !slices.Contains(h.dirs, r.Dir) {
+			h.dirs = append(h.dirs, r.Dir)
 		}
 	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
+	sort.Strings(h.dirs)
+	for _, d := range h.dirs {
 		if _, err := os.Lstat(filepath.Join(d, stateDir)); errors.Is(err, fs.ErrNotExist) {
 			h.fresh[d] = true
 			for p := d; ; p = filepath.Dir(p) {
@@ -328,28 +367,90 @@ func lockRoots(ctx context.Context, roots []Root, opts Options) (*heldRoots, err
 				h.created[d] = append(h.created[d], p)
 			}
 		}
-		l, err := Lock(ctx, d, wait)
+	}
+	if err := h.lock(ctx); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// lock takes every root's lock in order and recovers each.
+func (h *heldRoots) lock(ctx context.Context) error {
+	for _, d := range h.dirs {
+		l, err := Lock(ctx, d, h.wait)
 		if err != nil {
 			h.unlock()
-			return nil, err
+			return err
 		}
 		h.locks[d] = l
 		h.order = append(h.order, d)
 		rec, err := recoverTxn(ctx, d)
 		if err != nil {
 			h.unlock()
-			return nil, fmt.Errorf("%s: %w", d, err)
+			return fmt.Errorf("%s: %w", d, err)
 		}
-		h.recovered[d] = rec
+		h.recovered[d] = h.recovered[d] || rec
 	}
-	return h, nil
+	return nil
+}
+
+// release lets every lock go, keeping what unlock needs to leave a fresh
+// root as it was found.
+func (h *heldRoots) release() {
+	for i := len(h.order) - 1; i >= 0; i-- {
+		h.locks[h.order[i]].Unlock()
+	}
+	h.order, h.locks = nil, map[string]*RootLock{}
+}
+
+// relock takes every root's lock again, finishes what a crash of another
+// skillpm left, and refuses the commit when a root's receipts are no
+// longer those the jobs' plans were made from: another skillpm
+// committed there in the meantime.
+func (h *heldRoots) relock(ctx context.Context, opts Options, jobs ...*job) error {
+	if opts.DryRun {
+		return nil
+	}
+	if err := h.lock(ctx); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		for i, r := range j.roots {
+			now, err := ReadReceipts(r.Dir)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.Dir, err)
+			}
+			// The plan holds if none of its skills changed; the records
+			// of other skills are kept as they are now.
+			for _, p := range j.plan {
+				was, had := j.receipts[i].Get(p.Lock.Name)
+				is, has := now.Get(p.Lock.Name)
+				if had != has || !sameRecord(was, is) {
+					return fmt.Errorf("%w: another skillpm changed %s in %s while this one checked it; nothing was committed", ErrRootChanged, p.Lock.Name, r.Dir)
+				}
+			}
+			j.receipts[i] = now
+		}
+	}
+	return nil
 }
 
 // unlock releases every lock. A root this command found without any
 // skillpm state and committed nothing to is left as it was found: its
 // lock file goes while still held (Lock notices a lock file unlinked
 // under it), then the state directory and, when it made it, the root.
+// A root released and not taken again is locked once more for that,
+// unless another skillpm holds it now (then the state is its).
 func (h *heldRoots) unlock() {
+	for _, d := range h.dirs {
+		if _, ok := h.locks[d]; ok || !h.fresh[d] || h.committed[d] {
+			continue
+		}
+		if l, err := Lock(context.Background(), d, time.Millisecond); err == nil {
+			h.locks[d] = l
+			h.order = append(h.order, d)
+		}
+	}
 	for i := len(h.order) - 1; i >= 0; i-- {
 		d := h.order[i]
 		l := h.locks[d]
@@ -365,7 +466,7 @@ func (h *heldRoots) unlock() {
 			}
 		}
 	}
-	h.order, h.locks = nil, nil
+	h.order, h.locks, h.dirs = nil, nil, nil
 }
 
 // job is one resolution and its verified plan, for the roots it is to be
@@ -422,6 +523,9 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 		rec, err := ReadReceipts(r.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		if err := rec.checkLinks(filepath.Join(r.Dir, stateDir, receiptsFile), opts.AgentsRoots); err != nil {
+			return nil, err
 		}
 		j.receipts = append(j.receipts, rec)
 	}

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,7 +41,17 @@ func (r *testRegistry) installInto(roots []Root, names ...string) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	return Install(context.Background(), r.client, g, m, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true})
+	return Install(context.Background(), r.client, g, m, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true, AgentsRoots: agentsBeside(roots)})
+}
+
+// agentsBeside is the agents root beside each of roots (<home>/.claude/skills
+// has <home>/.agents/skills), where linkEnv's copies are.
+func agentsBeside(roots []Root) []string {
+	var out []string
+	for _, r := range roots {
+		out = append(out, filepath.Join(filepath.Dir(filepath.Dir(r.Dir)), ".agents", "skills"))
+	}
+	return out
 }
 
 func (r *testRegistry) updateRoots(roots []Root) (*Result, error) {
@@ -48,7 +59,7 @@ func (r *testRegistry) updateRoots(roots []Root) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Update(context.Background(), r.client, g, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true})
+	return Update(context.Background(), r.client, g, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true, AgentsRoots: agentsBeside(roots)})
 }
 
 func mustPlace(t *testing.T, hs []Host, s Scope, env Env, mode Placement) *Placed {
@@ -145,7 +156,7 @@ func TestLinkInstall(t *testing.T) {
 	if _, err := Remove(ctx, canon, []string{"pdf"}, RemoveOptions{}); !errors.Is(err, ErrLinked) {
 		t.Fatalf("removing a linked copy: %v", err)
 	}
-	if _, err := Remove(ctx, claude, []string{"pdf"}, RemoveOptions{}); err != nil {
+	if _, err := Remove(ctx, claude, []string{"pdf"}, RemoveOptions{AgentsRoots: AgentsRoots(env)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(link); !os.IsNotExist(err) {
@@ -178,14 +189,14 @@ func TestLinkOnlyCopyGoesWithLastLink(t *testing.T) {
 	if c := receipt(t, canon, "pdf"); !c.LinkOnly || len(c.LinkedFrom) != 2 {
 		t.Fatalf("copy receipt: %+v", c)
 	}
-	res, err := Remove(ctx, p.Roots[1].Dir, []string{"pdf"}, RemoveOptions{})
+	res, err := Remove(ctx, p.Roots[1].Dir, []string{"pdf"}, RemoveOptions{AgentsRoots: AgentsRoots(env)})
 	if err != nil || len(res.Notes) != 0 {
 		t.Fatalf("first link: %+v %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(canon, "pdf")); err != nil {
 		t.Fatalf("copy went while still linked: %v", err)
 	}
-	res, err = Remove(ctx, p.Roots[2].Dir, []string{"pdf"}, RemoveOptions{})
+	res, err = Remove(ctx, p.Roots[2].Dir, []string{"pdf"}, RemoveOptions{AgentsRoots: AgentsRoots(env)})
 	if err != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "nothing links to") {
 		t.Fatalf("last link: %+v %v", res, err)
 	}
@@ -366,5 +377,76 @@ func TestLinkCrashAtEveryStep(t *testing.T) {
 				t.Fatalf("crash at %s: root is neither before nor after:\n%s", step, got)
 			}
 		})
+	}
+}
+
+// TestLinkRecordOutsideAgentsRoot: a committed link record naming a
+// copy outside the agents roots (here a folder of the user's beside the
+// project) is refused by remove, update and install, naming the receipts
+// file and the record, before anything is locked, written or removed
+// there or in the root.
+func TestLinkRecordOutsideAgentsRoot(t *testing.T) {
+	ctx := context.Background()
+	reg := newTestRegistry(t)
+	reg.publish("app", "1.0.0", nil, nil)
+	env := linkEnv(t, nil)
+	root := filepath.Join(env.Cwd, ".claude", "skills")
+	victim := filepath.Join(filepath.Dir(env.Cwd), "victim")
+	writeTree(t, filepath.Join(victim, "app"), map[string]string{"SKILL.md": "mine"})
+	if err := os.MkdirAll(filepath.Join(root, stateDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(victim, "app"), filepath.Join(root, "app")); err != nil {
+		t.Fatal(err)
+	}
+	rec := &Receipts{Skills: []Record{{Name: "app", Version: "1.0.0", Source: "embedded/app", Mode: ModeLink, Link: filepath.Join(victim, "app"), Requested: "*"}}}
+	b, err := rec.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, stateDir, receiptsFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s: record 1 (\"app\"): the link's copy %s is not in an agents root (%s), the only place skillpm puts the copies links point to",
+		filepath.Join(root, stateDir, receiptsFile), filepath.Join(victim, "app"), strings.Join(AgentsRoots(env), " or "))
+	// The root holds a symlink to a folder, which snapshot does not walk.
+	state := func() string {
+		l, _ := os.Readlink(filepath.Join(root, "app"))
+		b, _ := os.ReadFile(filepath.Join(root, stateDir, receiptsFile))
+		return l + "\n" + string(b)
+	}
+	before, victimBefore := state(), snapshot(t, victim)
+	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := []Root{{Host: HostClaude, Scope: ScopeProject, Dir: root}}
+	m := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: "app", Range: resolve.AnyRange}}}
+	for name, run := range map[string]func() error{
+		"remove": func() error {
+			_, err := Remove(ctx, root, []string{"app"}, RemoveOptions{AgentsRoots: AgentsRoots(env)})
+			return err
+		},
+		"update": func() error {
+			_, err := Update(ctx, reg.client, g, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true, AgentsRoots: AgentsRoots(env)})
+			return err
+		},
+		"install": func() error {
+			_, err := Install(ctx, reg.client, g, m, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true, Force: true, AgentsRoots: AgentsRoots(env)})
+			return err
+		},
+	} {
+		if err := run(); !errors.Is(err, ErrUnsafeReceipt) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", name, err, want)
+		}
+		if after := state(); after != before {
+			t.Errorf("%s changed the root:\n%s\n---\n%s", name, before, after)
+		}
+		if after := snapshot(t, victim); after != victimBefore {
+			t.Errorf("%s changed the folder the link record names:\n%s\n---\n%s", name, victimBefore, after)
+		}
+		if _, err := os.Lstat(filepath.Join(victim, stateDir)); err == nil {
+			t.Errorf("%s made skillpm state in the folder the link record names", name)
+		}
 	}
 }

@@ -135,6 +135,19 @@ func followsLinks(t *hosts.Table, h Host) bool {
 	return err == nil && hh.Symlinks == hosts.SymlinksFollowed
 }
 
+// AgentsRoots are the roots the copies links point to may be in: the
+// agents root of each scope env resolves. A link record naming a copy
+// anywhere else is refused (a project's receipts are committed with it).
+func AgentsRoots(env Env) []string {
+	var out []string
+	for _, s := range []Scope{ScopeProject, ScopeUser} {
+		if d, err := env.Table().RootDir(string(canonicalHost), s, env); err == nil {
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	return out
+}
+
 // HoldsLinks reports whether root's receipts record a link skillpm made.
 func HoldsLinks(root string) bool {
 	rec, err := ReadReceipts(root)

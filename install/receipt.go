@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
@@ -117,6 +119,21 @@ func (r *Receipts) check(file string) error {
 		if s.Link != "" && (!filepath.IsAbs(s.Link) || filepath.Clean(s.Link) != s.Link || filepath.Base(s.Link) != s.Name) {
 			return bad(fmt.Sprintf("the link's copy %q is not a folder named %s", s.Link, s.Name))
 		}
+	}
+	return nil
+}
+
+// checkLinks refuses a link record whose copy is not in one of copies
+// (the agents roots, AgentsRoots): following it would lock, update or
+// remove a folder a committed receipt chose. skillpm makes the copies
+// links point to there and nowhere else.
+func (r *Receipts) checkLinks(file string, copies []string) error {
+	for i, s := range r.Skills {
+		if s.Link == "" || slices.Contains(copies, filepath.Dir(s.Link)) {
+			continue
+		}
+		return &ReceiptError{File: file, Record: i + 1, Name: s.Name,
+			Reason: fmt.Sprintf("the link's copy %s is not in an agents root (%s), the only place skillpm puts the copies links point to", s.Link, strings.Join(copies, " or "))}
 	}
 	return nil
 }

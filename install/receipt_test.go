@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -203,7 +206,7 @@ func TestRemoveLeavesCopyThatDoesNotKnowTheLink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, stateDir, receiptsFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Remove(ctx, proj, []string{"app"}, RemoveOptions{})
+	res, err := Remove(ctx, proj, []string{"app"}, RemoveOptions{AgentsRoots: []string{user}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,5 +215,134 @@ func TestRemoveLeavesCopyThatDoesNotKnowTheLink(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(user, "app", "SKILL.md")); err != nil {
 		t.Errorf("the user's copy was removed: %v", err)
+	}
+}
+
+// TestRecoverRefusesJournalLockElsewhere: a journal committed into a
+// project root may write that project's skills.lock and no other: not
+// another project's, not one above the clone, not a relative path that
+// lands wherever skillpm runs next. The file and the record are named,
+// no lock is written and the root is left as it was; the project's own
+// lock is written.
+func TestRecoverRefusesJournalLockElsewhere(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		path func(proj, other string) string
+		want string
+	}{
+		{"other project", func(_, other string) string { return filepath.Join(other, "skills.lock") }, "it is not the skills.lock of the project the root belongs to"},
+		{"above the clone", func(proj, _ string) string { return filepath.Join(filepath.Dir(proj), "skills.lock") }, "it is not the skills.lock of the project the root belongs to"},
+		{"relative", func(string, string) string { return "skills.lock" }, "the path is not absolute and clean"},
+		{"dot-dot", func(proj, _ string) string { return proj + "/x/../skills.lock" }, "the path is not absolute and clean"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, _ := hostileRoot(t)
+			proj := filepath.Dir(filepath.Dir(root))
+			other := t.TempDir()
+			writeTree(t, proj, map[string]string{"skills.yaml": "skills: {}\n"})
+			writeTree(t, other, map[string]string{"skills.yaml": "skills: {}\n"})
+			target := tc.path(proj, other)
+			j := journal{ID: "00ff", Files: []txnFile{{Path: target, Data: []byte("forged lock")}}}
+			b, err := json.Marshal(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, stateDir, journalFile), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, root)
+			_, err = Remove(ctx, root, []string{"solo"}, RemoveOptions{})
+			want := fmt.Sprintf("%s: record 1 (%q): %s", filepath.Join(root, stateDir, journalFile), target, tc.want)
+			if !errors.Is(err, ErrUnsafeReceipt) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+			for _, d := range []string{proj, other, filepath.Dir(proj)} {
+				if _, err := os.Stat(filepath.Join(d, "skills.lock")); err == nil {
+					t.Errorf("a lock was written in %s", d)
+				}
+			}
+			if after := snapshot(t, root); after != before {
+				t.Errorf("the root changed:\n%s\n---\n%s", before, after)
+			}
+		})
+	}
+	t.Run("own project", func(t *testing.T) {
+		root, _ := hostileRoot(t)
+		proj := filepath.Dir(filepath.Dir(root))
+		writeTree(t, proj, map[string]string{"skills.yaml": "skills: {}\n"})
+		lock := filepath.Join(proj, "skills.lock")
+		b, err := json.Marshal(journal{ID: "00ff", Receipts: mustRead(t, filepath.Join(root, stateDir, receiptsFile)), Files: []txnFile{{Path: lock, Data: []byte("lock")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, stateDir, journalFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := recoverTxn(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, lock); string(got) != "lock" {
+			t.Errorf("the project's lock holds %q", got)
+		}
+	})
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestUserUpdateSaysWhereFromReceiptSource: a user root's receipts are
+// the user's own, so a skill installed from another source than the one
+// its name resolves to is updated from there; the update says so, naming
+// the source and the receipts, since a tool could have written them.
+func TestUserUpdateSaysWhereFromReceiptSource(t *testing.T) {
+	ctx := context.Background()
+	reg := newTestRegistry(t)
+	layoutDir := filepath.Join(t.TempDir(), "layout")
+	layout, err := reg.client.Layout(layoutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := func(version string) {
+		dir := filepath.Join(t.TempDir(), "app")
+		writeTree(t, dir, map[string]string{"SKILL.md": "---\nname: app\ndescription: Skill app for tests. Use in tests.\nversion: " + version + "\n---\n# app\n"})
+		a, err := registry.Build(ctx, dir, registry.BuildOptions{NoVCS: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reg.client.Publish(ctx, layout, a, registry.PublishOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub("1.0.0")
+	root := filepath.Join(t.TempDir(), ".claude", "skills")
+	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := registry.LayoutPrefix + filepath.ToSlash(layoutDir) + "/app"
+	roots := []Root{{Host: HostClaude, Scope: ScopeUser, Dir: root}}
+	m := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: src, Range: resolve.AnyRange}}}
+	if _, err := Install(ctx, reg.client, g, m, nil, Options{Auditor: newTestAuditor(), AllowExperimental: true, Roots: roots}); err != nil {
+		t.Fatal(err)
+	}
+	pub("1.1.0")
+	var warned []string
+	if _, err := Update(ctx, reg.client, g, nil, Options{Auditor: newTestAuditor(), AllowExperimental: true, Roots: roots,
+		Warn: func(s string) { warned = append(warned, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("app: updating from %s, the source its receipt in %s records (the name alone resolves to embedded/app)", src, root)
+	if !slices.Contains(warned, want) {
+		t.Errorf("warnings %q, want %q", warned, want)
+	}
+	if v := installedVersion(t, root, "app"); v != "1.1.0" {
+		t.Errorf("app %s after the update, want 1.1.0", v)
 	}
 }

@@ -24,6 +24,10 @@ type RemoveOptions struct {
 	DryRun bool
 	// LockWait bounds the wait for another skillpm; 0 means DefaultLockWait.
 	LockWait time.Duration
+	// AgentsRoots are where the copies of removed links may be
+	// (AgentsRoots); a link record naming a copy elsewhere is refused
+	// before anything is removed.
+	AgentsRoots []string
 	// hook is passed to the transaction (crash-safety tests; not API).
 	hook func(step string) error
 }
@@ -83,6 +87,9 @@ func removeIn(ctx context.Context, root string, names []string, opts RemoveOptio
 		return nil, nil, err
 	}
 	defer lock.Unlock()
+	if err := rec.checkLinks(filepath.Join(root, stateDir, receiptsFile), opts.AgentsRoots); err != nil {
+		return nil, nil, err
+	}
 	gone := map[string]bool{}
 	for _, n := range names {
 		if _, ok := rec.Get(n); !ok {

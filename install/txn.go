@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gofrs/flock"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -21,6 +22,13 @@ const journalFile = "journal.json"
 
 // txPrefix names the per-transaction work directories under .skillpm.
 const txPrefix = "tx-"
+
+// stagePrefix names the staging areas of one process under .skillpm:
+// what an install stages and audits without holding the root's lock.
+// Each has the lock file stage-<id>.lock beside it, held by its owner,
+// so that recovery by other processes removes only staging whose owner
+// is gone.
+const stagePrefix = "stage-"
 
 // journal is the on-disk record of a commit.
 type journal struct {
@@ -57,6 +65,11 @@ type txn struct {
 	id    string
 	ops   []txnOp
 	files []txnFile
+	// prefix is txPrefix, or stagePrefix while the transaction is a
+	// staging area not yet claimed (beginStage, claim).
+	prefix string
+	// owner is the staging area's lock, held until claim or Abort.
+	owner *flock.Flock
 	// hook, when set, is called at each step of Commit with the step's name;
 	// returning an error stops Commit right there, as a crash would, leaving
 	// the root for recoverTxn. It exists for crash-safety tests.
@@ -69,7 +82,7 @@ func beginTxn(root string) (*txn, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	t := &txn{root: root, id: hex.EncodeToString(b[:])}
+	t := &txn{root: root, id: hex.EncodeToString(b[:]), prefix: txPrefix}
 	for _, d := range []string{t.dir("new"), t.dir("old")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -78,8 +91,90 @@ func beginTxn(root string) (*txn, error) {
 	return t, nil
 }
 
+// beginStage starts a transaction whose staging is this process's own
+// (stage-<id> under root's state folder): it is filled and audited
+// without the root's lock, which claim takes back before the commit.
+// The owner lock is held before the folder exists, so another
+// process's recovery never removes it while this one lives.
+func beginStage(root string) (*txn, error) {
+	dir := filepath.Join(root, stateDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	// A few tries: a lost race with a recovery is rare, and an error that
+	// persists must not spin.
+	for try := 0; ; try++ {
+		if try == 8 {
+			return nil, fmt.Errorf("no staging area could be made in %s", dir)
+		}
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		t := &txn{root: root, id: hex.EncodeToString(b[:]), prefix: stagePrefix}
+		path := t.ownerPath()
+		fl := flock.New(path)
+		ok, err := fl.TryLock()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		// A recovery that took this file first and removed it leaves us
+		// holding a lock nobody else can see: start again.
+		held, herr := fl.Stat()
+		cur, cerr := os.Stat(path)
+		if herr != nil || cerr != nil || !os.SameFile(held, cur) {
+			fl.Unlock()
+			continue
+		}
+		t.owner = fl
+		for _, d := range []string{t.dir("new"), t.dir("old")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Abort()
+				return nil, err
+			}
+		}
+		return t, nil
+	}
+}
+
+func (t *txn) ownerPath() string {
+	return filepath.Join(t.root, stateDir, stagePrefix+t.id+".lock")
+}
+
+// claim makes a staging area an ordinary transaction of the root: the
+// very folder that was staged and audited is renamed, so the bytes
+// committed are the bytes judged. Call it with the root's lock held.
+func (t *txn) claim() error {
+	if t.prefix == txPrefix {
+		return nil
+	}
+	from := filepath.Join(t.root, stateDir, stagePrefix+t.id)
+	if err := os.Rename(from, filepath.Join(t.root, stateDir, txPrefix+t.id)); err != nil {
+		return fmt.Errorf("claiming the staged skills: %w", err)
+	}
+	t.prefix = txPrefix
+	t.release()
+	return nil
+}
+
+// release lets go of (and removes) a staging area's owner lock.
+func (t *txn) release() {
+	if t.owner == nil {
+		return
+	}
+	// Unlocked first (a locked file cannot be removed everywhere): the
+	// staging folder is gone or claimed by now, so a recovery that takes
+	// the lock in between finds nothing to remove but the file.
+	t.owner.Unlock()
+	_ = os.Remove(t.ownerPath())
+	t.owner = nil
+}
+
 func (t *txn) dir(kind string) string {
-	return filepath.Join(t.root, stateDir, txPrefix+t.id, kind)
+	return filepath.Join(t.root, stateDir, t.prefix+t.id, kind)
 }
 
 // StageDir returns where the new copy of skill name is to be unpacked. The
@@ -105,12 +200,19 @@ func (t *txn) Remove(name string) {
 // WriteFile schedules an atomic write of an outside file (the lockfile)
 // as part of the commit.
 func (t *txn) WriteFile(path string, data []byte) {
+	// Absolute, so that recovery from another working directory writes
+	// the same file, and so that check can place it.
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	t.files = append(t.files, txnFile{Path: path, Data: data})
 }
 
 // Abort discards everything staged. The root is untouched.
 func (t *txn) Abort() error {
-	return os.RemoveAll(filepath.Join(t.root, stateDir, txPrefix+t.id))
+	err := os.RemoveAll(filepath.Join(t.root, stateDir, t.prefix+t.id))
+	t.release()
+	return err
 }
 
 func (t *txn) step(name string) error {
@@ -125,6 +227,10 @@ func (t *txn) step(name string) error {
 // rolled forward by recoverTxn; a crash before it leaves the root as it was.
 func (t *txn) Commit(ctx context.Context, receipts *Receipts) error {
 	if err := ctx.Err(); err != nil {
+		t.Abort()
+		return err
+	}
+	if err := t.claim(); err != nil {
 		t.Abort()
 		return err
 	}
@@ -228,7 +334,7 @@ func rollForward(root string, j journal, step func(string) error) error {
 // check refuses a journal that could move, remove or write anything but
 // the root's own skills and the project's lock: the journal sits in the
 // root, which a project commits, so it is input like the receipts.
-func (j journal) check(file string) error {
+func (j journal) check(file, root string) error {
 	if _, err := hex.DecodeString(j.ID); err != nil || j.ID == "" {
 		return &ReceiptError{File: file, Record: 0, Name: j.ID, Reason: "the transaction id is not one skillpm makes (hexadecimal)"}
 	}
@@ -247,6 +353,9 @@ func (j journal) check(file string) error {
 	state := filepath.Dir(file)
 	for i, f := range j.Files {
 		if filepath.Base(f.Path) == resolve.LockFile {
+			if reason := lockOutside(root, f.Path); reason != "" {
+				return &ReceiptError{File: file, Record: len(j.Ops) + i + 1, Name: f.Path, Reason: reason}
+			}
 			continue
 		}
 		id := filepath.Base(filepath.Dir(f.Path))
@@ -269,6 +378,56 @@ func validQuarantineID(id string) bool {
 	return err == nil && id[i+1:] != "" && skill.ValidName(id[:i])
 }
 
+// lockOutside says why a journal in root may not write the lock file
+// path, "" when it may. A root inside a project (the nearest folder
+// above it holding a manifest or a lock) writes that project's lock and
+// no other: a cloned project's journal cannot reach another project's
+// lock, or one above the clone. A root in no project (a user root, a
+// folder named for the install) writes the lock of a project that has a
+// manifest beside it.
+func lockOutside(root, path string) string {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
+		return "the path is not absolute and clean, as skillpm writes it"
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "the root's folder cannot be placed (" + err.Error() + ")"
+	}
+	if proj := projectOf(abs); proj != "" {
+		if filepath.Dir(path) != proj {
+			return "it is not the " + resolve.LockFile + " of the project the root belongs to, " + proj
+		}
+		return ""
+	}
+	if !holdsAny(filepath.Dir(path), resolve.ManifestFile, resolve.AgentManifestFile) {
+		return "no project manifest is beside it, so it is no project's " + resolve.LockFile
+	}
+	return ""
+}
+
+// projectOf is the nearest folder above root holding a project manifest
+// or lock, "" when none does.
+func projectOf(root string) string {
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		if holdsAny(d, resolve.ManifestFile, resolve.AgentManifestFile, resolve.LockFile) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// holdsAny reports whether dir holds a regular file of one of names.
+func holdsAny(dir string, names ...string) bool {
+	for _, n := range names {
+		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
@@ -289,7 +448,7 @@ func recoverTxn(ctx context.Context, root string) (recovered bool, err error) {
 			return false, fmt.Errorf("the install journal %s is corrupt (%v); inspect %s and remove the journal to continue",
 				filepath.Join(root, stateDir, journalFile), err, filepath.Join(root, stateDir))
 		}
-		if err := j.check(filepath.Join(root, stateDir, journalFile)); err != nil {
+		if err := j.check(filepath.Join(root, stateDir, journalFile), root); err != nil {
 			return false, err
 		}
 		if err := rollForward(root, j, func(string) error { return nil }); err != nil {
@@ -315,8 +474,40 @@ func recoverTxn(ctx context.Context, root string) (recovered bool, err error) {
 			}
 			recovered = true
 		}
+		if strings.HasPrefix(e.Name(), stagePrefix) {
+			gone, err := removeOrphanStage(root, e.Name())
+			if err != nil {
+				return recovered, err
+			}
+			recovered = recovered || gone
+		}
 	}
 	return recovered, nil
+}
+
+// removeOrphanStage removes the staging area (or the lone owner lock)
+// named entry when no process holds its owner lock any more: the
+// process that staged it died. A live owner's staging is left alone.
+func removeOrphanStage(root, entry string) (bool, error) {
+	id := strings.TrimSuffix(strings.TrimPrefix(entry, stagePrefix), ".lock")
+	if _, err := hex.DecodeString(id); err != nil || id == "" {
+		return false, nil // not a name skillpm makes
+	}
+	t := &txn{root: root, id: id, prefix: stagePrefix}
+	fl := flock.New(t.ownerPath())
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := os.RemoveAll(filepath.Join(root, stateDir, stagePrefix+id)); err != nil {
+		fl.Unlock()
+		return false, err
+	}
+	fl.Unlock()
+	if err := os.Remove(t.ownerPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	return true, nil
 }
 
 // Pending is a transaction a crash interrupted after its journal was

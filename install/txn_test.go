@@ -82,9 +82,12 @@ func setupRoot(t *testing.T) string {
 	return root
 }
 
-// change replaces a with v2, adds c and removes b.
+// change replaces a with v2, adds c and removes b. The lock is a
+// project's, with its manifest beside it, as recovery requires.
 func change(t *testing.T, root string, hook func(string) error) error {
-	return applyChange(root, filepath.Join(t.TempDir(), "skills.lock"), hook)
+	proj := t.TempDir()
+	writeTree(t, proj, map[string]string{"skills.yaml": "skills: {}\n"})
+	return applyChange(root, filepath.Join(proj, "skills.lock"), hook)
 }
 
 func applyChange(root, lock string, hook func(string) error) error {

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -30,14 +31,33 @@ import (
 // and Changes cover every root.
 func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names []string, opts Options) (*Result, error) {
 	ctx = registry.WithBudget(ctx, opts.budget())
+	for attempt := 1; ; attempt++ {
+		res, err := updateOnce(ctx, c, cat, names, opts)
+		if !errors.Is(err, ErrRootChanged) || attempt == commitAttempts {
+			return res, err
+		}
+		if opts.Warn != nil {
+			opts.Warn(err.Error() + "; checking again")
+		}
+	}
+}
+
+func updateOnce(ctx context.Context, c *registry.Client, cat resolve.Catalog, names []string, opts Options) (*Result, error) {
 	opts.LockFile, opts.Frozen, opts.Local = "", false, nil
 	// Links follow their copy: the roots they point into are updated too.
-	opts.Roots = withLinkedCopies(opts.Roots)
+	var err error
+	if opts.Roots, err = withLinkedCopies(opts.Roots, opts.AgentsRoots); err != nil {
+		return nil, err
+	}
 	held, err := lockRoots(ctx, opts.Roots, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer held.unlock()
+	// As for Install: the roots are not held while the update is
+	// resolved, fetched, staged, audited and consented to; relock checks
+	// that their receipts are still those the plans were made from.
+	held.release()
 	found := map[string]bool{}
 	var jobs []*job
 	defer func() {
@@ -53,6 +73,13 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 		if r.Scope == ScopeProject {
 			if err := sourcesChosen(rec, r.Dir, cat.Namespace(), names); err != nil {
 				return nil, err
+			}
+		} else if opts.Warn != nil {
+			// A user root's receipts are the user's own: the source an
+			// install was asked for is where its update comes from. A tool
+			// could have written them too, so the update says so.
+			for _, n := range otherSources(rec, r.Dir, cat.Namespace(), names) {
+				opts.Warn(n)
 			}
 		}
 		m, prev := updateRequest(rec, names, found)
@@ -114,6 +141,9 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 			return nil, err
 		}
 	}
+	if err := held.relock(ctx, opts, jobs...); err != nil {
+		return nil, err
+	}
 	for _, j := range jobs {
 		rrs, err := j.commit(ctx, opts, held)
 		res.Roots = append(res.Roots, rrs...)
@@ -139,13 +169,18 @@ func Update(ctx context.Context, c *registry.Client, cat resolve.Catalog, names 
 
 // withLinkedCopies gives each root that holds links skillpm made its
 // Link (the root of the copy its first link points to) and puts that
-// root before it, so that updating a link updates the copy it shows.
-func withLinkedCopies(roots []Root) []Root {
+// root before it, so that updating a link updates the copy it shows. A
+// link whose copy is not in one of agents is refused: the update would
+// write where a receipt says.
+func withLinkedCopies(roots []Root, agents []string) ([]Root, error) {
 	var out []Root
 	has := func(d string) bool { return slices.ContainsFunc(out, func(o Root) bool { return o.Dir == d }) }
 	for _, r := range roots {
 		rec, err := ReadReceipts(r.Dir)
 		if err == nil {
+			if err := rec.checkLinks(filepath.Join(r.Dir, stateDir, receiptsFile), agents); err != nil {
+				return nil, err
+			}
 			for _, s := range rec.Skills {
 				if s.IsLink() {
 					r.Link = filepath.Dir(s.Link)
@@ -160,7 +195,7 @@ func withLinkedCopies(roots []Root) []Root {
 			out = append(out, r)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // refreshLinks rewrites the receipts of r's links from the receipts of
@@ -261,6 +296,26 @@ func sourcesChosen(rec *Receipts, dir string, ns resolve.Namespace, names []stri
 		}
 	}
 	return nil
+}
+
+// otherSources says, for each skill of rec to update whose receipt names
+// another source than the one its name resolves to (ns), where the
+// update fetches it from and why.
+func otherSources(rec *Receipts, dir string, ns resolve.Namespace, names []string) []string {
+	var out []string
+	for _, r := range rec.Skills {
+		if r.Source == "" || r.IsLink() || (len(names) > 0 && !slices.Contains(names, r.Name)) {
+			continue
+		}
+		key, err := ns.Key(r.Name)
+		if err != nil {
+			continue
+		}
+		if want := ns.Repository(key); r.Source != want {
+			out = append(out, fmt.Sprintf("%s: updating from %s, the source its receipt in %s records (the name alone resolves to %s)", r.Name, r.Source, dir, want))
+		}
+	}
+	return out
 }
 
 func signersOf(r Record) []resolve.Signer {

@@ -213,15 +213,15 @@ func printSuggestion(w io.Writer, sug *audit.Suggestion) {
 func printFindings(w io.Writer, dir string, fs []audit.Finding, quiet bool) {
 	for _, f := range fs {
 		f.File = filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(f.File)))
-		fmt.Fprintln(w, f.String())
+		fmt.Fprintln(w, termLines(f.String()))
 		if quiet {
 			continue
 		}
 		if f.Evidence != "" {
-			fmt.Fprintf(w, "\tevidence: %s\n", f.Evidence)
+			fmt.Fprintf(w, "\tevidence: %s\n", termText(f.Evidence))
 		}
 		if f.Hint != "" {
-			fmt.Fprintf(w, "\thint: %s\n", f.Hint)
+			fmt.Fprintf(w, "\thint: %s\n", termText(f.Hint))
 		}
 	}
 }
@@ -231,12 +231,12 @@ func printVerdict(w io.Writer, dir string, rep *audit.Report, v audit.Verdict, d
 	if name == "" {
 		name = dir
 	}
-	fmt.Fprintf(w, "%s: %s at tier %s (%s)\n", name, v.Decision, v.Tier, countText(rep))
+	fmt.Fprintf(w, "%s: %s at tier %s (%s)\n", termText(name), v.Decision, v.Tier, countText(rep))
 	if quiet {
 		return
 	}
 	for _, r := range v.Reasons {
-		fmt.Fprintf(w, "  %s\n", r)
+		fmt.Fprintf(w, "  %s\n", termText(r))
 	}
 	fmt.Fprintf(w, "report digest %s\n", digest)
 }

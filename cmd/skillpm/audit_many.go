@@ -36,7 +36,7 @@ func printAuditMany(g *globals, res *spm.AuditResult) error {
 		case s.Err != nil:
 			e.Error = s.Err.Error()
 			if !g.json() {
-				fmt.Fprintf(g.stderr, "skillpm: %v\n", s.Err)
+				fmt.Fprintf(g.stderr, "skillpm: %s\n", termLines(s.Err.Error()))
 			}
 		default:
 			e.Report, e.Digest, e.Verdict = s.Report, s.Digest, &s.Verdict
@@ -55,7 +55,7 @@ func printAuditMany(g *globals, res *spm.AuditResult) error {
 		sm := out.Summary
 		fmt.Fprintf(g.stdout, "audited %s: %d pass, %d review, %d block, %d failed\n", plural(sm.Skills, "skill"), sm.Pass, sm.Review, sm.Block, sm.Failed)
 		for _, b := range sm.Blocks {
-			fmt.Fprintf(g.stdout, "  blocked: %s\n", b)
+			fmt.Fprintf(g.stdout, "  blocked: %s\n", termText(b))
 		}
 	}
 	switch {

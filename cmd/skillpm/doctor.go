@@ -156,16 +156,16 @@ func doctorProblem(g *globals, err error) string {
 
 func printDoctor(g *globals, rep *doctorReport) {
 	w := g.stdout
-	fmt.Fprintf(w, "configuration: %s\n", rep.Config)
-	fmt.Fprintf(w, "default host:  %s\n", rep.Host)
-	fmt.Fprintf(w, "trust policy:  %s\n", rep.Policy)
+	fmt.Fprintf(w, "configuration: %s\n", termText(rep.Config))
+	fmt.Fprintf(w, "default host:  %s\n", termText(rep.Host))
+	fmt.Fprintf(w, "trust policy:  %s\n", termText(rep.Policy))
 	fmt.Fprintln(w, "environment:")
 	if len(rep.Env) == 0 {
 		fmt.Fprintln(w, "  (no overrides)")
 	}
 	for _, k := range slices.Sorted(maps.Keys(rep.Env)) {
 		if v, ok := rep.Env[k]; ok {
-			fmt.Fprintf(w, "  %s=%s\n", k, v)
+			fmt.Fprintf(w, "  %s=%s\n", termText(k), termText(v))
 		}
 	}
 	fmt.Fprintln(w, "registries:")
@@ -174,7 +174,7 @@ func printDoctor(g *globals, rep *doctorReport) {
 		if !r.Reachable {
 			state = "UNREACHABLE: " + r.Error
 		}
-		fmt.Fprintf(w, "  %s: %s\n", r.Source, state)
+		fmt.Fprintf(w, "  %s: %s\n", termText(r.Source), termLines(state))
 	}
 	fmt.Fprintln(w, "roots:")
 	for _, r := range rep.Roots {
@@ -185,10 +185,10 @@ func printDoctor(g *globals, rep *doctorReport) {
 		if r.Journal || len(r.Staged) > 0 {
 			state += ", PENDING TRANSACTION"
 		}
-		fmt.Fprintf(w, "  %-8s %-7s %s  (%s; read by %s)\n", r.Host, r.Scope, r.Dir, state, r.ReadBy)
+		fmt.Fprintf(w, "  %-8s %-7s %s  (%s; read by %s)\n", termText(string(r.Host)), r.Scope, termText(r.Dir), state, termText(fmt.Sprint(r.ReadBy)))
 	}
 	if rep.Project != nil {
-		fmt.Fprintf(w, "project: %s, %s\n", rep.Project.Manifest, rep.Project.Lock)
+		fmt.Fprintf(w, "project: %s, %s\n", termText(rep.Project.Manifest), termText(rep.Project.Lock))
 		if len(rep.Project.Drift) == 0 {
 			fmt.Fprintln(w, "  the installed skills match the lock")
 		}
@@ -199,6 +199,6 @@ func printDoctor(g *globals, rep *doctorReport) {
 	}
 	fmt.Fprintf(w, "%s:\n", plural(len(rep.Problems), "problem"))
 	for _, p := range rep.Problems {
-		fmt.Fprintln(w, "  - "+strings.TrimSpace(p))
+		fmt.Fprintln(w, "  - "+termLines(strings.TrimSpace(p)))
 	}
 }

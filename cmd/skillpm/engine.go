@@ -65,7 +65,7 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*spm.Engine, er
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
 		Consent: newTermPrompter(g), Warn: warnOnce(g),
-		Notes:     func(line string) { fmt.Fprintln(g.stderr, line) },
+		Notes:     func(line string) { fmt.Fprintln(g.stderr, termLines(line)) },
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
 	if opts.PolicyFile, err = spm.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {

@@ -100,7 +100,8 @@ func printOutdated(g *globals, res *spm.OutdatedResult) error {
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tINSTALLED\tLOCKED\tWANTED\tLATEST\tRANGE\tWHERE")
 	for _, r := range res.Skills {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.Installed), dash(r.Locked), dash(r.Wanted), dash(r.Latest), r.Range, dash(r.Root))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termText(r.Name), termText(dash(r.Installed)), termText(dash(r.Locked)),
+			termText(dash(r.Wanted)), termText(dash(r.Latest)), termText(r.Range), termText(dash(r.Root)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

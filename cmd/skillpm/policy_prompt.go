@@ -41,7 +41,7 @@ func isTerminal(v any) bool {
 // behind a blocked read.
 func (p *termPrompter) Confirm(ctx context.Context, c tiers.Consent) (bool, error) {
 	for range 3 {
-		fmt.Fprintf(p.out, "%s [y/N] ", c.Question)
+		fmt.Fprintf(p.out, "%s [y/N] ", termLines(c.Question))
 		type answer struct {
 			line string
 			err  error

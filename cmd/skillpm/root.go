@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if g.json() || jsonRequested(args) {
 			writeErrorJSON(stderr, class, msg)
 		} else {
-			fmt.Fprintf(stderr, "skillpm: %s\n", msg)
+			fmt.Fprintf(stderr, "skillpm: %s\n", termLines(msg))
 		}
 	}
 	return class.ExitCode()

@@ -86,7 +86,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	}
 	err = api.ListenAndServe(ctx, api.Config{
 		Client: client, Policy: policy, Trust: vopts.Trust, From: from, Env: osEnv(), Host: host,
-		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, &vopts, from), Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+s) },
+		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, &vopts, from), Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+termLines(s)) },
 	}, api.ServeOptions{Addr: f.addr, AllowRemote: f.allowRemote, Listening: func(srv *api.Server, remote bool) { printServing(g, srv, remote) }})
 	if err != nil {
 		return serveAddrErr(f.addr, err)

@@ -59,3 +59,14 @@ func termTrim(s string, n int) string {
 	}
 	return string(t[:n-3]) + "..."
 }
+
+// termLines is termText for a message of several lines (an error, a
+// warning, a problem doctor found): each line is escaped and the lines
+// stay lines.
+func termLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = termText(l)
+	}
+	return strings.Join(lines, "\n")
+}

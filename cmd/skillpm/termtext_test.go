@@ -17,6 +17,9 @@ func TestTermText(t *testing.T) {
 			t.Errorf("termText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+	if got, want := termLines("one \x1b]8;;x\x1b\\\ntwo\x07"), "one \\x1b]8;;x\\x1b\\\ntwo\\x07"; got != want {
+		t.Errorf("termLines = %q, want %q", got, want)
+	}
 	if got := termTrim("abc\x1bdef", 6); got != `abc...` {
 		t.Errorf("termTrim = %q", got)
 	}

@@ -157,7 +157,7 @@ func printPlan(w io.Writer, changes []install.Change) {
 	for _, ch := range changes {
 		if ch.Root != root {
 			root = ch.Root
-			fmt.Fprintf(w, "%s:\n", root)
+			fmt.Fprintf(w, "%s:\n", termText(root))
 		}
 		from := ch.From
 		if from == "" {
@@ -181,6 +181,7 @@ func printPlan(w io.Writer, changes []install.Change) {
 		if ch.SignersChanged {
 			line += "  SIGNER CHANGED"
 		}
-		fmt.Fprintln(w, line)
+		// Versions, tiers and permissions come from receipts and SKILL.md.
+		fmt.Fprintln(w, termText(line))
 	}
 }

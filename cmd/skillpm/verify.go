@@ -186,11 +186,11 @@ func printVerify(g *globals, ver *spm.Verification, minTier string) error {
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if !g.quiet {
 		for _, warn := range d.Warnings {
-			fmt.Fprintf(g.stderr, "warning: %s: %s\n", at, warn)
+			fmt.Fprintf(g.stderr, "warning: %s: %s\n", termText(at), termLines(warn))
 		}
 	}
 	if n := junkReferrers(v); n > 0 {
-		fmt.Fprintf(g.stderr, "warning: %s: %s posing as signatures are junk (unreadable, malformed, or about another digest); someone may be flooding it: they never count, and real signatures are found among up to %d\n", at, plural(n, "referrer"), registry.MaxSignatures)
+		fmt.Fprintf(g.stderr, "warning: %s: %s posing as signatures are junk (unreadable, malformed, or about another digest); someone may be flooding it: they never count, and real signatures are found among up to %d\n", termText(at), plural(n, "referrer"), registry.MaxSignatures)
 	}
 	switch {
 	case g.json():
@@ -232,8 +232,8 @@ func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest,
 
 func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *verified.Verification, av *registry.AuditVerification) {
 	d := v.Decision
-	fmt.Fprintf(w, "%s %s\n", m.Metadata.Name, m.Metadata.Version)
-	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", val) }
+	fmt.Fprintf(w, "%s %s\n", termText(m.Metadata.Name), termText(m.Metadata.Version))
+	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", termText(val)) }
 	if loc := repo.Location().String(); loc != v.Repository {
 		row("repository", loc+" (policies match it as "+v.Repository+")")
 	} else {
@@ -247,9 +247,9 @@ func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, 
 			when = ", created " + ch.Created
 		}
 		if ch.Err == nil {
-			fmt.Fprintf(w, "    verified  %s (signature %s%s)\n", ch.Signer, ch.Referrer.Digest, when)
+			fmt.Fprintf(w, "    verified  %s (signature %s%s)\n", termText(ch.Signer.String()), ch.Referrer.Digest, termText(when))
 		} else {
-			fmt.Fprintf(w, "    FAILED    signature %s%s: %v\n", ch.Referrer.Digest, when, ch.Err)
+			fmt.Fprintf(w, "    FAILED    signature %s%s: %s\n", ch.Referrer.Digest, termText(when), termLines(ch.Err.Error()))
 		}
 	}
 	printAudits(w, av)
@@ -262,7 +262,7 @@ func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, 
 	row("tier", fmt.Sprintf("%s (attested %s, claimed %s)", d.Effective, d.Attested, d.Claimed))
 	fmt.Fprintln(w, "  why:")
 	for _, why := range d.Why {
-		fmt.Fprintf(w, "    - %s\n", strings.TrimSpace(why))
+		fmt.Fprintf(w, "    - %s\n", termLines(strings.TrimSpace(why)))
 	}
 }
 

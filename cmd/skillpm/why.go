@@ -85,7 +85,7 @@ of every host's roots (or those --host, --scope and --root choose).`,
 				fmt.Fprintln(g.stderr, "no skills installed by skillpm")
 			}
 			for _, dg := range graphs {
-				fmt.Fprintf(g.stdout, "%s:\n", dg.From)
+				fmt.Fprintf(g.stdout, "%s:\n", termText(dg.From))
 				printTree(g.stdout, dg)
 			}
 			return nil
@@ -109,14 +109,14 @@ func printTree(w io.Writer, dg *spm.DepGraph) {
 				branch, next = "└── ", "    "
 			}
 		}
-		line := indent + branch + name
+		line := indent + branch + termText(name)
 		if n == nil {
 			fmt.Fprintf(w, "%s (missing)\n", line)
 			return
 		}
-		line += " " + n.Version
+		line += " " + termText(n.Version)
 		if rng != "" {
-			line += " (" + rng + ")"
+			line += " (" + termText(rng) + ")"
 		}
 		if seen[name] && len(n.Deps) > 0 {
 			fmt.Fprintln(w, line+" (*)")
@@ -213,19 +213,19 @@ func printWhy(w io.Writer, res *spm.WhyResult) {
 	for _, ch := range res.Chains {
 		if ch.From != from {
 			from = ch.From
-			fmt.Fprintf(w, "%s:\n", from)
+			fmt.Fprintf(w, "%s:\n", termText(from))
 		}
 		var parts []string
 		for _, s := range ch.Chain {
-			part := s.Name + " " + s.Version
+			part := termText(s.Name) + " " + termText(s.Version)
 			if s.Range != "" {
-				part += " (" + s.Range + ")"
+				part += " (" + termText(s.Range) + ")"
 			}
 			parts = append(parts, part)
 		}
 		what := "asked for by name"
 		if len(ch.Chain) > 1 {
-			what = "needed by " + ch.Chain[len(ch.Chain)-2].Name
+			what = "needed by " + termText(ch.Chain[len(ch.Chain)-2].Name)
 		}
 		fmt.Fprintf(w, "  %s  [%s]\n", strings.Join(parts, " -> "), what)
 	}
