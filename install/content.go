@@ -173,7 +173,32 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			}
 		}
 	}
+	if err := j.gaiaLoads(content); err != nil {
+		return err
+	}
 	j.changes = j.diff()
+	return nil
+}
+
+// gaiaLoads refuses a skill to be written into a GAIA root that GAIA's
+// loader would refuse, judged from the SKILL.md staged (content, the
+// bytes that land): installing it would put a skill where GAIA refuses
+// it, whatever skillpm's own grants allowed.
+func (j *job) gaiaLoads(content map[string]staged) error {
+	for i, r := range j.roots {
+		if r.Host != HostGaia || r.Link != "" {
+			continue
+		}
+		for _, p := range j.stages[i].todo {
+			s, ok := content[p.Lock.Name]
+			if !ok || s.skill == nil {
+				continue
+			}
+			if ds := skill.GaiaRefusals(s.skill); len(ds) > 0 {
+				return &GaiaRefusedError{Root: r.Dir, Name: p.Lock.Name, Version: p.Lock.Version, Refusals: ds}
+			}
+		}
+	}
 	return nil
 }
 

@@ -67,3 +67,13 @@ func gaiaRefusal(p Permission) (msg, hint string) {
 	}
 	return "", ""
 }
+
+// GaiaRefusals returns, as errors, what GAIA's loader refuses in s
+// although the format allows it (the rules of Options.GaiaLoader); none
+// when GAIA loads it as far as those rules go. For a skill already
+// parsed, such as the one an install stages.
+func GaiaRefusals(s *Skill) Diagnostics {
+	c := &checker{file: s.File}
+	c.checkGaiaLoader(s)
+	return finish(c.ds, Options{Mode: Strict})
+}
