@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
@@ -24,6 +26,13 @@ type ValidateRequest struct {
 	// Catalog is the tool catalog for tools_required; nil means the
 	// default one.
 	Catalog *skill.Catalog
+	// Host checks the skills also as that host loads them: for GAIA its
+	// loader's refusals (skill.Options.GaiaLoader), which install for
+	// GAIA applies too. Every other host reads the format alone. ""
+	// checks the format alone.
+	Host string
+	// Hosts is the table Host is looked up in; nil means ProcessEnv's.
+	Hosts *hosts.Table
 }
 
 // Validation is what a validation found.
@@ -57,6 +66,20 @@ func Validate(ctx context.Context, r ValidateRequest) (*Validation, error) {
 	opts := skill.Options{Mode: skill.Strict, Publish: true, Catalog: r.Catalog}
 	if r.Lenient {
 		opts = skill.Options{Mode: skill.Lenient, Catalog: r.Catalog}
+	}
+	if r.Host != "" {
+		t := r.Hosts
+		if t == nil {
+			env, err := ProcessEnv()
+			if err != nil {
+				return nil, err
+			}
+			t = env.Table()
+		}
+		if _, err := t.Get(r.Host); err != nil {
+			return nil, err
+		}
+		opts.GaiaLoader = r.Host == string(install.HostGaia)
 	}
 	var dirs []string
 	for _, d := range r.Dirs {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
@@ -32,5 +33,27 @@ func TestValidate(t *testing.T) {
 	_, err = skillpm.Validate(ctx, skillpm.ValidateRequest{Dirs: []string{filepath.Join(t.TempDir(), "nothing")}, Recursive: true})
 	if !errors.Is(err, skillpm.ErrInvalidRequest) {
 		t.Errorf("a missing directory to search: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestValidateHost: for GAIA, a permission its loader refuses is an
+// error the format alone does not make; another known host reads the
+// format alone, and an unknown one is refused.
+func TestValidateHost(t *testing.T) {
+	ctx := context.Background()
+	dirs := []string{filepath.Join("testdata", "skills", "rag-search")}
+	plain, err := skillpm.Validate(ctx, skillpm.ValidateRequest{Dirs: dirs, Host: "claude", Hosts: hosts.Builtin()})
+	if err != nil || plain.Summary.Valid != 1 {
+		t.Fatalf("claude: %+v, %v; want valid", plain, err)
+	}
+	v, err := skillpm.Validate(ctx, skillpm.ValidateRequest{Dirs: dirs, Host: "gaia", Hosts: hosts.Builtin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Summary.Valid != 0 || v.Summary.Codes[skill.CodeGaiaRefused] == 0 {
+		t.Errorf("gaia: summary %+v; want rag-search's filesystem:read refused", v.Summary)
+	}
+	if _, err := skillpm.Validate(ctx, skillpm.ValidateRequest{Dirs: dirs, Host: "no-such-host", Hosts: hosts.Builtin()}); !errors.Is(err, hosts.ErrUnknownHost) {
+		t.Errorf("unknown host: %v, want ErrUnknownHost", err)
 	}
 }

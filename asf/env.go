@@ -22,8 +22,8 @@ const (
 	EnvSession = "ASF_SESSION"
 )
 
-// HooksHost is the host whose hooks the runner answers and installs:
-// Claude Code, the one hook format it adapts so far.
+// HooksHost is the host whose hooks the runner answers and installs when
+// none is named: Claude Code, whose hook format Codex shares (HookHosts).
 const HooksHost = "claude"
 
 // DefaultHost is the host whose state root holds session state when none is

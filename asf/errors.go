@@ -64,6 +64,9 @@ var (
 	// the caller must name it or use the project scope.
 	ErrNoSettingsPath = errdef.New(errdef.Usage, "no user settings file")
 
+	// ErrHooksUnsupported means a host has no hook protocol the runner
+	// can answer; the message says why.
+	ErrHooksUnsupported = errdef.New(errdef.Usage, "host has no runner hooks")
 	// ErrHookPayload means a hook payload is not the host's JSON.
 	ErrHookPayload = errdef.New(errdef.Usage, "invalid hook payload")
 	// ErrSettings means a host settings file cannot be merged safely.

@@ -87,6 +87,9 @@ type SettingsChange struct {
 	Removed []string `json:"removed"`
 	// Content is the settings file after the edit.
 	Content []byte `json:"-"`
+	// Note is what the user must still do for the host to run the hooks
+	// (Codex's trust review); "" when nothing.
+	Note string `json:"note,omitempty"`
 }
 
 // InstallClaudeHooks merges the runner's hooks into a Claude Code settings
@@ -96,17 +99,23 @@ type SettingsChange struct {
 // hook under an event the runner does not use is removed. The file is
 // replaced atomically and keeps its mode.
 func InstallClaudeHooks(ctx context.Context, file string, o SettingsOptions) (*SettingsChange, error) {
+	return installHooks(ctx, file, o, ClaudeHooks(o.Command))
+}
+
+// installHooks merges hs into file's "hooks" object, the shape Claude
+// Code's settings and Codex's hooks.json share.
+func installHooks(ctx context.Context, file string, o SettingsOptions, hs []ClaudeHook) (*SettingsChange, error) {
 	return editSettings(ctx, file, o, func(hooks *object, ch *SettingsChange) error {
 		// A runner hook under an event the runner no longer uses (an
 		// older skillpm's) goes.
 		managed := map[string]bool{}
-		for _, h := range ClaudeHooks(o.Command) {
+		for _, h := range hs {
 			managed[h.Event] = true
 		}
 		if err := removeOwn(hooks, o.Command, ch, func(event string) bool { return managed[event] }); err != nil {
 			return err
 		}
-		for _, h := range ClaudeHooks(o.Command) {
+		for _, h := range hs {
 			entries, err := eventEntries(hooks, h.Event)
 			if err != nil {
 				return err

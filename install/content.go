@@ -1,6 +1,7 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -26,7 +27,8 @@ type rootStage struct {
 	trees map[string]string
 }
 
-// stageAll works out, under every root's lock, what each root needs,
+// stageAll works out, from the receipts read under every root's lock
+// (the lock is not held now: see unexpected), what each root needs,
 // stages it there (a dry run stages into a temporary directory outside
 // every root), and then decides each skill's permissions and tree hash
 // from the files that land, refusing a manifest that disagrees with its
@@ -72,10 +74,10 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 					if o := ForeignOrigin(r.Dir, p.Lock.Name); o != "" {
 						what = o
 					}
-					return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); replace it with this one, or keep it and take it under management (adopt)", ErrEdited, p.Lock.Name, r.Dir, what)
+					return unexpected(ctx, r.Dir, rec, p.Lock.Name, opts, fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); replace it with this one, or keep it and take it under management (adopt)", ErrEdited, p.Lock.Name, r.Dir, what))
 				}
 				if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
-					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere before overwriting them", r.Dir, ErrEdited, p.Lock.Name, r.Dir)
+					return unexpected(ctx, r.Dir, rec, p.Lock.Name, opts, fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere before overwriting them", r.Dir, ErrEdited, p.Lock.Name, r.Dir))
 				}
 			}
 			st.todo = append(st.todo, p)
@@ -177,7 +179,32 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			}
 		}
 	}
+	if err := j.gaiaLoads(content); err != nil {
+		return err
+	}
 	j.changes = j.diff()
+	return nil
+}
+
+// gaiaLoads refuses a skill to be written into a GAIA root that GAIA's
+// loader would refuse, judged from the SKILL.md staged (content, the
+// bytes that land): installing it would put a skill where GAIA refuses
+// it, whatever skillpm's own grants allowed.
+func (j *job) gaiaLoads(content map[string]staged) error {
+	for i, r := range j.roots {
+		if r.Host != HostGaia || r.Link != "" {
+			continue
+		}
+		for _, p := range j.stages[i].todo {
+			s, ok := content[p.Lock.Name]
+			if !ok || s.skill == nil {
+				continue
+			}
+			if ds := skill.GaiaRefusals(s.skill); len(ds) > 0 {
+				return &GaiaRefusedError{Root: r.Dir, Name: p.Lock.Name, Version: p.Lock.Version, Refusals: ds}
+			}
+		}
+	}
 	return nil
 }
 
@@ -331,11 +358,11 @@ func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootSta
 				if o := ForeignOrigin(r.Dir, name); o != "" {
 					what = o
 				}
-				return fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); replace it with a link, or keep it and take it under management (adopt)", ErrEdited, name, r.Dir, what)
+				return unexpected(ctx, r.Dir, rec, name, opts, fmt.Errorf("%w: %s exists in %s but was not installed by skillpm (%s); replace it with a link, or keep it and take it under management (adopt)", ErrEdited, name, r.Dir, what))
 			}
 			if !old.IsLink() {
 				if sum, err := archive.TreeHashInstalled(ctx, dir); err != nil || sum.TreeHash != old.Tree {
-					return fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere before replacing it with a link", r.Dir, ErrEdited, name, r.Dir)
+					return unexpected(ctx, r.Dir, rec, name, opts, fmt.Errorf("%s: %w: %s in %s differs from what skillpm installed; keep your changes elsewhere before replacing it with a link", r.Dir, ErrEdited, name, r.Dir))
 				}
 			}
 		}
@@ -355,4 +382,31 @@ func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootSta
 		}
 	}
 	return nil
+}
+
+// unexpected is err, a copy in root that its receipts (rec, read under
+// the root's lock before the lock was let go for staging) do not explain,
+// unless another skillpm has committed name there since: the check ran
+// without the lock, so what it found may be that commit, half done or
+// done. The receipts are read again under the lock to tell; a change is
+// ErrRootChanged, which plans the install again.
+func unexpected(ctx context.Context, root string, rec *Receipts, name string, opts Options, err error) error {
+	if opts.DryRun {
+		return err
+	}
+	l, lerr := Lock(ctx, root, cmp.Or(opts.LockWait, DefaultLockWait))
+	if lerr != nil {
+		return err
+	}
+	defer l.Unlock()
+	now, rerr := ReadReceipts(root)
+	if rerr != nil {
+		return err
+	}
+	was, had := rec.Get(name)
+	is, has := now.Get(name)
+	if had != has || !sameRecord(was, is) {
+		return fmt.Errorf("%w: another skillpm changed %s in %s while this one checked it; nothing was committed", ErrRootChanged, name, root)
+	}
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/skill"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
@@ -51,6 +52,9 @@ var (
 	// auditor (it panicked): the skill is not installed, and nothing of
 	// the install is committed.
 	ErrAuditFailed = errdef.New(errdef.Internal, "the audit failed on this skill")
+	// ErrGaiaRefused means a skill to install for GAIA declares what
+	// GAIA's loader refuses (skill.GaiaRefusals): GAIA would not load it.
+	ErrGaiaRefused = errdef.New(errdef.Validation, "GAIA would not load the skill")
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
 	ErrUnsupportedRef = errdef.New(errdef.Usage, "reference cannot be installed")
 )
@@ -93,6 +97,30 @@ func (e *ReceiptError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrUnsafeReceipt) true.
 func (e *ReceiptError) Unwrap() error { return ErrUnsafeReceipt }
+
+// GaiaRefusedError names a skill GAIA's loader would refuse, the root
+// it was to be installed in, and each refusal at its line of SKILL.md.
+type GaiaRefusedError struct {
+	// Root is the GAIA root; Name and Version the skill.
+	Root, Name, Version string
+	// Refusals are skill.GaiaRefusals of the SKILL.md that was staged.
+	Refusals skill.Diagnostics
+}
+
+func (e *GaiaRefusedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s@%s: GAIA would not load it, so it is not installed in %s (nothing was written):", e.Name, e.Version, e.Root)
+	for _, d := range e.Refusals {
+		fmt.Fprintf(&b, "\n\t%s: %s", skill.Position(skill.SkillFile, d.Line, d.Column), d.Message)
+	}
+	if len(e.Refusals) > 0 {
+		fmt.Fprintf(&b, "\n\t%s", e.Refusals[0].Hint)
+	}
+	return b.String()
+}
+
+// Unwrap makes errors.Is(err, ErrGaiaRefused) true.
+func (e *GaiaRefusedError) Unwrap() error { return ErrGaiaRefused }
 
 // DriftError is a skill whose installed files differ from the locked,
 // verified content although its receipt records them: receipts are a

@@ -235,8 +235,10 @@ func InstallRefs(ctx context.Context, c *registry.Client, cat resolve.Catalog, f
 
 // commitAttempts bounds how often an install or update is planned again
 // because another skillpm committed a change to one of its skills while
-// it was being checked (ErrRootChanged).
-const commitAttempts = 3
+// it was being checked (ErrRootChanged). Every such retry follows another
+// skillpm's commit, so n installs of one skill at once need at most n-1;
+// the bound only stops a root that keeps changing.
+const commitAttempts = 10
 
 func install(ctx context.Context, c *registry.Client, cat resolve.Catalog, request func() (*resolve.Manifest, *resolve.Lockfile, error), opts Options) (*Result, error) {
 	ctx = registry.WithBudget(ctx, opts.budget())

@@ -23,7 +23,8 @@
 # The lifecycle scenario publishes a skill with a REFERENCE.md and an
 # executable script to an OCI layout, installs it for every host, updates
 # it to a new version and removes it, checking each host by folder (Claude
-# and Qwen by name) after each step.
+# and Qwen by name) after each step. The Codex hooks scenario runs Codex
+# with the hooks.json asf hooks install writes.
 # Nothing outside the temporary directory is touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -385,6 +386,41 @@ expect gemini omits "$home/.gemini/skills/conf-life"
 expect amp omits "$home/.config/agents/skills/conf-life"
 expect copilot omits "$home/.copilot/skills/conf-life"
 expect qwen omits conf-life
+
+# codex_prompt UNTIL PROMPT ARGS...: codex exec PROMPT with a dummy key,
+# stopped (it retries the network for minutes) once the session's
+# transcript under CODEX_HOME holds UNTIL. The UserPromptSubmit hook runs
+# before any model call.
+codex_prompt() {
+	local until=$1 p=$2 pid i
+	shift 2
+	(cd "$proj" && exec env -i "${vars[@]}" OPENAI_API_KEY=sk-conformance-dummy \
+		timeout 120 "$bin/codex" exec --skip-git-repo-check "$@" "$p") >/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 600); do
+		if grep -rqs "$until" "$codex_home/sessions"; then break; fi
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# Codex runs the runner's hooks from the hooks.json skillpm writes, once
+# trusted: trusted for one run (--dangerously-bypass-hook-trust) the
+# prompt hook's context is in the transcript; untrusted, Codex skips it,
+# as asf hooks install says.
+codex_home=$tmp/codex-hooks/codex
+scenario codex-hooks CODEX_HOME="$codex_home"
+run "$tmp/skillpm" asf hooks install --host codex --command "$tmp/skillpm" >/dev/null
+codex_prompt "The user asked to run the ASF workflow" "/asf conf-flow fix the test" --dangerously-bypass-hook-trust
+if grep -rqs "The user asked to run the ASF workflow" "$codex_home/sessions"; then ok "codex runs the asf prompt hook from $codex_home/hooks.json"; else bad "codex did not run the asf prompt hook (transcript: $(ls "$codex_home/sessions" 2>&1))"; fi
+rm -rf "$codex_home/sessions"
+# Untrusted there is no answer to wait for: wait for the turn's
+# configuration_update, which Codex records right after the prompt hooks'
+# context (seen in the trusted run's transcript).
+codex_prompt '"type":"configuration_update"' "/asf conf-flow fix the test"
+if ! grep -rqs "asf conf-flow" "$codex_home/sessions"; then bad "codex recorded no session"
+elif grep -rqs "The user asked to run the ASF workflow" "$codex_home/sessions"; then bad "codex ran an untrusted hook"; else ok "codex skips the untrusted hook until it is reviewed"; fi
 
 echo "== $checks checks, $((SECONDS - start))s"
 if [ "$fail" != 0 ]; then

@@ -490,7 +490,8 @@ func newAsfHookCmd(g *globals, f *asfFlags) *cobra.Command {
 		Use:   "hook stop|prompt|read",
 		Short: "Answer a host hook: reads its JSON payload on stdin",
 		Long: `Hook reads a host's hook payload on stdin and answers in the host's format
-(Claude Code: Stop, UserPromptSubmit, PreToolUse on Read). The state is the
+(Claude Code: Stop, UserPromptSubmit, PreToolUse on Read; Codex, --host codex:
+Stop and UserPromptSubmit, in the same format). The state is the
 payload's session (session_id) unless --state or --session is given.
 
   stop    blocks stopping while an automatic step runs ({"decision":"block"}),
@@ -511,8 +512,8 @@ which Claude Code treats as a non-blocking error (the hook fails open).`,
 			return nil
 		},
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			if f.host != asf.HooksHost {
-				return classed(errdef.Usage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
+			if err := asf.HooksUnsupported(f.host); err != nil {
+				return classed(errdef.Usage, err)
 			}
 			s, err := f.setup()
 			if err != nil {
@@ -537,6 +538,7 @@ func newAsfHooksCmd(g *globals, f *asfFlags) *cobra.Command {
 		Use:   "hooks",
 		Short: "Install or remove the runner's hooks in a host's settings",
 		Example: `  skillpm asf hooks install --host claude
+  skillpm asf hooks install --host codex
   skillpm asf hooks uninstall --host claude --scope project`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
@@ -552,14 +554,20 @@ func newAsfHooksCmd(g *globals, f *asfFlags) *cobra.Command {
 For Claude Code the hooks are Stop and UserPromptSubmit ("skillpm asf hook
 stop|prompt") and PreToolUse with matcher Read ("skillpm asf hook read"), in
 ~/.claude/settings.json (--scope user) or ./.claude/settings.json (--scope
-project). Every other key and hook entry is kept; install is idempotent;
+project). For Codex they are Stop and UserPromptSubmit ("skillpm asf hook
+stop|prompt --host codex"; Codex reads files through its shell, so there is
+no read hook), in $CODEX_HOME/hooks.json (default ~/.codex/hooks.json) or
+./.codex/hooks.json; Codex runs a new or changed hook only once it is
+trusted: its next interactive session asks to review it. OpenCode has no
+command hooks (its plugins cannot refuse to let the agent stop), and says
+so. Every other key and hook entry is kept; install is idempotent;
 uninstall removes only hooks whose command is "skillpm asf hook …". The file
 is replaced atomically and keeps its mode.`,
 			Example: "  skillpm asf hooks " + name + " --host claude --scope project",
 			Args:    exactArgs(0),
 			RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-				if f.host != asf.HooksHost {
-					return classed(errdef.Usage, fmt.Errorf("hooks for --host %s are not supported yet; use --host %s", f.host, asf.HooksHost))
+				if err := asf.HooksUnsupported(f.host); err != nil {
+					return classed(errdef.Usage, err)
 				}
 				env, err := processEnv()
 				if err != nil {
@@ -567,7 +575,7 @@ is replaced atomically and keeps its mode.`,
 				}
 				path := file
 				if path == "" {
-					if path, err = asf.ClaudeSettingsPath(scope, env); err != nil {
+					if path, err = asf.HookSettingsPath(f.host, scope, env); err != nil {
 						return classed(errdef.Usage, err)
 					}
 				} else {
@@ -576,9 +584,9 @@ is replaced atomically and keeps its mode.`,
 				o := asf.SettingsOptions{Command: command, DryRun: dry}
 				var ch *asf.SettingsChange
 				if name == "install" {
-					ch, err = asf.InstallClaudeHooks(c.Context(), path, o)
+					ch, err = asf.InstallHooks(c.Context(), f.host, path, o)
 				} else {
-					ch, err = asf.UninstallClaudeHooks(c.Context(), path, o)
+					ch, err = asf.UninstallHooks(c.Context(), f.host, path, o)
 				}
 				if err != nil {
 					return err
@@ -620,5 +628,8 @@ func printSettingsChange(g *globals, ch *asf.SettingsChange, verb string, dry bo
 		fmt.Fprintf(g.stdout, "added   %s\n", a)
 	}
 	fmt.Fprintf(g.stdout, "updated %s\n", ch.File)
+	if ch.Note != "" {
+		fmt.Fprintf(g.stdout, "note: %s\n", ch.Note)
+	}
 	return nil
 }

@@ -210,6 +210,7 @@ func sentinelHints() []flagHint {
 		{install.ErrLinked, "remove the links first (skillpm remove NAME --host HOST), or --force, which leaves them dangling"},
 		{install.ErrDowngrade, "rerun with --allow-downgrade to accept the older version"},
 		{install.ErrRepublished, "rerun with --allow-republished to accept the new content"},
+		{install.ErrGaiaRefused, "no --grant overrides GAIA's loader; --host HOST installs it for another host, skillpm validate --host gaia checks a skill first"},
 		{hosts.ErrUnknownHost, "--root DIR installs into a directory of your choice"},
 		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
 		{hosts.ErrNoUserRoot, "install with --scope project, or into a directory with --root DIR"},

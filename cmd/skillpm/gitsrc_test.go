@@ -349,8 +349,10 @@ func TestGitMigrate(t *testing.T) {
 	repo.Write(files)
 	repo.Commit("foreign skills")
 	out := filepath.Join(work, "out")
-	got := skillpm(t, 0, "migrate", repo.FileURL()+"#skills", "-o", out)
-	for _, want := range []string{"migrated hermes skill pdf-extract: " + repo.FileURL() + "@", "#skills/hermes/pdf-extract -> ", "migrated openclaw skill git-status"} {
+	// git-status runs git, for which GAIA ships no binary policy: it is
+	// written, and the migration exits 3 saying GAIA would refuse it.
+	got := skillpm(t, exitValidation, "migrate", repo.FileURL()+"#skills", "-o", out)
+	for _, want := range []string{"migrated hermes skill pdf-extract: " + repo.FileURL() + "@", "#skills/hermes/pdf-extract -> ", "migrated openclaw skill git-status", "result: invalid (strict, for GAIA)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}

@@ -39,8 +39,14 @@ and why.
 A git reference (see skillpm install --help) migrates every skill the
 repository (or its folder) holds, each reported with its reference.
 
+The result is validated strictly, with what GAIA's loader refuses although
+the format allows it (as validate --host gaia): a command GAIA ships no
+binary policy for (anything but gh and pytest) or a filesystem, env,
+database or desktop permission makes a skill GAIA will not load. A license
+that is not a string is dropped, as GAIA's own migrate does.
+
 Exit status 3 when the skill cannot be migrated, or when the migrated skill
-(which is still written) does not pass strict validation.`,
+(which is still written) does not pass that validation.`,
 		Example: `  skillpm migrate ./pdf-extract --from hermes
   skillpm migrate ./git-status -o ./skills
   skillpm migrate ./some-skill --dry-run --output json
@@ -129,7 +135,7 @@ func printMigrated(g *globals, dryRun bool, m spm.Migrated) error {
 		if r.Report.Output != "" {
 			where = r.Report.Output
 		}
-		return classed(errdef.Validation, fmt.Errorf("%s does not pass strict validation (%s); fix it, then run skillpm validate", where, plural(len(r.Report.Diagnostics.Errors()), "error")))
+		return classed(errdef.Validation, fmt.Errorf("%s does not pass strict validation for GAIA (%s); fix it, then run skillpm validate --host gaia", where, plural(len(r.Report.Diagnostics.Errors()), "error")))
 	}
 	return nil
 }
@@ -198,8 +204,8 @@ func printMigrateReport(w io.Writer, r *migrate.Report, quiet bool) {
 		}
 	}
 	if errs == 0 {
-		fmt.Fprintf(w, "result: valid (strict), %s\n", plural(warns, "warning"))
+		fmt.Fprintf(w, "result: valid (strict, GAIA loads it), %s\n", plural(warns, "warning"))
 	} else {
-		fmt.Fprintf(w, "result: invalid (strict), %s, %s\n", plural(errs, "error"), plural(warns, "warning"))
+		fmt.Fprintf(w, "result: invalid (strict, for GAIA), %s, %s\n", plural(errs, "error"), plural(warns, "warning"))
 	}
 }

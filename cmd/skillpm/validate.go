@@ -17,6 +17,7 @@ type validateFlags struct {
 	summary   bool
 	recursive bool
 	catalogs  []string
+	host      string
 }
 
 func newValidateCmd(g *globals) *cobra.Command {
@@ -28,11 +29,16 @@ func newValidateCmd(g *globals) *cobra.Command {
 against the skill format and prints compiler-style diagnostics on stderr.
 Strict by default: exactly the rules publish and pack apply (a version is
 required, 0.0.0 and init's placeholder description are refused); --lenient
-reports only what makes a skill unusable as an error. Exit status 3 when
-any skill has errors.`,
+reports only what makes a skill unusable as an error. --host gaia also
+applies what GAIA's loader refuses although the format allows it (a
+shell:execute binary GAIA ships no policy for, an unscoped shell:execute,
+the filesystem, env, database and desktop permissions GAIA v1 does not
+enforce), as install --host gaia does. Exit status 3 when any skill has
+errors.`,
 		Example: `  skillpm validate ./web-search
   skillpm validate --lenient --recursive --summary ./skills
-  skillpm validate --output json ./web-search`,
+  skillpm validate --output json ./web-search
+  skillpm validate --host gaia ./migrated/git-status`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runValidate(c, g, f, args)
 		},
@@ -41,6 +47,7 @@ any skill has errors.`,
 	c.Flags().BoolVar(&f.summary, "summary", false, "print counts of diagnostics by code instead of each diagnostic")
 	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "validate every skill found below each DIR")
 	c.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an extra tool catalog `FILE` for tools_required (repeatable)")
+	c.Flags().StringVar(&f.host, "host", "", "also check what `HOST` refuses to load (gaia: its loader's permission rules)")
 	return c
 }
 
@@ -52,7 +59,7 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	if err != nil {
 		return err
 	}
-	v, err := spm.Validate(c.Context(), spm.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat})
+	v, err := spm.Validate(c.Context(), spm.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat, Host: f.host})
 	if err != nil {
 		return err
 	}

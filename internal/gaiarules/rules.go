@@ -33,6 +33,12 @@ type Rules struct {
 	Domains         map[string][]string `yaml:"domains"`
 	BinaryName      string              `yaml:"binary_name"`
 	NameIsDirectory bool                `yaml:"name_is_directory"`
+	// BinaryPolicies are the binaries shell:execute may name; Local the
+	// domains refused at any level but none; UnscopedShell refuses a
+	// shell:execute with no binary.
+	BinaryPolicies []string `yaml:"binary_policies"`
+	Local          []string `yaml:"local_capability_domains"`
+	UnscopedShell  bool     `yaml:"unscoped_shell_refused"`
 }
 
 // Load returns the embedded rules.
@@ -153,10 +159,29 @@ func (r *Rules) gaia(name string, v any) error {
 		if !ok || !slices.Contains(levels, lvl) {
 			return fmt.Errorf("permission %q", s)
 		}
-		if dom == "shell" && lvl == "execute" && len(parts) == 3 {
-			if sc := strings.TrimSpace(parts[2]); sc != "" && !bin.MatchString(sc) {
-				return fmt.Errorf("shell:execute scope %q is not a bare executable name", sc)
-			}
+		scope := ""
+		if len(parts) == 3 {
+			scope = strings.TrimSpace(parts[2])
+		}
+		if dom == "shell" && lvl == "execute" && scope != "" && !bin.MatchString(scope) {
+			return fmt.Errorf("shell:execute scope %q is not a bare executable name", scope)
+		}
+	}
+	// refuse_unbridged_permissions runs after every permission parsed.
+	for _, p := range perms {
+		parts := strings.SplitN(strings.TrimSpace(fmt.Sprint(p)), ":", 3)
+		dom, lvl, scope := strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1]), ""
+		if len(parts) == 3 {
+			scope = strings.TrimSpace(parts[2])
+		}
+		switch {
+		case lvl == "none":
+		case dom == "shell" && lvl == "execute" && scope == "" && r.UnscopedShell:
+			return fmt.Errorf("shell:execute asks for the whole shell")
+		case dom == "shell" && lvl == "execute" && scope != "" && !slices.Contains(r.BinaryPolicies, scope):
+			return fmt.Errorf("no binary policy for %s", scope)
+		case slices.Contains(r.Local, dom):
+			return fmt.Errorf("local-capability permission %s:%s", dom, lvl)
 		}
 	}
 	tools, err := list("tools")

@@ -13,13 +13,13 @@ import (
 )
 
 // agree checks one skill: when GAIA's rules refuse it, skillpm's strict
-// validation refuses it too (so whatever passes strict validation loads in
+// validation with GAIA's loader rules (validate for GAIA) refuses it too (so whatever passes strict validation loads in
 // GAIA). It returns whether skillpm refused a skill GAIA loads, which is
 // allowed: skillpm has rules of its own (execution, tools.py, tiers).
 func agree(t *testing.T, r *Rules, dir string) (stricter bool) {
 	t.Helper()
 	gaiaErr := r.Check(dir)
-	_, ds := skill.Load(context.Background(), dir, skill.Options{Mode: skill.Strict})
+	_, ds := skill.Load(context.Background(), dir, skill.Options{Mode: skill.Strict, GaiaLoader: true})
 	if gaiaErr != nil && !ds.HasErrors() {
 		t.Errorf("%s: GAIA (%s) refuses it (%v), skillpm strict accepts it", dir, r.Source, gaiaErr)
 	}
@@ -51,7 +51,8 @@ func TestFixtures(t *testing.T) {
 }
 
 // TestMigratedCorpus: every corpus skill migrate turns into a GAIA skill
-// gets the same answer from GAIA's rules as from skillpm strict.
+// gets the same answer from GAIA's rules as from skillpm strict with
+// GAIA's loader rules, and migrate's report predicts every refusal.
 func TestMigratedCorpus(t *testing.T) {
 	r, err := Load()
 	if err != nil {
@@ -76,9 +77,12 @@ func TestMigratedCorpus(t *testing.T) {
 				continue
 			}
 			migrated++
-			out := filepath.Dir(res.Report.File)
-			if r.Check(out) == nil {
+			out := res.Report.Output // the directory migrate wrote
+			gaiaErr := r.Check(out)
+			if gaiaErr == nil {
 				gaiaOK++
+			} else if res.Report.Valid {
+				t.Errorf("%s: migrate called %s valid, GAIA (%s) refuses it: %v", dir, out, r.Source, gaiaErr)
 			}
 			if agree(t, r, out) {
 				stricter++

@@ -8,6 +8,8 @@ import (
 )
 
 // Migrate computes the GAIA form of an OpenClaw skill without writing it.
+// The skill runs git, for which GAIA ships no binary policy, so GAIA's
+// loader would refuse it: the report says so.
 func ExampleMigrate() {
 	r, err := migrate.Migrate(context.Background(), "../../testdata/migrate/openclaw/git-status", migrate.Options{From: migrate.OpenClaw})
 	if err != nil {
@@ -19,6 +21,9 @@ func ExampleMigrate() {
 		fmt.Println("mapped:", m.From, "->", m.To, m.Values)
 	}
 	fmt.Println("valid:", r.Report.Valid)
+	for _, d := range r.Report.Diagnostics.Errors() {
+		fmt.Println(d.Code+":", d.Message)
+	}
 	// Output:
 	// ---
 	// name: git-status
@@ -37,5 +42,6 @@ func ExampleMigrate() {
 	//
 	// Run `git status --porcelain=v2` and summarize staged, unstaged and untracked files.
 	// mapped: metadata.openclaw.requires.bins -> metadata.gaia.permissions (shell:execute) [git]
-	// valid: true
+	// valid: false
+	// gaia-refused: GAIA 0.23.0 refuses shell:execute:git: GAIA ships no policy for git, only for gh, pytest (binaries.py BINARY_POLICIES)
 }

@@ -97,8 +97,9 @@ func Migrate(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Validate what will be written, as skillpm validate would.
-	s, ds := skill.Parse(filepath.Join(m.name, skill.SkillFile), out, skill.Options{Mode: skill.Strict, Catalog: opts.Catalog})
+	// Validate what will be written, as skillpm validate would for GAIA,
+	// whose skill it is.
+	s, ds := skill.Parse(filepath.Join(m.name, skill.SkillFile), out, skill.Options{Mode: skill.Strict, Catalog: opts.Catalog, GaiaLoader: true})
 	if s == nil {
 		d := firstError(ds)
 		return nil, notMigratable(file, 0, reasonFor(d.Code), "the migrated frontmatter does not load: "+d.Message, d.Hint)
@@ -119,8 +120,9 @@ func Migrate(ctx context.Context, dir string, opts Options) (*Result, error) {
 }
 
 // Run migrates the skill in dir and, unless opts.DryRun, writes it to
-// opts.OutDir/<name> and validates the written skill strictly (directory
-// checks included). A result that does not validate is still written and
+// opts.OutDir/<name> and validates the written skill strictly, with the
+// rules GAIA's loader adds (skill.Options.GaiaLoader), directory checks
+// included. A result that does not validate is still written and
 // returned with a nil error: Report.Valid says so and Report.Diagnostics why.
 func Run(ctx context.Context, dir string, opts Options) (*Result, error) {
 	r, err := Migrate(ctx, dir, opts)
@@ -135,7 +137,7 @@ func Run(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err := r.Write(ctx, dest, WriteOptions{OverwriteUnsafe: opts.OverwriteUnsafe}); err != nil {
 		return r, err
 	}
-	_, ds := skill.Load(ctx, dest, skill.Options{Mode: skill.Strict, Catalog: opts.Catalog})
+	_, ds := skill.Load(ctx, dest, skill.Options{Mode: skill.Strict, Catalog: opts.Catalog, GaiaLoader: true})
 	if ds == nil {
 		ds = skill.Diagnostics{}
 	}
@@ -216,6 +218,7 @@ func (m *migration) migrate(top *yaml.Node, dir string) error {
 	if err := m.fixCompatibility(top); err != nil {
 		return err
 	}
+	m.fixLicense(top)
 	m.reportRest(top, meta)
 	return m.writeGaia(top, meta)
 }
@@ -510,6 +513,19 @@ func coerceVersion(n *yaml.Node) (string, bool) {
 		return "", false
 	}
 	return out, true
+}
+
+// fixLicense drops a license that is not a string, as GAIA's own
+// migrate does: GAIA's loader refuses the skill over it, and a number or
+// a list says no license a tool could read.
+func (m *migration) fixLicense(top *yaml.Node) {
+	_, v, i := entry(top, "license")
+	if v == nil || isNull(v) || (v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str") {
+		return
+	}
+	m.change("license", flowText(v), "(removed)",
+		fmt.Sprintf("a license that is not a string: GAIA's migrate drops it and %s's loader refuses the skill over it; write the SPDX identifier as a string, e.g. license: MIT", skill.GaiaLoaderVersion))
+	top.Content = append(top.Content[:i], top.Content[i+2:]...)
 }
 
 // fixCompatibility keeps compatibility valid and puts the operating systems

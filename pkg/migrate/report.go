@@ -26,8 +26,9 @@ type Report struct {
 	// as a JSON string, a VCS directory not copied).
 	Notes []string `json:"notes"`
 
-	// Valid is true when the result passes strict validation; Diagnostics
-	// holds what validation found (warnings included).
+	// Valid is true when the result passes strict validation with GAIA's
+	// loader rules (a permission GAIA refuses is a gaia-refused error);
+	// Diagnostics holds what validation found (warnings included).
 	Valid       bool              `json:"valid"`
 	Diagnostics skill.Diagnostics `json:"diagnostics"`
 }

@@ -67,6 +67,9 @@ const (
 	CodeToolsRequiredInvalid = "tools-required-invalid"
 	CodeToolUnknown          = "tool-unknown"
 	CodeSymlink              = "symlink"
+	// CodeGaiaRefused: a permission GAIA's loader refuses although the
+	// format allows it (Options.GaiaLoader).
+	CodeGaiaRefused = "gaia-refused"
 )
 
 // rule says how a code is reported in each mode.
@@ -138,6 +141,7 @@ var rules = map[string]rule{
 	CodeToolsRequiredInvalid:   {Error, false},
 	CodeToolUnknown:            {Error, false},
 	CodeSymlink:                {Error, false},
+	CodeGaiaRefused:            {Error, false}, // only with Options.GaiaLoader
 }
 
 // Codes returns every diagnostic code skillpm can report, sorted.

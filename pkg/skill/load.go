@@ -25,6 +25,11 @@ type Options struct {
 	// DefaultCatalog(). Tools provided by the other skills of a set are added
 	// with Catalog.WithTools.
 	Catalog *Catalog
+	// GaiaLoader adds the refusals GAIA's loader makes beyond the
+	// format (GaiaLoaderVersion): a shell:execute binary GAIA has no
+	// policy for, an unscoped shell:execute, and the local-capability
+	// domains its v1 does not enforce. For a skill meant for GAIA.
+	GaiaLoader bool
 }
 
 // SkillFile is the name of the file that makes a directory a skill.
@@ -173,6 +178,9 @@ func readBounded(file string, max int64) ([]byte, error) {
 
 // checkCommon runs the checks that need no directory.
 func (c *checker) checkCommon(s *Skill, opts Options) {
+	if opts.GaiaLoader {
+		c.checkGaiaLoader(s)
+	}
 	if lookup(s.Node, "version") == nil {
 		c.addAt(CodeVersionMissing, s.Node.Line, s.Node.Column, "the skill has no version", `add version: "0.1.0"; publishing needs one`)
 	}

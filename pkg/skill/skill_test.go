@@ -93,7 +93,7 @@ func TestInvalidFixtures(t *testing.T) {
 	}
 	// Every code has a fixture, except those made in tests below.
 	generated := map[string]bool{CodeFrontmatterTooLarge: true, CodeBodyTooLong: true, CodeDescriptionTooLong: true,
-		CodeSymlink: true, CodeUnreadable: true, CodeVersionMissing: true}
+		CodeSymlink: true, CodeUnreadable: true, CodeVersionMissing: true, CodeGaiaRefused: true}
 	for _, c := range Codes() {
 		if !seen[c] && !generated[c] {
 			t.Errorf("no fixture in testdata/invalid for code %s", c)

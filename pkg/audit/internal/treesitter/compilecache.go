@@ -85,7 +85,10 @@ func checkCompileCache(dir string) map[string]fs.FileInfo {
 // compile wrote, including those wazero replaced as stale.
 func sealCompileCache(dir string, good map[string]fs.FileInfo) {
 	walkEntries(dir, func(p string) {
-		if st, err := os.Stat(p); err == nil && good[p] != nil && os.SameFile(st, good[p]) {
+		// Kept unchanged: the same file, not rewritten in place (wazero
+		// may replace a stale entry by writing over it).
+		if st, err := os.Stat(p); err == nil && good[p] != nil && os.SameFile(st, good[p]) &&
+			st.Size() == good[p].Size() && st.ModTime().Equal(good[p].ModTime()) {
 			return
 		}
 		sum, err := fileSum(p)
