@@ -49,8 +49,8 @@ func Classes() []Class {
 	return []Class{Usage, Validation, Resolution, Trust, Registry, Conflict, NotFound, Internal}
 }
 
-// String returns the class's name in snake case, as the HTTP API reports
-// it.
+// String returns the class's name in snake case, as the CLI's and the
+// HTTP API's JSON errors report it; None, unclassified, is "failure".
 func (c Class) String() string {
 	switch c {
 	case Usage:
@@ -70,7 +70,7 @@ func (c Class) String() string {
 	case Internal:
 		return "internal"
 	}
-	return "none"
+	return "failure"
 }
 
 // Process exit codes, documented in the CLI's help. Front ends use these

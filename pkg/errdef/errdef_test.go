@@ -52,7 +52,7 @@ func TestMaps(t *testing.T) {
 		if got := c.HTTPStatus(); got != status[c] {
 			t.Errorf("%v.HTTPStatus() = %d, want %d", c, got, status[c])
 		}
-		if c != None && c.String() == "none" {
+		if c != None && c.String() == None.String() {
 			t.Errorf("class %d has no name", c)
 		}
 	}
