@@ -160,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		s.anyIP = ip != nil && ip.IsUnspecified()
 	}
 	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("GET /api/skills", s.handleList)
 	s.mux.HandleFunc("GET /api/skills/search", s.handleSearch)
 	s.mux.HandleFunc("POST /api/skills/install", s.mutating(s.handleInstall))
