@@ -315,6 +315,10 @@
     // Boxes ticked for another skill, host or scope are not this
     // request's: they would grant it what was never asked about.
     if (consentFor !== requestKey(request(true))) clearConsent();
+    // Nor is the plan of the previous check this one's.
+    $("plan-body").replaceChildren();
+    $("confirm").disabled = true;
+    pending = null;
     const req = request(true);
     say("Checking " + req.ref + "…");
     $("plan").hidden = false;
