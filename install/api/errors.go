@@ -6,9 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonkeys"
-
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/jsonkeys"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -138,11 +137,9 @@ func toError(err error) *Error {
 	if errors.As(err, &mbe) {
 		return withStatus(errdef.Usage, http.StatusRequestEntityTooLarge, "request body is larger than the server accepts")
 	}
+	// An unclassified error is "failure" with exit code 1, as the CLI
+	// reports it, and 500 (errdef's status for it).
 	class := errdef.ClassOf(err)
-	if class == errdef.None {
-		// Unclassified on a server is its own failure: 500, as before.
-		class = errdef.Internal
-	}
 	msg := err.Error()
 	var nse *resolve.NoSolutionError
 	if errors.As(err, &nse) {
