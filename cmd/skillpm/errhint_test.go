@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,24 +42,6 @@ func TestNewestVersions(t *testing.T) {
 	}
 	if got, want := newestVersions(vs), "2.0.0, 1.2.0, 1.1.0, 1.0.0, 0.3.0, and 2 older"; got != want {
 		t.Errorf("newestVersions = %q, want %q", got, want)
-	}
-}
-
-func TestSnakeKeys(t *testing.T) {
-	for in, want := range map[string]string{"dryRun": "dry_run", "ShadowedBy": "shadowed_by", "Name": "name", "index_signatures": "index_signatures",
-		"XDG_DATA_HOME": "XDG_DATA_HOME", "helper-lib": "helper-lib", "shell:execute": "shell:execute", "CODE": "CODE", "keyFingerprint": "key_fingerprint",
-		"HTTPServer": "http_server", "sha256": "sha256"} {
-		if got := snakeKey(in); got != want {
-			t.Errorf("snakeKey(%q) = %q, want %q", in, got, want)
-		}
-	}
-	v, err := snakeKeys(map[string]any{"dryRun": true, "desc": map[string]any{"mediaType": "x", "artifactType": "y"}, "big": json.Number("12345678901234567890")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(v)
-	if got, want := string(b), `{"big":12345678901234567890,"desc":{"artifactType":"y","mediaType":"x"},"dry_run":true}`; got != want {
-		t.Errorf("snakeKeys = %s, want %s", got, want)
 	}
 }
 

@@ -32,6 +32,20 @@ import (
 // TokenHeader carries the token on mutating requests.
 const TokenHeader = "X-Skillpm-Token"
 
+// The schemas of the API's documents, each in its "schema" key as the
+// CLI's --output json carries it. A document that is a CLI command's
+// (install, update, remove, list, search) has that command's schema and
+// keys, with the API's additions; the API's own are named for it.
+const (
+	SchemaList    = "skillpm.list/v1"
+	SchemaSkill   = "skillpm.api.skill/v1"
+	SchemaInstall = "skillpm.install/v1"
+	SchemaUpdate  = "skillpm.update/v1"
+	SchemaRemove  = "skillpm.remove/v1"
+	SchemaSearch  = "skillpm.search/v1"
+	SchemaEvent   = "skillpm.api.event/v1"
+)
+
 // DefaultMaxBody bounds request bodies.
 const DefaultMaxBody = 64 << 10
 
@@ -146,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		s.anyIP = ip != nil && ip.IsUnspecified()
 	}
 	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("GET /api/skills", s.handleList)
 	s.mux.HandleFunc("GET /api/skills/search", s.handleSearch)
 	s.mux.HandleFunc("POST /api/skills/install", s.mutating(s.handleInstall))
@@ -153,12 +168,12 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("GET /api/skills/{name}", s.handleDetail)
 	s.mux.HandleFunc("DELETE /api/skills/{name}", s.mutating(s.handleRemove))
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, classError(errdef.NotFound, r.Method+" "+r.URL.Path+": no such endpoint"))
+		writeError(w, newError(errdef.NotFound, r.Method+" "+r.URL.Path+": no such endpoint"))
 	})
 	panel := panelHandler()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(w, exception(CodeMethodNotAllowed, r.Method+" "+r.URL.Path+": the panel is read-only"))
+			writeError(w, withStatus(errdef.Usage, http.StatusMethodNotAllowed, r.Method+" "+r.URL.Path+": the panel is read-only"))
 			return
 		}
 		panel.ServeHTTP(w, r)
@@ -187,7 +202,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if s.cfg.Warn != nil {
 				s.cfg.Warn(msg)
 			}
-			writeError(w, classError(errdef.Internal, msg))
+			writeError(w, newError(errdef.Internal, msg))
 		}
 	}()
 	hd := w.Header()
@@ -197,17 +212,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	if !s.hostAllowed(r.Host) {
-		writeError(w, exception(CodeBadHost,
+		writeError(w, withStatus(errdef.Usage, http.StatusForbidden,
 			fmt.Sprintf("Host %q is not this server's address; open %s instead", r.Host, "http://"+s.cfg.Addr+"/")))
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
-		writeError(w, exception(CodeBadOrigin,
+		writeError(w, withStatus(errdef.Usage, http.StatusForbidden,
 			fmt.Sprintf("Origin %q is not this server's; requests from other sites are refused", o)))
 		return
 	}
 	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		writeError(w, exception(CodeBadOrigin, "cross-site requests are refused"))
+		writeError(w, withStatus(errdef.Usage, http.StatusForbidden, "cross-site requests are refused"))
 		return
 	}
 	s.mux.ServeHTTP(w, r)

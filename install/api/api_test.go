@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/install/api"
-	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -45,14 +44,14 @@ func TestInstallListDetailRemove(t *testing.T) {
 	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "fix@^1", Host: "claude"}, nil, &res); st != http.StatusCreated {
 		t.Fatalf("install: %d %+v", st, res)
 	}
-	if !reflect.DeepEqual(res.Installed, []string{"fix", "notes"}) || res.Root.Host != "claude" {
+	if len(res.Roots) != 1 || !reflect.DeepEqual(res.Roots[0].Installed, []string{"fix", "notes"}) || res.Roots[0].Root.Host != "claude" || len(res.Changes) != 2 || res.Schema != api.SchemaInstall {
 		t.Fatalf("install result = %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(f.home, ".claude", "skills", "fix", "SKILL.md")); err != nil {
 		t.Fatal(err)
 	}
 	// Again: up to date, 200.
-	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "fix@^1", Host: "claude"}, nil, &res); st != http.StatusOK || len(res.Unchanged) != 2 {
+	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "fix@^1", Host: "claude"}, nil, &res); st != http.StatusOK || len(res.Roots) != 1 || len(res.Roots[0].Unchanged) != 2 || len(res.Changes) != 0 {
 		t.Fatalf("reinstall: %d %+v", st, res)
 	}
 
@@ -76,7 +75,7 @@ func TestInstallListDetailRemove(t *testing.T) {
 		t.Fatalf("detail = %+v manifest %s", d, d.Manifest)
 	}
 	var e errBody
-	if st := f.do("GET", "/api/skills/nothere", nil, nil, &e); st != http.StatusNotFound || e.Error.Code != errdef.NotFound.String() {
+	if st := f.do("GET", "/api/skills/nothere", nil, nil, &e); st != http.StatusNotFound || e.Error.ClassName != "not_found" {
 		t.Fatalf("unknown detail: %d %+v", st, e)
 	}
 	if st := f.do("GET", "/api/skills/..?host=claude", nil, nil, &e); st == http.StatusOK {
@@ -90,7 +89,7 @@ func TestInstallListDetailRemove(t *testing.T) {
 	if len(f.installed("claude")) != 0 {
 		t.Fatalf("left after remove --prune: %v", f.installed("claude"))
 	}
-	if st := f.do("DELETE", "/api/skills/fix?host=claude", nil, nil, &e); st != http.StatusNotFound || e.Error.Code != errdef.NotFound.String() {
+	if st := f.do("DELETE", "/api/skills/fix?host=claude", nil, nil, &e); st != http.StatusNotFound || e.Error.ClassName != "not_found" {
 		t.Fatalf("remove again: %d %+v", st, e)
 	}
 }
@@ -127,7 +126,7 @@ func TestStreamedInstall(t *testing.T) {
 			t.Errorf("no %q in the stream:\n%s", want, joined)
 		}
 	}
-	if last.Stage != "done" || last.Status != http.StatusCreated || last.Result == nil || len(last.Result.Installed) != 2 {
+	if last.Stage != "done" || last.Status != http.StatusCreated || last.Result == nil || len(last.Result.Roots) != 1 || len(last.Result.Roots[0].Installed) != 2 {
 		t.Fatalf("last event = %+v", last)
 	}
 
@@ -147,7 +146,7 @@ func TestStreamedInstall(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 		t.Fatal(err)
 	}
-	if last.Stage != "error" || last.Status != http.StatusUnprocessableEntity || last.Error == nil || last.Error.Code != errdef.Trust.String() {
+	if last.Stage != "error" || last.Status != http.StatusUnprocessableEntity || last.Error == nil || last.Error.ClassName != "trust" {
 		t.Fatalf("last event of a refusal = %s", lines[len(lines)-1])
 	}
 }
@@ -178,7 +177,7 @@ func TestTrustRefusals(t *testing.T) {
 				if st := f.do("POST", "/api/skills/install", c.req, nil, &e); st != http.StatusUnprocessableEntity {
 					t.Fatalf("dry=%v: %d %+v", dry, st, e)
 				}
-				if e.Error.Code != errdef.Trust.String() || len(e.Error.Refusals) == 0 || e.Error.Refusals[0].Kind != c.kind || e.Error.Needs == nil {
+				if e.Error.ClassName != "trust" || len(e.Error.Refusals) == 0 || e.Error.Refusals[0].Kind != c.kind || e.Error.Needs == nil {
 					t.Fatalf("dry=%v: error = %+v", dry, e.Error)
 				}
 				if !reflect.DeepEqual(e.Error.Needs.Grants, c.grants) || e.Error.Needs.AllowExperimental != c.allowExp {
@@ -225,7 +224,7 @@ func TestRemoveDependedUpon(t *testing.T) {
 	if st := f.do("DELETE", "/api/skills/notes", nil, nil, &e); st != http.StatusConflict {
 		t.Fatalf("remove notes: %d %+v", st, e)
 	}
-	if e.Error.Code != api.CodeDependedUpon || !reflect.DeepEqual(e.Error.Dependents, []string{"fix"}) || !strings.Contains(e.Error.Message, "needed by fix") {
+	if e.Error.ClassName != "conflict" || !reflect.DeepEqual(e.Error.Dependents, []string{"fix"}) || !strings.Contains(e.Error.Message, "needed by fix") {
 		t.Fatalf("error = %+v", e.Error)
 	}
 	if _, ok := f.installed("agents")["notes"]; !ok {
@@ -249,42 +248,42 @@ func TestRequestChecks(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"no token", "POST", "/api/skills/install", good, map[string]string{api.TokenHeader: ""}, 401, api.CodeUnauthorized},
-		{"wrong token", "POST", "/api/skills/install", good, map[string]string{api.TokenHeader: strings.Repeat("0", 32)}, 401, api.CodeUnauthorized},
-		{"no token on remove", "DELETE", "/api/skills/notes", nil, map[string]string{api.TokenHeader: ""}, 401, api.CodeUnauthorized},
-		{"wrong Origin", "POST", "/api/skills/install", good, map[string]string{"Origin": "http://evil.example"}, 403, api.CodeBadOrigin},
-		{"Origin on another port", "POST", "/api/skills/install", good, map[string]string{"Origin": "http://127.0.0.1:1"}, 403, api.CodeBadOrigin},
-		{"https Origin", "DELETE", "/api/skills/notes", nil, map[string]string{"Origin": "https://" + f.host}, 403, api.CodeBadOrigin},
-		{"null Origin", "POST", "/api/skills/install", good, map[string]string{"Origin": "null"}, 403, api.CodeBadOrigin},
-		{"cross-site fetch", "POST", "/api/skills/install", good, map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, api.CodeBadOrigin},
-		{"wrong Host (DNS rebinding)", "GET", "/api/skills", nil, map[string]string{"Host": "evil.example:" + port}, 403, api.CodeBadHost},
-		{"wrong Host on install", "POST", "/api/skills/install", good, map[string]string{"Host": "attacker.test"}, 403, api.CodeBadHost},
-		{"wrong Host on the panel", "GET", "/", nil, map[string]string{"Host": "rebind.example:" + port}, 403, api.CodeBadHost},
-		{"oversize body", "POST", "/api/skills/install", huge, nil, 413, api.CodeTooLarge},
-		{"not JSON", "POST", "/api/skills/install", []byte("ref=notes"), nil, 400, errdef.Usage.String()},
-		{"form content type", "POST", "/api/skills/install", good, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, api.CodeUnsupportedMediaType},
-		{"no ref", "POST", "/api/skills/install", api.InstallRequest{}, nil, 400, errdef.Usage.String()},
-		{"bad ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^^1"}, nil, 400, errdef.Usage.String()},
-		{"digest ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@sha256:" + strings.Repeat("a", 64)}, nil, 400, errdef.Usage.String()},
+		{"no token", "POST", "/api/skills/install", good, map[string]string{api.TokenHeader: ""}, 401, "trust"},
+		{"wrong token", "POST", "/api/skills/install", good, map[string]string{api.TokenHeader: strings.Repeat("0", 32)}, 401, "trust"},
+		{"no token on remove", "DELETE", "/api/skills/notes", nil, map[string]string{api.TokenHeader: ""}, 401, "trust"},
+		{"wrong Origin", "POST", "/api/skills/install", good, map[string]string{"Origin": "http://evil.example"}, 403, "usage"},
+		{"Origin on another port", "POST", "/api/skills/install", good, map[string]string{"Origin": "http://127.0.0.1:1"}, 403, "usage"},
+		{"https Origin", "DELETE", "/api/skills/notes", nil, map[string]string{"Origin": "https://" + f.host}, 403, "usage"},
+		{"null Origin", "POST", "/api/skills/install", good, map[string]string{"Origin": "null"}, 403, "usage"},
+		{"cross-site fetch", "POST", "/api/skills/install", good, map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, "usage"},
+		{"wrong Host (DNS rebinding)", "GET", "/api/skills", nil, map[string]string{"Host": "evil.example:" + port}, 403, "usage"},
+		{"wrong Host on install", "POST", "/api/skills/install", good, map[string]string{"Host": "attacker.test"}, 403, "usage"},
+		{"wrong Host on the panel", "GET", "/", nil, map[string]string{"Host": "rebind.example:" + port}, 403, "usage"},
+		{"oversize body", "POST", "/api/skills/install", huge, nil, 413, "usage"},
+		{"not JSON", "POST", "/api/skills/install", []byte("ref=notes"), nil, 400, "usage"},
+		{"form content type", "POST", "/api/skills/install", good, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, "usage"},
+		{"no ref", "POST", "/api/skills/install", api.InstallRequest{}, nil, 400, "usage"},
+		{"bad ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^^1"}, nil, 400, "usage"},
+		{"digest ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@sha256:" + strings.Repeat("a", 64)}, nil, 400, "usage"},
 		// The API installs from registries only: the engine's git and
 		// local-directory references are refused before any work.
-		{"git ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "git+file:///nonexistent/repo"}, nil, 400, errdef.Usage.String()},
-		{"github ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "github:acme/skills"}, nil, 400, errdef.Usage.String()},
-		{"local directory", "POST", "/api/skills/install", api.InstallRequest{Ref: "./notes"}, nil, 400, errdef.Usage.String()},
-		{"bad grant", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Grants: []string{"shell"}}, nil, 400, errdef.Usage.String()},
-		{"bad host", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Host: "vim"}, nil, 400, errdef.Usage.String()},
-		{"bad scope", "GET", "/api/skills?scope=galaxy", nil, nil, 400, errdef.Usage.String()},
-		{"unknown skill", "POST", "/api/skills/install", api.InstallRequest{Ref: "no-such-skill"}, nil, 422, errdef.Resolution.String()},
-		{"no such version", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^7"}, nil, 422, errdef.Resolution.String()},
-		{"registry down", "POST", "/api/skills/install", api.InstallRequest{Ref: "127.0.0.1:1/skills/notes"}, nil, 502, errdef.Registry.String()},
-		{"unknown endpoint", "GET", "/api/nothing", nil, nil, 404, errdef.NotFound.String()},
-		{"search not built", "GET", "/api/skills/search?q=notes", nil, nil, 501, api.CodeNotImplemented},
+		{"git ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "git+file:///nonexistent/repo"}, nil, 400, "usage"},
+		{"github ref", "POST", "/api/skills/install", api.InstallRequest{Ref: "github:acme/skills"}, nil, 400, "usage"},
+		{"local directory", "POST", "/api/skills/install", api.InstallRequest{Ref: "./notes"}, nil, 400, "usage"},
+		{"bad grant", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Grants: []string{"shell"}}, nil, 400, "usage"},
+		{"bad host", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Host: "vim"}, nil, 400, "usage"},
+		{"bad scope", "GET", "/api/skills?scope=galaxy", nil, nil, 400, "usage"},
+		{"unknown skill", "POST", "/api/skills/install", api.InstallRequest{Ref: "no-such-skill"}, nil, 422, "resolution"},
+		{"no such version", "POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^7"}, nil, 422, "resolution"},
+		{"registry down", "POST", "/api/skills/install", api.InstallRequest{Ref: "127.0.0.1:1/skills/notes"}, nil, 502, "registry"},
+		{"unknown endpoint", "GET", "/api/nothing", nil, nil, 404, "not_found"},
+		{"search not built", "GET", "/api/skills/search?q=notes", nil, nil, 501, "internal"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var e errBody
 			st := f.do(c.method, c.path, c.body, c.hdr, &e)
-			if st != c.status || e.Error.Code != c.code || e.Error.Status != c.status || e.Error.Message == "" {
+			if st != c.status || e.Error.ClassName != c.code || e.Error.Status != c.status || e.Error.Message == "" || e.Error.Code < 1 {
 				t.Fatalf("%d %+v, want %d %s", st, e.Error, c.status, c.code)
 			}
 		})

@@ -56,7 +56,8 @@ func artifactDir(t *testing.T) string {
 func TestPanelInBrowser(t *testing.T) {
 	browser := chromium(t)
 	reg := registrytest.Start(t, registrytest.Options{})
-	ns := reg.Host + "/skills"
+	// A long namespace, so that a source wraps in a narrow window.
+	ns := reg.Host + "/team-platform-engineering/skills"
 
 	kp, err := sign.GenerateKey("", nil)
 	if err != nil {
@@ -69,6 +70,8 @@ func TestPanelInBrowser(t *testing.T) {
 	}
 	Publish(t, c, src, kp.Key, []testSkill{
 		{name: "repo-tools", version: "1.4.0", permissions: []string{"shell:execute:git", "filesystem:read"}},
+		{name: "notes-lite", version: "1.0.0"},
+		{name: "repo-helper", version: "1.0.0", requires: map[string]string{"repo-tools": "^1"}},
 	})
 	policy, trust := Trust(t, kp)
 	token, err := api.NewToken()
@@ -101,12 +104,38 @@ func TestPanelInBrowser(t *testing.T) {
 
 	ref := ns + "/repo-tools@^1"
 	row := `tr[data-skill="repo-tools"][data-host="claude"]`
+	// Consent boxes belong to the check that asked: ticked for
+	// repo-tools, they are gone when another skill is checked (they would
+	// grant it what nobody was asked about).
 	err = chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL()),
 		chromedp.WaitVisible(`#no-skills`),
-		// Type the reference with the keyboard and press Enter: Check.
 		chromedp.Focus(`#ref`),
 		chromedp.SendKeys(`#ref`, ref),
+		chromedp.SendKeys(`#ref`, kb.Enter),
+		chromedp.WaitVisible(`#consent-items input[data-grant="shell:execute:git"]`),
+		chromedp.SendKeys(`#consent-items input[data-grant="shell:execute:git"]`, " "),
+		chromedp.SetValue(`#ref`, ns+"/notes-lite@^1"),
+		chromedp.Focus(`#ref`),
+		chromedp.SendKeys(`#ref`, kb.Enter),
+		// The plan, or whatever stops it (a question, an error): a check
+		// that lingering boxes spoil fails here rather than waiting.
+		chromedp.WaitVisible(`#plan-body tr[data-plan="notes-lite"], #consent-question, #errors strong`),
+	)
+	if err != nil {
+		t.Fatalf("checking two skills in turn in the panel: %v", err)
+	}
+	if got := run(ctx, t, chromedp.Text(`#plan`)); !strings.Contains(got, "notes-lite") || strings.Contains(got, "Allow these permissions") {
+		t.Errorf("checking notes-lite after repo-tools shows %q", got)
+	}
+	boxes := run(ctx, t, chromedp.Evaluate[int](`document.querySelectorAll("#consent-items input").length`))
+	if fieldset := run(ctx, t, chromedp.Evaluate[bool](`document.getElementById("consent").hidden`)); boxes != 0 || !fieldset {
+		t.Errorf("after checking notes-lite, %d consent boxes of repo-tools linger (fieldset hidden: %v)", boxes, fieldset)
+	}
+	err = chromedp.Do(ctx,
+		// Type the reference with the keyboard and press Enter: Check.
+		chromedp.SetValue(`#ref`, ref),
+		chromedp.Focus(`#ref`),
 		chromedp.SendKeys(`#ref`, kb.Enter),
 		// The plan asks for the dangerous permission; tick it with Space.
 		chromedp.WaitVisible(`#consent-items input[data-grant="shell:execute:git"]`),
@@ -153,6 +182,26 @@ func TestPanelInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	narrow := run(ctx, t, chromedp.FullScreenshot(100))
+	// Words wrap whole: no name, version, permission or path segment is
+	// split over two lines, the long source wraps at its separators, and
+	// nothing sticks out of the page.
+	type layoutCheck struct {
+		Tokens      int      `json:"tokens"`
+		Split       []string `json:"split"`
+		SourceLines int      `json:"sourceLines"`
+		Overflow    bool     `json:"overflow"`
+	}
+	layout := run(ctx, t, chromedp.Evaluate[layoutCheck](`(() => {
+		const split = [];
+		const tokens = document.querySelectorAll("#installed .token");
+		for (const e of tokens) if (e.getClientRects().length > 1) split.push(e.textContent);
+		const src = document.querySelector('`+row+` td.source');
+		const lines = new Set([...src.querySelectorAll(".token")].map((e) => Math.round(e.getBoundingClientRect().top)));
+		return { tokens: tokens.length, split, sourceLines: lines.size, overflow: document.documentElement.scrollWidth > window.innerWidth };
+	})()`))
+	if layout.Tokens == 0 || len(layout.Split) > 0 || layout.SourceLines < 2 || layout.Overflow {
+		t.Errorf("narrow layout: %d tokens, split mid-token: %q, source on %d lines, overflows the page: %v", layout.Tokens, layout.Split, layout.SourceLines, layout.Overflow)
+	}
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1100, 900)); err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +226,65 @@ func TestPanelInBrowser(t *testing.T) {
 	receipts, err := os.ReadFile(filepath.Join(home, ".claude", "skills", ".skillpm", "installed.json"))
 	if err != nil || !strings.Contains(string(receipts), `"by": "grant"`) {
 		t.Fatalf("receipt: %v\n%s", err, receipts)
+	}
+
+	// The plan lists what the install changes: checking repo-helper,
+	// which needs the repo-tools already installed, plans repo-helper
+	// alone.
+	helperRow := `tr[data-skill="repo-helper"][data-host="claude"]`
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(`#ref`, ns+"/repo-helper@^1"),
+		chromedp.Focus(`#ref`),
+		chromedp.SendKeys(`#ref`, kb.Enter),
+		chromedp.WaitVisible(`#plan-body tr[data-plan="repo-helper"]`),
+	)
+	if err != nil {
+		t.Fatalf("checking repo-helper in the panel: %v", err)
+	}
+	planned := run(ctx, t, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#plan-body tr[data-plan]")].map((r) => r.dataset.plan)`))
+	if len(planned) != 1 || planned[0] != "repo-helper" {
+		t.Errorf("the plan for repo-helper lists %v; repo-tools is already installed", planned)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.WaitEnabled(`#confirm`),
+		chromedp.Focus(`#confirm`),
+		chromedp.SendKeys(`#confirm`, kb.Enter),
+		chromedp.WaitVisible(helperRow),
+	)
+	if err != nil {
+		t.Fatalf("installing repo-helper in the panel: %v", err)
+	}
+	// Removing repo-tools, which repo-helper needs, is refused: the
+	// refusal is shown in repo-tools' row, where the user is, not in the
+	// banner at the top.
+	err = chromedp.Do(ctx,
+		chromedp.Focus(row+` button.danger`),
+		chromedp.SendKeys(row+` button.danger`, kb.Enter),
+		chromedp.WaitVisible(row+` .confirm-yes`),
+		chromedp.SendKeys(row+` .confirm-yes`, kb.Enter),
+		chromedp.WaitVisible(row+` .row-error:not(:empty), #errors strong`),
+	)
+	if err != nil {
+		t.Fatalf("removing a skill another needs in the panel: %v", err)
+	}
+	rowErr := run(ctx, t, chromedp.Text(row+` .row-error`))
+	banner := run(ctx, t, chromedp.Evaluate[int](`document.getElementById("errors").children.length`))
+	if !strings.Contains(rowErr, "needed by repo-helper") || banner != 0 {
+		t.Errorf("refused remove: row says %q, banner has %d children", rowErr, banner)
+	}
+	refused := run(ctx, t, chromedp.FullScreenshot(100))
+	if err := os.WriteFile(filepath.Join(dir, "panel-remove-refused.png"), refused, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Focus(helperRow+` button.danger`),
+		chromedp.SendKeys(helperRow+` button.danger`, kb.Enter),
+		chromedp.WaitVisible(helperRow+` .confirm-yes`),
+		chromedp.SendKeys(helperRow+` .confirm-yes`, kb.Enter),
+		chromedp.WaitNotPresent(helperRow),
+	)
+	if err != nil {
+		t.Fatalf("removing repo-helper in the panel: %v", err)
 	}
 
 	// A newer version within ^1 is published, asking for one more

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/jsonkeys"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -34,33 +36,25 @@ func (e *ListenError) Unwrap() error { return e.Err }
 // Class is errdef.Conflict: the address is taken or not this machine's.
 func (e *ListenError) Class() errdef.Class { return errdef.Conflict }
 
-// Codes more specific than an errdef class name, for failures a client
-// tells apart (exceptions.go gives each its class and status).
-const (
-	CodeUnauthorized         = "unauthorized"
-	CodeBadHost              = "bad_host"
-	CodeBadOrigin            = "bad_origin"
-	CodeTooLarge             = "too_large"
-	CodeMethodNotAllowed     = "method_not_allowed"
-	CodeUnsupportedMediaType = "unsupported_media_type"
-	CodeDependedUpon         = "depended_upon"
-	CodeLocked               = "locked"
-	CodeEdited               = "edited"
-	CodeNotImplemented       = "not_implemented"
-)
-
-// Error is the JSON body of every failed request: {"error": Error}.
+// Error is the JSON body of every failed request: {"error": Error}. It
+// is the CLI's error envelope (class, code, message, hint: docs/json.md)
+// with what an HTTP client needs besides.
 type Error struct {
-	// Status is the HTTP status code, repeated for streamed results.
-	Status int `json:"status"`
-	// Code is the name of the failure's errdef class (as the CLI's JSON
-	// errors give it), or one of the Code constants.
-	Code string `json:"code"`
-	// Message says what failed, on what, and what to do.
+	// ClassName is the failure's errdef class by name ("usage", "trust",
+	// "conflict", ...): the same name the CLI's JSON error carries.
+	ClassName string `json:"class"`
+	// Code is the exit code the CLI gives a failure of that class.
+	Code int `json:"code"`
+	// Message is the first paragraph of the error: what failed, on what.
 	Message string `json:"message"`
-	// Refusals are the trust refusals (code "refused").
+	// Hint is the rest (a solver's explanation, what to try); omitted
+	// when empty.
+	Hint string `json:"hint,omitempty"`
+	// Status is the HTTP status, repeated for streamed results.
+	Status int `json:"status"`
+	// Refusals are the trust refusals (class "trust").
 	Refusals []Refusal `json:"refusals,omitempty"`
-	// Needs is what a retried install must name to pass (code "refused").
+	// Needs is what a retried install must name to pass (class "trust").
 	Needs *Needs `json:"needs,omitempty"`
 	// Dependents are the installed skills that need the one to remove.
 	Dependents []string `json:"dependents,omitempty"`
@@ -82,48 +76,79 @@ type Refusal struct {
 // permission above its tier's ceiling cannot be granted and is not listed.
 type Needs struct {
 	Grants            []string `json:"grants"`
-	AllowExperimental bool     `json:"allowExperimental"`
+	AllowExperimental bool     `json:"allow_experimental"`
 }
 
 func (e *Error) Error() string { return e.Message }
 
+// Class is the errdef class the response was made from, so an *Error
+// passed back through a library keeps its meaning.
+func (e *Error) Class() errdef.Class { return e.class }
+
+// newError is a failure of class c: its name, exit code and HTTP status
+// are errdef's, as the CLI's are; msg is split as the CLI splits it,
+// first paragraph and hint.
+func newError(c errdef.Class, msg string) *Error {
+	e := &Error{ClassName: c.String(), Code: c.ExitCode(), Status: c.HTTPStatus(), class: c}
+	m, hint, _ := strings.Cut(msg, "\n\n")
+	e.Message, e.Hint = m, strings.TrimSpace(hint)
+	return e
+}
+
+// withStatus is a failure whose HTTP status is fixed by the protocol
+// rather than by its class (401 for a missing token, 403 for a foreign
+// Host or Origin, 413, 415, 405, 501); its class and code stay errdef's.
+func withStatus(c errdef.Class, status int, msg string) *Error {
+	e := newError(c, msg)
+	e.Status = status
+	return e
+}
+
+// writeJSON writes v with skillpm's key style (snake_case, as the CLI's
+// --output json; internal/jsonkeys).
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	norm, err := jsonkeys.Snake(v)
+	if err != nil {
+		norm = map[string]any{"error": newError(errdef.Internal, "encoding the response: "+err.Error())}
+		status = http.StatusInternalServerError
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_ = enc.Encode(norm)
 }
 
 func writeError(w http.ResponseWriter, e *Error) {
 	writeJSON(w, e.Status, map[string]*Error{"error": e})
 }
 
-func badRequest(msg string) *Error { return classError(errdef.Usage, msg) }
+func badRequest(msg string) *Error { return newError(errdef.Usage, msg) }
 
-// classError is a failure of class c: its status and code are errdef's.
-func classError(c errdef.Class, msg string) *Error {
-	return &Error{Status: c.HTTPStatus(), Code: c.String(), Message: msg, class: c}
-}
-
-// toError gives an error of the install library its status and code:
-// its errdef class's, as the CLI's exit code is, or the specific ones of
-// exceptions.go a client acts on. Trust refusals and dependents carry
-// their details.
+// toError makes the response of an error of the install library: its
+// errdef class gives the class, code and status, as the CLI's exit code
+// is; trust refusals and dependents carry their details.
 func toError(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
 	}
-	e := classError(errdef.ClassOf(err), err.Error())
+	if e, ok := tooLarge(err); ok {
+		return e
+	}
+	// An unclassified error is "failure" with exit code 1, as the CLI
+	// reports it, and 500 (errdef's status for it).
+	class := errdef.ClassOf(err)
+	msg := err.Error()
+	var nse *resolve.NoSolutionError
+	if errors.As(err, &nse) {
+		msg = "no set of versions satisfies the request:\n\n" + nse.Explanation
+	}
+	e := newError(class, msg)
 	var refused *tiers.RefusedError
 	var expDep *tiers.ExperimentalDependencyError
 	var dep *install.DependedUponError
-	var nse *resolve.NoSolutionError
-	var mbe *http.MaxBytesError
 	switch {
-	case errors.As(err, &mbe):
-		e = exception(CodeTooLarge, "request body is larger than the server accepts")
 	case errors.As(err, &refused):
 		e.Needs = &Needs{Grants: []string{}}
 		for _, r := range refused.Refusals {
@@ -140,21 +165,10 @@ func toError(err error) *Error {
 	case errors.As(err, &expDep):
 		e.Path = expDep.Path
 	case errors.As(err, &dep):
-		e = exception(CodeDependedUpon, e.Message)
 		e.Dependents = dep.Dependents
-	case errors.Is(err, install.ErrLocked):
-		e = exception(CodeLocked, e.Message)
-	case errors.Is(err, install.ErrEdited):
-		e = exception(CodeEdited, e.Message)
-	case errors.As(err, &nse):
-		e.Message = "no set of versions satisfies the request:\n\n" + nse.Explanation
 	}
 	return e
 }
-
-// Class is the errdef class of the failure, so an *Error passed back
-// through a library keeps its meaning.
-func (e *Error) Class() errdef.Class { return e.class }
 
 func refusalKind(k error) string {
 	for _, c := range []struct {
@@ -179,4 +193,11 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }

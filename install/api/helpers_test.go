@@ -175,6 +175,8 @@ type fixture struct {
 	token string
 	home  string
 	srv   *api.Server
+	// spec checks every /api/ response the fixture gets.
+	spec *specChecker
 }
 
 func newFixture(t *testing.T, mod func(*api.Config)) *fixture {
@@ -210,7 +212,7 @@ func newFixtureWith(t *testing.T, skills []testSkill, mod func(*api.Config)) *fi
 	ts.Config.Handler = srv
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &fixture{t: t, url: ts.URL, host: ts.Listener.Addr().String(), token: token, home: home, srv: srv}
+	return &fixture{t: t, url: ts.URL, host: ts.Listener.Addr().String(), token: token, home: home, srv: srv, spec: newSpecChecker(t)}
 }
 
 // do sends a request (with the token unless hdr overrides it) and
@@ -259,6 +261,7 @@ func (f *fixture) do(method, path string, body any, hdr map[string]string, out a
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	f.spec.check(req, res, data)
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
 			f.t.Fatalf("%s %s: %d: not JSON: %v\n%s", method, path, res.StatusCode, err, data)

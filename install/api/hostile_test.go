@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"github.com/skillpm/skillpm/pkg/errdef"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,7 +31,7 @@ var bombSkills = []testSkill{
 func TestHostileSkillsDoNotStopTheServer(t *testing.T) {
 	f := newFixtureWith(t, bombSkills, nil)
 	var e errBody
-	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "shbomb", Host: "claude"}, nil, &e); st != http.StatusUnprocessableEntity || e.Error.Code != errdef.Trust.String() || !strings.Contains(e.Error.Message, "AUD-CODE-OPAQUE") {
+	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "shbomb", Host: "claude"}, nil, &e); st != http.StatusUnprocessableEntity || e.Error.ClassName != "trust" || !strings.Contains(e.Error.Message, "AUD-CODE-OPAQUE") {
 		t.Fatalf("shell bomb: %d %+v", st, e)
 	}
 	if _, err := os.Stat(filepath.Join(f.home, ".claude", "skills", "shbomb")); !os.IsNotExist(err) {
@@ -72,14 +71,14 @@ func TestPanicFailsOneRequest(t *testing.T) {
 		c.Warn = func(s string) { warned = append(warned, s) }
 	})
 	var e errBody
-	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Host: "claude"}, nil, &e); st != http.StatusInternalServerError || e.Error.Code != errdef.Internal.String() || !strings.Contains(e.Error.Message, "auditing notes") {
+	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "notes", Host: "claude"}, nil, &e); st != http.StatusInternalServerError || e.Error.ClassName != "internal" || !strings.Contains(e.Error.Message, "auditing notes") {
 		t.Fatalf("install with a crashing audit: %d %+v", st, e)
 	}
 	if _, err := os.Stat(filepath.Join(f.home, ".claude", "skills", "notes")); !os.IsNotExist(err) {
 		t.Fatalf("an install whose audit failed wrote the root: %v", err)
 	}
 	e = errBody{}
-	if st := f.do("GET", "/api/skills/search?q=x", nil, nil, &e); st != http.StatusInternalServerError || e.Error.Code != errdef.Internal.String() || !strings.Contains(e.Error.Message, "search bug") {
+	if st := f.do("GET", "/api/skills/search?q=x", nil, nil, &e); st != http.StatusInternalServerError || e.Error.ClassName != "internal" || !strings.Contains(e.Error.Message, "search bug") {
 		t.Fatalf("search that panics: %d %+v", st, e)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "search bug") {

@@ -9,7 +9,9 @@ import (
 
 	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/internal/jsonkeys"
+	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -25,42 +27,48 @@ type InstallRequest struct {
 	// Host and Scope choose the root (default the server's host, user).
 	Host  string `json:"host,omitempty"`
 	Scope string `json:"scope,omitempty"`
-	// AllowExperimental is --allow-experimental.
-	AllowExperimental bool `json:"allowExperimental,omitempty"`
-	// AllowAuditFindings is --allow-audit-findings.
-	AllowAuditFindings bool `json:"allowAuditFindings,omitempty"`
-	// Grants are --grant PERM, each.
+	// AllowExperimental is the CLI's allow-experimental option.
+	AllowExperimental bool `json:"allow_experimental,omitempty"`
+	// AllowAuditFindings is the CLI's allow-audit-findings option.
+	AllowAuditFindings bool `json:"allow_audit_findings,omitempty"`
+	// Grants are the permissions granted, each.
 	Grants []string `json:"grants,omitempty"`
 	// DryRun resolves, verifies and checks, then writes nothing: the plan
 	// the panel shows before the user confirms.
-	DryRun bool `json:"dryRun,omitempty"`
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
-// Planned is one skill of an install's plan.
+// Planned is one skill of an install's solution: the lock entry the CLI
+// prints in its "skills" with the permissions it declares and the grants
+// it gets.
 type Planned struct {
-	Name        string          `json:"name"`
-	Version     string          `json:"version"`
-	Tier        skill.Tier      `json:"tier"`
-	Source      string          `json:"source"`
-	Requested   string          `json:"requested,omitempty"`
+	resolve.LockedSkill
 	Permissions []string        `json:"permissions"`
 	Grants      []install.Grant `json:"grants"`
 }
 
-// InstallResult is the outcome of an install (or of a dry run).
+// InstallResult is the outcome of an install (or of a dry run): the
+// document `skillpm install --output json` prints (roots, changes,
+// skills, dry_run) with the warnings the install gave.
 type InstallResult struct {
-	DryRun    bool         `json:"dryRun"`
-	Root      install.Root `json:"root"`
-	Installed []string     `json:"installed"`
-	Unchanged []string     `json:"unchanged"`
-	Skills    []Planned    `json:"skills"`
-	Warnings  []string     `json:"warnings"`
+	// Schema is SchemaInstall.
+	Schema string `json:"schema"`
+	// Roots are each root's installed and unchanged skills.
+	Roots []install.RootResult `json:"roots"`
+	// Changes are what the install changes (or, in a dry run, would):
+	// the plan, without the skills already installed as they are.
+	Changes  []install.Change `json:"changes"`
+	Skills   []Planned        `json:"skills"`
+	DryRun   bool             `json:"dry_run"`
+	Warnings []string         `json:"warnings"`
 }
 
 // Event is one line of a streamed install. Stage is resolving, fetching,
 // verifying, checking, committing (install.Stage), warning, then done
 // (with Status and Result) or error (with Error).
 type Event struct {
+	// Schema is SchemaEvent.
+	Schema  string         `json:"schema"`
 	Stage   string         `json:"stage"`
 	Skill   string         `json:"skill,omitempty"`
 	Root    string         `json:"root,omitempty"`
@@ -132,7 +140,13 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		enc.SetEscapeHTML(false)
 		rc := http.NewResponseController(w)
 		send = func(e Event) {
-			_ = enc.Encode(e)
+			e.Schema = SchemaEvent
+			norm, err := jsonkeys.Snake(e)
+			if err != nil {
+				norm = Event{Schema: SchemaEvent, Stage: "error", Status: http.StatusInternalServerError,
+					Error: newError(errdef.Internal, "encoding an event: "+err.Error())}
+			}
+			_ = enc.Encode(norm)
 			_ = rc.Flush()
 		}
 	}
@@ -151,21 +165,24 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, ae)
 		return
 	}
-	out := &InstallResult{DryRun: req.DryRun, Root: root, Installed: []string{}, Unchanged: []string{}, Skills: []Planned{}, Warnings: []string{}}
+	out := &InstallResult{Schema: SchemaInstall, DryRun: req.DryRun, Roots: []install.RootResult{}, Changes: []install.Change{},
+		Skills: []Planned{}, Warnings: []string{}}
 	out.Warnings = append(out.Warnings, warnings...)
+	installed := false
 	for _, rr := range res.Roots {
-		out.Installed = append(out.Installed, rr.Installed...)
-		out.Unchanged = append(out.Unchanged, rr.Unchanged...)
+		rr.Installed, rr.Unchanged = nonNil(rr.Installed), nonNil(rr.Unchanged)
+		out.Roots = append(out.Roots, rr)
+		installed = installed || len(rr.Installed) > 0
 	}
+	out.Changes = append(out.Changes, res.Changes...)
 	for _, p := range res.Plan {
-		pl := Planned{Name: p.Lock.Name, Version: p.Lock.Version, Tier: p.Lock.Tier, Source: p.Lock.Source,
-			Requested: p.Lock.Requested, Permissions: []string{}, Grants: []install.Grant{}}
+		pl := Planned{LockedSkill: p.Lock, Permissions: []string{}, Grants: []install.Grant{}}
 		pl.Permissions = append(pl.Permissions, p.Permissions...)
 		pl.Grants = append(pl.Grants, p.Grants...)
 		out.Skills = append(out.Skills, pl)
 	}
 	status := http.StatusOK
-	if !req.DryRun && len(out.Installed) > 0 {
+	if !req.DryRun && installed {
 		status = http.StatusCreated
 	}
 	if stream {

@@ -16,23 +16,11 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// Skill is one installed copy of a skill, as GET /api/skills lists it.
+// Skill is one installed copy of a skill, as GET /api/skills lists it:
+// what `skillpm list --output json` prints for it (install.Listed, with
+// its root as {host, scope, dir}) and the receipt's details.
 type Skill struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	// Tier is the effective tier recorded at install (claimed, for a
-	// skill skillpm did not install).
-	Tier   skill.Tier `json:"tier"`
-	Source string     `json:"source"`
-	Host   string     `json:"host"`
-	Scope  string     `json:"scope"`
-	Root   string     `json:"root"`
-	Dir    string     `json:"dir"`
-	// Managed is true when skillpm installed it (there is a receipt).
-	Managed    bool   `json:"managed"`
-	ShadowedBy string `json:"shadowedBy,omitempty"`
-	Edited     bool   `json:"edited,omitempty"`
-	Invalid    bool   `json:"invalid,omitempty"`
+	install.Listed
 	// Requested is the range asked for; "" for a dependency.
 	Requested string `json:"requested,omitempty"`
 	// Update is the newest version within Requested above Version, when
@@ -46,6 +34,8 @@ type Skill struct {
 // Detail is GET /api/skills/{name}: the winning copy with its manifest,
 // files, dependencies and dependents, and every other copy.
 type Detail struct {
+	// Schema is SchemaSkill.
+	Schema string `json:"schema"`
 	Skill
 	Description string `json:"description"`
 	// Manifest is the SKILL.md frontmatter as canonical JSON.
@@ -125,9 +115,7 @@ func list(ctx context.Context, roots []install.Root, env install.Env) ([]Skill, 
 	receipts := map[string]*install.Receipts{}
 	out := make([]Skill, 0, len(listed))
 	for _, l := range listed {
-		sk := Skill{Name: l.Name, Version: l.Version, Tier: l.Tier, Source: l.Source, Host: string(l.Root.Host),
-			Scope: string(l.Root.Scope), Root: l.Root.Dir, Dir: l.Dir, Managed: l.Managed, ShadowedBy: l.ShadowedBy,
-			Edited: l.Edited, Invalid: l.Invalid, Permissions: []string{}, Grants: []install.Grant{}, Signers: []sign.Identity{}}
+		sk := Skill{Listed: l, Permissions: []string{}, Grants: []install.Grant{}, Signers: []sign.Identity{}}
 		if sk.Tier == "" {
 			sk.Tier = skill.TierExperimental
 		}
@@ -169,7 +157,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	for _, h := range install.HostsIn(s.cfg.Env) {
 		hosts = append(hosts, string(h))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"skills": skills, "hosts": hosts, "defaultHost": s.cfg.Host})
+	writeJSON(w, http.StatusOK, map[string]any{"schema": SchemaList, "skills": skills, "hosts": hosts, "defaultHost": s.cfg.Host})
 }
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
@@ -194,13 +182,13 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if d == nil {
-			d = &Detail{Skill: sk, Manifest: json.RawMessage("{}"), Files: []string{}, Dependencies: map[string]string{}, Dependents: []string{}, Copies: []Skill{}}
+			d = &Detail{Schema: SchemaSkill, Skill: sk, Manifest: json.RawMessage("{}"), Files: []string{}, Dependencies: map[string]string{}, Dependents: []string{}, Copies: []Skill{}}
 			continue
 		}
 		d.Copies = append(d.Copies, sk)
 	}
 	if d == nil {
-		writeError(w, classError(errdef.NotFound, name+" is not installed in the roots searched"))
+		writeError(w, newError(errdef.NotFound, name+" is not installed in the roots searched"))
 		return
 	}
 	ctx := r.Context()
@@ -213,7 +201,7 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 			d.Dependencies[dep.Name] = dep.Range
 		}
 	}
-	if rec, err := install.ReadReceipts(d.Root); err == nil {
+	if rec, err := install.ReadReceipts(d.Root.Dir); err == nil {
 		if r, ok := rec.Get(name); ok && r.Dependencies != nil {
 			d.Dependencies = r.Dependencies
 		}
@@ -239,7 +227,7 @@ func (s *Server) mutating(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		got := r.Header.Get(TokenHeader)
 		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
-			writeError(w, exception(CodeUnauthorized,
+			writeError(w, withStatus(errdef.Trust, http.StatusUnauthorized,
 				"missing or wrong "+TokenHeader+": open the URL skillpm serve printed (it carries the token)"))
 			return
 		}
@@ -253,12 +241,12 @@ func (s *Server) mutating(h http.HandlerFunc) http.HandlerFunc {
 // ignored.
 func decode(r *http.Request, v any) *Error {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		return exception(CodeUnsupportedMediaType, "send the request as Content-Type: application/json")
+		return withStatus(errdef.Usage, http.StatusUnsupportedMediaType, "send the request as Content-Type: application/json")
 	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if ae := toError(err); ae.Code == CodeTooLarge {
+		if ae := toError(err); ae.Status == http.StatusRequestEntityTooLarge {
 			return ae
 		}
 		return badRequest("request body: " + err.Error())
@@ -281,7 +269,7 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dryRun") == "true", LockWait: s.cfg.LockWait}
+	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dry_run") == "true", LockWait: s.cfg.LockWait}
 	e, err := s.engine(r.Context(), s.cfg.Warn, nil)
 	if err != nil {
 		writeError(w, toError(err))
@@ -292,18 +280,17 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		writeError(w, toError(err))
 		return
 	}
+	// The document `skillpm remove --output json` prints for one root.
 	res := done[0]
-	if res.Broken == nil {
-		res.Broken = []string{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"root": root, "removed": res.Removed, "broken": res.Broken, "dryRun": opts.DryRun})
+	writeJSON(w, http.StatusOK, map[string]any{"schema": SchemaRemove, "root": root.Dir, "removed": res.Removed,
+		"broken": nonNil(res.Broken), "notes": nonNil(res.Notes), "dry_run": opts.DryRun})
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	if s.cfg.Search == nil {
-		writeError(w, exception(CodeNotImplemented,
-			"search is not available in this build of skillpm: the registry index reader is not there yet; install by name instead"))
+		writeError(w, withStatus(errdef.Internal, http.StatusNotImplemented,
+			"search is not available in this server: it was started without a registry index to search; install by name instead"))
 		return
 	}
 	if q == "" {
@@ -315,5 +302,5 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, toError(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"query": q, "results": res})
+	writeJSON(w, http.StatusOK, map[string]any{"schema": SchemaSearch, "query": q, "results": res})
 }

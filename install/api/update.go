@@ -21,15 +21,18 @@ type UpdateRequest struct {
 	Scope string `json:"scope"`
 	// Grants consent to dangerous permissions the new version adds.
 	Grants []string `json:"grants"`
-	// AllowAuditFindings is --allow-audit-findings.
-	AllowAuditFindings bool `json:"allowAuditFindings,omitempty"`
+	// AllowAuditFindings is the CLI's allow-audit-findings option.
+	AllowAuditFindings bool `json:"allow_audit_findings,omitempty"`
 }
 
-// UpdateResult is what POST /api/skills/update did.
+// UpdateResult is what POST /api/skills/update did: the document
+// `skillpm update --output json` prints.
 type UpdateResult struct {
-	Root    install.Root     `json:"root"`
-	Changes []install.Change `json:"changes"`
-	Updated []string         `json:"updated"`
+	// Schema is SchemaUpdate.
+	Schema  string               `json:"schema"`
+	Changes []install.Change     `json:"changes"`
+	Roots   []install.RootResult `json:"roots"`
+	DryRun  bool                 `json:"dry_run"`
 }
 
 // annotateUpdates sets Update on each skill asked for by name that has a
@@ -103,9 +106,11 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, toError(err))
 		return
 	}
-	out := UpdateResult{Root: root, Changes: res.Changes, Updated: []string{}}
+	out := UpdateResult{Schema: SchemaUpdate, Changes: []install.Change{}, Roots: []install.RootResult{}}
+	out.Changes = append(out.Changes, res.Changes...)
 	for _, rr := range res.Roots {
-		out.Updated = append(out.Updated, rr.Installed...)
+		rr.Installed, rr.Unchanged = nonNil(rr.Installed), nonNil(rr.Unchanged)
+		out.Roots = append(out.Roots, rr)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -40,14 +40,26 @@
     return el("span", { class: "badge tier-" + t, "data-tier": t }, icon + " " + tier);
   }
 
+  // breakable renders a long reference (a registry path) with break
+  // opportunities after its separators, so a narrow cell wraps it at a
+  // "/" or ":" rather than in the middle of a name.
+  function breakable(text) {
+    const out = [];
+    for (const part of text.split(/(?<=[\/:@])/)) out.push(el("span", { class: "token", text: part }), el("wbr"));
+    return out;
+  }
+
   function say(msg) { $("status").textContent = msg; }
 
   function clearError() { $("errors").replaceChildren(); }
 
-  // showError renders an API error: its message, then each refusal.
-  function showError(err) {
-    const box = $("errors");
+  // showError renders an API error (the CLI's envelope: class, message,
+  // hint) into box, the banner at the top unless the error belongs to a
+  // row: its message, its hint, then each refusal.
+  function showError(err, box) {
+    box = box || $("errors");
     box.replaceChildren(el("strong", { text: "Error: " }), document.createTextNode(err.message || String(err)));
+    if (err.hint) box.append(el("p", { class: "hint", text: err.hint }));
     if (err.refusals && err.refusals.length) {
       const ul = el("ul");
       for (const r of err.refusals) ul.append(el("li", { text: r.reason + (r.fix ? " — " + r.fix : "") }));
@@ -77,7 +89,7 @@
     if (!s.permissions.length) td.append(el("span", { class: "muted", text: "none" }));
     for (const p of s.permissions) {
       const g = (s.grants || []).find((x) => x.permission === p);
-      td.append(el("span", { class: "perm" }, p, g ? el("span", { class: "by", text: " (" + g.by + ")" }) : null));
+      td.append(el("span", { class: "perm" }, el("span", { class: "token", text: p }), g ? el("span", { class: "by", text: " (" + g.by + ")" }) : null));
     }
     return td;
   }
@@ -86,11 +98,12 @@
     const box = $("installed");
     try {
       const data = await api("GET", "/api/skills");
-      fillHosts(data.hosts, data.defaultHost);
+      fillHosts(data.hosts, data.default_host);
       const byHost = new Map();
       for (const s of data.skills) {
-        if (!byHost.has(s.host)) byHost.set(s.host, []);
-        byHost.get(s.host).push(s);
+        const h = s.root.host;
+        if (!byHost.has(h)) byHost.set(h, []);
+        byHost.get(h).push(s);
       }
       if (byHost.size === 0) {
         box.replaceChildren(el("p", { class: "muted", id: "no-skills", text: "No skills installed in any host." }));
@@ -103,26 +116,28 @@
           el("thead", {}, el("tr", {}, ...["Name", "Version", "Tier", "Source", "Permissions", "Scope", ""].map((h) => el("th", { scope: "col", text: h })))));
         const tbody = el("tbody");
         for (const s of skills) {
-          const tr = el("tr", { "data-skill": s.name, "data-host": s.host, "data-scope": s.scope });
+          const tr = el("tr", { "data-skill": s.name, "data-host": s.root.host, "data-scope": s.root.scope });
           tr.append(
-            el("td", { "data-label": "Name" }, el("strong", { text: s.name }), s.edited ? el("span", { class: "muted", text: " (edited)" }) : null,
-              s.shadowedBy ? el("span", { class: "muted", text: " (shadowed)" }) : null),
-            el("td", { "data-label": "Version" }, s.version || "—",
+            el("td", { "data-label": "Name" }, el("strong", { class: "token", text: s.name }), s.edited ? el("span", { class: "muted", text: " (edited)" }) : null,
+              s.shadowed_by ? el("span", { class: "muted", text: " (shadowed)" }) : null),
+            el("td", { "data-label": "Version" }, el("span", { class: "token", text: s.version || "—" }),
               s.update ? el("span", { class: "update-available", text: " (update available: " + s.update + ")" }) : null),
             el("td", { "data-label": "Tier" }, tierBadge(s.tier)),
-            el("td", { class: "source", "data-label": "Source", text: s.source || (s.managed ? "—" : "not installed by skillpm") }),
+            el("td", { class: "source", "data-label": "Source" }, ...(s.source ? breakable(s.source) : [s.managed ? "—" : "not installed by skillpm"])),
             permsCell(s),
-            el("td", { "data-label": "Scope", text: s.scope }));
+            el("td", { "data-label": "Scope", text: s.root.scope }));
           const act = el("td", { class: "actions-cell" });
           if (s.managed) {
-            const b = el("button", { type: "button", class: "danger", "aria-label": "Remove " + s.name + " from " + s.host + " (" + s.scope + ")", text: "Remove" });
+            const b = el("button", { type: "button", class: "danger", "aria-label": "Remove " + s.name + " from " + s.root.host + " (" + s.root.scope + ")", text: "Remove" });
             b.addEventListener("click", () => askRemove(s, act, b));
             if (s.update) {
-              const u = el("button", { type: "button", class: "update", "aria-label": "Update " + s.name + " to " + s.update + " in " + s.host, text: "Update" });
+              const u = el("button", { type: "button", class: "update", "aria-label": "Update " + s.name + " to " + s.update + " in " + s.root.host, text: "Update" });
               u.addEventListener("click", () => updateSkill(s, u));
               act.append(u, " ");
             }
             act.append(b);
+            // Where a refused action of this row says why, next to it.
+            act.append(el("div", { class: "row-error", role: "alert", "aria-live": "assertive" }));
           }
           tr.append(act);
           tbody.append(tr);
@@ -151,16 +166,16 @@
   async function updateSkill(s, button, grants) {
     clearError();
     button.disabled = true;
-    say("Updating " + s.name + " in " + s.host + "…");
+    say("Updating " + s.name + " in " + s.root.host + "…");
     try {
-      const res = await api("POST", "/api/skills/update", { name: s.name, host: s.host, scope: s.scope, grants: grants || [] });
+      const res = await api("POST", "/api/skills/update", { name: s.name, host: s.root.host, scope: s.root.scope, grants: grants || [] });
       const moved = res.changes.map((c) => c.name + " " + (c.from || "(new)") + " → " + c.to);
       say(moved.length ? "Updated " + moved.join(", ") + "." : s.name + " is up to date.");
       await loadInstalled();
       $("installed-heading").focus();
     } catch (err) {
       button.disabled = false;
-      if (!grants && needsConsentOnly(err) && !err.needs.allowExperimental) {
+      if (!grants && needsConsentOnly(err) && !err.needs.allow_experimental) {
         askUpdateConsent(s, button, err);
         return;
       }
@@ -172,7 +187,7 @@
   // needsConsentOnly says a refusal is answered by consent alone: no
   // permission above the tier's ceiling, nothing refused outright.
   function needsConsentOnly(err) {
-    return err.code === "trust" && err.needs && (err.needs.grants.length || err.needs.allowExperimental) &&
+    return err.class === "trust" && err.needs && (err.needs.grants.length || err.needs.allow_experimental) &&
       (err.refusals || []).every((r) => r.kind !== "above_ceiling" && r.kind !== "refused");
   }
 
@@ -199,59 +214,86 @@
   // with "Remove" and "Keep"; nothing is removed until it is answered.
   function askRemove(s, cell, button) {
     const q = el("span", { class: "confirm-remove", role: "group", "aria-label": "Confirm removal of " + s.name },
-      el("span", { text: "Remove " + s.name + " from " + s.host + "? " }));
+      el("span", { text: "Remove " + s.name + " from " + s.root.host + "? " }));
     const yes = el("button", { type: "button", class: "danger confirm-yes", text: "Remove" });
     const no = el("button", { type: "button", class: "confirm-no", text: "Keep" });
-    yes.addEventListener("click", () => removeSkill(s, yes));
+    yes.addEventListener("click", () => removeSkill(s, yes, cell));
     no.addEventListener("click", () => { q.replaceWith(button); button.focus(); say(""); });
     q.append(yes, " ", no);
     button.replaceWith(q);
-    say("Remove " + s.name + " from " + s.host + "? Press Remove to confirm, Keep to cancel.");
+    say("Remove " + s.name + " from " + s.root.host + "? Press Remove to confirm, Keep to cancel.");
     no.focus();
   }
 
-  async function removeSkill(s, button) {
+  // removeSkill removes one skill; a refusal (another skill needs it,
+  // it was edited, the root is locked) is shown in its row, where the
+  // user pressed Remove, not in the banner at the top of the page.
+  async function removeSkill(s, button, cell) {
     clearError();
+    const rowErr = cell.querySelector(".row-error");
+    rowErr.replaceChildren();
     button.disabled = true;
-    say("Removing " + s.name + " from " + s.host + "…");
+    say("Removing " + s.name + " from " + s.root.host + "…");
     try {
-      const q = new URLSearchParams({ host: s.host, scope: s.scope });
+      const q = new URLSearchParams({ host: s.root.host, scope: s.root.scope });
       const res = await api("DELETE", "/api/skills/" + encodeURIComponent(s.name) + "?" + q);
-      say("Removed " + res.removed.join(", ") + " from " + s.host + ".");
+      say("Removed " + res.removed.join(", ") + " from " + s.root.host + ".");
       await loadInstalled();
       $("installed-heading").focus();
     } catch (err) {
       button.disabled = false;
-      say("");
-      showError(err);
+      say("Could not remove " + s.name + ".");
+      showError(err, rowErr);
+      button.focus();
     }
   }
 
   function request(dryRun) {
     const grants = [...document.querySelectorAll("#consent-items input[data-grant]:checked")].map((c) => c.dataset.grant);
     const exp = document.querySelector("#consent-items input[data-experimental]:checked");
-    return { ref: $("ref").value.trim(), host: $("host").value, scope: $("scope").value, grants, allowExperimental: !!exp, dryRun };
+    return { ref: $("ref").value.trim(), host: $("host").value, scope: $("scope").value, grants, allow_experimental: !!exp, dry_run: dryRun };
   }
 
-  function renderPlan(skills) {
+  // renderPlan lists what the install changes: the skills of the
+  // solution that are added or move, not those already installed as they
+  // are (the changes the dry run reports).
+  function renderPlan(res) {
+    const changing = new Set(res.changes.map((c) => c.name));
+    const skills = res.skills.filter((s) => changing.has(s.name));
+    if (!skills.length) return el("p", { id: "plan-nothing", text: "Nothing to install: " + res.skills.map((s) => s.name + " " + s.version).join(", ") + " already installed." });
     const table = el("table", { "aria-labelledby": "plan-heading" },
       el("thead", {}, el("tr", {}, ...["Name", "Version", "Tier", "Permissions"].map((h) => el("th", { scope: "col", text: h })))));
     const tbody = el("tbody");
     for (const s of skills) {
-      tbody.append(el("tr", {}, el("td", { "data-label": "Name", text: s.name }), el("td", { "data-label": "Version", text: s.version }),
+      tbody.append(el("tr", { "data-plan": s.name }, el("td", { "data-label": "Name" }, el("span", { class: "token", text: s.name })),
+        el("td", { "data-label": "Version" }, el("span", { class: "token", text: s.version })),
         el("td", { "data-label": "Tier" }, tierBadge(s.tier)), permsCell(s)));
     }
     table.append(tbody);
     return table;
   }
 
-  // renderConsent lists what a refused dry run needs; keeps earlier ticks.
-  function renderConsent(needs) {
+  // consentFor is the request (reference, host, scope) the consent boxes
+  // were asked for: a check of anything else starts without them.
+  let consentFor = "";
+
+  function requestKey(req) { return [req.ref, req.host, req.scope].join("\n"); }
+
+  function clearConsent() {
+    $("consent-items").replaceChildren();
+    $("consent").hidden = true;
+    consentFor = "";
+  }
+
+  // renderConsent lists what a refused dry run needs; keeps earlier ticks
+  // of the same request.
+  function renderConsent(needs, key) {
     const items = $("consent-items");
     const had = new Set([...items.querySelectorAll("input:checked")].map((c) => c.dataset.grant || "experimental"));
+    consentFor = key;
     items.replaceChildren();
     let i = 0;
-    if (needs.allowExperimental) {
+    if (needs.allow_experimental) {
       const id = "consent-exp";
       const cb = el("input", { type: "checkbox", id, "data-experimental": "1" });
       cb.checked = had.has("experimental");
@@ -261,7 +303,7 @@
       const id = "consent-" + (i++);
       const cb = el("input", { type: "checkbox", id, "data-grant": g });
       cb.checked = had.has(g);
-      items.append(el("label", { for: id }, cb, "Grant ", el("code", { text: g })));
+      items.append(el("label", { for: id }, cb, "Grant ", el("code", { class: "token", text: g })));
     }
     $("consent").hidden = !items.children.length;
   }
@@ -270,15 +312,28 @@
   async function check() {
     clearError();
     $("progress").replaceChildren();
+    // Boxes ticked for another skill, host or scope are not this
+    // request's: they would grant it what was never asked about.
+    if (consentFor !== requestKey(request(true))) clearConsent();
+    // Nor is the plan of the previous check this one's.
+    $("plan-body").replaceChildren();
+    $("confirm").disabled = true;
+    pending = null;
     const req = request(true);
     say("Checking " + req.ref + "…");
     $("plan").hidden = false;
     try {
       const res = await api("POST", "/api/skills/install", req);
       pending = req;
-      $("plan-body").replaceChildren(renderPlan(res.skills));
-      say("Ready to install " + res.skills.map((s) => s.name + " " + s.version + " (" + s.tier + ")").join(", ") + ".");
-      $("confirm").disabled = false;
+      $("plan-body").replaceChildren(renderPlan(res));
+      const changing = res.skills.filter((s) => res.changes.some((c) => c.name === s.name));
+      if (!changing.length) {
+        say("Nothing to install: already installed.");
+        $("confirm").disabled = true;
+      } else {
+        say("Ready to install " + changing.map((s) => s.name + " " + s.version + " (" + s.tier + ")").join(", ") + ".");
+        $("confirm").disabled = false;
+      }
     } catch (err) {
       pending = null;
       $("confirm").disabled = true;
@@ -286,7 +341,7 @@
       if (needsConsentOnly(err)) {
         // Consent is a question to answer, not an error: which skill, at
         // which tier, asks for which permission.
-        renderConsent(err.needs);
+        renderConsent(err.needs, requestKey(req));
         const asks = el("ul", { id: "consent-question" });
         for (const r of err.refusals || []) {
           const what = r.permission ? "asks for " + r.permission : "is experimental (no signature the trust policy trusts)";
@@ -311,7 +366,7 @@
   async function install() {
     if (!pending) return;
     clearError();
-    const req = Object.assign({}, pending, { dryRun: false });
+    const req = Object.assign({}, pending, { dry_run: false });
     $("confirm").disabled = true;
     const list = $("progress");
     list.replaceChildren();
@@ -349,11 +404,11 @@
       if (!last) throw { message: "the server closed the stream without a result" };
       if (last.stage === "error") throw last.error;
       const r = last.result;
-      say(r.installed.length ? "Installed " + r.installed.join(", ") + " into " + r.root.host + "." : "Already up to date: " + r.unchanged.join(", ") + ".");
+      const installed = r.roots.flatMap((x) => x.installed), unchanged = r.roots.flatMap((x) => x.unchanged);
+      say(installed.length ? "Installed " + installed.join(", ") + " into " + req.host + "." : "Already up to date: " + unchanged.join(", ") + ".");
       $("plan").hidden = true;
       pending = null;
-      $("consent-items").replaceChildren();
-      $("consent").hidden = true;
+      clearConsent();
       await loadInstalled();
       $("installed-heading").focus();
     } catch (err) {
@@ -389,7 +444,7 @@
     initToken();
     $("install-form").addEventListener("submit", (ev) => { ev.preventDefault(); check(); });
     $("confirm").addEventListener("click", install);
-    $("cancel").addEventListener("click", () => { $("plan").hidden = true; pending = null; say(""); $("ref").focus(); });
+    $("cancel").addEventListener("click", () => { $("plan").hidden = true; pending = null; clearConsent(); say(""); $("ref").focus(); });
     $("search-form").addEventListener("submit", search);
     $("refresh").addEventListener("click", loadInstalled);
     loadInstalled();
