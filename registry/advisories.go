@@ -7,9 +7,6 @@ import (
 	"fmt"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/errdef"
 )
 
 // The advisory feed artifact: one JSON document (registry/advisory reads
@@ -41,37 +38,10 @@ func (c *Client) PushAdvisories(ctx context.Context, src Source, data []byte) (*
 	if err != nil {
 		return nil, ocispec.Descriptor{}, err
 	}
-	st, release, err := src.OpenWrite(ctx, AdvisoriesRepository)
+	desc, err := c.pushArtifact(ctx, src, AdvisoriesRepository, artifactFile{op: "push advisories",
+		mediaType: AdvisoriesMediaType, artifactType: AdvisoriesArtifactType, title: AdvisoriesTitle, tag: AdvisoriesTag}, data)
 	if err != nil {
 		return nil, ocispec.Descriptor{}, err
-	}
-	defer release()
-	loc := src.Locate(AdvisoriesRepository)
-	defer c.forget(loc.String())
-	fail := func(err error) (*Repository, ocispec.Descriptor, error) {
-		return nil, ocispec.Descriptor{}, &RequestError{Op: "push advisories", Registry: loc.Registry, Repository: loc.Repository, Err: err}
-	}
-	empty := ocispec.DescriptorEmptyJSON
-	layer := content.NewDescriptorFromBytes(AdvisoriesMediaType, data)
-	for _, b := range []struct {
-		desc ocispec.Descriptor
-		data []byte
-	}{{empty, empty.Data}, {layer, data}} {
-		if err := pushBlob(ctx, st, b.desc, b.data); err != nil {
-			return fail(err)
-		}
-	}
-	empty.Data = nil
-	layer.Annotations = map[string]string{ocispec.AnnotationTitle: AdvisoriesTitle}
-	desc, err := oras.PackManifest(ctx, st, oras.PackManifestVersion1_1, AdvisoriesArtifactType, oras.PackManifestOptions{
-		Layers:           []ocispec.Descriptor{layer},
-		ConfigDescriptor: &empty,
-	})
-	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return fail(err)
-	}
-	if err := st.Tag(ctx, desc, AdvisoriesTag); err != nil {
-		return fail(err)
 	}
 	return repo, desc, nil
 }

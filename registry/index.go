@@ -184,18 +184,33 @@ func (c *Client) PushIndex(ctx context.Context, src Source, idx *Index) (ocispec
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
-	st, release, err := src.OpenWrite(ctx, IndexRepository)
+	return c.pushArtifact(ctx, src, IndexRepository, artifactFile{op: "push index",
+		mediaType: IndexMediaType, artifactType: IndexArtifactType, title: IndexTitle, tag: IndexTag}, data)
+}
+
+// artifactFile names the one file of an artifact pushArtifact writes, and
+// the operation its failures name.
+type artifactFile struct {
+	op, mediaType, artifactType, title, tag string
+}
+
+// pushArtifact writes data to repository as a one-layer artifact with an
+// empty config, a manifest without a created time (the same data gives
+// the same digest) tagged f.tag, and returns the manifest's descriptor.
+// A failure to write is a RequestError naming f.op.
+func (c *Client) pushArtifact(ctx context.Context, src Source, repository string, f artifactFile, data []byte) (ocispec.Descriptor, error) {
+	st, release, err := src.OpenWrite(ctx, repository)
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
 	defer release()
-	loc := src.Locate(IndexRepository)
+	loc := src.Locate(repository)
 	defer c.forget(loc.String())
 	fail := func(err error) (ocispec.Descriptor, error) {
-		return ocispec.Descriptor{}, &RequestError{Op: "push index", Registry: loc.Registry, Repository: loc.Repository, Err: err}
+		return ocispec.Descriptor{}, &RequestError{Op: f.op, Registry: loc.Registry, Repository: loc.Repository, Err: err}
 	}
 	empty := ocispec.DescriptorEmptyJSON
-	layer := content.NewDescriptorFromBytes(IndexMediaType, data)
+	layer := content.NewDescriptorFromBytes(f.mediaType, data)
 	for _, b := range []struct {
 		desc ocispec.Descriptor
 		data []byte
@@ -205,15 +220,15 @@ func (c *Client) PushIndex(ctx context.Context, src Source, idx *Index) (ocispec
 		}
 	}
 	empty.Data = nil
-	layer.Annotations = map[string]string{ocispec.AnnotationTitle: IndexTitle}
-	desc, err := oras.PackManifest(ctx, st, oras.PackManifestVersion1_1, IndexArtifactType, oras.PackManifestOptions{
+	layer.Annotations = map[string]string{ocispec.AnnotationTitle: f.title}
+	desc, err := oras.PackManifest(ctx, st, oras.PackManifestVersion1_1, f.artifactType, oras.PackManifestOptions{
 		Layers:           []ocispec.Descriptor{layer},
 		ConfigDescriptor: &empty,
 	})
 	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return fail(err)
 	}
-	if err := st.Tag(ctx, desc, IndexTag); err != nil {
+	if err := st.Tag(ctx, desc, f.tag); err != nil {
 		return fail(err)
 	}
 	return desc, nil
