@@ -81,7 +81,7 @@ require (
 	github.com/klauspost/compress v1.18.6 // indirect
 	github.com/letsencrypt/boulder v0.20260309.0 // indirect
 	github.com/oklog/ulid/v2 v2.1.1 // indirect
-	github.com/ossf/osv-schema/bindings/go v0.0.0-20260525004216-afe0bddbf893 // indirect
+	github.com/ossf/osv-schema/bindings/go v0.0.0-20260525004216-afe0bddbf893
 	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
