@@ -16,7 +16,7 @@ mkdir -p bin
 out=bin/faults.out
 echo "faults: $SKILLPM_FAULTS_INSTALLS installs, $SKILLPM_FAULTS_MIRRORS mirrors, rate $SKILLPM_FAULTS_RATE, seed $SKILLPM_FAULTS_SEED"
 status=0
-go test -run '^$' -bench '^BenchmarkFaults$' -benchtime 1x -timeout 60m -v . >"$out" 2>&1 || status=$?
+go test -run '^$' -bench '^BenchmarkFaults$' -benchtime 1x -timeout 60m -v ./engine >"$out" 2>&1 || status=$?
 line=$(grep '^BenchmarkFaults' "$out" | grep 'ns/op' || true)
 if [ -z "$line" ]; then
 	cat "$out" >&2

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -92,8 +92,8 @@ func parseAddArg(arg string) (name, rng string, err error) {
 
 // request is what add passes on to the install: every flag that sets a
 // field of the request (TestRequestFields checks it).
-func (f *addFlags) request() spm.InstallRequest {
-	return spm.InstallRequest{
+func (f *addFlags) request() engine.InstallRequest {
+	return engine.InstallRequest{
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, MinTier: f.minTier, Force: f.force,
 		DryRun: f.dryRun, Prerelease: f.pre, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
 	}
@@ -101,13 +101,13 @@ func (f *addFlags) request() spm.InstallRequest {
 
 func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	ctx := c.Context()
-	r := spm.AddRequest{Manifest: f.manifest, Lock: f.lock, NoInstall: f.noInstall, InstallRequest: f.request()}
+	r := engine.AddRequest{Manifest: f.manifest, Lock: f.lock, NoInstall: f.noInstall, InstallRequest: f.request()}
 	for _, a := range args {
 		name, rng, err := parseAddArg(a)
 		if err != nil {
 			return &usageError{err}
 		}
-		r.Skills = append(r.Skills, spm.AddSkill{Name: name, Range: rng})
+		r.Skills = append(r.Skills, engine.AddSkill{Name: name, Range: rng})
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -128,7 +128,7 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 }
 
 // printAdd renders what add wrote (or would) and installed.
-func printAdd(g *globals, res *spm.AddResult, dryRun bool) error {
+func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 	p := res.Project
 	if g.json() {
 		out := map[string]any{"schema": schemaOf("add"), "manifest": p.ManifestFile, "lock": p.LockFile, "added": res.Added, "skills": lockSkills(res.Lock), "dry_run": dryRun}

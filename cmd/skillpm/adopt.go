@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +36,7 @@ refused: install the skill with skillpm instead.`,
 			if err != nil {
 				return err
 			}
-			done, err := e.Adopt(c.Context(), spm.AdoptRequest{Name: args[0]})
+			done, err := e.Adopt(c.Context(), engine.AdoptRequest{Name: args[0]})
 			if err != nil && !g.json() {
 				_ = printAdopted(g, done) // the roots adopted before the failure
 			}
@@ -57,7 +57,7 @@ refused: install the skill with skillpm instead.`,
 
 // printAdopted renders what adopt recorded: JSON, or per root the version
 // and tier recorded and where the files came from (or why experimental).
-func printAdopted(g *globals, done []spm.Adoption) error {
+func printAdopted(g *globals, done []engine.Adoption) error {
 	if g.json() {
 		out := []*install.Adopted{}
 		for _, a := range done {

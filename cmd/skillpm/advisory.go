@@ -5,7 +5,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"time"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
@@ -61,7 +61,7 @@ it and do not obey it).`,
 			if err != nil {
 				return err
 			}
-			out, err := e.PublishAdvisories(ctx, spm.AdvisoryPublishRequest{File: args[0], Data: data, To: f.to, Sign: opts})
+			out, err := e.PublishAdvisories(ctx, engine.AdvisoryPublishRequest{File: args[0], Data: data, To: f.to, Sign: opts})
 			if err != nil {
 				return err
 			}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -110,7 +110,7 @@ type auditJSON struct {
 	// Manifest is the audited version's manifest digest, for a REF.
 	Manifest string `json:"manifest,omitempty"`
 	// Attestation is the attestation --sign attached.
-	Attestation *spm.Attestation `json:"attestation,omitempty"`
+	Attestation *engine.Attestation `json:"attestation,omitempty"`
 	// Suggestion is what --suggest adds.
 	Suggestion *audit.Suggestion `json:"suggestion,omitempty"`
 }
@@ -126,7 +126,7 @@ func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	r := spm.AuditRequest{Paths: args, Recursive: f.recursive, Tier: f.tier, Prerelease: f.pre, Suggest: f.suggest}
+	r := engine.AuditRequest{Paths: args, Recursive: f.recursive, Tier: f.tier, Prerelease: f.pre, Suggest: f.suggest}
 	if f.sign.wanted() {
 		r.Sign = func(ctx context.Context) (sign.SignOptions, error) { return f.sign.options(ctx, g) }
 	}
@@ -144,13 +144,13 @@ func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error 
 // gives a skill that could not be audited exit status 1.
 func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err error) error {
 	single := len(args) == 1 && !f.recursive
-	sd, isDirs := errors.AsType[*spm.SkillDirsError](err)
+	sd, isDirs := errors.AsType[*engine.SkillDirsError](err)
 	switch {
-	case errors.Is(err, spm.ErrAttestVersion) && single:
+	case errors.Is(err, engine.ErrAttestVersion) && single:
 		return classed(errdef.Usage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
-	case errors.Is(err, spm.ErrAttestVersion):
+	case errors.Is(err, engine.ErrAttestVersion):
 		return classed(errdef.Usage, errors.New("--sign attests one published version; audit several skills without it"))
-	case errors.Is(err, spm.ErrAuditFailed):
+	case errors.Is(err, engine.ErrAuditFailed):
 		return classed(errdef.Internal, err)
 	case isDirs && sd.Err != nil:
 		return classed(errdef.Internal, fmt.Errorf("audit -r %s: %w", sd.Root, sd.Err))
@@ -164,7 +164,7 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 
 // printAudit renders the audit of one skill; a verdict that blocks is
 // exit status 5.
-func printAudit(g *globals, s *spm.AuditedSkill) error {
+func printAudit(g *globals, s *engine.AuditedSkill) error {
 	rep, v := s.Report, s.Verdict
 	if g.json() {
 		j := auditJSON{Report: rep, Digest: s.Digest, Verdict: v, Attestation: s.Attestation, Suggestion: s.Suggestion}

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
@@ -11,8 +11,8 @@ import (
 // auditManyJSON is the --output json document when several skills are
 // audited: one entry per skill, in the order given, and the counts.
 type auditManyJSON struct {
-	Skills  []auditEntryJSON `json:"skills"`
-	Summary spm.AuditSummary `json:"summary"`
+	Skills  []auditEntryJSON    `json:"skills"`
+	Summary engine.AuditSummary `json:"summary"`
 }
 
 // auditEntryJSON is one audited skill: its report, digest and verdict, or
@@ -28,7 +28,7 @@ type auditEntryJSON struct {
 // printAuditMany renders the audits of several skills: each one's
 // findings and verdict (or why it could not be audited), then a summary.
 // Exit status: 5 when any skill blocks, 1 when any could not be audited.
-func printAuditMany(g *globals, res *spm.AuditResult) error {
+func printAuditMany(g *globals, res *engine.AuditResult) error {
 	out := auditManyJSON{Skills: []auditEntryJSON{}, Summary: res.Summary}
 	for _, s := range res.Skills {
 		e := auditEntryJSON{Path: s.Path}

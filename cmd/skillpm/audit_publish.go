@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
@@ -15,7 +15,7 @@ import (
 // pushed) unless allow is set, when it is only a warning: a false
 // positive at critical would otherwise keep a skill from every tier, and
 // install audits again on the user's side.
-func printAuditGate(g *globals, a *registry.Artifact, out *spm.AuditOutcome, allow bool) error {
+func printAuditGate(g *globals, a *registry.Artifact, out *engine.AuditOutcome, allow bool) error {
 	rep, v := out.Report, out.Verdict
 	at := a.Skill.Name + "@" + a.Skill.Version
 	if len(rep.Findings) > 0 {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
@@ -99,7 +99,7 @@ verifies it, and 5 (refused by trust) when none does.`,
 			if len(keys) == 0 || sigPath == "" {
 				return usageErrorf(c, errors.New("--key and --signature are required"))
 			}
-			res, err := spm.VerifyBlob(c.Context(), spm.BlobVerifyRequest{File: args[0], SignatureFile: sigPath, KeyFiles: keys})
+			res, err := engine.VerifyBlob(c.Context(), engine.BlobVerifyRequest{File: args[0], SignatureFile: sigPath, KeyFiles: keys})
 			if err != nil {
 				return inputFileFlag(err)
 			}
@@ -121,7 +121,7 @@ verifies it, and 5 (refused by trust) when none does.`,
 // inputFileFlag names the flag behind a key or signature file the engine
 // could not use: --key or --signature.
 func inputFileFlag(err error) error {
-	fe, ok := errors.AsType[*spm.InputFileError](err)
+	fe, ok := errors.AsType[*engine.InputFileError](err)
 	switch {
 	case !ok:
 		return err

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -55,9 +55,9 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	res, err := e.Bundle(ctx, spm.BundleRequest{Refs: args, Dir: f.out, Prerelease: f.pre,
+	res, err := e.Bundle(ctx, engine.BundleRequest{Refs: args, Dir: f.out, Prerelease: f.pre,
 		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg)) }})
-	var ie *spm.InstallError
+	var ie *engine.InstallError
 	switch {
 	case errors.As(err, &ie):
 		return lockExit(ie.Manifest, "", ie.Err)
@@ -69,7 +69,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 
 // printBundle renders what a bundle wrote: JSON, or a line per skill and
 // how to install from it.
-func printBundle(g *globals, res *spm.BundleResult, out string) error {
+func printBundle(g *globals, res *engine.BundleResult, out string) error {
 	dst := res.Layout
 	if g.json() {
 		j := bundleJSON{Directory: dst.String(), Skills: []mirrorVersionJSON{}}

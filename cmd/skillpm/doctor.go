@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +72,7 @@ is listed with what to do).`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Doctor(ctx, spm.DoctorRequest{PolicyFile: policy})
+			res, err := e.Doctor(ctx, engine.DoctorRequest{PolicyFile: policy})
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ is listed with what to do).`,
 // doctorView words the engine's report for the command line: problems
 // with what to run about them, the built-in policy and an ambiguous host
 // spelled out.
-func doctorView(g *globals, res *spm.DoctorReport) doctorReport {
+func doctorView(g *globals, res *engine.DoctorReport) doctorReport {
 	rep := doctorReport{Schema: schemaOf("doctor"), Config: g.config().File, Host: string(res.Host), Env: res.Env,
 		Policy: res.Policy, Problems: []string{}, Registries: []doctorRegistry{}, Roots: []doctorRoot{}}
 	if rep.Config == "" {
@@ -139,16 +139,16 @@ func doctorView(g *globals, res *spm.DoctorReport) doctorReport {
 
 // doctorProblem words one problem with the command that fixes it.
 func doctorProblem(g *globals, err error) string {
-	d, ok := errors.AsType[*spm.LockDrift](err)
+	d, ok := errors.AsType[*engine.LockDrift](err)
 	if !ok {
 		return rootsErr(g, projectOpenErr(err)).Error()
 	}
 	switch d.Kind {
-	case spm.DriftNoLock:
+	case engine.DriftNoLock:
 		return d.Error() + ": run skillpm install"
-	case spm.DriftNewer:
+	case engine.DriftNewer:
 		return fmt.Sprintf("%s: run skillpm lock --upgrade %s (or skillpm update %s)", d, d.Name, d.Name)
-	case spm.DriftFiles:
+	case engine.DriftFiles:
 		return d.Error() + ": look at what changed; skillpm install --frozen --force restores the locked files"
 	}
 	return d.Error() + ": run skillpm install --frozen"

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -24,7 +24,7 @@ type engineFlags struct {
 	from  string
 	rf    *rootFlags
 	// policyFile is the policy file the engine edits (trust add): --policy,
-	// else the project's or the configuration's (spm.PolicyFileFor),
+	// else the project's or the configuration's (engine.PolicyFileFor),
 	// else the user's.
 	policyFile string
 	// client, when set, is the registry client to use (one the command
@@ -42,7 +42,7 @@ type engineFlags struct {
 // check does), the configuration's registry and host, a terminal prompt
 // for consent, warnings on stderr once each (unless -q) and notes on
 // stderr.
-func openEngine(ctx context.Context, g *globals, f engineFlags) (*spm.Engine, error) {
+func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine, error) {
 	reg := f.reg
 	if reg == nil {
 		reg = &regFlags{}
@@ -61,14 +61,14 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*spm.Engine, er
 	if err != nil {
 		return nil, err
 	}
-	opts := spm.Options{
+	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
 		Consent: newTermPrompter(g), Warn: warnOnce(g),
 		Notes:     func(line string) { fmt.Fprintln(g.stderr, termLines(line)) },
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
-	if opts.PolicyFile, err = spm.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
+	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
 		return nil, err
 	}
 	if f.rf != nil {
@@ -81,13 +81,13 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*spm.Engine, er
 		}
 		opts.Policy, opts.Trust = policy, vopts.Trust
 	}
-	return spm.Open(ctx, opts)
+	return engine.Open(ctx, opts)
 }
 
 // target is the engine's view of the root flags; --link, when given, is
 // its Placement.
-func (f *rootFlags) target() spm.Target {
-	t := spm.Target{Hosts: f.hosts, Scope: f.scope, Roots: f.roots}
+func (f *rootFlags) target() engine.Target {
+	t := engine.Target{Hosts: f.hosts, Scope: f.scope, Roots: f.roots}
 	if f.linkc != nil && f.linkc.Flags().Changed("link") {
 		t.Placement = install.PlaceCopy
 		if f.link {
@@ -102,9 +102,9 @@ func (f *rootFlags) target() spm.Target {
 // default cannot be chosen from), keeping each error's class; it reports
 // false for the errors it leaves to the command.
 func engineErr(g *globals, err error) (error, bool) {
-	var be *spm.BuildError
-	var ni *spm.NotInstalledError
-	var sh *spm.SeveralHostsError
+	var be *engine.BuildError
+	var ni *engine.NotInstalledError
+	var sh *engine.SeveralHostsError
 	switch {
 	case err == nil:
 		return nil, true
@@ -133,11 +133,11 @@ func engineErr(g *globals, err error) (error, bool) {
 
 // installFailure maps an install's or update's failure to its exit code;
 // hint adds, for a resolution failure, where skillpm looked.
-func installFailure(ctx context.Context, g *globals, e *spm.Engine, err error, hint bool) error {
+func installFailure(ctx context.Context, g *globals, e *engine.Engine, err error, hint bool) error {
 	if mapped, ok := engineErr(g, err); ok {
 		return mapped
 	}
-	var ie *spm.InstallError
+	var ie *engine.InstallError
 	if !errors.As(err, &ie) {
 		return err
 	}

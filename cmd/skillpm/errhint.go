@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
-	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/asf"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/migrate"
@@ -215,15 +215,15 @@ func sentinelHints() []flagHint {
 		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
 		{hosts.ErrNoUserRoot, "install with --scope project, or into a directory with --root DIR"},
 		{tiers.ErrSignerChanged, "if the change is expected, rerun with --allow-signer-change"},
-		{spm.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
+		{engine.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
 		{asf.ErrNoStateRoot, "pass --state-root DIR or --state FILE"},
 		{asf.ErrNoSettingsPath, "pass --settings FILE or --scope project"},
 		{asf.ErrWorkflowRunning, "--force replaces it"},
 		{asf.ErrNotCurrentStep, "--force skips ahead to the step named"},
 		{asf.ErrSkillNotFound, "--skills-root DIR searches a directory of skills first"},
-		{spm.ErrAttestationNotAttached, "run skillpm audit --sign again"},
-		{spm.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
-		{spm.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
+		{engine.ErrAttestationNotAttached, "run skillpm audit --sign again"},
+		{engine.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
+		{engine.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
-	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/asf"
+	"github.com/skillpm/skillpm/engine"
 )
 
 func TestEditDistance(t *testing.T) {
@@ -57,7 +57,7 @@ func TestLibraryErrorsGetFlagHints(t *testing.T) {
 	}{
 		{stateErr, "pass --state-root DIR or --state FILE"},
 		{settingsErr, "pass --settings FILE or --scope project"},
-		{fmt.Errorf("install: %w", spm.ErrLockMismatch), "run skillpm install without --frozen to update the lock"},
+		{fmt.Errorf("install: %w", engine.ErrLockMismatch), "run skillpm install without --frozen to update the lock"},
 		{fmt.Errorf("%w in x.json", asf.ErrWorkflowRunning), "--force replaces it"},
 	} {
 		if tc.err == nil {

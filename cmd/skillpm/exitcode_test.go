@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	spm "github.com/skillpm/skillpm"
 	"github.com/skillpm/skillpm/asf"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/config"
 	"github.com/skillpm/skillpm/pkg/errdef"
@@ -90,7 +90,7 @@ func TestExitCodeWithoutCallSite(t *testing.T) {
 	}{
 		{"unreadable configuration", cfgErr, exitUsage},
 		{"unknown settings scope", scopeErr, exitUsage},
-		{"invalid request", fmt.Errorf("x: %w", spm.ErrInvalidRequest), exitUsage},
+		{"invalid request", fmt.Errorf("x: %w", engine.ErrInvalidRequest), exitUsage},
 		{"locked root", &install.LockedError{Root: "r"}, exitFailure},
 		{"edited skill", fmt.Errorf("x: %w", install.ErrEdited), exitFailure},
 		{"downgrade", fmt.Errorf("x: %w", install.ErrDowngrade), exitFailure},

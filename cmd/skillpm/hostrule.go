@@ -5,20 +5,20 @@ import (
 	"fmt"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 )
 
 // rootsErr gives the engine's root errors their exit codes: usage for a
 // bad host, scope or root and for several hosts to choose from.
 func rootsErr(g *globals, err error) error {
-	var sh *spm.SeveralHostsError
+	var sh *engine.SeveralHostsError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &sh):
 		return &usageError{fmt.Errorf("skills are installed for several hosts (%s): name one with --host, or set host: in the configuration", strings.Join(sh.Hosts, ", "))}
-	case errors.Is(err, spm.ErrInvalidRequest):
+	case errors.Is(err, engine.ErrInvalidRequest):
 		return &usageError{err}
 	}
 	return err

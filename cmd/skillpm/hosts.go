@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +31,7 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 			if err != nil {
 				return err
 			}
-			views, err := spm.Hosts(c.Context(), env, args)
+			views, err := engine.Hosts(c.Context(), env, args)
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 }
 
 // printHosts renders the hosts table as text.
-func printHosts(w io.Writer, views []spm.HostView) {
+func printHosts(w io.Writer, views []engine.HostView) {
 	for i, v := range views {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/spf13/cobra"
@@ -105,7 +105,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.BuildIndex(ctx, spm.IndexRequest{Src: src, Names: names, Jobs: f.jobs, Sign: sopts})
+			res, err := e.BuildIndex(ctx, engine.IndexRequest{Src: src, Names: names, Jobs: f.jobs, Sign: sopts})
 			if errors.Is(err, registry.ErrNoCatalog) {
 				return fmt.Errorf("%w: give --names FILE", err)
 			} else if err != nil {
@@ -123,7 +123,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 }
 
 // indexOutput is index build's JSON document.
-func indexOutput(res *spm.IndexResult) indexJSON {
+func indexOutput(res *engine.IndexResult) indexJSON {
 	sp := res.Sparse
 	return indexJSON{Source: res.Source.String(), Repository: res.Repository.String(), Digest: res.Descriptor.Digest.String(), Skills: res.Skills, Signature: res.Signed,
 		Sparse: &sparseJSON{Tag: sparse.Tag, Digest: sp.Descriptor.Digest.String(), Skills: sp.Skills, Changed: append([]string{}, sp.Changed...), Signature: res.SparseSigned}}

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -85,8 +85,8 @@ type infoJSON struct {
 	Layer       infoLayerJSON     `json:"layer"`
 	Versions    []string          `json:"versions"`
 	Yanked      []string          `json:"yanked,omitempty"`
-	Status      *spm.Status       `json:"status,omitempty"`
-	Advisories  []spm.Advised     `json:"advisories,omitempty"`
+	Status      *engine.Status    `json:"status,omitempty"`
+	Advisories  []engine.Advised  `json:"advisories,omitempty"`
 	Annotations map[string]string `json:"annotations"`
 	Manifest    json.RawMessage   `json:"manifest"`
 }
@@ -103,7 +103,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	d, err := e.Describe(ctx, spm.DescribeRequest{Arg: arg, Published: f.manifest || f.registry != "", ManifestOnly: f.manifest, Prerelease: f.pre})
+	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: arg, Published: f.manifest || f.registry != "", ManifestOnly: f.manifest, Prerelease: f.pre})
 	switch {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)
@@ -125,7 +125,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 func refErr(g *globals, registryFlag, arg string, err error) error {
 	ref, perr := registry.ParseRef(arg)
 	switch {
-	case !errors.Is(err, spm.ErrInvalidRequest):
+	case !errors.Is(err, engine.ErrInvalidRequest):
 	case perr == nil && ref.Kind == registry.KindDir:
 		return classed(errdef.Usage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	case errors.Is(err, registry.ErrInvalidRef):
@@ -139,7 +139,7 @@ func refErr(g *globals, registryFlag, arg string, err error) error {
 }
 
 // printInfo renders a published version.
-func printInfo(g *globals, info *spm.Info) error {
+func printInfo(g *globals, info *engine.Info) error {
 	repo, m := info.Repository, info.Manifest
 	versions := make([]string, len(info.Versions))
 	shown := make([]string, len(info.Versions))
@@ -149,7 +149,7 @@ func printInfo(g *globals, info *spm.Info) error {
 			shown[i] += " (yanked)"
 		}
 	}
-	var status *spm.Status
+	var status *engine.Status
 	if st := info.Status; st != nil && st.Signer != nil {
 		status = &st.Status
 	}
@@ -265,7 +265,7 @@ type infoDirJSON struct {
 
 // printInfoLocal renders a skill directory read leniently; err is
 // Describe's (the skill could not be read at all).
-func printInfoLocal(g *globals, l *spm.LocalSkill, err error) error {
+func printInfoLocal(g *globals, l *engine.LocalSkill, err error) error {
 	s, ds, deps, dir := l.Skill, l.Diagnostics, l.Dependencies, l.Dir
 	if err != nil {
 		printDiagnostics(g.stderr, ds)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -144,7 +144,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		return err
 	}
 	res, err := e.Install(ctx, f.request(args))
-	if errors.Is(err, spm.ErrNoManifest) {
+	if errors.Is(err, engine.ErrNoManifest) {
 		return &usageError{fmt.Errorf("nothing to install: name skills (skillpm install web-research@^1) or write %s", resolve.ManifestFile)}
 	}
 	if err != nil {
@@ -155,8 +155,8 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 
 // request is what install passes on: the references and every flag that
 // sets a field of the request (TestRequestFields checks it).
-func (f *installFlags) request(refs []string) spm.InstallRequest {
-	return spm.InstallRequest{
+func (f *installFlags) request(refs []string) engine.InstallRequest {
+	return engine.InstallRequest{
 		Refs: refs, Manifest: f.manifest, Lock: f.lock,
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
 		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,

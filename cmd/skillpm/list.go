@@ -5,7 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +36,7 @@ only the names, once each.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.List(c.Context(), spm.Target{})
+			res, err := e.List(c.Context(), engine.Target{})
 			if err != nil {
 				return rootsErr(g, err)
 			}
@@ -50,7 +50,7 @@ only the names, once each.`,
 
 // printList renders what list found: the names (-q), JSON, or a table
 // with each skill's status; pending transactions as notes on stderr.
-func printList(g *globals, res *spm.Listing) error {
+func printList(g *globals, res *engine.Listing) error {
 	items := res.Skills
 	if g.quiet && !g.json() {
 		// -q: the names only, once each, as a script wants them.

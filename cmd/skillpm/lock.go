@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
@@ -114,7 +114,7 @@ retries.`,
 
 // lockPaths picks the manifest and lock files (skillpm.FindManifest).
 func lockPaths(f *lockFlags) (manifest, lock string) {
-	return spm.FindManifest(f.manifest, f.lock)
+	return engine.FindManifest(f.manifest, f.lock)
 }
 
 func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
@@ -126,7 +126,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Lock(ctx, spm.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished,
+	res, err := e.Lock(ctx, engine.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished,
 		CheckNames: func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error {
 			mpath, _ := lockPaths(f)
 			return projectNames(&project{mpath: mpath, m: m, prev: prev}, names)
@@ -140,13 +140,13 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 }
 
 // lockFailure words lock's failures for the command line.
-func lockFailure(ctx context.Context, g *globals, e *spm.Engine, f *lockFlags, err error) error {
+func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags, err error) error {
 	mpath, _ := lockPaths(f)
-	var ie *spm.InstallError
+	var ie *engine.InstallError
 	switch {
-	case errors.Is(err, spm.ErrNoManifest):
+	case errors.Is(err, engine.ErrNoManifest):
 		return classed(errdef.Usage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
-	case errors.Is(err, spm.ErrInvalidLock):
+	case errors.Is(err, engine.ErrInvalidLock):
 		return classed(errdef.Usage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	case isUsageError(err):
 		return err
@@ -161,7 +161,7 @@ func lockFailure(ctx context.Context, g *globals, e *spm.Engine, f *lockFlags, e
 
 // printLock renders a lock: JSON, or a table of the skills and a line
 // saying whether the file was written.
-func printLock(g *globals, res *spm.LockResult) error {
+func printLock(g *globals, res *engine.LockResult) error {
 	next, lpath, changed, written := res.Lock, res.File, res.Changed, res.Written
 	if g.json() {
 		j := lockJSON{Schema: schemaOf("lock"), Lock: lpath, Changed: changed, Written: written, Skills: []lockSkillJSON{}}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -83,8 +83,8 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 		return err
 	}
 	opts := migrate.Options{From: from, Catalog: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
-	done, err := spm.Migrate(c.Context(), spm.MigrateRequest{Source: dir, Options: opts, Notes: func(l string) { fmt.Fprintln(g.stderr, l) }})
-	if errors.Is(err, spm.ErrInvalidRequest) {
+	done, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Notes: func(l string) { fmt.Fprintln(g.stderr, l) }})
+	if errors.Is(err, engine.ErrInvalidRequest) {
 		return usageErrorf(c, err)
 	} else if err != nil {
 		return err
@@ -104,7 +104,7 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 // printMigrated renders one skill's migration, and gives a skill that
 // could not be migrated, or does not pass strict validation once it is,
 // exit code 3.
-func printMigrated(g *globals, dryRun bool, m spm.Migrated) error {
+func printMigrated(g *globals, dryRun bool, m engine.Migrated) error {
 	var nm *migrate.NotMigratableError
 	switch {
 	case errors.As(m.Err, &nm):

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -101,7 +101,7 @@ refused; 6 when a copy failed (run again to resume).`,
 // openSourceArg opens a source argument; "embedded" is the embedded
 // registry.
 func openSourceArg(client *registry.Client, arg string) (registry.Source, error) {
-	src, err := spm.OpenSourceArg(client, arg)
+	src, err := engine.OpenSourceArg(client, arg)
 	return src, err
 }
 
@@ -178,7 +178,7 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 
 // refreshMirrored updates the destination's sparse index with what
 // landed there; a source with an index gets its mirror one.
-func refreshMirrored(ctx context.Context, g *globals, client *registry.Client, res *spm.MirrorResult) {
+func refreshMirrored(ctx context.Context, g *globals, client *registry.Client, res *engine.MirrorResult) {
 	var copied []string
 	for _, v := range res.Versions {
 		if v.Status == registry.MirrorCopied && !slices.Contains(copied, v.Name) {
@@ -191,8 +191,8 @@ func refreshMirrored(ctx context.Context, g *globals, client *registry.Client, r
 
 // request checks mirror's flags and builds the engine's request: SOURCE,
 // DEST and the names (arguments and --names).
-func (f *mirrorFlags) request(args []string) (spm.MirrorRequest, error) {
-	var r spm.MirrorRequest
+func (f *mirrorFlags) request(args []string) (engine.MirrorRequest, error) {
+	var r engine.MirrorRequest
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
 		return r, classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
@@ -203,7 +203,7 @@ func (f *mirrorFlags) request(args []string) (spm.MirrorRequest, error) {
 	if err != nil {
 		return r, classed(errdef.Usage, err)
 	}
-	r = spm.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
+	r = engine.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
 		Options: registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}}
 	if f.names != "" {
 		more, err := readNames(f.names)
@@ -226,7 +226,7 @@ func mirrorFailure(err error) error {
 
 // printMirror renders a mirror's counts (JSON or a line) and gives a
 // mirror with failed or refused versions its exit code.
-func printMirror(g *globals, res *spm.MirrorResult) error {
+func printMirror(g *globals, res *engine.MirrorResult) error {
 	src, dst := res.From, res.To
 	if g.json() {
 		j := mirrorJSON{Source: src.String(), Destination: dst.String(), Versions: []mirrorVersionJSON{},

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
@@ -66,12 +66,12 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	ctx := c.Context()
 	// A project reads its roots leniently, as the commands that change it
 	// do; with --root no hosts table is needed.
-	lenient := len(f.roots) > 0 || spm.HasProject(f.manifest)
+	lenient := len(f.roots) > 0 || engine.HasProject(f.manifest)
 	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: lenient})
 	if err != nil {
 		return err
 	}
-	res, err := e.Outdated(ctx, spm.OutdatedRequest{Manifest: f.manifest, Lock: f.lock, Prerelease: f.pre, All: f.all})
+	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: f.manifest, Lock: f.lock, Prerelease: f.pre, All: f.all})
 	if err != nil {
 		return rootsErr(g, projectOpenErr(err))
 	}
@@ -90,7 +90,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 
 // printOutdated renders the skills as a table, or says all are up to
 // date.
-func printOutdated(g *globals, res *spm.OutdatedResult) error {
+func printOutdated(g *globals, res *engine.OutdatedResult) error {
 	if len(res.Skills) == 0 {
 		if !g.quiet {
 			fmt.Fprintf(g.stderr, "%s up to date\n", plural(res.Checked, "skill"))

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -48,7 +48,7 @@ file is reported with file:line:col and exit status 3.`,
   skillpm policy show --policy /etc/skillpm/policy.yaml --output json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			path, err := spm.PolicyFileFor(c.Context(), file, "", g.config().Policy)
+			path, err := engine.PolicyFileFor(c.Context(), file, "", g.config().Policy)
 			if err != nil {
 				return err
 			}

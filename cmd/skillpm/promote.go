@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -55,7 +55,7 @@ countersigned again.`,
 			if err != nil {
 				return err
 			}
-			pr, err := e.PromoteManifest(ctx, repo, m, spm.PromoteRequest{Sign: opts})
+			pr, err := e.PromoteManifest(ctx, repo, m, engine.PromoteRequest{Sign: opts})
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ countersigned again.`,
 
 // printPromotion renders a promotion: JSON, or the countersignature, the
 // tier it gets and warnings (one when no policy rule names the signer).
-func printPromotion(g *globals, pr *spm.Promotion) error {
+func printPromotion(g *globals, pr *engine.Promotion) error {
 	p, out, d := pr.Policy, pr.Signed, pr.Decision
 	if g.json() {
 		return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})

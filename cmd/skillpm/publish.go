@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/errdef"
@@ -170,8 +170,8 @@ func regBytes(n int64) string {
 // the audit) and maps its failure to an exit code: 3 for an invalid
 // skill, 5 for an audit block, 1 for an audit that did not run, else
 // its class's.
-func publishFailure(g *globals, dir string, out *spm.PublishResult, allowAudit bool, err error) error {
-	var be *spm.BuildError
+func publishFailure(g *globals, dir string, out *engine.PublishResult, allowAudit bool, err error) error {
+	var be *engine.BuildError
 	var ve *skill.ValidationError
 	switch {
 	case errors.As(err, &be) && errors.As(be.Err, &ve):
@@ -322,14 +322,14 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		return err
 	}
 	if f.recursive || gitsource.Looks(dir) {
-		res, err := e.PublishAll(c.Context(), spm.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
 			mapped, _ := engineErr(g, err)
 			return mapped
 		}
 		return printPublishAll(g, res, f.allowAudit)
 	}
-	out, err := e.Publish(c.Context(), spm.PublishRequest{Dir: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 	if gerr := publishFailure(g, dir, out, f.allowAudit, err); gerr != nil {
 		return gerr
 	}
@@ -338,7 +338,7 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 }
 
 // publishOutput is one published version's JSON document.
-func publishOutput(out *spm.PublishResult) publishJSON {
+func publishOutput(out *engine.PublishResult) publishJSON {
 	a, res := out.Artifact, out.PublishResult
 	j := publishJSON{Name: a.Skill.Name, Version: a.Skill.Version, Repository: res.Location.String(), Tag: res.Tag,
 		Digest: res.Descriptor.Digest.String(), Tree: a.Pack.TreeHash, Unchanged: res.Unchanged, Signature: out.Signed}
@@ -350,7 +350,7 @@ func publishOutput(out *spm.PublishResult) publishJSON {
 
 // printPublished renders a publish: JSON, or what was pushed (or found
 // there already) and the signature.
-func printPublished(g *globals, out *spm.PublishResult) error {
+func printPublished(g *globals, out *engine.PublishResult) error {
 	if g.json() {
 		return writeJSON(g.stdout, publishOutput(out))
 	}

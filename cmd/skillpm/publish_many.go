@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -27,7 +27,7 @@ type failedJSON struct {
 // diagnostics and audit, then what was published or why not), the
 // report and the sparse index's refresh, and exits with the first
 // failure's code when a skill was not published.
-func printPublishAll(g *globals, res *spm.PublishAllResult, allowAudit bool) error {
+func printPublishAll(g *globals, res *engine.PublishAllResult, allowAudit bool) error {
 	report := publishManyJSON{Source: res.Source, Commit: res.Commit, Published: []publishJSON{}, Failed: []failedJSON{}}
 	var first error
 	unchanged := 0
@@ -77,8 +77,8 @@ func printPublishAll(g *globals, res *spm.PublishAllResult, allowAudit bool) err
 // diagnostics when it did not build, its audit) and maps its failure to
 // an exit code: 3 for an invalid skill, 5 for an audit block, 1 for an
 // audit that did not run, else its class's.
-func publishItemErr(g *globals, o spm.PublishItem, allowAudit bool) error {
-	var be *spm.BuildError
+func publishItemErr(g *globals, o engine.PublishItem, allowAudit bool) error {
+	var be *engine.BuildError
 	var ve *skill.ValidationError
 	switch {
 	case errors.As(o.Err, &be) && errors.As(be.Err, &ve):

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +43,7 @@ A copy links still point to is refused unless --force.`,
 			if project {
 				return runProjectRemove(c, g, e, opts, args)
 			}
-			done, err := e.Remove(c.Context(), spm.RemoveRequest{Names: args, Options: opts})
+			done, err := e.Remove(c.Context(), engine.RemoveRequest{Names: args, Options: opts})
 			if perr := printRemovals(g, done, opts.DryRun); perr != nil {
 				return perr
 			}
@@ -64,7 +64,7 @@ A copy links still point to is refused unless --force.`,
 // printRemovals renders what each root lost: a JSON document per root,
 // or a line per root (with what happened to links and their copies) and a
 // warning for the skills left broken.
-func printRemovals(g *globals, done []spm.Removal, dryRun bool) error {
+func printRemovals(g *globals, done []engine.Removal, dryRun bool) error {
 	verb := "removed"
 	if dryRun {
 		verb = "would remove"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -14,9 +14,9 @@ import (
 // the names leave skills.yaml, skills.lock keeps only what the remaining
 // skills need, the project's roots lose the skills and the dependencies
 // nothing else needs. Nothing is written when a root refuses.
-func runProjectRemove(c *cobra.Command, g *globals, e *spm.Engine, opts install.RemoveOptions, names []string) error {
-	res, err := e.RemoveProject(c.Context(), spm.ProjectRemoveRequest{Names: names, Options: opts})
-	if nip, ok := errors.AsType[*spm.NotInProjectError](err); ok {
+func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, opts install.RemoveOptions, names []string) error {
+	res, err := e.RemoveProject(c.Context(), engine.ProjectRemoveRequest{Names: names, Options: opts})
+	if nip, ok := errors.AsType[*engine.NotInProjectError](err); ok {
 		msg := nip.Error()
 		if s := suggest(nip.Name, nip.Have); len(s) > 0 {
 			msg += "; did you mean " + strings.Join(s, ", ") + "?"
@@ -30,7 +30,7 @@ func runProjectRemove(c *cobra.Command, g *globals, e *spm.Engine, opts install.
 
 // printProjectRemoval renders a removal from a project: JSON, or what
 // left the manifest and each root.
-func printProjectRemoval(g *globals, res *spm.ProjectRemoval, dryRun bool) error {
+func printProjectRemoval(g *globals, res *engine.ProjectRemoval, dryRun bool) error {
 	type rootResult struct {
 		Root    string   `json:"root"`
 		Removed []string `json:"removed"`

@@ -5,14 +5,14 @@ import (
 	"reflect"
 	"testing"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
 // TestRequestFields sets every flag of install, add and update, then
 // checks that the request each passes on (update's in a project and
-// outside one) sets every field of spm.InstallRequest but those its
+// outside one) sets every field of engine.InstallRequest but those its
 // flags have nothing to do with: a flag a command or a mode forgets to
 // pass on (as update in a project once left out --no-index and
 // --allow-downgrade) or a new field of the request no one decided about
@@ -26,20 +26,20 @@ func TestRequestFields(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		cmd     *cobra.Command
-		request func() spm.InstallRequest
+		request func() engine.InstallRequest
 		// unset are the fields this command's flags do not set.
 		unset []string
 	}{
 		// install prints its result, not a plan before consent.
-		{"install", installCmd(g, fi), func() spm.InstallRequest { return fi.request([]string{"x"}) }, []string{"OnPlan"}},
+		{"install", installCmd(g, fi), func() engine.InstallRequest { return fi.request([]string{"x"}) }, []string{"OnPlan"}},
 		// add names skills in skills.yaml (AddRequest), installs the whole
 		// project without git sources of its own, and has no flags for
 		// the audit or downgrades; Manifest and Lock are AddRequest's.
 		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline", "AllowAuditFindings", "AllowDowngrade", "OnPlan"}},
 		// update names installed skills or the project (UpdateRequest,
 		// ProjectUpdateRequest), never references.
-		{"update", updateCmd(g, fu), func() spm.InstallRequest { return fu.request(g, false) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline"}},
-		{"update in a project", nil, func() spm.InstallRequest { return fu.request(g, true) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline"}},
+		{"update", updateCmd(g, fu), func() engine.InstallRequest { return fu.request(g, false) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline"}},
+		{"update in a project", nil, func() engine.InstallRequest { return fu.request(g, true) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline"}},
 	} {
 		if tc.cmd != nil {
 			setEveryFlag(t, tc.cmd)

@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
@@ -40,7 +40,7 @@ func (f *rootFlags) register(c *cobra.Command) {
 
 // processEnv is the one environment every command resolves roots with
 // (skillpm.ProcessEnv).
-func processEnv() (hosts.Env, error) { return spm.ProcessEnv() }
+func processEnv() (hosts.Env, error) { return engine.ProcessEnv() }
 
 // osEnv is processEnv for callers that cannot fail: a broken user hosts
 // file falls back to the built-in table (the commands that resolve roots

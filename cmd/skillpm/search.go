@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
@@ -100,7 +100,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	res, err := e.Search(ctx, spm.SearchRequest{Source: f.source, Query: strings.Join(args, " "), Limit: f.limit,
+	res, err := e.Search(ctx, engine.SearchRequest{Source: f.source, Query: strings.Join(args, " "), Limit: f.limit,
 		NoVerify: f.noVerify, RequireSignedIndex: f.requireSigned,
 		OnIndexBuilt: func(src registry.Source, n int) {
 			if !g.quiet && !g.json() {

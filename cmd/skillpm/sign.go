@@ -11,7 +11,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/errdef"
@@ -226,12 +226,12 @@ func loadSigningKey(ctx context.Context, g *globals, path string) (*sign.Private
 
 // signedJSON is the `skillpm sign` / `promote` document, and publish's
 // "signature" (skillpm.Signed).
-type signedJSON = spm.Signed
+type signedJSON = engine.Signed
 
 // signAttach signs desc and attaches the signature, unless opts.Key
 // signed it already (the engine's SignDigest).
 func signAttach(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*signedJSON, error) {
-	e, err := spm.Open(ctx, spm.Options{Env: hosts.Env{Getenv: os.Getenv}})
+	e, err := engine.Open(ctx, engine.Options{Env: hosts.Env{Getenv: os.Getenv}})
 	if err != nil {
 		return nil, err
 	}

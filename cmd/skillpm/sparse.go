@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
@@ -19,7 +19,7 @@ import (
 // fall back to the registry (with a warning) while the index is stale or
 // unsigned.
 func refreshSparse(ctx context.Context, g *globals, client *registry.Client, src registry.Source, names []string, create bool, sopts *sign.SignOptions) {
-	e, err := spm.Open(ctx, spm.Options{Client: client, Env: hosts.Env{Getenv: os.Getenv}})
+	e, err := engine.Open(ctx, engine.Options{Client: client, Env: hosts.Env{Getenv: os.Getenv}})
 	if err != nil {
 		fmt.Fprintf(g.stderr, "warning: the sparse index of %s was not updated (installs read the registry until skillpm index build %s): %v\n", src, src, err)
 		return
@@ -29,7 +29,7 @@ func refreshSparse(ctx context.Context, g *globals, client *registry.Client, src
 
 // printSparseRefresh reports a refresh of a sparse index: warnings when
 // it was not updated or not signed, and the index written.
-func printSparseRefresh(g *globals, r *spm.SparseRefresh) {
+func printSparseRefresh(g *globals, r *engine.SparseRefresh) {
 	switch {
 	case r == nil:
 		return

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +47,7 @@ func newTrustAddCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.TrustKey(c.Context(), spm.TrustKeyRequest{Key: args[0], Scopes: f.scopes, Tier: f.tier})
+			res, err := e.TrustKey(c.Context(), engine.TrustKeyRequest{Key: args[0], Scopes: f.scopes, Tier: f.tier})
 			if err != nil {
 				return err
 			}
@@ -71,7 +71,7 @@ func newTrustRemoveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.UntrustKey(c.Context(), spm.TrustKeyRequest{Key: args[0]})
+			res, err := e.UntrustKey(c.Context(), engine.TrustKeyRequest{Key: args[0]})
 			if err != nil {
 				return err
 			}
@@ -84,7 +84,7 @@ func newTrustRemoveCmd(g *globals) *cobra.Command {
 
 // printTrust says what the policy now says about the key and how to undo
 // it.
-func printTrust(g *globals, res *spm.TrustKeyResult, verb string) error {
+func printTrust(g *globals, res *engine.TrustKeyResult, verb string) error {
 	if g.json() {
 		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("trust"), "trust": res})
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -94,7 +94,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if project {
 		return runProjectUpdate(c, g, f, e, names)
 	}
-	res, err := e.Update(ctx, spm.UpdateRequest{Names: names, InstallRequest: f.request(g, false)})
+	res, err := e.Update(ctx, engine.UpdateRequest{Names: names, InstallRequest: f.request(g, false)})
 	if err != nil {
 		return installFailure(ctx, g, e, err, false)
 	}
@@ -104,8 +104,8 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 // request is what update passes on, in a project or not: every flag
 // that sets a field of the request (TestUpdateRequestFields checks it),
 // and the plan shown before consent (in a project not with -q).
-func (f *updateFlags) request(g *globals, project bool) spm.InstallRequest {
-	return spm.InstallRequest{
+func (f *updateFlags) request(g *globals, project bool) engine.InstallRequest {
+	return engine.InstallRequest{
 		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
 		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
 		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
@@ -120,7 +120,7 @@ func (f *updateFlags) request(g *globals, project bool) spm.InstallRequest {
 
 // printUpdate renders an update of the roots: JSON, or the skills each
 // root updated (the plan was shown before).
-func printUpdate(g *globals, res *spm.UpdateResult, dryRun bool) error {
+func printUpdate(g *globals, res *engine.UpdateResult, dryRun bool) error {
 	if res.NoneInstalled {
 		if !g.quiet && !g.json() {
 			fmt.Fprintln(g.stdout, "no skills installed by skillpm in any host's roots")

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
@@ -53,10 +53,10 @@ type projectUpdateFlags struct {
 // ranges in skills.yaml move first), the rest keep their locked versions,
 // the result is installed into the project's roots, and skills.yaml and
 // skills.lock are written together once it is.
-func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *spm.Engine, names []string) error {
-	res, err := e.UpdateProject(c.Context(), spm.ProjectUpdateRequest{
+func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, names []string) error {
+	res, err := e.UpdateProject(c.Context(), engine.ProjectUpdateRequest{
 		Manifest: f.project.manifest, Lock: f.project.lock, Names: names, Breaking: f.project.breaking, Latest: f.project.latest,
-		CheckNames:     func(p *spm.Project, names []string) error { return projectNames(cliProject(p), names) },
+		CheckNames:     func(p *engine.Project, names []string) error { return projectNames(cliProject(p), names) },
 		OnRanges:       printRangeBumps(g),
 		InstallRequest: f.request(g, true),
 	})
@@ -68,8 +68,8 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *spm.Engin
 
 // printRangeBumps shows each range update moves in skills.yaml, before
 // the plan.
-func printRangeBumps(g *globals) func(p *spm.Project, set map[string]string) {
-	return func(p *spm.Project, set map[string]string) {
+func printRangeBumps(g *globals) func(p *engine.Project, set map[string]string) {
+	return func(p *engine.Project, set map[string]string) {
 		if !g.quiet && !g.json() {
 			for _, n := range slices.Sorted(maps.Keys(set)) {
 				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), set[n], p.ManifestFile)
@@ -79,7 +79,7 @@ func printRangeBumps(g *globals) func(p *spm.Project, set map[string]string) {
 }
 
 // printProjectUpdate renders an update in a project.
-func printProjectUpdate(g *globals, res *spm.ProjectUpdate, dryRun bool) error {
+func printProjectUpdate(g *globals, res *engine.ProjectUpdate, dryRun bool) error {
 	lpath, lock := res.Project.LockFile, res.Lock
 	if g.json() {
 		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sort"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/spf13/cobra"
@@ -59,7 +59,7 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	if err != nil {
 		return err
 	}
-	v, err := spm.Validate(c.Context(), spm.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat, Host: f.host})
+	v, err := engine.Validate(c.Context(), engine.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat, Host: f.host})
 	if err != nil {
 		return err
 	}
@@ -97,9 +97,9 @@ func loadCatalogs(files []string) (*skill.Catalog, error) {
 }
 
 type validateJSON struct {
-	Mode    string              `json:"mode"`
-	Skills  []resultJSON        `json:"skills"`
-	Summary spm.ValidateSummary `json:"summary"`
+	Mode    string                 `json:"mode"`
+	Skills  []resultJSON           `json:"skills"`
+	Summary engine.ValidateSummary `json:"summary"`
 }
 
 type resultJSON struct {
@@ -124,7 +124,7 @@ func jsonResults(rs []skill.Result) []resultJSON {
 	return out
 }
 
-func printSummary(w io.Writer, s spm.ValidateSummary) {
+func printSummary(w io.Writer, s engine.ValidateSummary) {
 	codes := make([]string, 0, len(s.Codes))
 	for c := range s.Codes {
 		codes = append(codes, c)
@@ -143,7 +143,7 @@ func printSummary(w io.Writer, s spm.ValidateSummary) {
 }
 
 // summaryLine is the one-line verdict: "3 skills: 2 valid, 1 invalid (…)".
-func summaryLine(s spm.ValidateSummary) string {
+func summaryLine(s engine.ValidateSummary) string {
 	return fmt.Sprintf("%s: %d valid, %d invalid (%s, %s)", plural(s.Skills, "skill"), s.Valid, s.Skills-s.Valid,
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"))
 }

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
@@ -35,7 +35,7 @@ func (f *trustFlags) register(c *cobra.Command) {
 // load returns the effective policy and the trust material it names, plus
 // --key and the public-good root.
 func (f *trustFlags) load(ctx context.Context, g *globals) (*tiers.Policy, verified.VerifyOptions, error) {
-	file, err := spm.PolicyFileFor(ctx, f.policy, "", g.config().Policy)
+	file, err := engine.PolicyFileFor(ctx, f.policy, "", g.config().Policy)
 	if err != nil {
 		return nil, verified.VerifyOptions{}, err
 	}
@@ -154,7 +154,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	ver, verr := e.VerifyManifest(ctx, repo, m, spm.VerifyRequest{MinTier: f.minTier})
+	ver, verr := e.VerifyManifest(ctx, repo, m, engine.VerifyRequest{MinTier: f.minTier})
 	if ver == nil {
 		return verr
 	}
@@ -165,15 +165,15 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 }
 
 // verifyRefusal words the engine's refusal for the command line (exit 5).
-func verifyRefusal(ver *spm.Verification, arg, minTier string, verr error) error {
+func verifyRefusal(ver *engine.Verification, arg, minTier string, verr error) error {
 	m := ver.Manifest
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	switch {
-	case errors.Is(verr, spm.ErrNotSigned):
+	case errors.Is(verr, engine.ErrNotSigned):
 		return classed(errdef.Trust, fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg))
-	case errors.Is(verr, spm.ErrNoVerifiedSignature):
+	case errors.Is(verr, engine.ErrNoVerifiedSignature):
 		return classed(errdef.Trust, fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(ver.Checks), "signature")))
-	case errors.Is(verr, spm.ErrBelowMinTier):
+	case errors.Is(verr, engine.ErrBelowMinTier):
 		return classed(errdef.Trust, fmt.Errorf("%s is %s, below --min-tier %s", at, ver.Decision.Effective, minTier))
 	}
 	return verr
@@ -181,7 +181,7 @@ func verifyRefusal(ver *spm.Verification, arg, minTier string, verr error) error
 
 // printVerify renders a verification: warnings on stderr, then JSON, the
 // effective tier alone (-q), or the report.
-func printVerify(g *globals, ver *spm.Verification, minTier string) error {
+func printVerify(g *globals, ver *engine.Verification, minTier string) error {
 	p, repo, m, v, av, d := ver.Policy, ver.Repository, ver.Manifest, ver.Verification, ver.Audits, ver.Decision
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if !g.quiet {

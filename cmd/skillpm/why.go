@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
@@ -32,26 +32,26 @@ func (f *treeFlags) register(c *cobra.Command) {
 // graphs returns the dependency graphs to show (the engine's
 // DependencyGraphs): the project's lock in a project, else each searched
 // root's receipts.
-func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*spm.DepGraph, error) {
+func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*engine.DepGraph, error) {
 	e, err := f.engine(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	graphs, err := e.DependencyGraphs(ctx, spm.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+	graphs, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
 	return graphs, graphsErr(g, err)
 }
 
 // engine opens the engine tree and why read with; a project's graph
 // does not need the user's hosts file to load.
-func (f *treeFlags) engine(ctx context.Context, g *globals) (*spm.Engine, error) {
+func (f *treeFlags) engine(ctx context.Context, g *globals) (*engine.Engine, error) {
 	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: hasProject(f.manifest)})
 }
 
 // graphsErr maps the failures of reading dependency graphs: a project's
 // manifest or lock as project commands do, the rest as roots are.
 func graphsErr(g *globals, err error) error {
-	var ie *spm.InstallError
-	if errors.As(err, &ie) || errors.Is(err, spm.ErrInvalidLock) {
+	var ie *engine.InstallError
+	if errors.As(err, &ie) || errors.Is(err, engine.ErrInvalidLock) {
 		return projectOpenErr(err)
 	}
 	return rootsErr(g, err)
@@ -97,7 +97,7 @@ of every host's roots (or those --host, --scope and --root choose).`,
 
 // printTree writes the tree, a skill seen before marked (*) and not
 // expanded.
-func printTree(w io.Writer, dg *spm.DepGraph) {
+func printTree(w io.Writer, dg *engine.DepGraph) {
 	seen := map[string]bool{}
 	var walk func(name, rng, indent string, last bool, top bool)
 	walk = func(name, rng, indent string, last bool, top bool) {
@@ -143,7 +143,7 @@ type treeJSON struct {
 	Dependencies []treeJSON `json:"dependencies,omitempty"`
 }
 
-func jsonTree(dg *spm.DepGraph) []treeJSON {
+func jsonTree(dg *engine.DepGraph) []treeJSON {
 	var node func(name, rng string, path []string) treeJSON
 	node = func(name, rng string, path []string) treeJSON {
 		n := dg.Nodes[name]
@@ -182,7 +182,7 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Why(c.Context(), name, spm.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+			res, err := e.Why(c.Context(), name, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
 			if err != nil {
 				return graphsErr(g, err)
 			}
@@ -208,7 +208,7 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 
 // printWhy writes each graph's chains: the skills with the version
 // chosen and the range asked for, and who needs the last one.
-func printWhy(w io.Writer, res *spm.WhyResult) {
+func printWhy(w io.Writer, res *engine.WhyResult) {
 	from := ""
 	for _, ch := range res.Chains {
 		if ch.From != from {

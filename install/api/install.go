@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/jsonkeys"
 	"github.com/skillpm/skillpm/pkg/errdef"
@@ -100,7 +100,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	ireq := spm.InstallRequest{
+	ireq := engine.InstallRequest{
 		Refs: []string{req.Ref}, Roots: []install.Root{root}, Origin: "the request", RegistryOnly: true,
 		Grants: req.Grants, AllowExperimental: req.AllowExperimental, AllowAuditFindings: req.AllowAuditFindings,
 		DryRun: req.DryRun,
@@ -195,12 +195,12 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 // engine opens the library engine for one request: a fresh registry
 // session, the server's policy, trust, source, environment and host, and
 // the audit tool name the CLI writes.
-func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event)) (*spm.Engine, error) {
+func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event)) (*engine.Engine, error) {
 	policy := s.cfg.Policy
 	if policy == nil {
 		policy = tiers.Default()
 	}
-	return spm.Open(ctx, spm.Options{
+	return engine.Open(ctx, engine.Options{
 		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: s.cfg.Trust,
 		Env: s.cfg.Env, Host: s.cfg.Host, Auditor: s.cfg.Auditor, AuditTool: s.cfg.AuditTool, LockWait: s.cfg.LockWait,
 		Warn: warn, Progress: progress,

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -56,11 +56,11 @@ func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
 	// The roots the CLI's list reads (skillpm.SearchedRoots): without a
 	// host, every host's own roots once; with one, that host's view:
 	// every root it reads, in its order.
-	t := spm.Target{Scope: q.Get("scope")}
+	t := engine.Target{Scope: q.Get("scope")}
 	if h := q.Get("host"); h != "" {
 		t.Hosts = []string{h}
 	}
-	roots, err := spm.SearchedRoots(s.cfg.Env, t)
+	roots, err := engine.SearchedRoots(s.cfg.Env, t)
 	if err != nil {
 		return nil, badRequest(err.Error())
 	}
@@ -275,7 +275,7 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		writeError(w, toError(err))
 		return
 	}
-	done, err := e.Remove(r.Context(), spm.RemoveRequest{Names: []string{name}, Roots: []install.Root{root}, Options: opts})
+	done, err := e.Remove(r.Context(), engine.RemoveRequest{Names: []string{name}, Roots: []install.Root{root}, Options: opts})
 	if err != nil {
 		writeError(w, toError(err))
 		return

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
-	spm "github.com/skillpm/skillpm"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry/catalog"
@@ -99,7 +99,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, toError(err))
 		return
 	}
-	res, err := e.Update(r.Context(), spm.UpdateRequest{Names: []string{req.Name}, InstallRequest: spm.InstallRequest{
+	res, err := e.Update(r.Context(), engine.UpdateRequest{Names: []string{req.Name}, InstallRequest: engine.InstallRequest{
 		Roots: []install.Root{root}, RegistryOnly: true, Grants: req.Grants, AllowAuditFindings: req.AllowAuditFindings,
 	}})
 	if err != nil {

@@ -34,9 +34,9 @@ var layers = [][]string{
 	{"tiers", "resolve", "registry/catalog", "registry/verified", "registry/sparse", "registry/advisory"},
 	// Installs and the workflow runner.
 	{"install", "install/auditor", "asf"},
-	// The engine (package skillpm at the module root): the decisions the
-	// front ends share.
-	{"."},
+	// The engine: the decisions the front ends share. The module root
+	// holds no Go code (TestRootHasNoGo).
+	{"engine"},
 	// Front-end glue: the HTTP API, the CLI's configuration.
 	{"install/api", "internal/config"},
 	// Commands.
@@ -142,6 +142,21 @@ func TestLayers(t *testing.T) {
 	for p := range layerOf {
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err != nil {
 			t.Errorf("layers lists %s, which does not exist", p)
+		}
+	}
+}
+
+// TestRootHasNoGo: the module root is left to go.mod, the README and the
+// top-level folders; the engine lives in engine/, as Helm's lives in
+// pkg/action.
+func TestRootHasNoGo(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".go") {
+			t.Errorf("%s is Go code at the module root: move it into a package (the engine is engine/)", e.Name())
 		}
 	}
 }

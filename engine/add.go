@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// AddRequest is `skillpm add`: skills written into a project's manifest
+// (created when there is none), resolved with the versions already
+// locked kept, installed into the project's roots, and only then the
+// manifest and lock written together.
+type AddRequest struct {
+	// Manifest and Lock name the project's files (FindManifest).
+	Manifest, Lock string
+	// Skills are the requirements to add, in order.
+	Skills []AddSkill
+	// NoInstall resolves and writes the manifest and lock only.
+	NoInstall bool
+	// InstallRequest carries the consent, checks, target, DryRun and
+	// OnPlan, as for Apply.
+	InstallRequest
+}
+
+// AddSkill is one requirement to add.
+type AddSkill struct {
+	// Name is a bare name or a registry repository.
+	Name string
+	// Range is the range to write; "" keeps the manifest's range for a
+	// skill it has, else writes ^ the version the name resolves to (as
+	// cargo add and uv add do).
+	Range string
+}
+
+// AddResult is what Add did (or, with DryRun, would do).
+type AddResult struct {
+	// Project is the project as it was read.
+	Project *Project
+	// Manifest is the manifest written.
+	Manifest *resolve.Manifest
+	// Added are the requirements added, in the request's order.
+	Added []Added
+	// Result is the install into the project's roots (nil with
+	// NoInstall); Lock the lock written.
+	Result *install.Result
+	Lock   *resolve.Lockfile
+}
+
+// Added is one requirement Add wrote and the version it locked.
+type Added struct {
+	Name  string `json:"name"`
+	Range string `json:"range"`
+	// Version is the version locked ("" when the lock has none).
+	Version string `json:"version,omitempty"`
+}
+
+// Add adds r.Skills to the project. A new manifest records the source
+// of bare names (Source, else FallbackSource), the scope (the target's,
+// else project) and, unless custom roots are the target, the hosts of
+// the project roots it installs into. Nothing is written when anything
+// fails or is refused, or with DryRun. Failures to parse, resolve or
+// install are *InstallError; a manifest edit that does not apply is
+// ErrInvalidRequest.
+func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
+	set := map[string]string{}
+	var open []string // names whose range comes from the version resolved
+	for _, s := range r.Skills {
+		rng := s.Range
+		if rng == "" {
+			rng = resolve.AnyRange
+			open = append(open, s.Name)
+		}
+		set[s.Name] = rng
+	}
+	p, err := OpenProject(ctx, r.Manifest, r.Lock)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range open {
+		if rng := manifestRange(p.Manifest, n); rng != "" {
+			set[n] = rng // already in the manifest: keep its range
+		}
+	}
+	edit := resolve.ManifestEdit{Set: set}
+	if p.Data == nil {
+		if edit, err = e.newManifestEdit(p, set, r.Target); err != nil {
+			return nil, err
+		}
+	}
+	data, err := resolve.EditManifest(p.ManifestFile, p.Data, edit)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	apply := ApplyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, OldData: p.Data, Prev: p.Prev}
+	if len(open) > 0 {
+		if data, err = e.pinOpen(ctx, apply, data, open, set, r.InstallRequest); err != nil {
+			return nil, err
+		}
+	}
+	apply.Data, apply.NoInstall, apply.InstallRequest = data, r.NoInstall, r.InstallRequest
+	out := &AddResult{Project: p}
+	if out.Result, out.Lock, err = e.Apply(ctx, apply); err != nil {
+		return nil, err
+	}
+	if out.Manifest, err = parseProjectManifest(p, data); err != nil {
+		return nil, err
+	}
+	for _, s := range r.Skills {
+		a := Added{Name: s.Name, Range: manifestRange(out.Manifest, s.Name)}
+		if out.Lock != nil {
+			if ls := out.Lock.Get(resolve.ShortName(s.Name)); ls != nil {
+				a.Version = ls.Version
+			}
+		}
+		out.Added = append(out.Added, a)
+	}
+	return out, nil
+}
+
+// newManifestEdit is the edit that creates a project's manifest: the
+// source of bare names, the scope and the hosts installed into.
+func (e *Engine) newManifestEdit(p *Project, set map[string]string, target Target) (resolve.ManifestEdit, error) {
+	t := e.target(target)
+	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(ProjectScope(p.Manifest))}
+	if edit.Registry == "" {
+		edit.Registry = e.opts.FallbackSource
+	}
+	if t.Scope != "" {
+		edit.Scope = t.Scope
+	}
+	if len(t.Roots) > 0 {
+		return edit, nil
+	}
+	m := &resolve.Manifest{File: p.ManifestFile, Dir: p.Manifest.Dir}
+	t.Placement = Placement(t, m, e.opts.Link)
+	placed, err := ProjectRoots(e.env, t, m, e.opts.Host)
+	if err != nil {
+		return edit, err
+	}
+	// The agents root that holds a copy for links only is no host asked
+	// for.
+	for _, root := range placed.Roots {
+		if !root.LinkOnly {
+			edit.Hosts = append(edit.Hosts, string(root.Host))
+		}
+	}
+	return edit, nil
+}
+
+// pinOpen resolves data without installing or writing and returns it
+// with each name in open still at any range set to ^ the version locked.
+func (e *Engine) pinOpen(ctx context.Context, apply ApplyRequest, data []byte, open []string, set map[string]string, ir InstallRequest) ([]byte, error) {
+	ir.DryRun = true
+	apply.Data, apply.NoInstall, apply.InstallRequest = data, true, ir
+	_, lock, err := e.Apply(ctx, apply)
+	if err != nil {
+		return nil, err
+	}
+	pinned := map[string]string{}
+	for _, n := range open {
+		if set[n] != resolve.AnyRange {
+			continue
+		}
+		if ls := lock.Get(resolve.ShortName(n)); ls != nil {
+			pinned[n] = "^" + ls.Version
+		}
+	}
+	data, err = resolve.EditManifest(apply.Manifest, data, resolve.ManifestEdit{Set: pinned})
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return data, nil
+}
+
+// parseProjectManifest parses data as p's manifest, in p's directory.
+func parseProjectManifest(p *Project, data []byte) (*resolve.Manifest, error) {
+	m, err := resolve.ParseManifest(p.ManifestFile, data)
+	if err != nil {
+		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
+	}
+	m.Dir = p.Manifest.Dir
+	return m, nil
+}
+
+// manifestRange is the range m asks for name ("" when m does not name
+// it).
+func manifestRange(m *resolve.Manifest, name string) string {
+	for _, r := range m.Skills {
+		if r.Name == name {
+			return r.Range
+		}
+	}
+	return ""
+}

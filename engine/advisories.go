@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// Advisories returns the advisory feed of the Engine's source of bare
+// names (Source, else FallbackSource, else the embedded registry) as the
+// trust policy judges it, read once per Engine. A feed that is not obeyed
+// (unsigned, signed by nobody the policy names as an advisor, stale) is
+// reported through Options.Warn, once, and changes nothing; so is an
+// advisory outside its signers' scopes. The error is for a registry that
+// cannot be read: a check that cannot be made is not a check that passed.
+func (e *Engine) Advisories(ctx context.Context) (*advisory.Checked, error) {
+	ch, first, err := e.advisoryFeed(ctx)
+	if err != nil || !first || e.opts.Warn == nil {
+		return ch, err
+	}
+	for _, p := range feedProblems(ch) {
+		e.opts.Warn(p)
+	}
+	return ch, nil
+}
+
+// feedProblems words why a feed, or parts of it, are not obeyed.
+func feedProblems(ch *advisory.Checked) []string {
+	var out []string
+	if ch.Problem != nil {
+		out = append(out, ch.Problem.Error()+": reported, not obeyed")
+	}
+	for _, s := range ch.Ignored {
+		out = append(out, s+": ignored")
+	}
+	return out
+}
+
+// advisoryFeed reads and judges the feed once; first is true for the
+// call that did.
+func (e *Engine) advisoryFeed(ctx context.Context) (_ *advisory.Checked, first bool, _ error) {
+	e.mu.Lock()
+	got := e.advisories
+	e.mu.Unlock()
+	if got != nil {
+		return got, false, nil
+	}
+	policy, trust, err := e.TrustPolicy(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	src, err := e.OpenSource(e.opts.Source)
+	if err != nil {
+		return nil, false, err
+	}
+	ch, err := advisory.Check(ctx, e.client, src, advisory.CheckOptions{Policy: policy, Trust: trust})
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the advisory feed of %s: %w", src, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.advisories != nil {
+		return e.advisories, false, nil
+	}
+	e.advisories = ch
+	return ch, true, nil
+}
+
+// Advised is one advisory naming a skill.
+type Advised struct {
+	// Name, Version and Source name the skill; Digest is what matched
+	// when a digest did.
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Source  string `json:"source"`
+	// ID, Kind, Severity and Summary are the advisory's.
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	Severity string `json:"severity,omitempty"`
+	Summary  string `json:"summary,omitempty"`
+	// Refuses is true for malicious and revoked versions.
+	Refuses bool `json:"refuses"`
+	// ByDigest is true when a digest named it.
+	ByDigest bool `json:"byDigest,omitempty"`
+}
+
+func (a Advised) String() string {
+	return fmt.Sprintf("%s@%s is named by advisory %s (%s)%s", a.Name, a.Version, a.ID, a.kindText(), summary(a.Summary))
+}
+
+// kindText is "kind, severity".
+func (a Advised) kindText() string {
+	if a.Severity != "" {
+		return a.Kind + ", " + a.Severity
+	}
+	return a.Kind
+}
+
+func summary(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+// advised returns the advisories of ix naming a skill, by its source
+// repository, version and digests (manifest, tree).
+func advised(ix *advisory.Index, name, version, source string, digests ...string) []Advised {
+	var out []Advised
+	for _, m := range ix.Lookup(source, version, digests...) {
+		a := m.Advisory
+		out = append(out, Advised{Name: name, Version: version, Source: source, ID: a.ID(), Kind: a.Kind, Severity: a.Severity,
+			Summary: a.OSV.GetSummary(), Refuses: a.Refuses(), ByDigest: m.ByDigest})
+	}
+	return out
+}
+
+// checkAdvisories is install.Options.Check: it refuses a lock holding a
+// version an obeyed advisory withdraws (ErrRevoked, naming each one) and
+// warns about the others.
+func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) error {
+	ch, err := e.Advisories(ctx)
+	if err != nil || ch.Index == nil || lock == nil {
+		return err
+	}
+	var refused []string
+	for _, ls := range lock.Skills {
+		for _, a := range advised(ch.Index, ls.Name, ls.Version, ls.Source, ls.Digest, ls.Tree) {
+			if a.Refuses {
+				refused = append(refused, a.String())
+			} else if e.opts.Warn != nil {
+				e.opts.Warn(a.String())
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%w: %s (advisory feed of %s)", ErrRevoked, strings.Join(refused, "; "), ch.Source)
+	}
+	return nil
+}
+
+// AdvisoryPublishRequest publishes an advisory feed: `skillpm advisory
+// publish`.
+type AdvisoryPublishRequest struct {
+	// File names the document in messages; Data is its content.
+	File string
+	Data []byte
+	// To is the source to publish to; "" means the Engine's source of
+	// bare names.
+	To string
+	// Sign signs the feed; a feed is useless unsigned, so a signer is
+	// required.
+	Sign sign.SignOptions
+}
+
+// AdvisoryPublished is a published feed.
+type AdvisoryPublished struct {
+	// Source and Digest say where and what.
+	Source string `json:"source"`
+	Digest string `json:"digest"`
+	// Advisories counts its entries; Expires is when it goes stale.
+	Advisories int       `json:"advisories"`
+	Expires    time.Time `json:"expires"`
+	// Signed is the signature attached.
+	Signed *Signed `json:"signed"`
+}
+
+// PublishAdvisories checks r.Data as a feed document (refusing it before
+// anything is pushed when it does not parse; warning when it has already
+// expired), pushes it as the source's advisory feed and signs it.
+func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest) (*AdvisoryPublished, error) {
+	f, err := advisory.Parse(r.File, r.Data)
+	if err != nil {
+		return nil, err
+	}
+	if time.Now().After(f.Expires) && e.opts.Warn != nil {
+		// Published all the same: readers report a stale feed and do
+		// not obey it, which is what a publisher testing that wants.
+		e.opts.Warn(fmt.Sprintf("%s expired at %s: readers will report it and not obey it", r.File, f.Expires.UTC().Format(time.RFC3339)))
+	}
+	if err := r.Sign.Validate(); err != nil {
+		return nil, invalid(err)
+	}
+	src, err := e.OpenSource(cmp.Or(r.To, e.opts.Source))
+	if err != nil {
+		return nil, err
+	}
+	repo, desc, err := e.client.PushAdvisories(ctx, src, r.Data)
+	if err != nil {
+		return nil, err
+	}
+	out := &AdvisoryPublished{Source: src.String(), Digest: desc.Digest.String(), Advisories: len(f.Advisories), Expires: f.Expires}
+	if out.Signed, err = e.SignDigest(ctx, repo, desc, registry.AdvisoriesTag, r.Sign); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// InstalledAdvised is an advisory naming an installed copy.
+type InstalledAdvised struct {
+	Advised
+	// Root and Dir are where the copy is.
+	Root string `json:"root"`
+	Dir  string `json:"dir"`
+	// Tree is the tree hash of the files on disk (what a digest in the
+	// advisory is compared with, besides the receipt's manifest digest).
+	Tree string `json:"tree,omitempty"`
+}
+
+// AuditInstalled checks every copy in roots against the obeyed feed:
+// by the receipt's repository and version, and by the tree hash of the
+// files on disk (so an edited or foreign copy is still named by a digest
+// advisory). A feed that is not obeyed yields nothing (see
+// Advisories for why).
+func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
+	ch, _, err := e.advisoryFeed(ctx)
+	if err != nil || ch.Index == nil {
+		return nil, err
+	}
+	var out []InstalledAdvised
+	for _, r := range roots {
+		rec, err := install.ReadReceipts(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range rec.Skills {
+			if s.Source == "" || s.Link != "" {
+				continue
+			}
+			dir := filepath.Join(r.Dir, s.Name)
+			sum, err := archive.TreeHashInstalled(ctx, dir)
+			if err != nil {
+				continue
+			}
+			for _, a := range advised(ch.Index, s.Name, s.Version, s.Source, s.Digest, sum.TreeHash) {
+				out = append(out, InstalledAdvised{Advised: a, Root: r.Dir, Dir: dir, Tree: sum.TreeHash})
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// BundleRequest writes skills, with everything they need, into an OCI
+// layout directory for an air-gapped install.
+type BundleRequest struct {
+	// Refs are the skills (name, name@range, registry/namespace/name).
+	Refs []string
+	// Dir is the OCI layout directory to write (created when missing).
+	Dir string
+	// Prerelease lets ranges match pre-releases.
+	Prerelease bool
+	// Warn receives the resolver's warnings; nil means Options.Warn.
+	Warn func(string)
+}
+
+// BundleResult is what Bundle wrote.
+type BundleResult struct {
+	*registry.MirrorResult
+	// Layout is the directory as a source (`install --from` takes it).
+	Layout registry.Source
+	// Advisories is true when the source's advisory feed was copied too.
+	Advisories bool
+}
+
+// Bundle resolves r.Refs with their dependencies (bare names in Source,
+// else FallbackSource, else the embedded registry) and copies every
+// version, with its signatures and attestations, into r.Dir, as `skillpm
+// bundle` does. A resolution failure is an *InstallError.
+func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, error) {
+	m, _, err := install.FromRefs(origin(""), r.Refs, nil)
+	if err != nil {
+		if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
+			return nil, invalid(err)
+		}
+		return nil, err
+	}
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, err
+	}
+	warn := r.Warn
+	if warn == nil {
+		warn = e.opts.Warn
+	}
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn, Hide: e.hideYanked(graph)})
+	if err != nil {
+		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	dst, err := e.client.Layout(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := catalog.CopyLock(ctx, e.client, lock, dst, registry.CopyLockOptions{})
+	if err != nil {
+		return nil, err
+	}
+	// The feed travels with the skills, so that an image installed from
+	// the bundle offline is checked against it.
+	out := &BundleResult{MirrorResult: res, Layout: dst}
+	from, err := e.OpenSource(e.opts.Source)
+	if err != nil {
+		return nil, err
+	}
+	if out.Advisories, err = e.client.CopyAdvisories(ctx, from, dst); err != nil {
+		return nil, fmt.Errorf("copying the advisory feed of %s: %w", from, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// DepNode is one skill of a dependency graph: a lock entry or a receipt.
+type DepNode struct {
+	// Name, Version and Source are the skill's.
+	Name, Version, Source string
+	// Range is what the manifest (or the command line, for receipts)
+	// asked for, "" for a skill present only as a dependency.
+	Range string
+	// Deps maps each dependency's name to the version chosen for it.
+	Deps map[string]string
+}
+
+// DepGraph is the dependency graph of a project's lock or of one root's
+// receipts.
+type DepGraph struct {
+	// From names where the graph comes from: the lock file, or a root
+	// directory.
+	From string
+	// Nodes are the skills by name.
+	Nodes map[string]*DepNode
+	// Tops are the skills asked for by name, in the lock's or receipts'
+	// order.
+	Tops []string
+	// ranges reads the ranges a version declares for its dependencies.
+	ranges func(n *DepNode) map[string]string
+}
+
+// Ranges returns the ranges n's version declares for its dependencies,
+// read from its manifest in the registry; nil when it has none or they
+// cannot be read.
+func (dg *DepGraph) Ranges(n *DepNode) map[string]string {
+	if dg.ranges == nil || n == nil || len(n.Deps) == 0 {
+		return nil
+	}
+	return dg.ranges(n)
+}
+
+// Chains returns every path from a skill asked for by name to target,
+// shortest first.
+func (dg *DepGraph) Chains(target string) [][]string {
+	var out [][]string
+	var walk func(path []string)
+	walk = func(path []string) {
+		last := path[len(path)-1]
+		if last == target {
+			out = append(out, slices.Clone(path))
+			return
+		}
+		n := dg.Nodes[last]
+		if n == nil {
+			return
+		}
+		for _, d := range slices.Sorted(maps.Keys(n.Deps)) {
+			if !slices.Contains(path, d) {
+				walk(append(path, d))
+			}
+		}
+	}
+	for _, t := range dg.Tops {
+		walk([]string{t})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) < len(out[j]) })
+	return out
+}
+
+// GraphRequest chooses the dependency graphs to read.
+type GraphRequest struct {
+	// Manifest and Lock name a project's files (see FindManifest).
+	Manifest, Lock string
+	// Target overrides the Engine's Target; its roots win over a project.
+	Target Target
+}
+
+// DependencyGraphs returns the graphs `skillpm tree` and `why` walk: in a
+// project (a manifest where FindManifest looks, and no custom roots),
+// its lock's; else each searched root's receipts (SearchedRoots), roots
+// without skills left out. Dependency ranges are read from the registry
+// graph the names resolve in (Graph). A project without a lock yet is
+// ErrInvalidRequest.
+func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGraph, error) {
+	t := e.target(r.Target)
+	if len(t.Roots) == 0 && HasProject(r.Manifest) {
+		p, err := OpenProject(ctx, r.Manifest, r.Lock)
+		if err != nil {
+			return nil, err
+		}
+		if p.Prev == nil {
+			return nil, invalid(fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.ManifestFile, p.LockFile))
+		}
+		graph, err := e.Graph(p.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		dg := &DepGraph{From: p.LockFile, Nodes: map[string]*DepNode{}, ranges: rangesFrom(ctx, graph)}
+		for _, s := range p.Prev.Skills {
+			dg.Nodes[s.Name] = &DepNode{Name: s.Name, Version: s.Version, Source: s.Source, Range: s.Requested, Deps: s.Dependencies}
+			if s.Requested != "" {
+				dg.Tops = append(dg.Tops, s.Name)
+			}
+		}
+		return []*DepGraph{dg}, nil
+	}
+	roots, err := SearchedRoots(e.env, t)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := e.Graph(&resolve.Manifest{})
+	if err != nil {
+		return nil, err
+	}
+	var out []*DepGraph
+	for _, root := range roots {
+		rec, err := install.ReadReceipts(root.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(rec.Skills) == 0 {
+			continue
+		}
+		dg := &DepGraph{From: root.Dir, Nodes: map[string]*DepNode{}, ranges: rangesFrom(ctx, graph)}
+		for _, s := range rec.Skills {
+			dg.Nodes[s.Name] = &DepNode{Name: s.Name, Version: s.Version, Source: s.Source, Range: s.Requested, Deps: s.Dependencies}
+			if s.Explicit() {
+				dg.Tops = append(dg.Tops, s.Name)
+			}
+		}
+		out = append(out, dg)
+	}
+	return out, nil
+}
+
+// rangesFrom reads dependency ranges from the registry's manifests.
+func rangesFrom(ctx context.Context, graph *catalog.Graph) func(n *DepNode) map[string]string {
+	return func(n *DepNode) map[string]string {
+		if n.Source == "" {
+			return nil
+		}
+		v, err := semver.NewVersion(n.Version)
+		if err != nil {
+			return nil
+		}
+		deps, err := graph.Dependencies(ctx, graph.Namespace().KeyOf(n.Source), v)
+		if err != nil {
+			return nil
+		}
+		out := map[string]string{}
+		for k, r := range deps {
+			out[resolve.ShortName(k)] = r
+		}
+		return out
+	}
+}
+
+// WhyStep is one skill of a chain: the version chosen and the range the
+// step before it (or the request, for the first) asked for.
+type WhyStep struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Range   string `json:"range,omitempty"`
+}
+
+// WhyChain is one path from a skill asked for by name to the skill
+// explained.
+type WhyChain struct {
+	// From is the graph's lock file or root.
+	From  string    `json:"from"`
+	Chain []WhyStep `json:"chain"`
+}
+
+// WhyResult explains why a skill is installed.
+type WhyResult struct {
+	// Chains are every path to it, graph by graph, shortest first.
+	Chains []WhyChain
+	// Known are the skills of the graphs read, for suggestions when
+	// there is no chain.
+	Known []string
+}
+
+// Why returns every chain from a skill asked for by name to name, with
+// the version chosen and the range asked for at each step, as cargo tree
+// -i and npm explain do, in the graphs DependencyGraphs reads. No chain
+// is not an error.
+func (e *Engine) Why(ctx context.Context, name string, r GraphRequest) (*WhyResult, error) {
+	graphs, err := e.DependencyGraphs(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := &WhyResult{Chains: []WhyChain{}}
+	for _, dg := range graphs {
+		for n := range dg.Nodes {
+			out.Known = append(out.Known, n)
+		}
+		for _, ch := range dg.Chains(name) {
+			steps := []WhyStep{}
+			for i, s := range ch {
+				n := dg.Nodes[s]
+				rng := n.Range
+				if i > 0 {
+					rng = dg.Ranges(dg.Nodes[ch[i-1]])[s]
+				}
+				steps = append(steps, WhyStep{Name: s, Version: n.Version, Range: rng})
+			}
+			out.Chains = append(out.Chains, WhyChain{From: dg.From, Chain: steps})
+		}
+	}
+	return out, nil
+}

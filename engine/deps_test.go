@@ -1,0 +1,51 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillpm/skillpm/engine"
+)
+
+// TestWhy: a project without a lock yet is ErrInvalidRequest; once
+// installed, the project's lock explains its skill (asked for by name,
+// with the range), and so do the receipts of the root a plain install
+// wrote; a skill nobody needs has no chain and is not an error.
+func TestWhy(t *testing.T) {
+	e, key, dir, home, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	manifest := notesProject(t, e, key, dir)
+	proj := filepath.Dir(manifest)
+	if _, err := e.Why(ctx, "notes", engine.GraphRequest{Manifest: manifest}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a project without a lock: %v, want ErrInvalidRequest", err)
+	}
+	if _, err := e.Install(ctx, engine.InstallRequest{Manifest: manifest}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Why(ctx, "notes", engine.GraphRequest{Manifest: manifest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.WhyStep{Name: "notes", Version: "1.0.0", Range: "^1"}
+	if len(res.Chains) != 1 || res.Chains[0].From != filepath.Join(proj, "skills.lock") || len(res.Chains[0].Chain) != 1 || res.Chains[0].Chain[0] != want {
+		t.Errorf("project: %+v; want one chain [%+v] from skills.lock", res.Chains, want)
+	}
+
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes@^1"}}); err != nil {
+		t.Fatal(err)
+	}
+	graphs, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: filepath.Join(proj, "none.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(graphs) != 1 || graphs[0].From != filepath.Join(home, ".agents", "skills") || len(graphs[0].Tops) != 1 || graphs[0].Nodes["notes"] == nil {
+		t.Errorf("receipts: %+v; want the agents user root holding notes", graphs)
+	}
+	none, err := e.Why(ctx, "other", engine.GraphRequest{Manifest: manifest})
+	if err != nil || len(none.Chains) != 0 || len(none.Known) != 1 {
+		t.Errorf("a skill nobody needs: %+v, %v; want no chain and notes known", none, err)
+	}
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+)
+
+// DescribeRequest asks what `skillpm info` shows about one argument: a
+// skill directory, the name of an installed skill, or a published
+// reference.
+type DescribeRequest struct {
+	// Arg is what to describe.
+	Arg string
+	// Published reads Arg as a directory or a published reference only,
+	// never as an installed name (a source or the raw manifest was asked
+	// for).
+	Published bool
+	// ManifestOnly reads the published manifest without listing the
+	// repository's versions.
+	ManifestOnly bool
+	// Prerelease lets a range select pre-releases.
+	Prerelease bool
+	// Target chooses the roots searched for an installed skill
+	// (SearchedRoots); empty means the Engine's.
+	Target Target
+}
+
+// Description is what Describe found; exactly one of its fields is set.
+type Description struct {
+	// Local is the skill in the directory Arg names.
+	Local *LocalSkill
+	// Installed are the copies of the skill Arg names that skillpm
+	// installed in the searched roots, in their order.
+	Installed []install.Installed
+	// Published is the version the reference Arg selects (its Versions
+	// are nil with ManifestOnly).
+	Published *Info
+}
+
+// LocalSkill is a skill directory read leniently.
+type LocalSkill struct {
+	// Dir is the directory as asked for.
+	Dir string
+	// Skill is nil when nothing could be read (Describe then returns
+	// ErrUnreadableSkill beside the description).
+	Skill *skill.Skill
+	// Diagnostics are what lenient reading found.
+	Diagnostics skill.Diagnostics
+	// Dependencies are the skill's, explicit and implicit (ASF calls).
+	Dependencies []skill.Dependency
+}
+
+// Describe describes r.Arg as `skillpm info` does. A path (./web-notes,
+// skills/web-notes) naming a directory is a local skill; a bare name is
+// the skill installed under it in the searched roots, else the published
+// skill of that name, even beside a directory of that name; a directory
+// is the fallback when nothing of that name is published. A local
+// directory with no readable skill returns its description (with the
+// diagnostics) and ErrUnreadableSkill.
+func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*Description, error) {
+	fi, statErr := os.Stat(r.Arg)
+	isDir := statErr == nil && fi.IsDir()
+	if isDir && strings.ContainsAny(r.Arg, `/\.`) {
+		return describeDir(ctx, r.Arg)
+	}
+	if !r.Published && !strings.ContainsAny(r.Arg, "@/:") {
+		roots, err := SearchedRoots(e.env, e.target(r.Target))
+		if err != nil {
+			return nil, err
+		}
+		found, err := install.Describe(ctx, roots, r.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) > 0 {
+			install.DescribeAgainstLock(ctx, found, projectLock(ctx))
+			return &Description{Installed: found}, nil
+		}
+	}
+	repo, m, err := e.Resolve(ctx, r.Arg, r.Prerelease)
+	switch {
+	case err != nil && isDir && errors.Is(err, registry.ErrNotFound):
+		return describeDir(ctx, r.Arg)
+	case err != nil:
+		return nil, err
+	case r.ManifestOnly:
+		return &Description{Published: &Info{Repository: repo, Manifest: m}}, nil
+	}
+	info, err := e.InfoManifest(ctx, repo, m)
+	if err != nil {
+		return nil, err
+	}
+	return &Description{Published: info}, nil
+}
+
+// describeDir reads the skill in dir leniently.
+func describeDir(ctx context.Context, dir string) (*Description, error) {
+	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
+	l := &LocalSkill{Dir: dir, Skill: s, Diagnostics: ds}
+	if s == nil {
+		return &Description{Local: l}, fmt.Errorf("%s: %w", dir, ErrUnreadableSkill)
+	}
+	l.Dependencies = s.Dependencies()
+	return &Description{Local: l}, nil
+}

@@ -1,0 +1,368 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// DoctorRequest asks for a check of the setup, as `skillpm doctor` does.
+type DoctorRequest struct {
+	// PolicyFile is the trust policy to check; "" searches for it
+	// (tiers.Find).
+	PolicyFile string
+	// Manifest and Lock name a project's files (FindManifest); the
+	// project is checked when its manifest exists.
+	Manifest, Lock string
+	// LookupEnv reads the variables reported; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// DoctorReport is what Doctor found. Problems lists every problem in the
+// order a user reads them; the other fields say what is in use.
+type DoctorReport struct {
+	// Host is the default host ("" when it cannot be chosen: a problem).
+	Host install.Host
+	// Env are the variables set that change where skillpm reads and
+	// writes (DoctorEnv), SKILLPM_PASSWORD's value hidden as "(set)".
+	Env map[string]string
+	// Policy is the trust policy file in effect, "" for the built-in
+	// default.
+	Policy string
+	// Roots are every host's discovery roots (install.AllSearchRoots).
+	Roots []DoctorRoot
+	// Project is the project checked, nil outside one.
+	Project *DoctorProject
+	// Advisories are the obeyed advisories naming installed copies; the
+	// feed's own problems (unsigned, unnamed signer, stale) are in
+	// Problems.
+	Advisories []InstalledAdvised
+	// Registries are the sources of bare names checked: the fallback
+	// source and the project's registry, each once.
+	Registries []DoctorRegistry
+	// Problems are the failures of each check: the user's hosts file,
+	// the default host, the policy, each root (prefixed with it), the
+	// project, its drift from the lock (*LockDrift), each registry.
+	Problems []error
+}
+
+// DoctorRoot is one discovery root and its state.
+type DoctorRoot struct {
+	install.Root
+	// ReadBy is the display name of the host that reads the root.
+	ReadBy string
+	// Exists says the directory exists; Skills counts the skills skillpm
+	// installed there.
+	Exists bool
+	Skills int
+	// Journal says a transaction's journal is pending; Staged lists
+	// staging directories an interrupted transaction left.
+	Journal bool
+	Staged  []string
+	// Problems are what is wrong with the root.
+	Problems []error
+}
+
+// DoctorProject is a project and where its roots differ from its lock.
+type DoctorProject struct {
+	Manifest, Lock string
+	// Drift are *LockDrift, or the failure to read a root's receipts.
+	Drift []error
+}
+
+// DoctorRegistry is a source of bare names and whether it answered.
+type DoctorRegistry struct {
+	// Source is the source ("embedded" for the embedded registry).
+	Source string
+	// Err is why it did not answer; nil when it did.
+	Err error
+}
+
+// DriftKind says how a project's roots differ from its lock.
+type DriftKind int
+
+// The ways installed skills differ from a lock.
+const (
+	// DriftNoLock: the project has no lock.
+	DriftNoLock DriftKind = iota
+	// DriftNotInstalled: a locked skill is not installed in a root.
+	DriftNotInstalled
+	// DriftNewer: a root holds a version newer than the locked one.
+	DriftNewer
+	// DriftDiffers: a root holds other content than the lock's.
+	DriftDiffers
+	// DriftFiles: a root holds the locked version, but its files are not
+	// the lock's tree (Tree), whatever its receipt claims (Claimed).
+	DriftFiles
+)
+
+// LockDrift is one difference between a project's lock and a root.
+type LockDrift struct {
+	Kind DriftKind
+	// Manifest and Lock are the project's files.
+	Manifest, Lock string
+	// Name and Locked are the locked skill and version; Root and
+	// Installed where it differs and the version there.
+	Name, Locked, Root, Installed string
+	// Tree is, for DriftFiles, the tree hash of the files in the root;
+	// Claimed the one its receipt records.
+	Tree, Claimed string
+}
+
+// Class is errdef.Conflict: what is installed disagrees with the lock.
+func (d *LockDrift) Class() errdef.Class { return errdef.Conflict }
+
+func (d *LockDrift) Error() string {
+	switch d.Kind {
+	case DriftNoLock:
+		return fmt.Sprintf("%s has no %s", d.Manifest, d.Lock)
+	case DriftNotInstalled:
+		return fmt.Sprintf("%s %s is locked but not installed in %s", d.Name, d.Locked, d.Root)
+	case DriftNewer:
+		return fmt.Sprintf("%s: %s holds %s, newer than the locked %s", d.Name, d.Root, d.Installed, d.Locked)
+	case DriftFiles:
+		claim := "its receipt records them"
+		if d.Claimed != d.Tree {
+			claim = "its receipt records " + d.Claimed
+		}
+		return fmt.Sprintf("%s: the files of %s in %s (tree %s) are not the locked %s's, though %s: they were changed after install", d.Name, d.Installed, d.Root, d.Tree, d.Locked, claim)
+	}
+	return fmt.Sprintf("%s: %s holds %s, the lock says %s", d.Name, d.Root, d.Installed, d.Locked)
+}
+
+// DoctorEnv are skillpm's own variables that change where it reads and
+// writes, or how, and every variable the hosts table says moves a host's
+// roots: sorted, once each.
+func DoctorEnv(t *hosts.Table) []string {
+	out := []string{"SKILLPM_CONFIG", "SKILLPM_CACHE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH", "SKILLPM_PASSWORD"}
+	seen := map[string]bool{}
+	for _, k := range out {
+		seen[k] = true
+	}
+	for _, h := range t.Hosts() {
+		for _, d := range append(slices.Clone(h.User), h.Project...) {
+			if d.Env != "" && !seen[d.Env] {
+				seen[d.Env] = true
+				out = append(out, d.Env)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Doctor checks the setup: the user's hosts file, the default host, the
+// variables in effect, the trust policy, every host's roots (receipts,
+// pending transactions), a project's drift from its lock, and whether
+// the sources of bare names answer. What is wrong is reported, not
+// returned: the error is for a check that could not run at all.
+func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, error) {
+	rep := &DoctorReport{Env: map[string]string{}}
+	env := e.env
+	if _, err := hosts.Load(env); err != nil {
+		// Reported, and the engine's table is used (a lenient opener
+		// gives the built-in one).
+		rep.Problems = append(rep.Problems, err)
+	}
+	if h, err := DefaultHost(env, e.opts.Host); err != nil {
+		rep.Problems = append(rep.Problems, err)
+	} else {
+		rep.Host = h
+	}
+	lookup := r.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	for _, k := range DoctorEnv(env.Table()) {
+		if v, ok := lookup(k); ok {
+			if k == "SKILLPM_PASSWORD" {
+				v = "(set)"
+			}
+			rep.Env[k] = v
+		}
+	}
+	if p := tiers.Find(r.PolicyFile, e.opts.Getenv, os.Stat); p != "" {
+		rep.Policy = p
+		if _, err := tiers.Load(ctx, p); err != nil {
+			rep.Problems = append(rep.Problems, fmt.Errorf("policy %s: %w", p, err))
+		}
+	}
+	for _, root := range install.AllSearchRoots(env) {
+		dr := doctorRoot(env, root)
+		for _, p := range dr.Problems {
+			rep.Problems = append(rep.Problems, fmt.Errorf("%s: %w", root.Dir, p))
+		}
+		rep.Roots = append(rep.Roots, dr)
+	}
+	sources := []string{e.opts.FallbackSource}
+	if HasProject(r.Manifest) {
+		p, err := OpenProject(ctx, r.Manifest, r.Lock)
+		if err != nil {
+			rep.Problems = append(rep.Problems, err)
+		} else {
+			if p.Manifest.Registry != "" {
+				if src, err := resolve.CanonicalSource(p.Manifest.Registry, p.Manifest.Dir); err == nil {
+					sources = append(sources, src)
+				}
+			}
+			rep.Project = &DoctorProject{Manifest: p.ManifestFile, Lock: p.LockFile, Drift: []error{}}
+			if placed, err := ProjectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
+				rep.Problems = append(rep.Problems, err)
+			} else {
+				rep.Project.Drift = lockDrift(ctx, p, placed.Roots)
+			}
+			rep.Problems = append(rep.Problems, rep.Project.Drift...)
+		}
+	}
+	e.doctorAdvisories(ctx, rep)
+	seen := map[string]bool{}
+	for _, s := range sources {
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		dr := DoctorRegistry{Source: s}
+		if s == "" {
+			dr.Source = resolve.EmbeddedSource
+		}
+		if dr.Err = e.reachable(ctx, s); dr.Err != nil {
+			rep.Problems = append(rep.Problems, fmt.Errorf("registry %s: %w", dr.Source, dr.Err))
+		}
+		rep.Registries = append(rep.Registries, dr)
+	}
+	return rep, nil
+}
+
+// doctorRoot reads one root's receipts and pending work.
+func doctorRoot(env hosts.Env, r install.Root) DoctorRoot {
+	dr := DoctorRoot{Root: r, ReadBy: string(r.Host)}
+	if h, err := env.Table().Get(string(r.Host)); err == nil && h.Name != "" {
+		dr.ReadBy = h.Name
+	}
+	if _, err := os.Stat(r.Dir); err == nil {
+		dr.Exists = true
+	}
+	if rec, err := install.ReadReceipts(r.Dir); err != nil {
+		dr.Problems = append(dr.Problems, err)
+	} else {
+		dr.Skills = len(rec.Skills)
+	}
+	pend, err := install.PendingIn(r.Dir)
+	if err != nil {
+		dr.Problems = append(dr.Problems, err)
+	}
+	staged, err := install.Staged(r.Dir)
+	if err != nil {
+		dr.Problems = append(dr.Problems, err)
+	}
+	dr.Journal, dr.Staged = pend != nil, staged
+	switch {
+	case pend != nil:
+		dr.Problems = append(dr.Problems, errors.New(pend.String()))
+	case len(staged) > 0:
+		dr.Problems = append(dr.Problems, errors.New("an interrupted transaction left staging directories: the next install, update or remove here discards them"))
+	}
+	return dr
+}
+
+// reachable lists a source's skills, which needs the registry to answer;
+// a registry without a catalog answered all the same.
+func (e *Engine) reachable(ctx context.Context, src string) error {
+	spec := registry.SourceSpec{}
+	if src != "" && src != resolve.EmbeddedSource {
+		var err error
+		if spec, err = registry.ParseSource(src); err != nil {
+			return err
+		}
+	}
+	s, err := e.client.OpenSource(spec)
+	if err != nil {
+		return err
+	}
+	if _, err := e.client.SourceNames(ctx, s); err != nil && !errors.Is(err, registry.ErrNoCatalog) {
+		return err
+	}
+	return nil
+}
+
+// lockDrift lists where the project's roots differ from its lock.
+// The files are compared with the lock's tree, never with the receipt's
+// claim: a project commits its receipts with the files.
+func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
+	out := []error{}
+	if p.Prev == nil {
+		return append(out, &LockDrift{Kind: DriftNoLock, Manifest: p.ManifestFile, Lock: p.LockFile})
+	}
+	for _, r := range roots {
+		rec, err := install.ReadReceipts(r.Dir)
+		if err != nil {
+			out = append(out, fmt.Errorf("%s: %w", r.Dir, err))
+			continue
+		}
+		for _, ls := range p.Prev.Skills {
+			d := &LockDrift{Manifest: p.ManifestFile, Lock: p.LockFile, Name: ls.Name, Locked: ls.Version, Root: r.Dir}
+			got, ok := rec.Get(ls.Name)
+			switch {
+			case !ok:
+				d.Kind = DriftNotInstalled
+			case got.Digest != ls.Digest && newerVersion(got.Version, ls.Version):
+				d.Kind, d.Installed = DriftNewer, got.Version
+			case got.Digest != ls.Digest:
+				d.Kind, d.Installed = DriftDiffers, got.Version
+			case ls.Tree != "" && r.Host != install.HostGaia && !got.IsLink():
+				// The GAIA host's copy carries the enforced tier, which
+				// only its receipt records; a link is checked at its copy.
+				sum, err := archive.TreeHashInstalled(ctx, filepath.Join(r.Dir, ls.Name))
+				if err == nil && sum.TreeHash == ls.Tree {
+					continue
+				}
+				d.Kind, d.Installed, d.Tree, d.Claimed = DriftFiles, got.Version, sum.TreeHash, got.Tree
+				if err != nil {
+					d.Tree = err.Error()
+				}
+			default:
+				continue
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// doctorAdvisories checks every root against the advisory feed: the
+// feed's problems and each installed copy an advisory names are problems.
+func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorReport) {
+	ch, _, err := e.advisoryFeed(ctx)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err)
+		return
+	}
+	for _, p := range feedProblems(ch) {
+		rep.Problems = append(rep.Problems, errors.New(p))
+	}
+	var roots []install.Root
+	for _, r := range rep.Roots {
+		roots = append(roots, r.Root)
+	}
+	found, err := e.AuditInstalled(ctx, roots)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err)
+		return
+	}
+	rep.Advisories = found
+	for _, a := range found {
+		rep.Problems = append(rep.Problems, fmt.Errorf("%s: %s", a.Dir, a.Advised))
+	}
+}

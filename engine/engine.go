@@ -1,0 +1,293 @@
+// Package engine is the entry point to skillpm as a library: it makes the
+// decisions the command line makes (which project manifest, which source
+// of bare names, which host and roots, the trust policy, when the lock is
+// written) so that a Go program installs, updates and verifies skills the
+// way `skillpm` does, with the same checks.
+//
+// Open an Engine with Options, then call its methods:
+//
+//	e, err := engine.Open(ctx, engine.Options{Source: "ghcr.io/acme/skills"})
+//	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"web-research@^1"}})
+//
+// The packages underneath (install, registry, resolve, tiers, sign) stay
+// available for what the Engine does not cover.
+package engine
+
+import (
+	"context"
+	"crypto"
+	"path/filepath"
+
+	"github.com/skillpm/skillpm/registry/advisory"
+	"sync"
+	"time"
+
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/auditor"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// Options configure an Engine. The zero value works: the process's
+// environment, the user's hosts file, the effective trust policy, the
+// embedded registry as the source of bare names and a default registry
+// client.
+type Options struct {
+	// Client talks to registries; nil means registry.New(Registry).
+	Client *registry.Client
+	// Registry configures the client Open makes when Client is nil.
+	Registry registry.Options
+
+	// Source is the source of bare names (a registry namespace such as
+	// ghcr.io/acme/skills, or oci-layout:DIR). It overrides a project
+	// manifest's registry:, as install --from does.
+	Source string
+	// FallbackSource is the source of bare names when neither Source nor
+	// the manifest names one (the configuration's registry); "" then means
+	// the embedded registry.
+	FallbackSource string
+
+	// Policy decides tiers. Nil means the effective policy:
+	// PolicyFile, else the policy search path, else the built-in default.
+	Policy *tiers.Policy
+	// PolicyFile is read when Policy is nil; "" searches.
+	PolicyFile string
+	// Trust is the signature trust material. When it holds nothing, Open
+	// derives it from the policy (verified.PolicyTrust) with Keys and
+	// PublicGoodRoot.
+	Trust sign.VerifyOptions
+	// Keys are public keys trusted besides the policy's; the policy still
+	// decides the tier their signatures earn.
+	Keys []crypto.PublicKey
+	// PublicGoodRoot is a newer public-good trusted_root.json file.
+	PublicGoodRoot string
+
+	// Env locates home, working directory, variables and the hosts table.
+	// A zero Env means the process's, with the user's hosts file.
+	Env hosts.Env
+	// Host is the configured default host (the configuration's host:).
+	// "" lets DefaultHost choose.
+	Host install.Host
+	// Target chooses the roots written to; zero means the default host's
+	// user roots (see Engine.Roots).
+	Target Target
+
+	// Consent asks the user about dangerous permissions; nil asks nobody,
+	// so only what a request grants is granted.
+	Consent tiers.Prompter
+	// Progress receives each install stage as it starts; it may be called
+	// from several goroutines at once.
+	Progress func(install.Event)
+	// Warn receives messages that do not stop an operation.
+	Warn func(string)
+	// Notes receives lines about where things came from (a git reference
+	// resolved from the cache, a note on a reference's form), already
+	// prefixed with "note: " or "warning: ".
+	Notes func(string)
+	// Auditor audits every skill an install or update stages before it
+	// commits; nil means pkg/audit's static audit (install/auditor) naming
+	// AuditTool in its reports.
+	Auditor install.Auditor
+	// AuditTool names the program in the audit reports install writes
+	// ("skillpm v1.2.3"); "" means "skillpm". Unused when Auditor is set.
+	AuditTool string
+	// Link is the configured placement of installs (the configuration's
+	// link:): true links each host's root to one copy, false copies; nil
+	// keeps each root's mode. A Target's Placement and a project
+	// manifest's link: win over it.
+	Link *bool
+	// LockWait bounds the wait for another skillpm on a root; 0 means
+	// install.DefaultLockWait.
+	LockWait time.Duration
+	// Getenv reads variables such as SOURCE_DATE_EPOCH; nil means Env's.
+	Getenv func(string) string
+}
+
+// Target names the roots an operation writes to: custom root directories,
+// or the roots of hosts at a scope.
+type Target struct {
+	// Hosts are host ids of the hosts table (a value may list several,
+	// comma-separated); none means the default host.
+	Hosts []string
+	// Scope is "user" or "project"; "" means user (a project's manifest
+	// chooses its own, see Install).
+	Scope string
+	// Roots are custom root directories; they win over Hosts and Scope.
+	Roots []string
+	// Placement is how the roots reach the hosts (install.PlaceRoots).
+	// Roots, ProjectRoots and the reads take "" as install.PlaceCopy
+	// (each host's own root); the operations that install take "" as the
+	// project manifest's link:, else Options.Link, else install.PlaceAuto
+	// (see Placement).
+	Placement install.Placement
+}
+
+// Empty reports whether t names nothing, so defaults apply.
+func (t Target) Empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
+
+// Placement is how an install reaches t's hosts: t.Placement when set,
+// else link: from the project manifest m (nil outside a project), else
+// configured (the configuration's link:), else install.PlaceAuto, which
+// keeps the mode the roots have.
+func Placement(t Target, m *resolve.Manifest, configured *bool) install.Placement {
+	link := configured
+	if m != nil && m.Link != nil {
+		link = m.Link
+	}
+	switch {
+	case t.Placement != "":
+		return t.Placement
+	case link == nil:
+		return install.PlaceAuto
+	case *link:
+		return install.PlaceLink
+	}
+	return install.PlaceCopy
+}
+
+// Engine runs skillpm's operations with one set of Options. It is safe
+// for concurrent use when its callbacks are.
+type Engine struct {
+	opts   Options
+	client *registry.Client
+	env    hosts.Env
+
+	mu      sync.Mutex
+	policy  *tiers.Policy
+	trust   sign.VerifyOptions
+	auditor install.Auditor
+	// advisories is the source's advisory feed, read once (Advisories).
+	advisories *advisory.Checked
+}
+
+// Open checks opts and opens what every operation needs: the registry
+// client and the hosts table. The trust policy and its material are
+// loaded by the first operation that needs them (Trust), so that
+// operations that verify nothing do not fail on a broken policy.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	e := &Engine{opts: opts, client: opts.Client, policy: opts.Policy, trust: opts.Trust}
+	if e.client == nil {
+		c, err := registry.New(opts.Registry)
+		if err != nil {
+			return nil, err
+		}
+		e.client = c
+	}
+	if opts.Env.Home == "" && opts.Env.Cwd == "" && opts.Env.Getenv == nil && opts.Env.Hosts == nil {
+		env, err := ProcessEnv()
+		if err != nil {
+			return nil, err
+		}
+		e.env = env
+	} else {
+		e.env = opts.Env
+	}
+	if e.opts.Getenv == nil {
+		e.opts.Getenv = e.env.Getenv
+		if e.opts.Getenv == nil {
+			e.opts.Getenv = func(string) string { return "" }
+		}
+	}
+	if e.opts.AuditTool == "" {
+		e.opts.AuditTool = "skillpm"
+	}
+	return e, nil
+}
+
+func emptyTrust(t sign.VerifyOptions) bool {
+	return len(t.PublicKeys) == 0 && len(t.TrustedRoots) == 0
+}
+
+// Client returns the engine's registry client.
+func (e *Engine) Client() *registry.Client { return e.client }
+
+// TrustPolicy returns the trust policy in force and its signature trust
+// material, loading them on first use: Options.Policy, else the
+// effective policy (PolicyFile, else the search path, else the built-in
+// default); Options.Trust, else the policy's material with Keys and
+// PublicGoodRoot. A policy that does not load is tiers' error (a
+// *tiers.PolicyError for a malformed one).
+func (e *Engine) TrustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.policy == nil {
+		p, err := tiers.LoadEffective(ctx, e.opts.PolicyFile, e.opts.Getenv)
+		if err != nil {
+			return nil, sign.VerifyOptions{}, err
+		}
+		e.policy = p
+	}
+	if emptyTrust(e.trust) {
+		trust, err := verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{PublicGoodRoot: e.opts.PublicGoodRoot, Keys: e.opts.Keys})
+		if err != nil {
+			return nil, sign.VerifyOptions{}, err
+		}
+		e.trust = trust
+	}
+	return e.policy, e.trust, nil
+}
+
+// Auditor returns the audit installs run: Options.Auditor, else
+// install/auditor's static audit naming Options.AuditTool, built on first
+// use.
+func (e *Engine) Auditor() (install.Auditor, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.opts.Auditor != nil {
+		return e.opts.Auditor, nil
+	}
+	if e.auditor == nil {
+		a, err := auditor.New(auditor.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
+		if err != nil {
+			return nil, err
+		}
+		e.auditor = a
+	}
+	return e.auditor, nil
+}
+
+// auditCacheDir is where audit reports are cached: "audit" in the content
+// cache (Registry.CacheDir, else the default one), so that pruning the
+// cache empties it too; "" (no cache) when there is no cache directory.
+// The cache holds reports only: every verdict is judged from the report
+// at the tier decided on the staged bytes.
+func (e *Engine) auditCacheDir() string {
+	dir := e.opts.Registry.CacheDir
+	if dir == "" {
+		d, err := registry.DefaultCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = d
+	}
+	return filepath.Join(dir, "audit")
+}
+
+// Env returns the environment roots are resolved in.
+func (e *Engine) Env() hosts.Env { return e.env }
+
+// WithClient returns a copy of e that talks through c (a long-running
+// server gives each request its own registry session).
+func (e *Engine) WithClient(c *registry.Client) *Engine {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return &Engine{opts: e.opts, client: c, env: e.env, policy: e.policy, trust: e.trust, auditor: e.auditor}
+}
+
+// ProcessEnv is the one environment every operation resolves roots with
+// by default: the process's home, working directory and variables, and
+// the hosts table with the user's hosts file ($SKILLPM_HOSTS, else
+// $XDG_CONFIG_HOME/skillpm/hosts.yaml).
+func ProcessEnv() (hosts.Env, error) {
+	env := hosts.OSEnv()
+	t, err := hosts.Load(env)
+	if err != nil {
+		return hosts.Env{}, err
+	}
+	env.Hosts = t
+	return env, nil
+}

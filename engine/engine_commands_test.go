@@ -1,0 +1,329 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// TestHosts: every host of the table by default, the ids asked for in
+// their order, roots resolved in the environment given (or the reason
+// they are not), and an unknown id refused.
+func TestHosts(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	env := hosts.Env{Home: home, Cwd: cwd}
+	all, err := engine.Hosts(context.Background(), env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := env.Table().IDs(); len(all) != len(ids) || all[0].ID != ids[0] {
+		t.Fatalf("%d hosts, want the table's %d (%v)", len(all), len(ids), ids)
+	}
+	two, err := engine.Hosts(context.Background(), env, []string{"codex", "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(two) != 2 || two[0].ID != "codex" || two[1].ID != "claude" {
+		t.Fatalf("asked codex, claude; got %+v", two)
+	}
+	for _, v := range two {
+		if len(v.UserDirs) != len(v.User) || !strings.HasPrefix(v.UserDirs[0], home+string(filepath.Separator)) {
+			t.Errorf("%s: user roots %v, want them under %s", v.ID, v.UserDirs, home)
+		}
+	}
+	homeless, err := engine.Hosts(context.Background(), hosts.Env{Cwd: cwd}, []string{"claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := homeless[0].UserDirs[0]; !strings.HasPrefix(d, "(") {
+		t.Errorf("without a home the user root shows %q, want the reason in parentheses", d)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if two, _ = engine.Hosts(context.Background(), env, []string{"codex", "claude"}); !two[0].Present || two[0].PresentBy != filepath.Join(home, ".codex") || two[1].Present {
+		t.Errorf("with ~/.codex alone: codex present %v by %q, claude present %v", two[0].Present, two[0].PresentBy, two[1].Present)
+	}
+	if _, err := engine.Hosts(context.Background(), env, []string{"nosuchhost"}); !errors.Is(err, hosts.ErrUnknownHost) {
+		t.Errorf("an unknown host: %v, want ErrUnknownHost", err)
+	}
+}
+
+// notesProject publishes the example skill signed and writes a project
+// manifest, in a directory of its own, that asks for notes ^1.
+func notesProject(t *testing.T, e *engine.Engine, key *sign.KeyPair, dir string) (manifest string) {
+	t.Helper()
+	if _, err := e.Publish(context.Background(), engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	manifest = filepath.Join(t.TempDir(), "skills.yaml")
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return manifest
+}
+
+// publishVersions publishes the example skill at each version, signed.
+func publishVersions(t *testing.T, e *engine.Engine, key *sign.KeyPair, dir string, versions ...string) {
+	t.Helper()
+	md := filepath.Join(dir, "SKILL.md")
+	src, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions {
+		if err := os.WriteFile(md, []byte(strings.Replace(string(src), "version: 1.0.0", "version: "+v, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Publish(context.Background(), engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+			t.Fatalf("publish %s: %v", v, err)
+		}
+	}
+}
+
+// TestOutdated: an installed skill is behind once newer versions are
+// published (wanted within its range, latest beyond it); in a project
+// the lock's version is reported; up-to-date skills only with All.
+func TestOutdated(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes@^1"}}); err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	none := filepath.Join(proj, "none.yaml")
+	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: none})
+	if err != nil || res.Checked != 1 || res.Outdated != 0 || len(res.Skills) != 0 || res.Project != nil {
+		t.Fatalf("nothing newer: %+v, %v", res, err)
+	}
+	if res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: none, All: true}); err != nil || len(res.Skills) != 1 || res.Skills[0].Outdated() {
+		t.Fatalf("nothing newer, all: %+v, %v", res, err)
+	}
+	publishVersions(t, e, key, dir, "1.1.0", "2.0.0")
+	res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: none})
+	if err != nil || res.Outdated != 1 || len(res.Skills) != 1 {
+		t.Fatalf("after 1.1.0 and 2.0.0: %+v, %v", res, err)
+	}
+	if s := res.Skills[0]; s.Name != "notes" || s.Installed != "1.0.0" || s.Wanted != "1.1.0" || s.Latest != "2.0.0" || s.Locked != "" || s.Root == "" {
+		t.Errorf("installed notes: %+v", s)
+	}
+
+	manifest := filepath.Join(proj, "skills.yaml")
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ~1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: manifest})
+	if err != nil || res.Project == nil || res.Outdated != 1 {
+		t.Fatalf("project: %+v, %v", res, err)
+	}
+	if s := res.Skills[0]; s.Locked != "1.0.0" || s.Range != "~1.0" || s.Wanted != "1.0.0" || s.Latest != "2.0.0" {
+		t.Errorf("project notes: %+v", s)
+	}
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^^1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: manifest}); err == nil {
+		t.Error("a manifest with a malformed range: no error")
+	}
+}
+
+// TestDescribe: a path is the local skill, a bare name the installed
+// copies once installed (the published version before, or when asked),
+// and a directory with no SKILL.md is ErrUnreadableSkill with the
+// diagnostics.
+func TestDescribe(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: dir})
+	if err != nil || d.Local == nil || d.Local.Skill.Name != "notes" || d.Published != nil {
+		t.Fatalf("a directory: %+v, %v", d, err)
+	}
+	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: "notes"})
+	if err != nil || d.Published == nil || len(d.Published.Versions) != 1 || d.Installed != nil {
+		t.Fatalf("published, not installed: %+v, %v", d, err)
+	}
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}}); err != nil {
+		t.Fatal(err)
+	}
+	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: "notes"})
+	if err != nil || len(d.Installed) != 1 || d.Installed[0].Version != "1.0.0" {
+		t.Fatalf("installed: %+v, %v", d, err)
+	}
+	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: "notes", Published: true, ManifestOnly: true})
+	if err != nil || d.Published == nil || d.Published.Versions != nil || len(d.Published.Manifest.Raw) == 0 {
+		t.Fatalf("the published manifest only: %+v, %v", d, err)
+	}
+	empty := t.TempDir()
+	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: empty})
+	if !errors.Is(err, engine.ErrUnreadableSkill) || d == nil || d.Local == nil || len(d.Local.Diagnostics) == 0 {
+		t.Fatalf("a directory without a skill: %+v, %v", d, err)
+	}
+	if _, err := e.Describe(ctx, engine.DescribeRequest{Arg: "nosuchskill"}); err == nil {
+		t.Error("a name neither installed nor published: no error")
+	}
+}
+
+// TestDoctor: a healthy setup has no problems; a policy that does not
+// load and a project whose locked skill is not installed are reported
+// (the drift as a *LockDrift), and a password is never shown.
+func TestDoctor(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	proj := t.TempDir()
+	lookup := func(k string) (string, bool) {
+		if k == "SKILLPM_PASSWORD" {
+			return "hunter2", true
+		}
+		return "", false
+	}
+	rep, err := e.Doctor(ctx, engine.DoctorRequest{Manifest: filepath.Join(proj, "none.yaml"), LookupEnv: lookup})
+	if err != nil || len(rep.Problems) != 0 || rep.Project != nil || rep.Host == "" {
+		t.Fatalf("a healthy setup: %+v, %v", rep, err)
+	}
+	if len(rep.Registries) != 1 || rep.Registries[0].Source != "embedded" || rep.Registries[0].Err != nil {
+		t.Errorf("registries: %+v", rep.Registries)
+	}
+	if rep.Env["SKILLPM_PASSWORD"] != "(set)" || len(rep.Env) != 1 {
+		t.Errorf("env: %v", rep.Env)
+	}
+	if len(rep.Roots) == 0 {
+		t.Error("no roots")
+	}
+
+	badPolicy := filepath.Join(proj, "policy.yaml")
+	if err := os.WriteFile(badPolicy, []byte("version: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(proj, "skills.yaml")
+	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = e.Doctor(ctx, engine.DoctorRequest{PolicyFile: badPolicy, Manifest: manifest, LookupEnv: lookup})
+	if err != nil || rep.Policy != badPolicy || rep.Project == nil {
+		t.Fatalf("a broken setup: %+v, %v", rep, err)
+	}
+	if len(rep.Problems) < 2 || !strings.HasPrefix(rep.Problems[0].Error(), "policy "+badPolicy+": ") {
+		t.Fatalf("problems: %v", rep.Problems)
+	}
+	var drift *engine.LockDrift
+	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != engine.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
+		t.Errorf("drift: %v", rep.Project.Drift)
+	}
+}
+
+// TestAdd: a dry run writes nothing; a name without a range is written
+// at ^ the version resolved, a range given is written as given, a name
+// already in the manifest keeps its range, and a new manifest records
+// the scope and host; NoInstall writes the files without installing.
+func TestAdd(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
+	proj := t.TempDir()
+	manifest := filepath.Join(proj, "skills.yaml")
+	dry, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "notes"}}, InstallRequest: engine.InstallRequest{DryRun: true}})
+	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
+		t.Fatalf("dry run: %+v, %v", dry, err)
+	}
+	for _, f := range []string{"skills.yaml", "skills.lock", ".agents"} {
+		if _, err := os.Stat(filepath.Join(proj, f)); !os.IsNotExist(err) {
+			t.Fatalf("a dry run wrote %s: %v", f, err)
+		}
+	}
+	res, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "notes", Range: "~1.0"}}, NoInstall: true})
+	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
+		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
+	}
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"notes: ~1.0", "scope: project", "agents"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the new manifest lacks %q:\n%s", want, data)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, "skills.lock")); err != nil {
+		t.Errorf("no lock written: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".agents", "skills", "notes")); !os.IsNotExist(err) {
+		t.Errorf("NoInstall installed: %v", err)
+	}
+	again, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "notes"}}})
+	if err != nil || again.Added[0].Range != "~1.0" || again.Result == nil || len(again.Result.Roots) == 0 {
+		t.Fatalf("adding a name the manifest has: %+v, %v", again, err)
+	}
+	if _, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "nosuchskill"}}}); err == nil {
+		t.Error("adding a name no source has: no error")
+	}
+	if after, _ := os.ReadFile(manifest); string(after) != string(data) {
+		t.Errorf("a failed add changed the manifest:\n%s", after)
+	}
+}
+
+// TestAudit: one directory passes or blocks as a result, not an error;
+// several are audited in order with a summary and a missing one
+// refused; a published version is pulled and named NAME@VERSION; a
+// directory cannot be attested, and one that is not there is
+// ErrAuditFailed.
+func TestAudit(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	clean := filepath.Join("..", "testdata", "audit", "clean", "web-fetch")
+	hostile := filepath.Join("..", "testdata", "audit", "hostile", "instr-exfil")
+	res, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{hostile}})
+	if err != nil || len(res.Skills) != 1 || res.Skills[0].Verdict.Decision != "block" || res.Summary.Block != 1 || res.Skills[0].Digest == "" {
+		t.Fatalf("a hostile skill: %+v, %v", res, err)
+	}
+	res, err = e.Audit(ctx, engine.AuditRequest{Paths: []string{clean, hostile}})
+	if err != nil || res.Summary.Skills != 2 || res.Summary.Block != 1 || len(res.Summary.Blocks) != 1 || res.Summary.Blocks[0] != hostile || res.Skills[0].Path != clean {
+		t.Fatalf("two skills: %+v, %v", res.Summary, err)
+	}
+	res, err = e.Audit(ctx, engine.AuditRequest{Paths: []string{filepath.Join("..", "testdata", "audit", "clean")}, Recursive: true})
+	if err != nil || res.Summary.Skills < 5 || res.Summary.Block != 0 || res.Summary.Failed != 0 {
+		t.Fatalf("recursive, clean: %+v, %v", res.Summary, err)
+	}
+	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{t.TempDir()}, Recursive: true}); !errors.As(err, new(*engine.SkillDirsError)) {
+		t.Errorf("recursive below no skill: %v, want SkillDirsError", err)
+	}
+	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{clean, "engine_commands_test.go"}}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a file among several: %v, want ErrInvalidRequest", err)
+	}
+	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{"./no-such-dir"}}); !errors.Is(err, engine.ErrAuditFailed) {
+		t.Errorf("a directory that is not there: %v, want ErrAuditFailed", err)
+	}
+	signWith := func(context.Context) (sign.SignOptions, error) { return sign.SignOptions{Key: key.Key}, nil }
+	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{clean}, Sign: signWith}); !errors.Is(err, engine.ErrAttestVersion) {
+		t.Errorf("attesting a directory: %v, want ErrAttestVersion", err)
+	}
+	publishVersions(t, e, key, dir, "1.0.0")
+	res, err = e.Audit(ctx, engine.AuditRequest{Paths: []string{"notes@1.0.0"}, Sign: signWith})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Skills[0]
+	if s.Path != "notes@1.0.0" || s.Manifest == nil || s.Attestation == nil || s.Attestation.Digest != s.Manifest.Descriptor.Digest.String() {
+		t.Errorf("a published version, attested: %+v", s)
+	}
+}

@@ -1,0 +1,115 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// TestPlacement: --link (Target.Placement) wins over the manifest's
+// link:, which wins over the configuration's; with none of them an
+// install keeps each root's mode.
+func TestPlacement(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		name       string
+		t          engine.Target
+		m          *resolve.Manifest
+		configured *bool
+		want       install.Placement
+	}{
+		{"nothing said", engine.Target{}, nil, nil, install.PlaceAuto},
+		{"configured", engine.Target{}, nil, &yes, install.PlaceLink},
+		{"configured copies", engine.Target{}, nil, &no, install.PlaceCopy},
+		{"manifest over configuration", engine.Target{}, &resolve.Manifest{Link: &no}, &yes, install.PlaceCopy},
+		{"manifest without link:", engine.Target{}, &resolve.Manifest{}, &yes, install.PlaceLink},
+		{"flag over manifest", engine.Target{Placement: install.PlaceLink}, &resolve.Manifest{Link: &no}, &no, install.PlaceLink},
+	}
+	for _, c := range cases {
+		if got := engine.Placement(c.t, c.m, c.configured); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// TestInstallLinks: an install with Placement link puts the copy in the
+// agents root and a relative link in claude's root, with a note for
+// codex, which reads the copy; a later install that says nothing keeps
+// the link.
+func TestInstallLinks(t *testing.T) {
+	e, key, dir, home, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	e, err := engine.Open(ctx, engine.Options{Client: e.Client(), Env: e.Env(), Notes: func(s string) { notes = append(notes, s) }, PolicyFile: filepath.Join(filepath.Dir(filepath.Dir(dir)), "policy.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := engine.Target{Hosts: []string{"claude", "codex"}, Placement: install.PlaceLink}
+	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, ".claude", "skills", "notes")
+	if got, err := os.Readlink(link); err != nil || got != filepath.Join("..", "..", ".agents", "skills", "notes") {
+		t.Fatalf("%s: link to %q (%v), want ../../.agents/skills/notes", link, got, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(home, ".agents", "skills", "notes")); err != nil || !fi.IsDir() {
+		t.Fatalf("the copy in the agents root: %v", err)
+	}
+	if len(notes) != 1 || notes[0] != "note: codex reads "+filepath.Join(home, ".agents", "skills")+": the copy there serves it, no link needed" {
+		t.Errorf("notes %q, want one saying codex reads the copy", notes)
+	}
+	if len(res.Roots) != 2 {
+		t.Fatalf("installed into %d roots, want the copy's and the link's", len(res.Roots))
+	}
+	// Nothing said: the root holds links, so the install keeps linking.
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{"claude"}}, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s after an install that said nothing: not a link (%v); want the link kept", link, err)
+	}
+}
+
+// refusingAuditor blocks every skill.
+type refusingAuditor struct{ calls int }
+
+func (a *refusingAuditor) Audit(_ context.Context, _ string, tier skill.Tier) (install.AuditVerdict, error) {
+	a.calls++
+	return install.AuditVerdict{Decision: install.AuditBlock, Tier: tier, Reasons: []string{"refused by the test's auditor"}}, nil
+}
+
+// TestOptionsAuditor: the engine's installs run Options.Auditor, not the
+// static audit, so its refusal stops the install and nothing lands.
+func TestOptionsAuditor(t *testing.T) {
+	e, key, dir, home, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	aud := &refusingAuditor{}
+	e, err := engine.Open(ctx, engine.Options{Client: e.Client(), Env: e.Env(), Auditor: aud, PolicyFile: filepath.Join(filepath.Dir(filepath.Dir(dir)), "policy.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}})
+	if err == nil || aud.calls == 0 {
+		t.Fatalf("install under a refusing auditor: %v after %d audits, want a refusal", err, aud.calls)
+	}
+	if _, serr := os.Stat(filepath.Join(home, ".claude", "skills", "notes")); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("a refused install left the skill in place: %v", serr)
+	}
+}

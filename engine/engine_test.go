@@ -1,0 +1,236 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// TestDefaultHostSeveral: with skills installed for two hosts and none
+// named, Install refuses to guess (SeveralHostsError) and writes nothing;
+// naming a host works.
+func TestDefaultHostSeveral(t *testing.T) {
+	e, key, dir, home, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"claude", "agents"} {
+		if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{h}}}); err != nil {
+			t.Fatalf("--host %s: %v", h, err)
+		}
+	}
+	before := tree(t, home)
+	_, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}})
+	var sh *engine.SeveralHostsError
+	if !errors.As(err, &sh) || !errors.Is(err, engine.ErrSeveralHosts) || len(sh.Hosts) != 2 || sh.Hosts[0] != "agents" || sh.Hosts[1] != "claude" {
+		t.Fatalf("install without a host: %v, want SeveralHostsError{agents, claude}", err)
+	}
+	if after := tree(t, home); after != before {
+		t.Errorf("a refused install changed HOME:\n%s\nwas\n%s", after, before)
+	}
+}
+
+// TestLockWritesOnlyWhenChanged: Lock writes the lock the first time and
+// leaves the file alone when resolving again gives the same bytes;
+// Frozen writes nothing.
+func TestLockWritesOnlyWhenChanged(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	manifest := notesProject(t, e, key, dir)
+	proj := filepath.Dir(manifest)
+	first, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest})
+	if err != nil || !first.Changed || !first.Written || first.File != filepath.Join(proj, "skills.lock") {
+		t.Fatalf("first lock: %+v, %v", first, err)
+	}
+	fi, err := os.Stat(first.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An old mtime: a rewrite, even of the same bytes, would move it.
+	old := fi.ModTime().Add(-3600e9)
+	if err := os.Chtimes(first.File, old, old); err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest})
+	if err != nil || again.Changed || again.Written {
+		t.Fatalf("second lock: %+v, %v", again, err)
+	}
+	if fi, err := os.Stat(first.File); err != nil || !fi.ModTime().Equal(old) {
+		t.Errorf("an unchanged lock was rewritten: %v %v", fi.ModTime(), err)
+	}
+	if err := os.Remove(first.File); err != nil {
+		t.Fatal(err)
+	}
+	frozen, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest, Frozen: true})
+	if err == nil || frozen != nil {
+		t.Fatalf("frozen without a lock: %+v, %v", frozen, err)
+	}
+	if _, err := os.Stat(first.File); !os.IsNotExist(err) {
+		t.Errorf("a frozen lock wrote the file: %v", err)
+	}
+}
+
+// TestRegistryOnly: a request from another program names registry
+// references only; git references and directories are refused without
+// any I/O, and accepted otherwise.
+func TestRegistryOnly(t *testing.T) {
+	e, _, _, _, done := exampleSetup()
+	t.Cleanup(done)
+	for _, ref := range []string{"github:acme/skills", "git+file:///nonexistent/repo", "./notes"} {
+		err := e.CheckRefs(engine.InstallRequest{Refs: []string{ref}, RegistryOnly: true})
+		if !errors.Is(err, install.ErrUnsupportedRef) {
+			t.Errorf("%s, registry only: %v, want ErrUnsupportedRef", ref, err)
+		}
+		if err := e.CheckRefs(engine.InstallRequest{Refs: []string{ref}}); err != nil {
+			t.Errorf("%s: %v", ref, err)
+		}
+	}
+	if err := e.CheckRefs(engine.InstallRequest{Refs: []string{"notes@^^1"}}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a malformed range: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// tree lists the files under dir with their sizes, to compare.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var out string
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out += p + " " + fi.Mode().String() + "\n"
+		if !fi.IsDir() {
+			out += " " + fi.ModTime().String() + "\n"
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMirrorVerifies: a mirror with a minimum tier verifies each version
+// under the engine's policy: the signed one is copied, the one signed by
+// nobody the policy trusts is refused and not copied.
+func TestMirrorVerifies(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sign.GenerateKey("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(filepath.Dir(dir), "draft")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: draft\ndescription: A draft for tests. Use in tests.\nversion: 0.1.0\nmetadata:\n  gaia:\n    security_tier: community\n---\n# Draft\n"
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: skill, Sign: &sign.SignOptions{Key: other.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	dst := "oci-layout:" + filepath.Join(t.TempDir(), "mirror")
+	res, err := e.Mirror(ctx, engine.MirrorRequest{From: "embedded", To: dst,
+		Options: registry.MirrorOptions{Names: []string{"notes", "draft"}, Jobs: 2, MinTier: "community"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count(registry.MirrorCopied) != 1 || res.Count(registry.MirrorRefused) != 1 {
+		t.Fatalf("copied %d, refused %d; want 1 and 1: %+v", res.Count(registry.MirrorCopied), res.Count(registry.MirrorRefused), res.Versions)
+	}
+	if _, err := e.Mirror(ctx, engine.MirrorRequest{From: "notes", To: dst}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a bare name as the source: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestSearchBuildsLocalIndex: the embedded registry has no index until
+// the first search builds it; hits are verified under the policy.
+func TestSearchBuildsLocalIndex(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	built := 0
+	res, err := e.Search(ctx, engine.SearchRequest{Query: "notes remember", Limit: 5, OnIndexBuilt: func(_ registry.Source, n int) { built = n }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if built != 1 || len(res.Hits) != 1 || res.Hits[0].Skill.Name != "notes" || res.Hits[0].Effective != "community" {
+		t.Fatalf("built %d, hits %+v", built, res.Hits)
+	}
+	if _, err := e.Search(ctx, engine.SearchRequest{Query: "notes", NoVerify: true, RequireSignedIndex: true}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a signed index without verification: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestList: what Install wrote, List reads back from the same roots, and
+// project scope for a host without project roots is a bad request.
+func TestList(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.List(ctx, engine.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Skills) != 1 || got.Skills[0].Name != "notes" || !got.Skills[0].Managed || got.Skills[0].Root.Dir != res.Roots[0].Root.Dir {
+		t.Fatalf("listed %+v, installed into %s", got.Skills, res.Roots[0].Root.Dir)
+	}
+	if _, err := e.List(ctx, engine.Target{Scope: "galaxy"}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("an unknown scope: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestSignAndInfo: Sign by reference signs once per key (the second
+// call attaches nothing) and Info lists the repository's versions.
+func TestSignAndInfo(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := e.Sign(ctx, "notes@1.0.0", sign.SignOptions{Key: key.Key}, false)
+	if err != nil || first.Unchanged {
+		t.Fatalf("first signature: %+v, %v", first, err)
+	}
+	again, err := e.Sign(ctx, "notes@^1", sign.SignOptions{Key: key.Key}, false)
+	if err != nil || !again.Unchanged || again.Referrer != first.Referrer {
+		t.Fatalf("signing again: %+v, %v; want unchanged, referrer %s", again, err, first.Referrer)
+	}
+	info, err := e.Info(ctx, "notes", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Manifest.Metadata.Version != "1.0.0" || len(info.Versions) != 1 || info.Versions[0].String() != "1.0.0" {
+		t.Fatalf("info: %s, versions %v", info.Manifest.Metadata.Version, info.Versions)
+	}
+	if _, err := e.Info(ctx, "./notes", false); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("info of a directory: %v, want ErrInvalidRequest", err)
+	}
+}

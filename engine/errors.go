@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
+)
+
+var (
+	// ErrInvalidRequest means an option or argument of a request is
+	// malformed or contradicts another: fix the request.
+	ErrInvalidRequest = errdef.New(errdef.Usage, "invalid request")
+	// ErrNoManifest means a project operation found no project manifest.
+	ErrNoManifest = errdef.New(errdef.Usage, "no project manifest")
+	// ErrNoSuchSkill means a source holds no skill of the name asked for.
+	ErrNoSuchSkill = errdef.New(errdef.NotFound, "no such skill")
+	// ErrUntrustedCommit means a git commit's signature could not be
+	// turned into a signer identity.
+	ErrUntrustedCommit = errdef.New(errdef.Trust, "untrusted commit signature")
+	// ErrLockMismatch means a frozen install found the lock disagreeing
+	// with what a git reference holds.
+	ErrLockMismatch = errdef.New(errdef.Conflict, "lock mismatch")
+	// ErrGit marks failures of fetching or exporting a git reference; the
+	// gitsource error is wrapped beside it.
+	ErrGit = errdef.New(errdef.Registry, "git source")
+	// ErrSeveralHosts means no host was named and skills are installed for
+	// several hosts, so the default host cannot be chosen.
+	ErrSeveralHosts = errdef.New(errdef.Usage, "several hosts hold skills")
+	// ErrNoSuchSource means a directory of layouts named as a source does
+	// not exist: reading it would find nothing, and writing beside it
+	// would create it.
+	ErrNoSuchSource = errdef.New(errdef.NotFound, "no such source")
+)
+
+// BuildError is a skill directory (or a skill of a git reference) that
+// does not build. Err wraps the *skill.ValidationError with the
+// diagnostics when the skill is invalid.
+type BuildError struct {
+	// Where is the directory or git origin as the request named it.
+	Where string
+	// Dir is set for a local directory (not a git reference).
+	Dir bool
+	// Err is the build failure.
+	Err error
+}
+
+func (e *BuildError) Error() string { return e.Where + ": " + e.Err.Error() }
+
+// Class is errdef.Validation: what was asked to build is not a skill that
+// builds.
+func (e *BuildError) Class() errdef.Class { return errdef.Validation }
+
+// Unwrap returns the build failure.
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// NotInstalledError names skills an update was asked for that no root
+// holds, and the roots looked in.
+type NotInstalledError struct {
+	// Names are the skills asked for.
+	Names []string
+	// Looked are the roots read.
+	Looked []string
+	// Err is install.ErrNotInstalled.
+	Err error
+}
+
+func (e *NotInstalledError) Error() string {
+	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + strings.Join(e.Looked, ", ") + ")"
+}
+
+// Unwrap returns install.ErrNotInstalled.
+func (e *NotInstalledError) Unwrap() error { return e.Err }
+
+// invalidError marks err as ErrInvalidRequest without changing its
+// message.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string        { return e.err.Error() }
+func (e *invalidError) Unwrap() error        { return e.err }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalidRequest }
+
+// Class is ErrInvalidRequest's: the request is to be fixed, whatever the
+// class of what it tripped over.
+func (e *invalidError) Class() errdef.Class { return errdef.Usage }
+
+func invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &invalidError{err}
+}
+
+// markedError adds a sentinel to err without changing its message.
+type markedError struct {
+	err  error
+	mark error
+}
+
+func (e *markedError) Error() string        { return e.err.Error() }
+func (e *markedError) Unwrap() error        { return e.err }
+func (e *markedError) Is(target error) bool { return target == e.mark }
+
+// Class is the mark's, so a front end's exit code or status follows the
+// decision the mark records; ErrGit only says where a failure happened
+// and defers to the gitsource error it marks.
+func (e *markedError) Class() errdef.Class {
+	if e.mark == ErrGit {
+		return errdef.None
+	}
+	return errdef.ClassOf(e.mark)
+}
+
+func mark(sentinel, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{err: err, mark: sentinel}
+}
+
+// SeveralHostsError is ErrSeveralHosts with the hosts that hold skills.
+type SeveralHostsError struct {
+	// Hosts are the ids of the hosts holding skills, sorted.
+	Hosts []string
+}
+
+func (e *SeveralHostsError) Error() string {
+	return ErrSeveralHosts.Error() + ": " + strings.Join(e.Hosts, ", ")
+}
+
+// Class is ErrSeveralHosts' class (errdef.Usage): the request must name
+// a host.
+func (e *SeveralHostsError) Class() errdef.Class { return errdef.Usage }
+
+// Is reports whether target is ErrSeveralHosts.
+func (e *SeveralHostsError) Is(target error) bool { return target == ErrSeveralHosts }
+
+// ErrAuditBlocked means the static audit blocks a skill at the tier it
+// claims, so it is not published.
+var ErrAuditBlocked = errdef.New(errdef.Trust, "the audit blocks it")
+
+var (
+	// ErrNotSigned means no signature is attached to a version.
+	ErrNotSigned = errdef.New(errdef.Trust, "not signed")
+	// ErrNoVerifiedSignature means signatures are attached but none
+	// verifies with the trust material.
+	ErrNoVerifiedSignature = errdef.New(errdef.Trust, "no signature verifies")
+	// ErrBelowMinTier means a version's effective tier is below the
+	// minimum asked for.
+	ErrBelowMinTier = errdef.New(errdef.Trust, "below the minimum tier")
+)
+
+// ErrInvalidLock means a project's lock file does not parse.
+var ErrInvalidLock = errdef.New(errdef.Validation, "invalid lock file")
+
+// ErrUnreadableSkill means a directory holds no skill that can be read,
+// even leniently (no SKILL.md, or front matter that does not parse).
+var ErrUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")
+
+var (
+	// ErrAuditFailed means the static audit could not run on a skill (a
+	// directory that is not there or not readable); the cause is wrapped
+	// beside it and gives the class.
+	ErrAuditFailed = errdef.New(errdef.Internal, "the audit could not run")
+	// ErrAttestVersion means an audit attestation was asked for what is
+	// not one published version (a directory, several skills).
+	ErrAttestVersion = errdef.New(errdef.Usage, "an audit attestation is about one published version")
+	// ErrAttestationNotAttached means an audit attestation was signed but
+	// attaching it to the version failed; signing again is safe.
+	ErrAttestationNotAttached = errdef.New(errdef.Registry, "the audit attestation is signed but could not be attached")
+)
+
+// SkillDirsError is a directory below which no skill directory could be
+// listed: the walk failed (Err), or nothing below it holds a SKILL.md.
+type SkillDirsError struct {
+	// Root is the directory walked.
+	Root string
+	// Err is the walk's failure; nil when it found no skill.
+	Err error
+}
+
+func (e *SkillDirsError) Error() string {
+	if e.Err == nil {
+		return e.Root + ": no directory below it holds a SKILL.md"
+	}
+	return e.Root + ": " + e.Err.Error()
+}
+
+// Class is errdef.NotFound when no skill is below Root, else the walk
+// failure's class.
+func (e *SkillDirsError) Class() errdef.Class {
+	if e.Err == nil {
+		return errdef.NotFound
+	}
+	return errdef.ClassOf(e.Err)
+}
+
+// Unwrap returns the walk's failure.
+func (e *SkillDirsError) Unwrap() error { return e.Err }
+
+// ErrNotPublisher means a status change (yank, deprecate) was signed
+// with a key that did not sign the version: only its publisher may
+// change it.
+var ErrNotPublisher = errdef.New(errdef.Trust, "not the publisher")
+
+// ErrRevoked means a version an obeyed advisory withdraws (malicious or
+// revoked) was about to be installed or locked: a lock does not make a
+// revoked digest safe.
+var ErrRevoked = errdef.New(errdef.Trust, "withdrawn by an advisory")

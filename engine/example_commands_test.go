@@ -1,0 +1,109 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// Add writes a skill into a project's skills.yaml at ^ the version it
+// resolves to, installs it into the project's roots and writes the lock,
+// as `skillpm add notes` does.
+func ExampleEngine_Add() {
+	e, key, dir, _, done := exampleSetup()
+	defer done()
+	ctx := context.Background()
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		log.Fatal(err)
+	}
+	proj, err := os.MkdirTemp("", "skillpm-project-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(proj)
+
+	res, err := e.Add(ctx, engine.AddRequest{
+		Manifest: filepath.Join(proj, "skills.yaml"),
+		Skills:   []engine.AddSkill{{Name: "notes"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range res.Added {
+		fmt.Println("added", a.Name, a.Range, a.Version)
+	}
+	for _, r := range res.Result.Roots {
+		rel, _ := filepath.Rel(proj, r.Root.Dir)
+		fmt.Println(r.Root.Host, rel, r.Installed)
+	}
+	// Output:
+	// added notes ^1.0.0 1.0.0
+	// agents .agents/skills [notes]
+}
+
+// Audit scans skill directories (or one published version) without
+// running anything and judges each at the tier it claims, as `skillpm
+// audit` does.
+func ExampleEngine_Audit() {
+	e, _, _, _, done := exampleSetup()
+	defer done()
+	res, err := e.Audit(context.Background(), engine.AuditRequest{Paths: []string{
+		filepath.Join("..", "testdata", "audit", "clean", "web-fetch"),
+		filepath.Join("..", "testdata", "audit", "hostile", "instr-exfil"),
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range res.Skills {
+		fmt.Println(s.Report.Skill, s.Verdict.Decision, "at", s.Verdict.Tier)
+	}
+	fmt.Println("blocked:", len(res.Summary.Blocks))
+	// Output:
+	// web-fetch pass at verified
+	// instr-exfil block at community
+	// blocked: 1
+}
+
+// Outdated lists the installed skills that have newer versions: the
+// newest their range allows (wanted) and the newest release (latest).
+func ExampleEngine_Outdated() {
+	e, key, dir, _, done := exampleSetup()
+	defer done()
+	ctx := context.Background()
+	md := filepath.Join(dir, "SKILL.md")
+	src, err := os.ReadFile(md)
+	if err != nil {
+		log.Fatal(err)
+	}
+	publish := func(version string) {
+		if err := os.WriteFile(md, []byte(strings.Replace(string(src), "version: 1.0.0", "version: "+version, 1)), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	publish("1.0.0")
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes@^1"}}); err != nil {
+		log.Fatal(err)
+	}
+	publish("1.2.0")
+	publish("2.0.0")
+
+	// Manifest names no project: the installed skills are checked.
+	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: filepath.Join(dir, "no-project.yaml")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range res.Skills {
+		fmt.Println(s.Name, s.Installed, "wanted", s.Wanted, "latest", s.Latest)
+	}
+	// Output:
+	// notes 1.0.0 wanted 1.2.0 latest 2.0.0
+}

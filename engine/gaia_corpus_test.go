@@ -1,0 +1,84 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/corpustest"
+	"github.com/skillpm/skillpm/internal/gaiarules"
+	"github.com/skillpm/skillpm/pkg/migrate"
+	"github.com/skillpm/skillpm/pkg/skill"
+)
+
+// TestGaiaCorpusInstall installs every corpus skill, and every skill
+// migrate makes of one, for GAIA (each with every permission it declares
+// granted and its audit findings allowed, so that only GAIA's rules and
+// the format stand in the way) and runs what lands through GAIA's own
+// rules table: a skill installed for GAIA is one GAIA loads, and every
+// refusal of GAIA's rules was predicted by skillpm refusing the install.
+func TestGaiaCorpusInstall(t *testing.T) {
+	rules, err := gaiarules.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	work := t.TempDir()
+	e, err := engine.Open(ctx, engine.Options{Env: hosts.Env{Home: filepath.Join(work, "home"), Cwd: work}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := corpustest.Skills(t)
+	var migrated []string
+	for i, d := range dirs {
+		res, err := migrate.Run(ctx, d, migrate.Options{OutDir: filepath.Join(work, "migrated", fmt.Sprint(i))})
+		if err == nil {
+			migrated = append(migrated, res.Report.Output)
+		}
+	}
+	installed, gaiaRefused, ownRefused := 0, 0, 0
+	for i, d := range append(dirs, migrated...) {
+		root := filepath.Join(work, "roots", fmt.Sprint(i))
+		var grants []string
+		if s, _ := skill.Load(ctx, d, skill.Options{Mode: skill.Lenient}); s != nil {
+			for _, p := range s.EffectivePermissions() {
+				grants = append(grants, p.String())
+			}
+		}
+		_, err := e.Install(ctx, engine.InstallRequest{
+			Refs: []string{d}, Roots: []install.Root{{Host: install.HostGaia, Dir: root}},
+			AllowExperimental: true, Grants: grants, AllowAuditFindings: true, NoVCS: true,
+		})
+		switch {
+		case errors.Is(err, install.ErrGaiaRefused):
+			gaiaRefused++
+			continue
+		case err != nil:
+			ownRefused++ // the format and publishing rules (most corpus skills have no version), checked against GAIA's in internal/gaiarules
+			continue
+		}
+		installed++
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, en := range entries {
+			if en.IsDir() && en.Name() != ".skillpm" {
+				if err := rules.Check(filepath.Join(root, en.Name())); err != nil {
+					t.Errorf("%s: installed for GAIA as %s, but GAIA (%s) refuses it: %v", d, en.Name(), rules.Source, err)
+				}
+			}
+		}
+	}
+	t.Logf("%d corpus skills and %d migrated: %d installed for GAIA and load there; %d refused by GAIA's loader rules, %d by skillpm's other rules",
+		len(dirs), len(migrated), installed, gaiaRefused, ownRefused)
+	if installed < 500 || gaiaRefused == 0 {
+		t.Errorf("too few installed (%d) or GAIA-refused (%d) for the corpus: the test is not exercising the rules", installed, gaiaRefused)
+	}
+}

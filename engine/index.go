@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/sparse"
+	"github.com/skillpm/skillpm/sign"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// IndexRequest is a build of a source's search index and sparse index.
+type IndexRequest struct {
+	// Source names the source indexed (a registry namespace,
+	// oci-layout:DIR or "embedded"); "" means FallbackSource, else the
+	// embedded registry. Src, when set, is the opened source and wins.
+	Source string
+	Src    registry.Source
+	// Names are the skills to index; none means every skill the source
+	// lists (a registry without _catalog needs them: registry.ErrNoCatalog).
+	// The sparse index then rewrites only their documents.
+	Names []string
+	// Jobs bounds the skills read at once; 0 means the default.
+	Jobs int
+	// Sign, when set, signs both indexes (see Engine.SignDigest).
+	Sign *sign.SignOptions
+}
+
+// IndexResult is what an index build wrote.
+type IndexResult struct {
+	// Source is the source indexed.
+	Source registry.Source
+	// Repository is where both indexes live (SOURCE/skillpm-index).
+	Repository registry.Location
+	// Descriptor is the search index's manifest, tagged
+	// registry.IndexTag; Skills how many skills it lists.
+	Descriptor ocispec.Descriptor
+	Skills     int
+	// Signed is the search index's signature, when asked for.
+	Signed *Signed
+	// Sparse is the sparse index written, tagged sparse.Tag.
+	Sparse *sparse.UpdateResult
+	// SparseSigned is the sparse index's signature, when asked for.
+	SparseSigned *Signed
+}
+
+// BuildIndex reads every skill of the source (or r.Names), pushes its
+// search index and its sparse index beside it and, when asked, signs
+// both (idempotently, as SignDigest does).
+func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, error) {
+	src := r.Src
+	if src == nil {
+		var err error
+		if r.Source == "" {
+			src, err = e.OpenSource("")
+		} else {
+			src, err = OpenSourceArg(e.client, r.Source)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if src.String() != e.client.Embedded().String() {
+		if err := layoutExists(src.String()); err != nil {
+			return nil, err
+		}
+	}
+	idx, err := e.client.BuildIndex(ctx, src, registry.IndexOptions{Jobs: r.Jobs, Names: r.Names})
+	if err != nil {
+		return nil, err
+	}
+	desc, err := e.client.PushIndex(ctx, src, idx)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := e.client.Repository(src, registry.IndexRepository)
+	if err != nil {
+		return nil, err
+	}
+	out := &IndexResult{Source: src, Repository: repo.Location(), Descriptor: desc, Skills: len(idx.Skills)}
+	if r.Sign != nil {
+		if out.Signed, err = e.SignDigest(ctx, repo, desc, registry.IndexTag, *r.Sign); err != nil {
+			return out, err
+		}
+	}
+	if out.Sparse, err = sparse.Update(ctx, e.client, src, sparse.UpdateOptions{Names: r.Names, Jobs: r.Jobs}); err != nil {
+		return out, err
+	}
+	if r.Sign != nil {
+		if out.SparseSigned, err = e.SignDigest(ctx, repo, out.Sparse.Descriptor, sparse.Tag, *r.Sign); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// layoutExists refuses a directory of layouts that does not exist (the
+// embedded registry aside, which skillpm makes itself): an index
+// describes the skills a registry holds, and pushing it would create the
+// directory and report an empty registry.
+func layoutExists(arg string) error {
+	ss, err := registry.ParseSource(arg)
+	if err != nil || ss.Kind != registry.KindLayout {
+		return nil
+	}
+	if fi, err := os.Stat(ss.Location); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %s: %s is not a directory of published skills; publish to it first, or name the registry that holds them", ErrNoSuchSource, arg, ss.Location)
+	}
+	return nil
+}

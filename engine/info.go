@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// Info is a published version and the versions its repository has.
+type Info struct {
+	Repository *registry.Repository
+	// Manifest is the version the reference selected (its metadata,
+	// layer and raw manifest).
+	Manifest *registry.Manifest
+	// Versions are every version the repository has.
+	Versions []*semver.Version
+	// Status is the publisher's status of Manifest (yanked, deprecated),
+	// read from the attestations attached to it.
+	Status *VersionStatus
+	// Yanked are the versions of Versions that are yanked.
+	Yanked []string
+	// Advisories are the obeyed advisories naming Manifest.
+	Advisories []Advised
+}
+
+// Info fetches what `skillpm info` shows: the version ref selects and
+// every version of its repository. Only manifests are read, never layers.
+func (e *Engine) Info(ctx context.Context, ref string, pre bool) (*Info, error) {
+	repo, m, err := e.Resolve(ctx, ref, pre)
+	if err != nil {
+		return nil, err
+	}
+	return e.InfoManifest(ctx, repo, m)
+}
+
+// InfoManifest is Info for a version already fetched.
+func (e *Engine) InfoManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*Info, error) {
+	vs, err := repo.Versions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.statusOf(ctx, repo, m)
+	if err != nil {
+		return nil, err
+	}
+	e.warnIgnored(st)
+	info := &Info{Repository: repo, Manifest: m, Versions: vs, Status: st}
+	ch, err := e.Advisories(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info.Advisories = advised(ch.Index, m.Metadata.Name, m.Metadata.Version, repo.TrustRepository(), m.Descriptor.Digest.String(), m.Metadata.Tree)
+	tags, err := repo.Tags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	marked := registry.StatusVersions(tags)
+	for _, v := range vs {
+		if !marked[v.Original()] {
+			continue
+		}
+		if vst, _, err := e.statusVersion(ctx, repo, v); err != nil {
+			return nil, err
+		} else if vst != nil && vst.Yanked {
+			info.Yanked = append(info.Yanked, v.Original())
+		}
+	}
+	return info, nil
+}
+
+// Sign signs the version ref selects and attaches the signature, as
+// `skillpm sign` does: idempotently for keys (SignDigest).
+func (e *Engine) Sign(ctx context.Context, ref string, opts sign.SignOptions, pre bool) (*Signed, error) {
+	repo, m, err := e.Resolve(ctx, ref, pre)
+	if err != nil {
+		return nil, err
+	}
+	return e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, opts)
+}

@@ -1,0 +1,611 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/gitsource"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/tiers"
+	"golang.org/x/sync/errgroup"
+)
+
+// InstallRequest is one install: references, or (with none) the project.
+type InstallRequest struct {
+	// Refs are what `skillpm install REF...` takes: name, name@range,
+	// registry/namespace/name@version, oci-layout:DIR/name, a local
+	// directory (./my-skill) or a git reference. None means the project:
+	// Manifest (default skills.yaml, else gaia-agent.yaml) and its lock.
+	Refs []string
+	// Manifest and Lock name the project's files (see FindManifest).
+	Manifest, Lock string
+	// Target overrides the Engine's Target for this request.
+	Target Target
+	// Roots, when set, are the roots to install into, as given.
+	Roots []install.Root
+	// Origin names where Refs come from in messages; "" means "the
+	// command line".
+	Origin string
+	// RegistryOnly refuses references to local directories and git
+	// repositories (install.ErrUnsupportedRef), and leaves skills
+	// installed from git alone in an update: a request from another
+	// program (the HTTP API) must not make skillpm read this machine's
+	// directories or fetch repositories.
+	RegistryOnly bool
+
+	// Grants consent to declared permissions (PERM, or NAME:PERM for one
+	// skill); Yes consents to the dangerous permissions of community
+	// skills; AllowExperimental installs experimental skills named by
+	// the request.
+	Grants            []string
+	Yes               bool
+	AllowExperimental bool
+	// AllowAuditFindings installs skills whose static audit blocks at
+	// their tier.
+	AllowAuditFindings bool
+	// MinTier refuses any skill below it (verified, community,
+	// experimental).
+	MinTier string
+	// Force overwrites installed skills whose files were edited by hand.
+	Force bool
+	// Frozen fails instead of changing the project's lock.
+	Frozen bool
+	// DryRun resolves, verifies and checks, then writes nothing.
+	DryRun bool
+	// Prerelease lets ranges match pre-releases.
+	Prerelease bool
+	// AllowSignerChange, AllowDowngrade and AllowRepublished are
+	// install.Options' fields of the same names.
+	AllowSignerChange bool
+	AllowDowngrade    bool
+	AllowRepublished  bool
+	// NoVCS builds local directories without git origin and commit.
+	NoVCS bool
+	// Skills picks, from a git reference holding several skills, those
+	// named.
+	Skills []string
+	// Offline resolves git references from the git cache only.
+	Offline bool
+	// NoIndex resolves against the registry's tags and manifests even
+	// where the namespace has a signed sparse index.
+	NoIndex bool
+	// OnPlan is install.Options.OnPlan.
+	OnPlan func(ctx context.Context, changes []install.Change) error
+}
+
+// InstallResult is what an install did, with what it decided.
+type InstallResult struct {
+	*install.Result
+	// LockFile is the project's lock ("" for references).
+	LockFile string
+}
+
+// InstallError is an install that failed once its source was chosen: it
+// carries the manifest resolved and the graph it was resolved in, for
+// front ends that explain a resolution failure.
+type InstallError struct {
+	// Manifest is what was resolved; Graph where (nil when the failure
+	// came before a source was chosen); LockFile the project's lock.
+	Manifest *resolve.Manifest
+	Graph    *catalog.Graph
+	LockFile string
+	// Err is the failure.
+	Err error
+}
+
+func (e *InstallError) Error() string { return e.Err.Error() }
+
+// Class is errdef.None: an install failure is of its cause's class.
+func (e *InstallError) Class() errdef.Class { return errdef.None }
+
+// Unwrap returns the failure.
+func (e *InstallError) Unwrap() error { return e.Err }
+
+// FindManifest picks a project's manifest and lock: manifest, else
+// skills.yaml, else gaia-agent.yaml when only it exists; lock, else
+// skills.lock beside the manifest.
+func FindManifest(manifest, lock string) (mpath, lpath string) {
+	mpath = manifest
+	if mpath == "" {
+		mpath = resolve.ManifestFile
+		if _, err := os.Stat(mpath); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(resolve.AgentManifestFile); err == nil {
+				mpath = resolve.AgentManifestFile
+			}
+		}
+	}
+	lpath = lock
+	if lpath == "" {
+		lpath = filepath.Join(filepath.Dir(mpath), resolve.LockFile)
+	}
+	return mpath, lpath
+}
+
+// HasProject reports whether a project manifest is where FindManifest
+// looks.
+func HasProject(manifest string) bool {
+	mpath, _ := FindManifest(manifest, "")
+	_, err := os.Stat(mpath)
+	return err == nil
+}
+
+// Graph returns the registry graph m's names resolve in: the Engine's
+// Source, else the manifest's registry, else FallbackSource, else the
+// embedded registry.
+func (e *Engine) Graph(m *resolve.Manifest) (*catalog.Graph, error) {
+	ns, err := m.Namespace(e.source(m))
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return catalog.NewGraph(e.client, ns)
+}
+
+// source is the one default-source rule, for every operation that
+// resolves names: the Engine's Source, else the manifest's registry: (the
+// "" returned, which m.Namespace reads), else FallbackSource (the
+// configuration's), else "" again, the embedded registry.
+func (e *Engine) source(m *resolve.Manifest) string {
+	if e.opts.Source == "" && m.Registry == "" {
+		return e.opts.FallbackSource
+	}
+	return e.opts.Source
+}
+
+// options are the install.Options every install and update shares.
+func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRequest) (install.Options, error) {
+	policy, trust, err := e.TrustPolicy(ctx)
+	if err != nil {
+		return install.Options{}, err
+	}
+	aud, err := e.Auditor()
+	if err != nil {
+		return install.Options{}, err
+	}
+	opts := install.Options{
+		Roots: roots, Policy: policy, Trust: trust,
+		Grants: r.Grants, Yes: r.Yes, AllowExperimental: r.AllowExperimental, Prompter: e.opts.Consent,
+		AllowAuditFindings: r.AllowAuditFindings, Auditor: aud,
+		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: r.Prerelease,
+		AllowSignerChange: r.AllowSignerChange, AllowDowngrade: r.AllowDowngrade, AllowRepublished: r.AllowRepublished,
+		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.opts.Warn, Progress: e.opts.Progress, OnPlan: r.OnPlan,
+		AgentsRoots: install.AgentsRoots(e.env),
+	}
+	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
+		return opts, invalid(fmt.Errorf("minimum tier %q: use verified, community or experimental", r.MinTier))
+	}
+	if opts.InstalledAt, err = registry.SourceDateEpoch(e.opts.Getenv); err != nil {
+		return opts, invalid(err)
+	}
+	return opts, nil
+}
+
+// place returns p's roots after sending its notes (a host given a copy
+// where a link was asked for, and why) to Options.Notes.
+func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range p.Notes {
+		e.note("note: " + n)
+	}
+	return p.Roots, nil
+}
+
+// target is the request's Target, else the Engine's.
+func (e *Engine) target(t Target) Target {
+	if t.Empty() {
+		return e.opts.Target
+	}
+	return t
+}
+
+// Install resolves, verifies and installs what r names (or the project)
+// as `skillpm install` does: references go to the roots of the target
+// (without hosts or roots named: DefaultHost's user roots); a project
+// goes to ProjectRoots and its lock is written only when it changed.
+// Nothing is written when anything is refused.
+func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
+	t := e.target(r.Target)
+	roots := r.Roots
+	var err error
+	if len(roots) == 0 && len(r.Refs) > 0 {
+		def := e.opts.Host
+		if len(t.Hosts) == 0 && len(t.Roots) == 0 {
+			if def, err = DefaultHost(e.env, e.opts.Host); err != nil {
+				return nil, err
+			}
+		} else if def == "" {
+			def = install.DefaultHost
+		}
+		t.Placement = Placement(t, nil, e.opts.Link)
+		if roots, err = e.place(Roots(e.env, t, def)); err != nil {
+			return nil, err
+		}
+	}
+	var (
+		m        *resolve.Manifest
+		prev     *resolve.Lockfile
+		local    []install.Local
+		refs     []string
+		lockFile string
+	)
+	if len(r.Refs) == 0 {
+		mpath, lpath := FindManifest(r.Manifest, r.Lock)
+		if m, err = resolve.ReadManifest(ctx, mpath); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)
+			}
+			return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+		}
+		if prev, err = resolve.ReadLockfile(ctx, lpath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, invalid(err)
+		}
+		lockFile = lpath
+		var done func()
+		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), Offline: r.Offline, AllowRepublished: r.AllowRepublished}); err != nil {
+			return nil, err
+		}
+		defer done()
+		if len(roots) == 0 {
+			t.Placement = Placement(t, m, e.opts.Link)
+			if roots, err = e.place(ProjectRoots(e.env, t, m, e.opts.Host)); err != nil {
+				return nil, err
+			}
+		}
+		if stale := StaleLock(prev, roots); len(stale) > 0 && e.opts.Warn != nil {
+			msg := fmt.Sprintf("%s is older than the installed skills (run skillpm update to move it):", lpath)
+			for _, s := range stale {
+				msg += "\n  " + s
+			}
+			e.opts.Warn(msg)
+		}
+	} else {
+		var cache *gitFetches
+		var dirs []string
+		var dirAt []int
+		for _, a := range r.Refs {
+			if r.RegistryOnly {
+				if gitsource.Looks(a) {
+					return nil, fmt.Errorf("%w: %s: a git reference; name a skill in a registry", install.ErrUnsupportedRef, a)
+				}
+				refs = append(refs, a)
+				continue
+			}
+			if gitsource.Looks(a) {
+				if cache == nil {
+					if cache, err = openGitFetches(r.Offline); err != nil {
+						return nil, err
+					}
+				}
+				ls, _, done, err := e.gitLocals(ctx, cache, a, r.Skills)
+				defer done()
+				if err != nil {
+					return nil, err
+				}
+				local = append(local, ls...)
+				continue
+			}
+			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
+				dirAt = append(dirAt, len(local))
+				dirs = append(dirs, a)
+				local = append(local, install.Local{})
+				continue
+			}
+			refs = append(refs, a)
+		}
+		// The directories build concurrently, and their skills (a folder
+		// may hold several) take their directory's place in local.
+		built := make([][]install.Local, len(dirs))
+		err := forEach(ctx, len(dirs), func(ctx context.Context, i int) error {
+			var err error
+			built[i], err = e.buildLocals(ctx, dirs[i], r.NoVCS, r.Skills)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(dirs) > 0 {
+			all := make([]install.Local, 0, len(local))
+			k := 0
+			for i, l := range local {
+				if k < len(dirAt) && dirAt[k] == i {
+					all = append(all, built[k]...)
+					k++
+					continue
+				}
+				all = append(all, l)
+			}
+			local = all
+		}
+		// The references' manifest names the namespace; what the roots
+		// hold is read by InstallRefs under their locks.
+		if m, _, err = install.FromRefs(origin(r.Origin), refs, nil); err != nil {
+			if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
+				return nil, invalid(err)
+			}
+			return nil, err
+		}
+	}
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := e.options(ctx, roots, &r)
+	if err != nil {
+		return nil, err
+	}
+	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
+	opts.Local = local
+	if !r.DryRun {
+		opts.LockFile = lockFile
+	}
+	var res *install.Result
+	if len(r.Refs) > 0 {
+		res, err = install.InstallRefs(ctx, e.client, graph, origin(r.Origin), refs, opts)
+	} else {
+		res, err = install.Install(ctx, e.client, graph, m, prev, opts)
+	}
+	if err != nil {
+		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lockFile, Err: err}
+	}
+	e.statusWarnings(ctx, res)
+	return &InstallResult{Result: res, LockFile: lockFile}, nil
+}
+
+func origin(s string) string {
+	if s == "" {
+		return "the command line"
+	}
+	return s
+}
+
+// CheckRefs answers what is wrong with r's references without any I/O:
+// a malformed or unsupported reference, a source of bare names that does
+// not parse. Install makes the same checks; a server calls CheckRefs to
+// answer with its own status before it starts streaming the work.
+func (e *Engine) CheckRefs(r InstallRequest) error {
+	var refs []string
+	for _, a := range r.Refs {
+		if gitsource.Looks(a) {
+			if r.RegistryOnly {
+				return fmt.Errorf("%w: %s: a git reference; name a skill in a registry", install.ErrUnsupportedRef, a)
+			}
+			continue
+		}
+		if ref, err := registry.ParseRef(a); !r.RegistryOnly && err == nil && ref.Kind == registry.KindDir {
+			continue
+		}
+		refs = append(refs, a)
+	}
+	m, _, err := install.FromRefs(origin(r.Origin), refs, nil)
+	if err != nil {
+		return invalid(err)
+	}
+	if _, err := m.Namespace(e.source(m)); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
+// forEach runs fn for 0..n-1 on up to GOMAXPROCS goroutines: building
+// and hashing the skills of one install are independent. The error
+// returned is the one of the lowest index, so that which failure is
+// reported does not depend on scheduling; the first failure cancels the
+// ctx the others see.
+func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return fn(ctx, 0)
+	}
+	errs := make([]error, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range n {
+		g.Go(func() error {
+			errs[i] = fn(gctx, i)
+			return errs[i]
+		})
+	}
+	g.Wait()
+	for _, err := range errs {
+		if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() == nil) {
+			return err
+		}
+	}
+	// Only cancellations caused by another failure remain; that failure
+	// was returned above, so this is ctx's own.
+	return ctx.Err()
+}
+
+// buildLocals builds the skill in dir, or when dir holds no SKILL.md
+// every skill folder below it (those named in pick, by folder or skill
+// name, when pick is not empty), as a git reference's skills are found.
+func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick []string) ([]install.Local, error) {
+	dirs := []string{dir}
+	// A directory that is a skill is built alone (a skill nested in it is
+	// its files); one that is not is searched. Either way the build below
+	// reports a directory with no skill at all.
+	if found, err := skill.FindSkills(ctx, dir); err == nil && len(found) > 0 && filepath.Clean(found[0]) != filepath.Clean(dir) {
+		dirs = found
+	}
+	found := map[string]bool{}
+	var have, build []string
+	for _, d := range dirs {
+		base := filepath.Base(d)
+		have = append(have, base)
+		if len(pick) > 0 && !slices.Contains(pick, base) {
+			continue
+		}
+		build = append(build, d)
+	}
+	out := make([]install.Local, len(build))
+	err := forEach(ctx, len(build), func(ctx context.Context, i int) error {
+		var err error
+		out[i], err = e.buildLocal(ctx, build[i], noVCS)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range out {
+		found[filepath.Base(build[i])], found[l.Artifact.Skill.Name] = true, true
+	}
+	for _, p := range pick {
+		if !found[p] {
+			return nil, mark(ErrNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", dir, p, strings.Join(have, ", ")))
+		}
+	}
+	return out, nil
+}
+
+// buildLocal builds the skill in dir as publish would, for installing it
+// from source.
+func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (install.Local, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return install.Local{}, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return install.Local{}, invalid(fmt.Errorf("%s: no such skill directory", dir))
+	}
+	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	if err != nil {
+		return install.Local{}, invalid(err)
+	}
+	// A folder's skill need not declare a version: it installs at
+	// registry.TreeVersion of its files.
+	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true})
+	if err != nil {
+		return install.Local{}, &BuildError{Where: dir, Dir: true, Err: err}
+	}
+	return install.Local{Dir: abs, Artifact: a}, nil
+}
+
+// UpdateRequest is one update of installed skills within the ranges they
+// were installed with.
+type UpdateRequest struct {
+	// Names are the skills to update (with what they need); none means
+	// all.
+	Names []string
+	// InstallRequest carries the consent, checks and target; its Refs,
+	// Manifest, Lock, Origin, Frozen, NoVCS, Skills and Offline are not
+	// used.
+	InstallRequest
+}
+
+// UpdateResult is what an update did.
+type UpdateResult struct {
+	*install.Result
+	// SearchedAll says the roots were every host's roots that hold the
+	// skills (no target was named).
+	SearchedAll bool
+	// NoneInstalled says no target was named and no host's roots hold
+	// any skill skillpm installed: there was nothing to update.
+	NoneInstalled bool
+}
+
+// Update re-resolves the skills installed in each target root (without a
+// target: every host's roots that hold them) within the ranges recorded
+// when they were asked for, as `skillpm update` does outside a project.
+// Skills installed from git move to the newest commit of the reference
+// they were installed from.
+func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
+	t := e.target(r.Target)
+	roots := r.Roots
+	all := false
+	if len(roots) == 0 {
+		def := e.opts.Host
+		if def == "" {
+			def = install.DefaultHost
+		}
+		var err error
+		// An update keeps how each root holds its skills (copies or
+		// links) unless told otherwise.
+		t.Placement = Placement(t, nil, e.opts.Link)
+		if roots, all, err = RootsHolding(e.env, t, def, r.Names); err != nil {
+			return nil, err
+		}
+		if all && len(roots) == 0 {
+			if len(r.Names) > 0 {
+				return nil, e.notInstalled(r.Names)
+			}
+			return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, SearchedAll: true, NoneInstalled: true}, nil
+		}
+	}
+	m := &resolve.Manifest{File: "the receipts"}
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := e.options(ctx, roots, &r.InstallRequest)
+	if err != nil {
+		return nil, err
+	}
+	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
+	gitDone, gitRoots := map[string]bool{}, []install.RootResult(nil)
+	if !r.RegistryOnly {
+		if gitDone, gitRoots, err = e.updateGit(ctx, graph, r.Names, opts); err != nil {
+			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+		}
+	}
+	rest := slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return gitDone[n] })
+	res := &install.Result{}
+	if len(r.Names) == 0 || len(rest) > 0 {
+		if res, err = install.Update(ctx, e.client, graph, rest, opts); err != nil {
+			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+		}
+	}
+	e.statusWarnings(ctx, res)
+	res.Roots = append(gitRoots, res.Roots...)
+	return &UpdateResult{Result: res, SearchedAll: all}, nil
+}
+
+// StaleLock lists the skills a lock pins below what the roots hold:
+// applying such a lock would be a downgrade nobody asked for.
+func StaleLock(lock *resolve.Lockfile, roots []install.Root) []string {
+	if lock == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range roots {
+		rec, err := install.ReadReceipts(r.Dir)
+		if err != nil {
+			continue
+		}
+		for _, got := range rec.Skills {
+			ls := lock.Get(got.Name)
+			if ls == nil || got.Source == "" {
+				continue
+			}
+			if newer(got.Version, ls.Version) {
+				out = append(out, fmt.Sprintf("%s: %s holds %s, skills.lock pins %s", got.Name, r.Dir, got.Version, ls.Version))
+			}
+		}
+	}
+	return out
+}
+
+// newer reports whether version a is above version b; versions that do
+// not parse compare as not newer.
+func newer(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	return errA == nil && errB == nil && va.GreaterThan(vb)
+}

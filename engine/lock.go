@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// LockRequest is one resolution of a project's manifest into its lock.
+type LockRequest struct {
+	// Manifest and Lock name the project's files (see FindManifest).
+	Manifest, Lock string
+	// Frozen changes nothing: it fails when the lock does not satisfy
+	// the manifest or resolving again would change it.
+	Frozen bool
+	// Upgrade lets the skills named in Names (all when none) move to the
+	// newest versions their ranges allow.
+	Upgrade bool
+	Names   []string
+	// AllowRepublished accepts a git version tag moved to another commit
+	// than the one locked (see GitRequirements).
+	AllowRepublished bool
+	// CheckNames, when set, vets Names against the manifest (git
+	// references taken out) and the previous lock before anything is
+	// resolved, so a front end can answer a typo with its suggestions.
+	CheckNames func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error
+	// Warn receives the resolver's warnings; nil means Options.Warn.
+	Warn func(string)
+}
+
+// LockResult is what Lock resolved and whether it wrote it.
+type LockResult struct {
+	// File is the lock's path.
+	File string
+	// Lock is the lock resolved.
+	Lock *resolve.Lockfile
+	// Changed says it differs from the file; Written that it was written
+	// (changed and not frozen).
+	Changed, Written bool
+}
+
+// Lock resolves what the project manifest asks for and writes its lock,
+// installing nothing, as `skillpm lock` does: versions already locked are
+// kept while they satisfy every requirement, git references are fetched
+// and built so their commits and trees lock, and the file is written only
+// when its bytes change. A manifest that does not exist is ErrNoManifest;
+// a lock that does not parse is ErrInvalidLock; a resolution failure is
+// an *InstallError.
+func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
+	if r.Upgrade && r.Frozen {
+		return nil, invalid(errors.New("upgrading and a frozen lock contradict each other"))
+	}
+	mpath, lpath := FindManifest(r.Manifest, r.Lock)
+	m, err := resolve.ReadManifest(ctx, mpath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)
+	}
+	if err != nil {
+		return nil, invalid(err)
+	}
+	prev, err := resolve.ReadLockfile(ctx, lpath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		prev = nil
+	case err != nil:
+		return nil, mark(ErrInvalidLock, err)
+	}
+	m, locals, done, err := e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	// What install verified of the entries that do not move is kept.
+	known := prev
+	if r.Upgrade {
+		if r.CheckNames != nil {
+			if err := r.CheckNames(m, prev, r.Names); err != nil {
+				return nil, err
+			}
+		}
+		prev = prev.Without(r.Names...)
+	}
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, err
+	}
+	var cat resolve.Catalog = graph
+	if len(locals) > 0 {
+		if cat, m, err = install.CatalogWith(graph, m, locals); err != nil {
+			return nil, err
+		}
+	}
+	warn := r.Warn
+	if warn == nil {
+		warn = e.opts.Warn
+	}
+	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn, Known: known, Hide: e.hideYanked(graph)})
+	if err == nil {
+		err = e.checkAdvisories(ctx, next)
+	}
+	if err != nil {
+		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
+	}
+	data, err := next.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	old, _ := boundedfile.ReadRegular(lpath, resolve.MaxLockBytes)
+	out := &LockResult{File: lpath, Lock: next, Changed: !bytes.Equal(old, data)}
+	if out.Changed && !r.Frozen {
+		if err := resolve.WriteLockfile(ctx, lpath, next); err != nil {
+			return nil, err
+		}
+		out.Written = true
+	}
+	return out, nil
+}

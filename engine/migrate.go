@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/skillpm/skillpm/gitsource"
+	"github.com/skillpm/skillpm/pkg/migrate"
+)
+
+// MigrateRequest is a migration of Hermes or OpenClaw skills into GAIA
+// skills.
+type MigrateRequest struct {
+	// Source is a skill directory, or a git reference (gitsource.Looks)
+	// every skill of which is migrated.
+	Source string
+	// Options are pkg/migrate's, checked before anything is read.
+	Options migrate.Options
+	// Notes receives lines about a git reference (its note, the cache's
+	// warning), prefixed "note: " or "warning: ".
+	Notes func(string)
+}
+
+// Migrated is the migration of one skill.
+type Migrated struct {
+	// Origin is the skill's git reference; "" for a directory.
+	Origin string
+	// Result is the migration, its report's Source set to Origin for a
+	// skill of a git reference; nil when Err is set.
+	Result *migrate.Result
+	// Err is why the skill was not migrated: a
+	// *migrate.NotMigratableError when it cannot be, else the failure.
+	Err error
+}
+
+// Migrate migrates the skill in r.Source, or every skill of the git
+// reference r.Source, each into r.Options.OutDir. A skill that fails does
+// not stop the others: its Migrated carries the error. The error returned
+// is for the request (bad options, a git reference that does not
+// resolve).
+func Migrate(ctx context.Context, r MigrateRequest) ([]Migrated, error) {
+	if err := r.Options.Validate(); err != nil {
+		return nil, invalid(err)
+	}
+	if !gitsource.Looks(r.Source) {
+		res, err := migrate.Run(ctx, r.Source, r.Options)
+		if err != nil {
+			return []Migrated{{Err: err}}, nil
+		}
+		return []Migrated{{Result: res}}, nil
+	}
+	cache, err := GitCache(false)
+	if err != nil {
+		return nil, err
+	}
+	gs, err := ExportGit(ctx, cache, r.Source, r.Notes)
+	if err != nil {
+		return nil, err
+	}
+	defer gs.Done()
+	out := make([]Migrated, 0, len(gs.Skills))
+	for _, s := range gs.Skills {
+		m := Migrated{Origin: s.Ref(gs.Resolved).String()}
+		if m.Result, m.Err = migrate.Run(ctx, s.Dir, r.Options); m.Err == nil {
+			m.Result.Report.Source = m.Origin
+		} else {
+			m.Result = nil
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
+)
+
+// MirrorRequest is one mirror of skills from a source to another.
+type MirrorRequest struct {
+	// From and To are sources: a registry namespace, oci-layout:DIR, or
+	// "embedded".
+	From, To string
+	// Options are registry.MirrorOptions (names, jobs, minimum tier,
+	// since, progress); Verify is set by Mirror when Verify is true or a
+	// minimum tier is asked for.
+	Options registry.MirrorOptions
+	// Verify verifies every version under the trust policy before it is
+	// copied (a refused one is not copied).
+	Verify bool
+}
+
+// MirrorResult is a mirror's outcome with the sources it went between.
+type MirrorResult struct {
+	*registry.MirrorResult
+	From, To registry.Source
+	// Advisories is true when the source's advisory feed was copied too.
+	Advisories bool
+}
+
+// Mirror copies skills with their signatures and attestations from
+// r.From to r.To, as `skillpm mirror` does: with Verify or a minimum
+// tier, each version is verified under the engine's trust policy first.
+func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, error) {
+	src, err := OpenSourceArg(e.client, r.From)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := OpenSourceArg(e.client, r.To)
+	if err != nil {
+		return nil, err
+	}
+	opts := r.Options
+	if r.Verify || opts.MinTier != "" {
+		policy, trust, err := e.TrustPolicy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts.Verify = verified.MirrorCheck(verified.VerifyOptions{Trust: trust, Policy: policy})
+	}
+	res, err := e.client.Mirror(ctx, src, dst, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &MirrorResult{MirrorResult: res, From: src, To: dst}
+	// A mirror carries the feed unchanged (signatures and expiry with
+	// it), so that its readers are checked as the origin's are.
+	if out.Advisories, err = e.client.CopyAdvisories(ctx, src, dst); err != nil {
+		return out, fmt.Errorf("copying the advisory feed of %s: %w", src, err)
+	}
+	return out, nil
+}
+
+// OpenSourceArg opens a source named as an argument (mirror's, index's,
+// search's): a registry namespace, oci-layout:DIR, or "embedded"; a bare
+// name is refused (ErrInvalidRequest).
+func OpenSourceArg(c *registry.Client, arg string) (registry.Source, error) {
+	if arg == "embedded" {
+		return c.Embedded(), nil
+	}
+	spec, err := registry.ParseSource(arg)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if spec.Kind == registry.KindName {
+		return nil, invalid(fmt.Errorf("%q is not a source: give a registry namespace (host/namespace), oci-layout:DIR or embedded", arg))
+	}
+	return c.OpenSource(spec)
+}

@@ -1,0 +1,363 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/gitsource"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// OutdatedRequest asks which skills have newer versions, as `skillpm
+// outdated` does.
+type OutdatedRequest struct {
+	// Manifest and Lock name a project's files (FindManifest). When a
+	// project manifest is found and Target names no custom roots, the
+	// skills the manifest asks for are checked in the project's roots;
+	// otherwise the skills installed by name in the roots Target searches
+	// (SearchedRoots).
+	Manifest, Lock string
+	// Target chooses the roots; empty means the Engine's.
+	Target Target
+	// Prerelease counts pre-releases as wanted and latest.
+	Prerelease bool
+	// All keeps the skills that are up to date in the result's Skills.
+	All bool
+}
+
+// OutdatedSkill is one skill and the versions it could move to.
+type OutdatedSkill struct {
+	Name string `json:"name"`
+	// Installed is the version in Root ("" when not installed there).
+	Installed string `json:"installed"`
+	// Locked is the version the project's lock records ("" outside one).
+	Locked string `json:"locked"`
+	// Range is the range asked for (the manifest's, else the install's).
+	Range string `json:"range"`
+	// Wanted is the newest version Range allows, Latest the newest
+	// release; both "" when the repository no longer has the skill.
+	Wanted string `json:"wanted"`
+	Latest string `json:"latest"`
+	Root   string `json:"root"`
+	// Source is the repository the skill comes from.
+	Source string `json:"source"`
+	// Yanked, YankReason and Deprecated are the publisher's status of
+	// the current version (the locked one, else the installed one).
+	// Wanted and Latest are never yanked versions.
+	Yanked     bool   `json:"yanked,omitempty"`
+	YankReason string `json:"yankReason,omitempty"`
+	Deprecated string `json:"deprecated,omitempty"`
+	// Advisories are the obeyed advisories naming the current version.
+	Advisories []Advised `json:"advisories,omitempty"`
+}
+
+// Outdated reports whether s is behind what it could have: installed
+// other than locked, a newer wanted or latest version than it has, a
+// yanked one, or one an advisory names.
+func (s OutdatedSkill) Outdated() bool {
+	cur := s.Locked
+	if cur == "" {
+		cur = s.Installed
+	}
+	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || newerVersion(s.Wanted, cur) || newerVersion(s.Latest, cur)
+}
+
+// OutdatedResult is what Outdated found.
+type OutdatedResult struct {
+	// Project is the project read, nil outside one.
+	Project *Project
+	// Skills are the outdated skills (every skill checked with All), in
+	// the manifest's order, else root by root.
+	Skills []OutdatedSkill
+	// Checked counts the skills checked; Outdated those behind.
+	Checked, Outdated int
+}
+
+// Outdated lists the skills that have newer versions than they have:
+// a project's skills in its roots, else the skills installed by name
+// (dependencies and local builds are left out). Versions come from the
+// Engine's Source, else the manifest's registry, else FallbackSource
+// (Graph).
+func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
+	t := e.target(r.Target)
+	out := &OutdatedResult{Skills: []OutdatedSkill{}}
+	var rows []OutdatedSkill
+	var err error
+	if len(t.Roots) == 0 && HasProject(r.Manifest) {
+		if out.Project, err = OpenProject(ctx, r.Manifest, r.Lock); err != nil {
+			return nil, err
+		}
+		rows, err = e.outdatedProject(ctx, out.Project, t, r.Prerelease)
+	} else {
+		rows, err = e.outdatedInstalled(ctx, t, r.Prerelease)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Checked = len(rows)
+	for _, s := range rows {
+		if s.Outdated() {
+			out.Outdated++
+		}
+		if s.Outdated() || r.All {
+			out.Skills = append(out.Skills, s)
+		}
+	}
+	return out, nil
+}
+
+// outdatedProject checks the skills p's manifest asks for, installed in
+// the first of the project's roots holding each.
+func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre bool) ([]OutdatedSkill, error) {
+	m := p.Manifest
+	placed, err := ProjectRoots(e.env, t, m, e.opts.Host)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, err
+	}
+	var rows []OutdatedSkill
+	git := gitVersions{e: e, seen: map[string]map[string]string{}}
+	defer git.close()
+	for _, req := range m.Skills {
+		if resolve.IsGitName(req.Name) {
+			rs, err := git.project(ctx, p, req, placed.Roots)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, rs...)
+			continue
+		}
+		key, err := graph.Namespace().Key(req.Name)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		row := OutdatedSkill{Name: resolve.ShortName(key), Range: orAnyRange(req.Range), Source: graph.Namespace().Repository(key)}
+		if ls := p.Prev.Get(row.Name); ls != nil {
+			row.Locked = ls.Version
+		}
+		for _, root := range placed.Roots {
+			rec, err := install.ReadReceipts(root.Dir)
+			if err != nil {
+				return nil, err
+			}
+			if got, ok := rec.Get(row.Name); ok {
+				row.Installed, row.Root = got.Version, root.Dir
+				break
+			}
+		}
+		if err := e.fillWanted(ctx, graph, key, &row, pre); err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// outdatedInstalled checks the skills installed by name or from git in
+// the roots t searches; dependencies follow what needs them and builds of
+// local directories move only when installed again, so both are left out.
+func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]OutdatedSkill, error) {
+	roots, err := SearchedRoots(e.env, t)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := e.Graph(&resolve.Manifest{File: "the receipts"})
+	if err != nil {
+		return nil, err
+	}
+	var rows []OutdatedSkill
+	git := gitVersions{e: e, seen: map[string]map[string]string{}}
+	defer git.close()
+	for _, root := range roots {
+		rec, err := install.ReadReceipts(root.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range rec.Skills {
+			if s.Explicit() && s.Git != "" {
+				row, err := git.row(ctx, s, root.Dir)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, row)
+				continue
+			}
+			if !s.Explicit() || s.Source == "" {
+				continue
+			}
+			row := OutdatedSkill{Name: s.Name, Installed: s.Version, Range: s.Requested, Root: root.Dir, Source: s.Source}
+			if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(s.Source), &row, pre); err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// fillWanted sets the row's wanted (newest in its range) and latest
+// (newest release) versions, which are never yanked ones, and the status
+// of its current version; a skill no longer published has neither.
+func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *OutdatedSkill, pre bool) error {
+	vs, err := graph.Versions(ctx, key)
+	if err != nil {
+		if errors.Is(err, resolve.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	sts, err := e.statuses(ctx, graph, key, vs)
+	if err != nil {
+		return err
+	}
+	cur := cmp.Or(row.Locked, row.Installed)
+	if st := sts[cur]; st != nil {
+		row.Yanked, row.YankReason, row.Deprecated = st.Yanked, st.Reason, st.Deprecated
+	}
+	ch, err := e.Advisories(ctx)
+	if err != nil {
+		return err
+	}
+	if cur != "" {
+		row.Advisories = advised(ch.Index, row.Name, cur, row.Source)
+	}
+	vs = slices.DeleteFunc(slices.Clone(vs), func(v *semver.Version) bool {
+		st := sts[v.Original()]
+		return st != nil && st.Yanked
+	})
+	if v := NewestRelease(vs, pre); v != nil {
+		row.Latest = v.String()
+	}
+	set, err := resolve.ParseRange(orAnyRange(row.Range), pre)
+	if err != nil {
+		return invalid(fmt.Errorf("%s: range %q: %w", row.Name, row.Range, err))
+	}
+	for _, v := range vs {
+		if set.Contains(v) && (row.Wanted == "" || newerVersion(v.String(), row.Wanted)) {
+			row.Wanted = v.String()
+		}
+	}
+	return nil
+}
+
+// orAnyRange is r, or the range that allows every version when r is "".
+func orAnyRange(r string) string {
+	if r == "" {
+		return resolve.AnyRange
+	}
+	return r
+}
+
+// newerVersion reports whether version a is above version b; versions
+// that do not parse compare as not newer.
+func newerVersion(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	return errA == nil && errB == nil && va.GreaterThan(vb)
+}
+
+// gitVersions answers, for skills installed from git, the version the
+// reference they were asked for by gives now: what update would move
+// them to. Each reference is fetched and built once.
+type gitVersions struct {
+	e     *Engine
+	cache *gitFetches
+	// seen maps a reference to its skills' versions by name.
+	seen  map[string]map[string]string
+	dones []func()
+}
+
+// row is the outdated row of rec, installed in root from git.
+func (g *gitVersions) row(ctx context.Context, rec install.Record, root string) (OutdatedSkill, error) {
+	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.Git}
+	if ref, err := gitsource.Parse(rec.Git); err == nil && ref.Rev != "" {
+		row.Range = ref.Rev
+	}
+	vs, err := g.versions(ctx, rec.Git)
+	if err != nil {
+		return row, err
+	}
+	row.Wanted, row.Latest = vs[rec.Name], vs[rec.Name]
+	return row, nil
+}
+
+// versions are the versions of the skills the git reference ref gives
+// now, by name.
+func (g *gitVersions) versions(ctx context.Context, ref string) (map[string]string, error) {
+	if vs, ok := g.seen[ref]; ok {
+		return vs, nil
+	}
+	if g.cache == nil {
+		c, err := openGitFetches(false)
+		if err != nil {
+			return nil, err
+		}
+		g.cache = c
+	}
+	ls, _, done, err := g.e.gitLocals(ctx, g.cache, ref, nil)
+	g.dones = append(g.dones, done)
+	if err != nil {
+		return nil, err
+	}
+	vs := map[string]string{}
+	for _, l := range ls {
+		vs[l.Artifact.Skill.Name] = l.Artifact.Skill.Version
+	}
+	g.seen[ref] = vs
+	return vs, nil
+}
+
+// project gives the rows of the skills the manifest's git requirement
+// req brings: locked as p's lock says, installed in the first of roots
+// holding each, wanted and latest what the reference (with req's range
+// over its version tags) gives now, as install would resolve it again.
+func (g *gitVersions) project(ctx context.Context, p *Project, req resolve.Requirement, roots []install.Root) ([]OutdatedSkill, error) {
+	at := fmt.Sprintf("%s:%d", p.Manifest.File, req.Line)
+	ref, err := gitsource.Parse(req.Name)
+	if err != nil {
+		return nil, gitErr(fmt.Errorf("%s: %w", at, err))
+	}
+	if req.Range != resolve.AnyRange && req.Range != "" && ref.Rev == "" {
+		ref = ref.At(req.Range)
+	}
+	vs, err := g.versions(ctx, ref.String())
+	if err != nil {
+		return nil, err
+	}
+	var rows []OutdatedSkill
+	for _, name := range slices.Sorted(maps.Keys(vs)) {
+		row := OutdatedSkill{Name: name, Range: orAnyRange(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
+		if ls := p.Prev.Get(name); ls != nil {
+			row.Locked = ls.Version
+		}
+		for _, root := range roots {
+			rec, err := install.ReadReceipts(root.Dir)
+			if err != nil {
+				return nil, err
+			}
+			if got, ok := rec.Get(name); ok {
+				row.Installed, row.Root = got.Version, root.Dir
+				break
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// close removes the trees the references were exported into.
+func (g *gitVersions) close() {
+	for _, d := range g.dones {
+		d()
+	}
+}

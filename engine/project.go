@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// ApplyRequest makes a project what new manifest bytes ask for: the
+// change add, remove and update make in a project.
+type ApplyRequest struct {
+	// Manifest and Lock are the project's files (FindManifest).
+	Manifest, Lock string
+	// Data is the manifest to make true; OldData the manifest on disk
+	// (nil when there is none). The manifest is written only when they
+	// differ.
+	Data, OldData []byte
+	// Prev is the lock whose versions are preferred (nil: none).
+	Prev *resolve.Lockfile
+	// NoInstall resolves and writes the manifest and lock only.
+	NoInstall bool
+	// InstallRequest carries the consent, checks, target, DryRun and
+	// OnPlan; its Refs, Manifest, Lock, Frozen, Skills and Offline are
+	// not used.
+	InstallRequest
+}
+
+// Apply locks the manifest in r.Data with r.Prev's versions preferred,
+// installs that lock into the project's roots (ProjectRoots; verified,
+// checked and consented as Install does) unless NoInstall, and only then
+// writes the manifest and the lock together (SaveProject). Nothing is
+// written when anything fails or is refused, or with DryRun. Failures to
+// parse, resolve or install are *InstallError.
+func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *resolve.Lockfile, error) {
+	m, err := resolve.ParseManifest(r.Manifest, r.Data)
+	if err != nil {
+		return nil, nil, &InstallError{Manifest: &resolve.Manifest{File: r.Manifest}, LockFile: r.Lock, Err: err}
+	}
+	if abs, err := filepath.Abs(r.Manifest); err == nil {
+		m.Dir = filepath.Dir(abs)
+	}
+	// Git references stay at their locked commits; those Prev no longer
+	// has (an update's) are resolved again.
+	m, locals, done, err := e.GitRequirements(ctx, m, r.Prev, GitOptions{Mode: GitKeep})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	graph, err := e.Graph(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.NoInstall {
+		var cat resolve.Catalog = graph
+		lm := m
+		if len(locals) > 0 {
+			if cat, lm, err = install.CatalogWith(graph, m, locals); err != nil {
+				return nil, nil, err
+			}
+		}
+		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.opts.Warn, Hide: e.hideYanked(graph)})
+		if err != nil {
+			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
+		}
+		if !r.DryRun {
+			if err := SaveProject(r.Manifest, r.Lock, r.OldData, r.Data, lock); err != nil {
+				return nil, nil, err
+			}
+		}
+		return nil, lock, nil
+	}
+	roots := r.Roots
+	if len(roots) == 0 {
+		t := e.target(r.Target)
+		t.Placement = Placement(t, m, e.opts.Link)
+		if roots, err = e.place(ProjectRoots(e.env, t, m, e.opts.Host)); err != nil {
+			return nil, nil, err
+		}
+	}
+	opts, err := e.options(ctx, roots, &r.InstallRequest)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Local = locals
+	opts.Hide = e.hideYanked(graph)
+	opts.Check = e.checkAdvisories
+	for _, rt := range roots {
+		if r.DryRun {
+			break // a dry run writes nothing, not even the roots' parents
+		}
+		if err := os.MkdirAll(filepath.Dir(rt.Dir), 0o755); err != nil {
+			return nil, nil, err
+		}
+	}
+	res, err := install.Install(ctx, e.client, graph, m, r.Prev, opts)
+	if err != nil {
+		return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
+	}
+	e.statusWarnings(ctx, res)
+	if !r.DryRun {
+		if err := SaveProject(r.Manifest, r.Lock, r.OldData, r.Data, res.Lock); err != nil {
+			return res, res.Lock, err
+		}
+	}
+	return res, res.Lock, nil
+}
+
+// SaveProject writes a project's manifest (when data differs from old,
+// the bytes read) and its lock (when its bytes change) together: both or
+// neither.
+func SaveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) error {
+	lb, err := lock.Marshal()
+	if err != nil {
+		return err
+	}
+	var files []atomicfile.File
+	if !slices.Equal(data, old) {
+		files = append(files, atomicfile.File{Path: mpath, Data: data, Perm: 0o644})
+	}
+	if cur, err := boundedfile.ReadRegular(lpath, resolve.MaxLockBytes); err != nil || !slices.Equal(cur, lb) {
+		files = append(files, atomicfile.File{Path: lpath, Data: lb, Perm: 0o644})
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	return atomicfile.WriteFiles(files)
+}
+
+// Project is a project's manifest and lock as read from disk, for the
+// operations that change them together.
+type Project struct {
+	// ManifestFile and LockFile are the paths (FindManifest).
+	ManifestFile, LockFile string
+	// Manifest is the manifest; Data its bytes, nil when there is none yet
+	// (Manifest is then empty, at the path it would be written to).
+	Manifest *resolve.Manifest
+	Data     []byte
+	// Prev is the lock, nil when there is none yet.
+	Prev *resolve.Lockfile
+}
+
+// OpenProject reads the manifest and lock FindManifest picks. A missing
+// manifest or lock is not an error. A manifest that does not parse is an
+// *InstallError; a lock that does not parse is ErrInvalidLock.
+func OpenProject(ctx context.Context, manifest, lock string) (*Project, error) {
+	mpath, lpath := FindManifest(manifest, lock)
+	p := &Project{ManifestFile: mpath, LockFile: lpath}
+	// The manifest comes with the repository: a FIFO or a link to a
+	// device is refused by resolve's bounded read, before this one.
+	data, err := boundedfile.ReadRegular(mpath, resolve.MaxManifestBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.Manifest = &resolve.Manifest{File: mpath}
+		if abs, err := filepath.Abs(mpath); err == nil {
+			p.Manifest.Dir = filepath.Dir(abs)
+		}
+	case err != nil:
+		if _, rerr := resolve.ReadManifest(ctx, mpath); rerr != nil {
+			err = rerr // says what the file is and how to fix it
+		}
+		return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+	default:
+		if p.Manifest, err = resolve.ReadManifest(ctx, mpath); err != nil {
+			return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+		}
+		p.Data = data
+	}
+	if p.Prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, mark(ErrInvalidLock, err)
+		}
+		p.Prev = nil
+	}
+	return p, nil
+}
+
+// ProjectUpdateRequest is `skillpm update` in a project.
+type ProjectUpdateRequest struct {
+	// Manifest and Lock name the project's files (FindManifest).
+	Manifest, Lock string
+	// Names are the skills to move (all when none).
+	Names []string
+	// CheckNames, when set, vets Names against the project first.
+	CheckNames func(p *Project, names []string) error
+	// Breaking raises the ranges the newest release is outside of, Latest
+	// every range, each to ^NEWEST, before resolving.
+	Breaking, Latest bool
+	// OnRanges, when set, is shown the range changes (name → new range)
+	// before anything is resolved or installed.
+	OnRanges func(p *Project, set map[string]string)
+	// InstallRequest carries the consent, checks, target, DryRun and
+	// OnPlan.
+	InstallRequest
+}
+
+// ProjectUpdate is what an update in a project did.
+type ProjectUpdate struct {
+	Project *Project
+	// Ranges are the manifest's range changes.
+	Ranges map[string]string
+	// Result and Lock are the install and the lock written.
+	Result *install.Result
+	Lock   *resolve.Lockfile
+}
+
+// UpdateProject moves a project: the skills named (or all) go to the
+// newest versions the ranges allow (with Breaking or Latest the ranges
+// move first), the others keep their locked versions, the result is
+// installed into the project's roots, and the manifest and lock are
+// written together once it is (Apply).
+func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*ProjectUpdate, error) {
+	p, err := OpenProject(ctx, r.Manifest, r.Lock)
+	if err != nil {
+		return nil, err
+	}
+	if r.CheckNames != nil {
+		if err := r.CheckNames(p, r.Names); err != nil {
+			return nil, err
+		}
+	}
+	out := &ProjectUpdate{Project: p}
+	data := p.Data
+	if r.Breaking || r.Latest {
+		graph, err := e.Graph(p.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		if out.Ranges, err = rangeBumps(ctx, graph, p.Manifest, r.Names, r.Latest, r.Prerelease); err != nil {
+			return nil, err
+		}
+		if len(out.Ranges) > 0 {
+			if data, err = resolve.EditManifest(p.ManifestFile, p.Data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
+				return nil, invalid(err)
+			}
+			if r.OnRanges != nil {
+				r.OnRanges(p, out.Ranges)
+			}
+		}
+	}
+	out.Result, out.Lock, err = e.Apply(ctx, ApplyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
+		Prev: p.Prev.Without(r.Names...), InstallRequest: r.InstallRequest})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rangeBumps returns the manifest edits of an update with Breaking
+// (latest false: only ranges the newest release is outside of) or Latest
+// (every range): each chosen requirement becomes ^NEWEST.
+func rangeBumps(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, names []string, latest, pre bool) (map[string]string, error) {
+	set := map[string]string{}
+	ns := graph.Namespace()
+	for _, r := range m.Skills {
+		if len(names) > 0 && !slices.Contains(names, resolve.ShortName(r.Name)) && !slices.Contains(names, r.Name) {
+			continue
+		}
+		key, err := ns.Key(r.Name)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		vs, err := graph.Versions(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		newest := NewestRelease(vs, pre)
+		if newest == nil {
+			continue
+		}
+		rng := r.Range
+		if rng == "" {
+			rng = resolve.AnyRange
+		}
+		in, err := resolve.ParseRange(rng, pre)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		if latest || !in.Contains(newest) {
+			if rng := "^" + newest.String(); rng != r.Range {
+				set[r.Name] = rng
+			}
+		}
+	}
+	return set, nil
+}
+
+// NewestRelease is the highest version, pre-releases only with pre.
+func NewestRelease(vs []*semver.Version, pre bool) *semver.Version {
+	var best *semver.Version
+	for _, v := range vs {
+		if v.Prerelease() != "" && !pre {
+			continue
+		}
+		if best == nil || v.GreaterThan(best) {
+			best = v
+		}
+	}
+	return best
+}

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/pkg/audit"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sign"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// PublishRequest is one publish of a skill directory.
+type PublishRequest struct {
+	// Dir is the skill directory (with its SKILL.md).
+	Dir string
+	// To is where to publish: a registry namespace or oci-layout:DIR; ""
+	// means FallbackSource, else the embedded registry. Dest, when set,
+	// is the opened source and wins.
+	To   string
+	Dest registry.Source
+	// Force overwrites a version already published with other content.
+	Force bool
+	// NoVCS does not record the git origin and commit.
+	NoVCS bool
+	// AllowAuditFindings publishes although the audit blocks the skill at
+	// the tier it claims.
+	AllowAuditFindings bool
+	// Sign, when set, signs the published version (see Engine.SignDigest).
+	Sign *sign.SignOptions
+}
+
+// PublishResult is what a publish did.
+type PublishResult struct {
+	// Artifact is the built skill (its validation diagnostics included).
+	Artifact *registry.Artifact
+	*registry.PublishResult
+	// Audit is the audit of the packed files and its verdict at the tier
+	// the skill claims.
+	Audit *AuditOutcome
+	// Signed is the signature, when the request asked for one.
+	Signed *Signed
+	// Sparse is the refresh of the source's sparse index when the version
+	// changed and the source has one; nil otherwise.
+	Sparse *SparseRefresh
+}
+
+// AuditOutcome is a static audit and its verdict.
+type AuditOutcome struct {
+	// Report is the audit of the packed files.
+	Report *audit.Report
+	// Verdict is its decision at the tier the skill claims.
+	Verdict audit.Verdict
+}
+
+// Publish validates the skill in r.Dir strictly, packs it reproducibly,
+// audits the packed files at the tier it claims (a block verdict refuses
+// it with ErrAuditBlocked unless AllowAuditFindings), pushes it and, when
+// asked, signs it (idempotently: a key that already signed it is not used
+// again); when the version changed, the source's sparse index (where it
+// has one) re-describes the skill (RefreshSparse). An invalid skill is a
+// *BuildError. Once the skill is built, a failure returns the result so
+// far (the artifact, the audit) with the error.
+func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult, error) {
+	src, created, err := e.publishTarget(r.Dest, r.To)
+	if err != nil {
+		return nil, err
+	}
+	warn := func(w archive.PackWarning) { e.note("warning: " + w.Message) }
+	bopts := registry.BuildOptions{Created: created, NoVCS: r.NoVCS, PackWarn: warn}
+	out, err := e.publishDir(ctx, src, r.Dir, bopts, r.Dir, true, r.Force, r.AllowAuditFindings)
+	if err != nil {
+		return out, err
+	}
+	if r.Sign != nil {
+		if out.Signed, err = e.signPublished(ctx, src, out, *r.Sign); err != nil {
+			return out, err
+		}
+	}
+	if !out.Unchanged {
+		out.Sparse = e.RefreshSparse(ctx, src, []string{out.Artifact.Skill.Name}, false, r.Sign)
+	}
+	return out, nil
+}
+
+// publishDir builds the skill in dir (where names it in a *BuildError,
+// local says it is a directory of the user's, not of a git reference),
+// audits it at the tier it claims and pushes it to src: Publish without
+// signing.
+func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string, bopts registry.BuildOptions, where string, local, force, allowAudit bool) (*PublishResult, error) {
+	a, err := registry.Build(ctx, dir, bopts)
+	if err != nil {
+		return nil, &BuildError{Where: where, Dir: local, Err: err}
+	}
+	out := &PublishResult{Artifact: a}
+	if out.Audit, err = e.AuditArtifact(ctx, a); err != nil {
+		return out, err
+	}
+	if out.Audit.Verdict.Decision == audit.Block && !allowAudit {
+		return out, fmt.Errorf("%w: %s@%s at tier %s", ErrAuditBlocked, a.Skill.Name, a.Skill.Version, out.Audit.Verdict.Tier)
+	}
+	if out.PublishResult, err = e.client.Publish(ctx, src, a, registry.PublishOptions{Force: force}); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// signPublished signs the version out pushed to src (SignDigest).
+func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *PublishResult, opts sign.SignOptions) (*Signed, error) {
+	repo, err := e.client.Repository(src, out.Artifact.Skill.Name)
+	if err != nil {
+		return nil, err
+	}
+	return e.SignDigest(ctx, repo, out.Descriptor, out.Artifact.Skill.Version, opts)
+}
+
+// AuditArtifact audits the files of a built skill as they will be
+// published (unpacked from its layer, not read from its directory again)
+// at the tier it claims.
+func (e *Engine) AuditArtifact(ctx context.Context, a *registry.Artifact) (*AuditOutcome, error) {
+	tmp, err := os.MkdirTemp("", "skillpm-publish-audit-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, a.Skill.Name)
+	if _, err := archive.Unpack(ctx, bytes.NewReader(a.Layer), dir, archive.Limits{}); err != nil {
+		return nil, fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err)
+	}
+	rep, err := audit.Scan(ctx, dir, audit.Options{Tool: e.opts.AuditTool})
+	if err != nil {
+		return nil, fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err)
+	}
+	v, err := rep.Verdict("")
+	if err != nil {
+		return nil, err
+	}
+	return &AuditOutcome{Report: rep, Verdict: v}, nil
+}
+
+// OpenSource opens a source of skills: s (a registry namespace or
+// oci-layout:DIR), else FallbackSource, else the embedded registry.
+func (e *Engine) OpenSource(s string) (registry.Source, error) {
+	if s == "" {
+		s = e.opts.FallbackSource
+	}
+	spec, err := registry.ParseSource(s)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return e.client.OpenSource(spec)
+}
+
+// Signed is a signature attached to a published skill version.
+type Signed struct {
+	// Name, Version, Repository and Digest name the version signed.
+	Name       string `json:"name"`
+	Version    string `json:"version"`
+	Repository string `json:"repository"`
+	Digest     string `json:"digest"`
+	// Signer is who signed; Referrer the signature's digest.
+	Signer   sign.Identity `json:"signer"`
+	Referrer string        `json:"referrer"`
+	// Unchanged says the key had signed it already: nothing was attached.
+	Unchanged bool `json:"unchanged"`
+	// Junk counts referrers posing as signatures that are not readable
+	// bundles (someone may be flooding the version).
+	Junk int `json:"junkReferrers,omitempty"`
+}
+
+// SignDigest signs desc (a version of repo's skill) and attaches the
+// signature as an OCI referrer in cosign's format. It is idempotent for
+// keys: when a signature by opts.Key already verifies, nothing is signed
+// and the result says Unchanged.
+func (e *Engine) SignDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*Signed, error) {
+	out := &Signed{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
+	set, err := repo.Signatures(ctx, desc)
+	if err != nil {
+		return nil, err
+	}
+	out.Junk = len(set.Unreadable)
+	if opts.Key != nil && len(set.Bundles) > 0 {
+		res, err := sign.VerifyAll(ctx, set.Raw(), desc.Digest, sign.VerifyOptions{PublicKeys: []crypto.PublicKey{opts.Key.Public()}})
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Verified) > 0 {
+			out.Signer, out.Unchanged = res.Verified[0].Identity, true
+			out.Referrer = set.Bundles[res.Verified[0].Index].Referrer.Digest.String()
+			return out, nil
+		}
+	}
+	sig, err := sign.Sign(ctx, desc, opts)
+	if err != nil {
+		if errors.Is(err, sign.ErrNoSigner) || errors.Is(err, sign.ErrConflictingSigners) || errors.Is(err, sign.ErrNoSigningConfig) || errors.Is(err, sign.ErrNoService) {
+			return nil, invalid(err)
+		}
+		return nil, fmt.Errorf("signing %s@%s: %w", repo.Name(), version, err)
+	}
+	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ref, err := repo.AttachSignature(ctx, desc, sig.Bundle, registry.AttachOptions{Created: created})
+	if err != nil {
+		return nil, fmt.Errorf("%s@%s is signed but the signature could not be attached (run skillpm sign again): %w", repo.Name(), version, err)
+	}
+	out.Signer, out.Referrer = sig.Identity, ref.Digest.String()
+	return out, nil
+}
+
+// publishTarget is where a publish writes (dest, else the source to names)
+// and the time its artifacts record (SOURCE_DATE_EPOCH, else none).
+func (e *Engine) publishTarget(dest registry.Source, to string) (registry.Source, time.Time, error) {
+	if dest == nil {
+		var err error
+		if dest, err = e.OpenSource(to); err != nil {
+			return nil, time.Time{}, err
+		}
+	}
+	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	if err != nil {
+		return nil, time.Time{}, invalid(err)
+	}
+	return dest, created, nil
+}

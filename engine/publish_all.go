@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/skillpm/skillpm/gitsource"
+	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sign"
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultPublishJobs is how many skills PublishAll builds, audits and
+// pushes at once.
+const DefaultPublishJobs = 4
+
+// PublishAllRequest is a publish of every skill under a directory, or of
+// every skill a git reference holds.
+type PublishAllRequest struct {
+	// Source is the directory searched for skills, or a git reference
+	// (gitsource.Looks), whose repository (credentials removed) and commit
+	// each artifact records unless NoVCS.
+	Source string
+	// To and Dest are where to publish, as in PublishRequest.
+	To   string
+	Dest registry.Source
+	// Force, NoVCS and AllowAuditFindings are as in PublishRequest.
+	Force, NoVCS, AllowAuditFindings bool
+	// Sign, when set, signs each version that changed.
+	Sign *sign.SignOptions
+	// Jobs bounds the skills published at once; 0 means
+	// DefaultPublishJobs.
+	Jobs int
+}
+
+// PublishAllResult is what a PublishAll did, skill by skill.
+type PublishAllResult struct {
+	// Source is the request's, or the git reference as resolved; Commit
+	// the commit of a git reference.
+	Source, Commit string
+	// Items are the skills found, in order.
+	Items []PublishItem
+	// Sparse is the refresh of the destination's sparse index for the
+	// skills that changed; nil when there was none.
+	Sparse *SparseRefresh
+}
+
+// PublishItem is the publish of one skill of a PublishAll.
+type PublishItem struct {
+	// Path is the skill's directory relative to the request's Source, or
+	// its git reference.
+	Path string
+	// PublishResult is what was done before Err, nil when the skill did
+	// not build.
+	*PublishResult
+	// Err is why the skill was not published (or, with PublishResult's
+	// version pushed, not signed).
+	Err error
+}
+
+// PublishAll publishes every skill under r.Source (or of the git
+// reference r.Source) as Publish does, a few at a time, going on past a
+// skill that fails: each item carries its own error. Versions already
+// published with the same content are not signed again; those that
+// changed are signed one by one (one key, or one keyless identity), and
+// the destination's sparse index re-describes them. The error returned
+// is for the request: a directory that does not exist
+// (ErrInvalidRequest), none with a skill (ErrNoSuchSkill), a git
+// reference that does not resolve.
+func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishAllResult, error) {
+	type item struct{ path, dir, source, revision string }
+	var items []item
+	out := &PublishAllResult{Source: r.Source}
+	if gitsource.Looks(r.Source) {
+		cache, err := GitCache(false)
+		if err != nil {
+			return nil, err
+		}
+		gs, err := ExportGit(ctx, cache, r.Source, e.note)
+		if err != nil {
+			return nil, err
+		}
+		defer gs.Done()
+		res := gs.Resolved
+		out.Source, out.Commit = res.Ref.String(), res.Commit
+		for _, s := range gs.Skills {
+			items = append(items, item{path: s.Ref(res).String(), dir: s.Dir, source: res.Ref.Remote(), revision: res.Commit})
+		}
+	} else {
+		if fi, err := os.Stat(r.Source); err != nil || !fi.IsDir() {
+			return nil, invalid(fmt.Errorf("%s: no such directory", r.Source))
+		}
+		dirs, err := skill.FindSkills(ctx, r.Source)
+		if err != nil {
+			return nil, err
+		}
+		if len(dirs) == 0 {
+			return nil, mark(ErrNoSuchSkill, fmt.Errorf("%s: no SKILL.md under it", r.Source))
+		}
+		for _, d := range dirs {
+			rel := d
+			if p, err := filepath.Rel(r.Source, d); err == nil {
+				rel = p
+			}
+			items = append(items, item{path: rel, dir: d})
+		}
+	}
+	src, created, err := e.publishTarget(r.Dest, r.To)
+	if err != nil {
+		return nil, err
+	}
+	out.Items = make([]PublishItem, len(items))
+	var eg errgroup.Group
+	eg.SetLimit(cmpOr(r.Jobs, DefaultPublishJobs))
+	for i, it := range items {
+		eg.Go(func() error {
+			bopts := registry.BuildOptions{Created: created, NoVCS: r.NoVCS, Source: it.source, Revision: it.revision}
+			if it.revision != "" && r.NoVCS {
+				bopts.Source, bopts.Revision = "", ""
+			}
+			o := &out.Items[i]
+			o.Path = it.path
+			o.PublishResult, o.Err = e.publishDir(ctx, src, it.dir, bopts, it.path, it.revision == "", r.Force, r.AllowAuditFindings)
+			return nil
+		})
+	}
+	_ = eg.Wait()
+	var changed []string
+	for i := range out.Items {
+		o := &out.Items[i]
+		if o.Err != nil || o.Unchanged {
+			continue
+		}
+		if name := o.Artifact.Skill.Name; !slices.Contains(changed, name) {
+			changed = append(changed, name)
+		}
+		if r.Sign != nil {
+			o.Signed, o.Err = e.signPublished(ctx, src, o.PublishResult, *r.Sign)
+		}
+	}
+	out.Sparse = e.RefreshSparse(ctx, src, changed, false, r.Sign)
+	return out, nil
+}
+
+func cmpOr(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
+}

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skillpm/skillpm/install"
+)
+
+// QuarantineResult is what Quarantine did, root by root.
+type QuarantineResult struct {
+	// Moved are the copies moved out of their roots.
+	Moved []install.Quarantined `json:"moved"`
+	// Left says, per copy an advisory names that was left in place, why.
+	Left []string `json:"left,omitempty"`
+	// Feed is why the feed was not obeyed, "" when it was.
+	Feed string `json:"feed,omitempty"`
+}
+
+// Quarantine moves every installed copy that an obeyed malicious or
+// revoked advisory names out of every host's roots (user and project)
+// into each root's quarantine, never deleting it (install.Quarantine: a
+// journaled transaction, a receipt saying why and from where; only a copy
+// whose bytes match exactly). A feed that cannot be read fails before
+// anything moves; one that is not obeyed moves nothing and says so.
+func (e *Engine) Quarantine(ctx context.Context) (*QuarantineResult, error) {
+	ch, _, err := e.advisoryFeed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &QuarantineResult{Moved: []install.Quarantined{}}
+	if ch.Problem != nil {
+		out.Feed = ch.Problem.Error()
+		return out, nil
+	}
+	roots := install.AllSearchRoots(e.env)
+	found, err := e.AuditInstalled(ctx, roots)
+	if err != nil {
+		return nil, err
+	}
+	byRoot := map[string][]install.QuarantineItem{}
+	var order []string
+	for _, a := range found {
+		if !a.Refuses {
+			continue
+		}
+		if _, ok := byRoot[a.Root]; !ok {
+			order = append(order, a.Root)
+		}
+		var digests []string
+		if a.ByDigest {
+			digests = []string{a.Tree}
+		}
+		byRoot[a.Root] = append(byRoot[a.Root], install.QuarantineItem{Name: a.Name, Version: a.Version, Digests: digests,
+			Advisory: a.ID, Why: a.String()})
+	}
+	for _, root := range order {
+		res, err := install.Quarantine(ctx, root, byRoot[root], install.QuarantineOptions{LockWait: e.opts.LockWait})
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", root, err)
+		}
+		out.Moved = append(out.Moved, res.Moved...)
+		out.Left = append(out.Left, res.Left...)
+	}
+	return out, nil
+}
+
+// Restore puts the quarantined copies of names back where they were, in
+// every host's roots, byte for byte with their receipts. It restores what
+// an advisory flagged wrongly (or what the user keeps on purpose); the
+// next install or doctor still reports what the feed names.
+func (e *Engine) Restore(ctx context.Context, names []string) ([]install.Quarantined, error) {
+	var out []install.Quarantined
+	for _, r := range install.AllSearchRoots(e.env) {
+		got, err := install.Restore(ctx, r.Dir, names, install.QuarantineOptions{LockWait: e.opts.LockWait})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, got...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no quarantined copy of %v in any host's roots", ErrNoSuchSkill, names)
+	}
+	return out, nil
+}

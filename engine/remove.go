@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/skillpm/skillpm/install"
+)
+
+// RemoveRequest is one removal of installed skills.
+type RemoveRequest struct {
+	// Names are the skills to remove.
+	Names []string
+	// Target overrides the Engine's Target; with neither, the skills are
+	// removed from every host's roots that hold them.
+	Target Target
+	// Roots, when set, are the roots to remove from, as given.
+	Roots []install.Root
+	// Options are install.Remove's (prune, force, dry run).
+	Options install.RemoveOptions
+}
+
+// Removal is what one root lost.
+type Removal struct {
+	Root install.Root
+	*install.RemoveResult
+}
+
+// Remove uninstalls r.Names, root by root, each root in one transaction,
+// as `skillpm remove` does outside a project: without a target, from
+// every host's roots that hold any of them (each root losing those it
+// holds); names no root holds are a *NotInstalledError. On a failure the
+// removals done so far are returned with the error.
+func (e *Engine) Remove(ctx context.Context, r RemoveRequest) ([]Removal, error) {
+	roots, all := r.Roots, false
+	if len(roots) == 0 {
+		def := e.opts.Host
+		if def == "" {
+			def = install.DefaultHost
+		}
+		var err error
+		if roots, all, err = RootsHolding(e.env, e.target(r.Target), def, r.Names); err != nil {
+			return nil, err
+		}
+		if all && len(roots) == 0 {
+			return nil, e.notInstalled(r.Names)
+		}
+	}
+	// Links go before the copies they point to, which go with their last
+	// link or are refused while linked.
+	roots = slices.Clone(roots)
+	slices.SortStableFunc(roots, func(a, b install.Root) int {
+		la, lb := install.HoldsLinks(a.Dir), install.HoldsLinks(b.Dir)
+		switch {
+		case la && !lb:
+			return -1
+		case lb && !la:
+			return 1
+		}
+		return 0
+	})
+	opts := r.Options
+	if opts.LockWait == 0 {
+		opts.LockWait = e.opts.LockWait
+	}
+	opts.AgentsRoots = install.AgentsRoots(e.env)
+	var out []Removal
+	for _, root := range roots {
+		here := r.Names
+		if all {
+			// Every root that holds any of them loses what it holds.
+			rec, err := install.ReadReceipts(root.Dir)
+			if err != nil {
+				return out, err
+			}
+			here = slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { _, ok := rec.Get(n); return !ok })
+			if len(here) == 0 {
+				continue // a copy that went with its last link
+			}
+		}
+		res, err := install.Remove(ctx, root.Dir, here, opts)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, Removal{Root: root, RemoveResult: res})
+	}
+	return out, nil
+}
+
+// notInstalled is the error for names no host's roots hold.
+func (e *Engine) notInstalled(names []string) error {
+	var looked []string
+	for _, rt := range install.AllSearchRoots(e.env) {
+		looked = append(looked, rt.Dir)
+	}
+	return &NotInstalledError{Names: names, Looked: looked, Err: install.ErrNotInstalled}
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// ProjectRemoveRequest is `skillpm remove` in a project.
+type ProjectRemoveRequest struct {
+	// Manifest and Lock name the project's files; "" means FindManifest's.
+	Manifest, Lock string
+	// Names are the skills to remove, as the manifest names them or by
+	// their short names.
+	Names []string
+	// Target overrides the Engine's Target for the project's roots.
+	Target Target
+	// Options are install.Remove's; Prune is always on (what only the
+	// removed skills needed goes with them).
+	Options install.RemoveOptions
+}
+
+// ProjectRemoval is what a removal from a project did.
+type ProjectRemoval struct {
+	// Project is the project as it was read.
+	Project *Project
+	// Removed are the manifest's requirements removed, as it wrote them.
+	Removed []string
+	// Roots are the project's roots that held some of the skills, with
+	// what each lost.
+	Roots []Removal
+	// Lock is the new lock: the entries the remaining skills reach.
+	Lock *resolve.Lockfile
+}
+
+// NotInProjectError is a skill a project removal was asked for that the
+// project manifest does not list.
+type NotInProjectError struct {
+	// Name is the skill asked for; Manifest the project manifest.
+	Name, Manifest string
+	// Have are the manifest's requirements.
+	Have []string
+}
+
+func (e *NotInProjectError) Error() string { return e.Name + " is not in " + e.Manifest }
+
+// Class is errdef.Usage: the request names a skill the project lacks.
+func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
+
+// RemoveProject takes r.Names out of the project manifest, keeps in the
+// lock only what the remaining skills reach (at their locked versions),
+// removes the skills and the dependencies nothing else needs from the
+// project's roots, and then writes the manifest and the lock together.
+// Nothing is written when a root refuses, or with DryRun.
+func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*ProjectRemoval, error) {
+	p, err := OpenProject(ctx, r.Manifest, r.Lock)
+	if err != nil {
+		return nil, err
+	}
+	out := &ProjectRemoval{Project: p}
+	for _, n := range r.Names {
+		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
+		if i < 0 {
+			nip := &NotInProjectError{Name: n, Manifest: p.ManifestFile}
+			for _, q := range p.Manifest.Skills {
+				nip.Have = append(nip.Have, q.Name)
+			}
+			return nil, nip
+		}
+		out.Removed = append(out.Removed, p.Manifest.Skills[i].Name)
+	}
+	data, err := resolve.EditManifest(p.ManifestFile, p.Data, resolve.ManifestEdit{Remove: out.Removed})
+	if err != nil {
+		return nil, invalid(err)
+	}
+	m, err := resolve.ParseManifest(p.ManifestFile, data)
+	if err != nil {
+		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
+	}
+	m.Dir = p.Manifest.Dir
+	out.Lock = keepNeeded(p.Prev, m)
+	placed, err := ProjectRoots(e.env, e.target(r.Target), p.Manifest, e.opts.Host)
+	if err != nil {
+		return nil, err
+	}
+	opts := r.Options
+	opts.Prune = true
+	if opts.LockWait == 0 {
+		opts.LockWait = e.opts.LockWait
+	}
+	opts.AgentsRoots = install.AgentsRoots(e.env)
+	for _, root := range placed.Roots {
+		rec, err := install.ReadReceipts(root.Dir)
+		if err != nil {
+			return out, err
+		}
+		var here []string
+		for _, n := range r.Names {
+			if _, ok := rec.Get(resolve.ShortName(n)); ok {
+				here = append(here, resolve.ShortName(n))
+			}
+		}
+		if len(here) == 0 {
+			continue
+		}
+		res, err := install.Remove(ctx, root.Dir, here, opts)
+		if err != nil {
+			return out, err
+		}
+		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
+	}
+	if !opts.DryRun {
+		if err := SaveProject(p.ManifestFile, p.LockFile, p.Data, data, out.Lock); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// keepNeeded returns the lock entries the manifest still reaches: its
+// requirements and, transitively, their locked dependencies, at the
+// versions they had. A nil lock gives an empty one.
+func keepNeeded(prev *resolve.Lockfile, m *resolve.Manifest) *resolve.Lockfile {
+	out := &resolve.Lockfile{Version: resolve.LockVersion, Skills: []resolve.LockedSkill{}}
+	if prev == nil {
+		return out
+	}
+	need := map[string]bool{}
+	var walk func(name string)
+	walk = func(name string) {
+		if need[name] {
+			return
+		}
+		ls := prev.Get(name)
+		if ls == nil {
+			return
+		}
+		need[name] = true
+		for d := range ls.Dependencies {
+			walk(d)
+		}
+	}
+	for _, q := range m.Skills {
+		walk(resolve.ShortName(q.Name))
+	}
+	for _, s := range prev.Skills {
+		if need[s.Name] {
+			out.Skills = append(out.Skills, s)
+		}
+	}
+	return out
+}

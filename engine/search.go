@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
+)
+
+// SearchRequest is one search of a source's index.
+type SearchRequest struct {
+	// Source is the source whose index is searched (a registry namespace,
+	// oci-layout:DIR or "embedded"); "" means FallbackSource, else the
+	// embedded registry.
+	Source string
+	// Query is the words to look for.
+	Query string
+	// Limit bounds the hits returned.
+	Limit int
+	// NoVerify skips verifying the hits and the index under the policy.
+	NoVerify bool
+	// RequireSignedIndex refuses an index no trusted signature covers.
+	RequireSignedIndex bool
+	// OnIndexBuilt, when set, is told that a local source had no index
+	// and one was built (with n skills) before searching.
+	OnIndexBuilt func(src registry.Source, n int)
+}
+
+// Search searches a source's index as `skillpm search` does: hits and the
+// index are verified under the trust policy unless NoVerify, and a source
+// on this machine (the embedded registry, a layout directory) without an
+// index gets one built first; a remote one is its maintainer's to build
+// (registry.ErrNoIndex).
+func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchResult, error) {
+	if r.RequireSignedIndex && r.NoVerify {
+		return nil, invalid(errors.New("requiring a signed index verifies its signatures; it cannot be combined with no verification"))
+	}
+	var src registry.Source
+	var err error
+	if r.Source != "" {
+		src, err = OpenSourceArg(e.client, r.Source)
+	} else {
+		src, err = e.OpenSource("")
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts := verified.SearchOptions{Limit: r.Limit, RequireSignedIndex: r.RequireSignedIndex}
+	if !r.NoVerify {
+		policy, trust, err := e.TrustPolicy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts.Verify = &verified.VerifyOptions{Trust: trust, Policy: policy}
+	}
+	res, err := verified.Search(ctx, e.client, src, r.Query, opts)
+	// A layout's index is built on first search; one built while the
+	// layout was empty is built again, so that "holds no skills" is said
+	// only of a layout that holds none.
+	stale := err == nil && res.Indexed == 0
+	if (stale || errors.Is(err, registry.ErrNoIndex)) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
+		idx, err := e.client.BuildIndex(ctx, src, registry.IndexOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if stale && len(idx.Skills) == 0 {
+			return res, nil
+		}
+		if _, err := e.client.PushIndex(ctx, src, idx); err != nil {
+			return nil, err
+		}
+		if r.OnIndexBuilt != nil {
+			r.OnIndexBuilt(src, len(idx.Skills))
+		}
+		return verified.Search(ctx, e.client, src, r.Query, opts)
+	}
+	return res, err
+}

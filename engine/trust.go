@@ -1,0 +1,318 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultTrustScopes returns the repositories a key is trusted for when
+// a TrustKeyRequest names none: the embedded registry, where a user's own
+// skills are published by default (and whose signed copies a folder's
+// identical build takes its tier from).
+func DefaultTrustScopes() []string { return []string{"embedded/*"} }
+
+// DefaultTrustTier is the tier a trusted key's signatures earn when a
+// TrustKeyRequest names none.
+const DefaultTrustTier = "community"
+
+// TrustKeyRequest trusts a public key in a policy file, in one step that
+// TrustKey prints and UntrustKey reverses.
+type TrustKeyRequest struct {
+	// Key is the public key file (keygen's PREFIX.pub).
+	Key string
+	// Scopes are the repositories its signatures count for; none means
+	// DefaultTrustScopes().
+	Scopes []string
+	// Tier is what they earn; "" means DefaultTrustTier.
+	Tier string
+}
+
+// TrustKeyResult is what TrustKey or UntrustKey changed.
+type TrustKeyResult struct {
+	// PolicyFile is the policy file edited; KeyFile the copy of the key
+	// it names.
+	PolicyFile string `json:"policy"`
+	KeyFile    string `json:"key"`
+	// Fingerprint is the key's signer identity; Rule the policy entry's
+	// name.
+	Fingerprint string   `json:"fingerprint"`
+	Rule        string   `json:"rule"`
+	Scopes      []string `json:"scopes,omitempty"`
+	Tier        string   `json:"tier,omitempty"`
+	// Changed is false when the policy already said so.
+	Changed bool `json:"changed"`
+}
+
+// policyTarget is the policy file trust edits: Options.PolicyFile, else
+// the first of the search path (the user's), which every command then
+// reads when given no other.
+func (e *Engine) policyTarget() (string, error) {
+	if e.opts.PolicyFile != "" {
+		return e.opts.PolicyFile, nil
+	}
+	sp := tiers.SearchPath(e.opts.Getenv)
+	if len(sp) == 0 {
+		return "", errors.New("no user configuration directory to keep a trust policy in")
+	}
+	return sp[0], nil
+}
+
+// readKey reads a public key file and returns its bytes and fingerprint.
+func readKey(path string) ([]byte, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", invalid(fmt.Errorf("public key %s: %w", path, err))
+	}
+	pub, err := sign.LoadPublicKey(data)
+	if err != nil {
+		return nil, "", invalid(fmt.Errorf("public key %s: %w (name the .pub file keygen wrote)", path, err))
+	}
+	fp := sign.Fingerprint(pub)
+	if fp == "" {
+		return nil, "", invalid(fmt.Errorf("public key %s: a key of this kind has no fingerprint", path))
+	}
+	return data, fp, nil
+}
+
+// trustRuleName names the policy entry TrustKey writes for fingerprint
+// fp, which UntrustKey finds again.
+func trustRuleName(fp string) string {
+	short := keyFileBase(fp)
+	if len(short) > 16 {
+		short = short[:16]
+	}
+	return "trusted key " + short
+}
+
+// TrustKey trusts the key in r.Key: it copies the public key beside the
+// policy file (keys/FINGERPRINT.pub, so moving or deleting the original
+// changes nothing) and adds a policy entry giving its signatures r.Tier
+// in r.Scopes, to Options.PolicyFile or else the user's policy file,
+// created when missing. The edited policy is parsed before it is written;
+// an entry for the same key is replaced. UntrustKey removes both.
+func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResult, error) {
+	scopes, tier := r.Scopes, r.Tier
+	if len(scopes) == 0 {
+		scopes = DefaultTrustScopes()
+	}
+	if tier == "" {
+		tier = DefaultTrustTier
+	}
+	if !tiers.ValidTier(tier) {
+		return nil, invalid(fmt.Errorf("tier %q: use verified, community or experimental", tier))
+	}
+	data, fp, err := readKey(r.Key)
+	if err != nil {
+		return nil, err
+	}
+	file, err := e.policyTarget()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := readPolicyNode(file)
+	if err != nil {
+		return nil, err
+	}
+	res := &TrustKeyResult{PolicyFile: file, Fingerprint: fp, Rule: trustRuleName(fp), Scopes: scopes, Tier: tier}
+	keyRel := filepath.Join("keys", keyFileBase(fp)+".pub")
+	res.KeyFile = filepath.Join(filepath.Dir(file), keyRel)
+	rule := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k string, v *yaml.Node) {
+		rule.Content = append(rule.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+	}
+	scalar := func(s string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: s, Style: yaml.DoubleQuotedStyle}
+	}
+	add("name", scalar(res.Rule))
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, s := range scopes {
+		seq.Content = append(seq.Content, scalar(s))
+	}
+	add("scopes", seq)
+	add("tier", &yaml.Node{Kind: yaml.ScalarNode, Value: tier})
+	id := &yaml.Node{Kind: yaml.MappingNode}
+	id.Content = []*yaml.Node{{Kind: yaml.ScalarNode, Value: "key"}, {Kind: yaml.ScalarNode, Value: filepath.ToSlash(keyRel)}}
+	add("identities", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{id}})
+
+	rules := policyRules(doc)
+	old := slices.IndexFunc(rules.Content, func(n *yaml.Node) bool { return ruleName(n) == res.Rule })
+	if old >= 0 {
+		prev, _ := yaml.Marshal(rules.Content[old])
+		now, _ := yaml.Marshal(rule)
+		cur, _ := os.ReadFile(res.KeyFile)
+		if string(prev) == string(now) && string(cur) == string(data) {
+			return res, nil
+		}
+		rules.Content[old] = rule
+	} else {
+		rules.Content = append(rules.Content, rule)
+	}
+	res.Changed = true
+	return res, writePolicy(ctx, file, doc, []atomicfile.File{{Path: res.KeyFile, Data: data, Perm: 0o644}})
+}
+
+// UntrustKey removes what TrustKey wrote for the key in r.Key (only its
+// fingerprint is read): the policy entry and the copy of the key.
+func (e *Engine) UntrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResult, error) {
+	_, fp, err := readKey(r.Key)
+	if err != nil {
+		return nil, err
+	}
+	file, err := e.policyTarget()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := readPolicyNode(file)
+	if err != nil {
+		return nil, err
+	}
+	res := &TrustKeyResult{PolicyFile: file, Fingerprint: fp, Rule: trustRuleName(fp)}
+	res.KeyFile = filepath.Join(filepath.Dir(file), "keys", keyFileBase(fp)+".pub")
+	rules := policyRules(doc)
+	n := len(rules.Content)
+	rules.Content = slices.DeleteFunc(rules.Content, func(n *yaml.Node) bool { return ruleName(n) == res.Rule })
+	if len(rules.Content) == n {
+		return res, nil
+	}
+	res.Changed = true
+	if err := writePolicy(ctx, file, doc, nil); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(res.KeyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	// The folder TrustKey made goes too once it holds no other key.
+	_ = os.Remove(filepath.Dir(res.KeyFile))
+	return res, nil
+}
+
+// keyFileBase is a fingerprint without its "sha256:", for file and
+// entry names.
+func keyFileBase(fp string) string { return strings.TrimPrefix(fp, "sha256:") }
+
+// readPolicyNode reads the policy file as YAML nodes (comments and order
+// kept), or a new one (version 1, no policies) when it does not exist.
+func readPolicyNode(file string) (*yaml.Node, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		data = []byte(fmt.Sprintf("# The trust policy: which signers earn which tier (skillpm trust add KEY.pub).\nversion: %d\npolicies: []\n", tiers.Version))
+	} else if err != nil {
+		return nil, fmt.Errorf("reading policy file %s: %w", file, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, invalid(fmt.Errorf("policy file %s: %w", file, err))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, invalid(fmt.Errorf("policy file %s is not a YAML mapping; check it with skillpm policy check %s", file, file))
+	}
+	return &doc, nil
+}
+
+// policyRules returns the policies sequence of doc, adding it when
+// missing.
+func policyRules(doc *yaml.Node) *yaml.Node {
+	top := doc.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "policies" {
+			v := top.Content[i+1]
+			if v.Kind != yaml.SequenceNode {
+				*v = yaml.Node{Kind: yaml.SequenceNode}
+			}
+			v.Style = 0
+			return v
+		}
+	}
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "policies"}, seq)
+	return seq
+}
+
+// ruleName is a policy entry's name, "" when it has none.
+func ruleName(n *yaml.Node) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "name" {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// writePolicy writes doc to file with extra files (the key copy), after
+// parsing the result as every command will: a policy that would not load
+// is never written.
+func writePolicy(ctx context.Context, file string, doc *yaml.Node, extra []atomicfile.File) error {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	data := buf.Bytes()
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(file), "keys"), 0o755); err != nil {
+		return err
+	}
+	// The key must be in place for the parse to find it.
+	for _, f := range extra {
+		if err := atomicfile.Write(f.Path, f.Data, f.Perm); err != nil {
+			return err
+		}
+	}
+	if _, err := tiers.Parse(ctx, file, data); err != nil {
+		return fmt.Errorf("the edited policy %s would not load: %w", file, err)
+	}
+	return atomicfile.Write(file, data, 0o644)
+}
+
+// PolicyFileFor is the one rule for which trust policy file a command
+// reads: flag (--policy) when set, else the policy: of the project
+// manifest FindManifest(manifest) finds (read against the manifest's
+// directory), else configured (config.yaml's policy:), else "": the
+// search path, then the built-in default (tiers.LoadEffective). So a
+// project's policy, written once, holds for every command run in it.
+func PolicyFileFor(ctx context.Context, flag, manifest, configured string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	// Absolute, so that messages say which project's policy it is.
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	mpath, _ := FindManifest(manifest, "")
+	if filepath.Base(mpath) == resolve.ManifestFile {
+		m, err := resolve.ReadManifest(ctx, mpath)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return "", invalid(err)
+		case m.Policy != "":
+			if filepath.IsAbs(m.Policy) {
+				return m.Policy, nil
+			}
+			return abs(filepath.Join(filepath.Dir(mpath), m.Policy)), nil
+		}
+	}
+	return configured, nil
+}

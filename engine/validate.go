@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
+)
+
+// ValidateRequest is a check of skill directories against the skill
+// format.
+type ValidateRequest struct {
+	// Dirs are the skill directories, or with Recursive the directories
+	// searched for skills.
+	Dirs []string
+	// Recursive validates every skill found below each of Dirs.
+	Recursive bool
+	// Lenient reports as errors only what makes a skill unusable; the
+	// default is strict, exactly the rules publish applies.
+	Lenient bool
+	// Catalog is the tool catalog for tools_required; nil means the
+	// default one.
+	Catalog *skill.Catalog
+	// Host checks the skills also as that host loads them: for GAIA its
+	// loader's refusals (skill.Options.GaiaLoader), which install for
+	// GAIA applies too. Every other host reads the format alone. ""
+	// checks the format alone.
+	Host string
+	// Hosts is the table Host is looked up in; nil means ProcessEnv's.
+	Hosts *hosts.Table
+}
+
+// Validation is what a validation found.
+type Validation struct {
+	// Mode is the mode the skills were checked in.
+	Mode skill.Mode
+	// Results are the skills, in the order of the request's directories.
+	Results []skill.Result
+	// Summary counts them.
+	Summary ValidateSummary
+}
+
+// ValidateSummary counts what a validation found.
+type ValidateSummary struct {
+	// Skills is how many skills were checked, Valid how many have no
+	// error.
+	Skills int `json:"skills"`
+	Valid  int `json:"valid"`
+	// Errors and Warnings count the diagnostics of every skill.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	// Codes counts the diagnostics by code.
+	Codes map[string]int `json:"codes"`
+}
+
+// Validate checks the skills in r.Dirs (below them with Recursive)
+// strictly, as publish does, or leniently. Skills with errors are in the
+// result, not an error: the error is for the request (a directory to
+// search that does not exist is ErrInvalidRequest).
+func Validate(ctx context.Context, r ValidateRequest) (*Validation, error) {
+	opts := skill.Options{Mode: skill.Strict, Publish: true, Catalog: r.Catalog}
+	if r.Lenient {
+		opts = skill.Options{Mode: skill.Lenient, Catalog: r.Catalog}
+	}
+	if r.Host != "" {
+		t := r.Hosts
+		if t == nil {
+			env, err := ProcessEnv()
+			if err != nil {
+				return nil, err
+			}
+			t = env.Table()
+		}
+		if _, err := t.Get(r.Host); err != nil {
+			return nil, err
+		}
+		opts.GaiaLoader = r.Host == string(install.HostGaia)
+	}
+	var dirs []string
+	for _, d := range r.Dirs {
+		if !r.Recursive {
+			// A path that is not there is a mistyped request (usage), not
+			// a skill that fails validation.
+			if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+				return nil, invalid(fmt.Errorf("%s does not exist: nothing to validate (name a skill directory)", d))
+			}
+			dirs = append(dirs, d)
+			continue
+		}
+		found, err := skill.FindSkills(ctx, d)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, invalid(fmt.Errorf("%s does not exist: nothing to validate there yet (name a directory that holds skills)", d))
+			}
+			return nil, fmt.Errorf("searching %s for skills: %w", d, err)
+		}
+		dirs = append(dirs, found...)
+	}
+	out := &Validation{Mode: opts.Mode, Results: skill.LoadSet(ctx, dirs, opts)}
+	out.Summary = summarize(out.Results)
+	return out, nil
+}
+
+func summarize(rs []skill.Result) ValidateSummary {
+	s := ValidateSummary{Skills: len(rs), Codes: map[string]int{}}
+	for _, r := range rs {
+		if !r.Diagnostics.HasErrors() {
+			s.Valid++
+		}
+		for _, d := range r.Diagnostics {
+			s.Codes[d.Code]++
+			if d.Severity == skill.Error {
+				s.Errors++
+			} else {
+				s.Warnings++
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/tiers"
+)
+
+// Verification is what Verify found: the signatures of a published
+// version and the tier the trust policy gives it.
+type Verification struct {
+	// Repository and Manifest are the version verified.
+	Repository *registry.Repository
+	Manifest   *registry.Manifest
+	// Verification has every signature check, the verified signers and
+	// the tier decision.
+	*verified.Verification
+	// Audits are the audit attestations, verified with the same trust
+	// material; those that count feed the decision.
+	Audits *registry.AuditVerification
+	// Policy is the trust policy that decided.
+	Policy *tiers.Policy
+}
+
+// VerifyRequest is one verification.
+type VerifyRequest struct {
+	// MinTier refuses a version whose effective tier is below it.
+	MinTier string
+	// Prerelease lets a range select pre-releases.
+	Prerelease bool
+}
+
+// Resolve opens the repository ref names (a bare name in Source, else
+// FallbackSource, else the embedded registry) and fetches the manifest it
+// selects. A local directory is refused (ErrInvalidRequest): it is not
+// published.
+func (e *Engine) Resolve(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.Manifest, error) {
+	r, err := registry.ParseRef(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Kind == registry.KindDir {
+		return nil, nil, invalid(fmt.Errorf("%s is a directory, not a published skill", ref))
+	}
+	def, err := e.OpenSource(e.opts.Source)
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := e.client.OpenRef(r, def)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := repo.Get(ctx, r.Selector, pre)
+	if err != nil {
+		return nil, nil, err
+	}
+	return repo, m, nil
+}
+
+// Verify verifies every signature attached to the version ref names
+// against the trust policy and returns the tier it gets, as `skillpm
+// verify` does. The Verification is returned also when the version is
+// refused: not signed (ErrNotSigned), no signature verifies
+// (ErrNoVerifiedSignature), or below r.MinTier (ErrBelowMinTier); each
+// wraps tiers.ErrRefused.
+func (e *Engine) Verify(ctx context.Context, ref string, r VerifyRequest) (*Verification, error) {
+	repo, m, err := e.Resolve(ctx, ref, r.Prerelease)
+	if err != nil {
+		return nil, err
+	}
+	return e.VerifyManifest(ctx, repo, m, r)
+}
+
+// VerifyManifest is Verify for a version already fetched.
+func (e *Engine) VerifyManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r VerifyRequest) (*Verification, error) {
+	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
+		return nil, invalid(fmt.Errorf("minimum tier %q: use experimental, community or verified", r.MinTier))
+	}
+	policy, trust, err := e.TrustPolicy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := verified.VerifyOptions{Trust: trust, Policy: policy}
+	av, err := repo.VerifyAudits(ctx, m, opts.Trust)
+	if err != nil {
+		return nil, err
+	}
+	opts.AuditSigners = av.Signers()
+	v, err := verified.VerifySkill(ctx, repo, m, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &Verification{Repository: repo, Manifest: m, Verification: v, Audits: av, Policy: policy}
+	at := m.Metadata.Name + "@" + m.Metadata.Version
+	switch {
+	case len(v.Checks) == 0:
+		return out, refused(ErrNotSigned, fmt.Errorf("%s (%s) is not signed: no signature is attached", at, m.Descriptor.Digest))
+	case len(v.Signers) == 0:
+		return out, refused(ErrNoVerifiedSignature, fmt.Errorf("%s: no signature verifies (%d failed); the trust policy names no key or root that signed it", at, len(v.Checks)))
+	case r.MinTier != "" && tiers.Rank(string(v.Decision.Effective)) < tiers.Rank(r.MinTier):
+		return out, refused(ErrBelowMinTier, fmt.Errorf("%s is %s, below the minimum tier %s", at, v.Decision.Effective, r.MinTier))
+	}
+	return out, nil
+}
+
+// refusedError is a verification refusal: its kind and tiers.ErrRefused.
+type refusedError struct {
+	kind error
+	err  error
+}
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() []error {
+	return []error{e.kind, tiers.ErrRefused, e.err}
+}
+
+func refused(kind, err error) error { return &refusedError{kind: kind, err: err} }
