@@ -490,7 +490,7 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	}
 	// A folder's skill need not declare a version: it installs at
 	// registry.TreeVersion of its files.
-	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true})
+	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true, Lenient: true})
 	if err != nil {
 		return install.Local{}, &BuildError{Where: dir, Dir: true, Err: err}
 	}

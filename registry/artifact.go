@@ -78,6 +78,10 @@ type BuildOptions struct {
 	TagVersion string
 	// CommitTime is the time of the commit Revision names.
 	CommitTime time.Time
+	// Lenient validates as the hosts load skills (skill.Lenient) instead
+	// of strictly for publishing: for installing a skill from source,
+	// where what a host would load is what may install.
+	Lenient bool
 }
 
 // Artifact is a skill built into its OCI form, held in memory: skills are
@@ -124,13 +128,18 @@ func (a *Artifact) blob(d digest.Digest) ([]byte, bool) {
 }
 
 // Build validates the skill in dir strictly for publishing (a version is
-// required, 0.0.0 refused, unless opts.Unversioned), packs it reproducibly and assembles its
+// required, 0.0.0 refused, unless opts.Unversioned; leniently with
+// opts.Lenient), packs it reproducibly and assembles its
 // manifest exactly as artifact.md specifies. An invalid skill is an error
 // wrapping skill.ErrInvalid (a *skill.ValidationError listing every
 // problem). The manifest bytes depend only on the skill's files, its git
 // metadata and opts: Build twice, get the same digest.
 func Build(ctx context.Context, dir string, opts BuildOptions) (*Artifact, error) {
-	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Strict, Publish: true, Catalog: opts.Catalog})
+	vo := skill.Options{Mode: skill.Strict, Publish: true, Catalog: opts.Catalog}
+	if opts.Lenient {
+		vo.Mode, vo.Publish = skill.Lenient, false
+	}
+	s, ds := skill.Load(ctx, dir, vo)
 	pseudo := opts.Unversioned && s != nil && DeclaresNoVersion(s.Version)
 	if pseudo {
 		// The version is made below; the diagnostics saying there is none
