@@ -35,7 +35,9 @@ const (
 	// AnnotationRequires is a compact JSON object {"name": "range"} of the
 	// declared plus implicit (ASF call) dependencies, keys sorted.
 	AnnotationRequires = "dev.skillpm.skill.requires"
-	// AnnotationTier is the claimed security_tier.
+	// AnnotationTier is the claimed security_tier; present and empty when
+	// the skill claims none (then the trust policy alone decides its tier).
+	// Artifacts built before that carry experimental for no claim.
 	AnnotationTier = "dev.skillpm.skill.tier"
 	// AnnotationPermissions is a compact JSON array of the declared
 	// permissions.
@@ -237,7 +239,7 @@ func annotations(ctx context.Context, dir string, s *skill.Skill, pr archive.Pac
 		ocispec.AnnotationVersion:     s.Version,
 		ocispec.AnnotationDescription: s.Description,
 		AnnotationRequires:            string(reqJSON),
-		AnnotationTier:                string(s.Tier()),
+		AnnotationTier:                string(s.Claim()), // "" claims none: the policy decides
 		AnnotationPermissions:         string(permJSON),
 		AnnotationTree:                pr.TreeHash,
 	}

@@ -259,14 +259,43 @@ func skillName(s string) string {
 	return s
 }
 
-// experimentalWhy says which side made a skill experimental, the tier it
-// claims or the tier its signers earn, and how to raise that side.
+// What decided a skill's tier, as refusals name it.
+const (
+	// DecidedByClaim: the skill's own security_tier held it down.
+	DecidedByClaim = "claim"
+	// DecidedBySignature: it has no verified signature.
+	DecidedBySignature = "signature"
+	// DecidedByPolicy: it is signed, but the trust policy gives its
+	// signers no higher tier.
+	DecidedByPolicy = "policy"
+)
+
+// DecidedBy says which of claim, signature or policy made a skill
+// experimental, with a sentence saying so: claimed and attested are the
+// two sides of its [Decision] ("" claimed: none), signers its verified
+// signers.
+func DecidedBy(claimed, attested Tier, signers []string) (by, why string) {
+	switch {
+	case claimed == skill.TierExperimental && attested != "" && attested != skill.TierExperimental:
+		return DecidedByClaim, fmt.Sprintf("it claims experimental (metadata.gaia.security_tier), although the trust policy attests %s for its signer", attested)
+	case len(signers) == 0:
+		return DecidedBySignature, "it has no signature that verifies with the keys and roots the trust policy names, so no policy rule can vouch for it"
+	}
+	return DecidedByPolicy, fmt.Sprintf("the trust policy gives its signer (%s) no tier above experimental", strings.Join(signers, ", "))
+}
+
+// experimentalWhy says which side made a skill experimental (the tier it
+// claims, its missing signature, or the policy over its signers) and how
+// to raise that side.
 func experimentalWhy(name string, r Request) (reason, fix string) {
 	const onPurpose = "or review it and install it on purpose, allowing experimental skills"
-	if r.Claimed == skill.TierExperimental && r.Attested != "" && r.Attested != skill.TierExperimental {
-		return fmt.Sprintf("%s is experimental because it claims experimental (metadata.gaia.security_tier), although the trust policy attests %s for its signer", name, r.Attested),
-			fmt.Sprintf("the publisher raises security_tier to %s and publishes a new version, %s", r.Attested, onPurpose)
+	by, why := DecidedBy(r.Claimed, r.Attested, r.Signers)
+	reason = fmt.Sprintf("%s is experimental (decided by its %s): %s", name, by, why)
+	switch by {
+	case DecidedByClaim:
+		return reason, fmt.Sprintf("the publisher raises security_tier to %s (or removes it, so the policy decides) and publishes a new version, %s", r.Attested, onPurpose)
+	case DecidedBySignature:
+		return reason, "sign it with a key your trust policy trusts (skillpm trust add KEY.pub trusts one), " + onPurpose
 	}
-	return fmt.Sprintf("%s is experimental: no signature the trust policy trusts (attested experimental)", name),
-		"sign it with a key or identity your trust policy lists (verifying the skill shows its signers), " + onPurpose
+	return reason, "trust its signer (skillpm trust add KEY.pub for a key; skillpm verify shows its signers), " + onPurpose
 }
