@@ -27,6 +27,9 @@ type engineFlags struct {
 	// else the project's or the configuration's (engine.PolicyFileFor),
 	// else the user's.
 	policyFile string
+	// manifest is the project manifest the command was given (--manifest;
+	// "" looks here), whose policy: is the one in force.
+	manifest string
 	// client, when set, is the registry client to use (one the command
 	// opened already).
 	client *registry.Client
@@ -68,14 +71,14 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 		Notes:     func(line string) { fmt.Fprintln(g.stderr, termLines(line)) },
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
-	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
+	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, f.manifest, g.config().Policy); err != nil {
 		return nil, err
 	}
 	if f.rf != nil {
 		opts.Target = f.rf.target()
 	}
 	if f.trust != nil {
-		policy, vopts, err := f.trust.load(ctx, g)
+		policy, vopts, err := f.trust.load(ctx, g, f.manifest)
 		if err != nil {
 			return nil, err
 		}

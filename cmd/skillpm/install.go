@@ -139,7 +139,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, manifest: f.manifest})
 	if err != nil {
 		return err
 	}

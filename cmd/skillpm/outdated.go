@@ -15,6 +15,9 @@ type outdatedFlags struct {
 	regFlags
 	rootFlags
 	from, manifest, lock string
+	// policy is --policy: the trust policy that judges statuses and
+	// advisories instead of the project's.
+	policy string
 	all, exitCode        bool
 }
 
@@ -59,6 +62,7 @@ CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	fl.StringVar(&f.policy, "policy", "", "use the trust policy in `FILE` instead of the project's (policy: in skills.yaml), the configuration's or the search path's")
 	return c
 }
 
@@ -67,7 +71,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	// A project reads its roots leniently, as the commands that change it
 	// do; with --root no hosts table is needed.
 	lenient := len(f.roots) > 0 || engine.HasProject(f.manifest)
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: lenient})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: lenient, policyFile: f.policy, manifest: f.manifest})
 	if err != nil {
 		return err
 	}
