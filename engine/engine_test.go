@@ -14,10 +14,10 @@ import (
 )
 
 // TestDefaultHostSeveral: with skills installed for two hosts and none
-// named, Install refuses to guess (SeveralHostsError) and writes nothing;
-// naming a host works.
+// named, Install installs for each of them (where those hosts' agents
+// read skills) and notes it; DefaultHost itself reports the several hosts.
 func TestDefaultHostSeveral(t *testing.T) {
-	e, key, dir, home, done := exampleSetup()
+	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
 	ctx := context.Background()
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
@@ -28,14 +28,17 @@ func TestDefaultHostSeveral(t *testing.T) {
 			t.Fatalf("--host %s: %v", h, err)
 		}
 	}
-	before := tree(t, home)
-	_, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}})
+	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}})
+	if err != nil {
+		t.Fatalf("install without a host: %v", err)
+	}
+	if len(res.Roots) != 2 || res.Roots[0].Root.Host != "agents" || res.Roots[1].Root.Host != "claude" {
+		t.Errorf("install without a host went to %+v, want the roots of agents and claude", res.Roots)
+	}
+	_, err = engine.DefaultHost(e.Env(), "")
 	var sh *engine.SeveralHostsError
 	if !errors.As(err, &sh) || !errors.Is(err, engine.ErrSeveralHosts) || len(sh.Hosts) != 2 || sh.Hosts[0] != "agents" || sh.Hosts[1] != "claude" {
-		t.Fatalf("install without a host: %v, want SeveralHostsError{agents, claude}", err)
-	}
-	if after := tree(t, home); after != before {
-		t.Errorf("a refused install changed HOME:\n%s\nwas\n%s", after, before)
+		t.Fatalf("DefaultHost: %v, want SeveralHostsError{agents, claude}", err)
 	}
 }
 
