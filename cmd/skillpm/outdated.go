@@ -37,9 +37,12 @@ version the requested range allows (wanted) and the newest release
 (latest). update moves a skill to wanted; update --breaking to latest.
 
 In a project (a skills.yaml here, or --manifest) it lists the skills the
-manifest asks for, installed in the project's roots; elsewhere the skills
-installed by name in every host's roots (or those --host, --scope and
---root choose), saying which root. --all lists the up-to-date ones too.
+manifest asks for, installed in the project's roots, and the dependencies
+its lock holds; elsewhere the skills installed in every host's roots (or
+those --host, --scope and --root choose), saying which root: by name, from
+git (what the reference gives now), from a folder (what it builds at now)
+and their dependencies (what resolving what needs them gives now): what
+update would move. --all lists the up-to-date ones too.
 
 Exit status: 0 when the check ran, outdated skills or not; with
 --exit-code (as git diff --exit-code) 1 when something is outdated, so a
@@ -104,8 +107,15 @@ func printOutdated(g *globals, res *engine.OutdatedResult) error {
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tINSTALLED\tLOCKED\tWANTED\tLATEST\tRANGE\tWHERE")
 	for _, r := range res.Skills {
+		rng := r.Range
+		switch {
+		case r.Dependency:
+			rng = "(dependency)"
+		case r.Folder != "":
+			rng = "(folder)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termText(r.Name), termText(dash(r.Installed)), termText(dash(r.Locked)),
-			termText(dash(r.Wanted)), termText(dash(r.Latest)), termText(r.Range), termText(dash(r.Root)))
+			termText(dash(r.Wanted)), termText(dash(r.Latest)), termText(rng), termText(dash(r.Root)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
