@@ -17,8 +17,8 @@ type outdatedFlags struct {
 	from, manifest, lock string
 	// policy is --policy: the trust policy that judges statuses and
 	// advisories instead of the project's.
-	policy string
-	all, exitCode        bool
+	policy        string
+	all, exitCode bool
 }
 
 // errOutdated makes the exit status 1 with nothing more to say: outdated
