@@ -33,6 +33,8 @@ type engineFlags struct {
 	// client, when set, is the registry client to use (one the command
 	// opened already).
 	client *registry.Client
+	// ask asks for consent on stdin even when it is not a terminal.
+	ask bool
 	// lenientEnv resolves roots with the built-in hosts table when the
 	// user's hosts file does not load (osEnv), for commands that read
 	// every host's roots without --host, --scope or --root.
@@ -67,7 +69,7 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
-		Consent: newTermPrompter(g), Warn: warnOnce(g),
+		Consent: newTermPrompter(g, f.ask), Warn: warnOnce(g),
 		Notes:     func(line string) { fmt.Fprintln(g.stderr, termLines(line)) },
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}

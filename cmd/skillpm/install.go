@@ -28,6 +28,9 @@ type changeFlags struct {
 	// noIndex resolves against the registry even where a signed sparse
 	// index is there.
 	noIndex bool
+	// ask puts the consent question on stdin even when it is not a
+	// terminal.
+	ask bool
 }
 
 func (f *changeFlags) register(c *cobra.Command) {
@@ -42,6 +45,7 @@ func (f *changeFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
 	c.Flags().BoolVar(&f.allowRepublished, "allow-republished", false, "accept a version whose digest differs from the one locked or installed (its tag was moved)")
 	c.Flags().BoolVar(&f.noIndex, "no-index", false, "resolve against the registry's tags and manifests even where the namespace has a signed sparse index")
+	c.Flags().BoolVar(&f.ask, "ask", false, "ask the consent question (y/N) on stdin even when it is not a terminal, for a script that answers")
 }
 
 type installFlags struct {
@@ -139,7 +143,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, manifest: f.manifest})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, manifest: f.manifest, ask: f.ask})
 	if err != nil {
 		return err
 	}
