@@ -103,26 +103,6 @@ func TestRegistryOnly(t *testing.T) {
 	}
 }
 
-// tree lists the files under dir with their sizes, to compare.
-func tree(t *testing.T, dir string) string {
-	t.Helper()
-	var out string
-	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		out += p + " " + fi.Mode().String() + "\n"
-		if !fi.IsDir() {
-			out += " " + fi.ModTime().String() + "\n"
-		}
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestMirrorVerifies: a mirror with a minimum tier verifies each version
 // under the engine's policy: the signed one is copied, the one signed by
 // nobody the policy trusts is refused and not copied.
