@@ -29,6 +29,9 @@ const (
 	// attacks or what to avoid ("## Prompt injection patterns", "##
 	// Red flags"): a pattern library, not a procedure.
 	ctxDescribed = "described"
+	// ctxTable is a row of a table: a reference (endpoints, options,
+	// mappings), not a procedure.
+	ctxTable = "table"
 	// ctxDoc is text in a file the agent does not load as instructions:
 	// a README or other document SKILL.md does not reference.
 	ctxDoc = "doc"
@@ -50,7 +53,7 @@ type unit struct {
 	// listed is set for list items a descriptive lead-in introduces,
 	// described for any block in a section that describes attacks
 	// (role.go).
-	listed, described bool
+	listed, described, table bool
 }
 
 // appendSrc adds src[start:stop] to the unit, dropping Markdown emphasis
@@ -254,6 +257,7 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 		}
 		u.listed = u.ctx == ctxPlain && listedRole(n, src, lists)
 		u.described = n.Kind() != ast.KindHeading && sec.describes()
+		u.table = u.ctx == ctxPlain && n.Kind() == ast.KindParagraph && tableLines(lines, src)
 		for i := 0; i < lines.Len(); i++ {
 			seg := lines.At(i)
 			if !code {
@@ -426,6 +430,8 @@ func contextWords(ctx string) string {
 		return "in a list of what to avoid or detect"
 	case ctxDescribed:
 		return "in a section that describes attacks or what to avoid"
+	case ctxTable:
+		return "in a table"
 	}
 	return ""
 }

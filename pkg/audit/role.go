@@ -1,10 +1,12 @@
 package audit
 
 import (
+	"bytes"
 	"path"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 // A sentence's role decides whether it is an instruction. Every
@@ -27,6 +29,8 @@ import (
 //     directives break (fetch-and-run, run-binary, the malicious patterns):
 //     it stays a directive, so that a "## Warning" heading is no cheaper
 //     than honesty.
+//   - in a table: a row of a Markdown table (API endpoints, options),
+//     which is a reference, not a procedure. Treated as listed.
 //   - quoted (markdown.go): in quotation marks or a block quote. One step
 //     less severe, never malicious.
 //   - in a document the agent does not load: a README, changelog, docs/,
@@ -37,6 +41,27 @@ import (
 //   - documented (unicode.go): a line holding invisible or bidirectional
 //     characters that names them ("U+202E", "zero-width spaces"). One step
 //     less severe.
+
+// describedCtx reports the roles that describe rather than direct: they
+// never make a finding malicious and do not block by rule.
+func describedCtx(ctx string) bool {
+	return ctx == ctxListed || ctx == ctxDescribed || ctx == ctxTable || ctx == ctxDoc
+}
+
+// tableLines reports a paragraph whose lines all start with "|": a table
+// (the parser reads tables as paragraphs).
+func tableLines(lines *text.Segments, src []byte) bool {
+	if lines.Len() < 2 {
+		return false
+	}
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		if !bytes.HasPrefix(bytes.TrimLeft(seg.Value(src), " \t"), []byte("|")) {
+			return false
+		}
+	}
+	return true
+}
 
 // directive reports the contexts in which text is read as a directive:
 // plain text, code blocks and inline code not described by their role.
@@ -53,6 +78,8 @@ func sentenceRole(u *unit, txt string, pos int, rule *instrRule) string {
 		role = ctxListed
 	case u.described:
 		role = ctxDescribed
+	case u.table:
+		role = ctxTable
 	default:
 		return ctxPlain
 	}
@@ -66,7 +93,7 @@ func sentenceRole(u *unit, txt string, pos int, rule *instrRule) string {
 // that directs the reader to fetch, paste, unpack or run something.
 func imperative(txt string, pos int) bool {
 	start := 0
-	for _, sep := range []string{". ", "! ", "? ", ": ", "; ", "\n"} {
+	for _, sep := range []string{". ", "! ", "? ", ": ", "; ", "\n", "| "} {
 		if i := strings.LastIndex(txt[:pos], sep); i >= 0 && i+len(sep) > start {
 			start = i + len(sep)
 		}
