@@ -84,10 +84,13 @@ func (r *run) judgeURL(raw string) (origin, string, string) {
 		return originNone, "", ""
 	}
 	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return originNone, "", "" // this machine: nothing is fetched from elsewhere
+	}
 	if ip := net.ParseIP(host); ip != nil {
 		return originHostile, host, "a raw IP address"
 	}
-	if strings.EqualFold(u.Scheme, "http") && host != "localhost" {
+	if strings.EqualFold(u.Scheme, "http") {
 		return originHostile, host, "plain HTTP"
 	}
 	for _, p := range pasteHosts() {
@@ -299,7 +302,11 @@ func (r *run) judgeFetched(f *Finding) {
 		return
 	}
 	o, host, why := r.judgeOrigin(f.Evidence)
-	if o == originNone && r.fenceFile == f.File && r.fenceCode != "" {
+	// A file the block downloaded comes from the block's URLs, not from
+	// those on the line that runs it (cloudflared tunnel --url
+	// http://localhost:8080).
+	ranDownload := strings.Contains(f.Message, msgRunsDownload)
+	if (o == originNone || ranDownload) && r.fenceFile == f.File && r.fenceCode != "" {
 		o, host, why = r.judgeOrigin(r.fenceCode)
 	}
 	direct := directive(f.Context)
@@ -313,7 +320,7 @@ func (r *run) judgeFetched(f *Finding) {
 		}
 		f.Message += " from " + host + " (" + why + ")"
 	case originVendor:
-		installer := installerShape(f.Evidence) || installerShape(r.fenceCode) || strings.Contains(f.Message, msgRunsDownload)
+		installer := installerShape(f.Evidence) || installerShape(r.fenceCode) || ranDownload
 		if f.Malicious || f.Rule == RuleInstrRemote || !installer {
 			// Code a vendor's server hands to node -e or eval is not an
 			// installer: it keeps its rule.
