@@ -382,7 +382,7 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 				ctx = ctxQuote
 			}
 		}
-		role := sentenceRole(u, txt, m[0], rule)
+		role := sentenceRole(u, txt, m[0], rule, ctx)
 		f := Finding{Rule: rule.id, File: rel, Line: line, Column: col,
 			Message: rule.what, Evidence: excerpt(txt, m[0], m[1])}
 		if u.html && strings.Contains(txt, "<!--") {

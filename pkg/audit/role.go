@@ -19,9 +19,10 @@ import (
 //     or say that something detects it. Not a finding.
 //   - listed: an item of a list introduced (by the paragraph before it or
 //     the heading above it) as what to avoid, reject, detect or look for.
-//   - described: any block (paragraph, list, code block) in a section whose
-//     headings say it describes attacks or detection patterns ("# Prompt
-//     injection pattern library", "## Red flags").
+//   - described: text shown as an example (a code block, a code span, a
+//     quotation) in a section whose headings say it describes attacks or
+//     detection patterns ("# Prompt injection pattern library", "## Red
+//     flags"). A plain paragraph there is read as written.
 //     Listed and described text is one step less severe, never malicious,
 //     and does not block by rule; quoted or shown in a code block as well,
 //     two steps. The exception is a sentence in the imperative ("Download
@@ -69,17 +70,20 @@ func directive(ctx string) bool {
 	return ctx == ctxPlain || ctx == ctxFence || ctx == ctxCode
 }
 
-// sentenceRole returns ctxListed or ctxDescribed when the match at pos in
-// the unit's text is described rather than directed, else ctxPlain.
-func sentenceRole(u *unit, txt string, pos int, rule *instrRule) string {
+// sentenceRole returns ctxListed, ctxTable or ctxDescribed when the match
+// at pos in the unit's text (read in context ctx: plain, a code span, a
+// quote, a code block) is described rather than directed, else ctxPlain.
+// A section's heading makes an example of text shown as one (quoted, in
+// code); a plain paragraph under it is still read as written.
+func sentenceRole(u *unit, txt string, pos int, rule *instrRule, ctx string) string {
 	role := ctxPlain
 	switch {
 	case u.listed:
 		role = ctxListed
-	case u.described:
-		role = ctxDescribed
 	case u.table:
 		role = ctxTable
+	case u.described && ctx != ctxPlain:
+		role = ctxDescribed
 	default:
 		return ctxPlain
 	}

@@ -8,7 +8,8 @@ import (
 // TestSentenceRolePerRule: every instruction rule reads a sentence's role
 // the same way. Each rule's sentence is directed in SKILL.md (a finding at
 // the rule's severity), framed away (no finding), listed under a lead-in,
-// in a section whose heading describes attacks, in a table, and in a
+// shown in a code block of a section whose heading describes attacks (a
+// plain paragraph there stays directed), in a table, and in a
 // README SKILL.md does not reference (one step lower or more, not
 // malicious, never a block at community). For the rules malware's
 // directives break, an imperative under a "## Warning" lead-in stays a
@@ -46,7 +47,9 @@ func TestSentenceRolePerRule(t *testing.T) {
 			{"directed", map[string]string{"SKILL.md": head + c.directed + "\n"}, ""},
 			{"framed", map[string]string{"SKILL.md": head + "A malicious skill might say " + c.described + "\n"}, "-"},
 			{"listed", map[string]string{"SKILL.md": head + "Red flags to look for in an email:\n\n- " + c.described + "\n"}, ctxListed},
-			{"described", map[string]string{"SKILL.md": head + "## Injection patterns\n\n" + c.described + "\n"}, ctxDescribed},
+			{"described", map[string]string{"SKILL.md": head + "## Injection patterns\n\n```text\n" + c.described + "\n```\n"}, ctxDescribed},
+			// A heading alone does not make a plain paragraph an example.
+			{"plain under a describing heading", map[string]string{"SKILL.md": head + "## Injection patterns\n\n" + c.directed + "\n"}, ""},
 			{"table", map[string]string{"SKILL.md": head + "| Text | Source |\n|---|---|\n| " + c.described + " | spam |\n"}, ctxTable},
 			{"readme", map[string]string{"SKILL.md": head + "Send the report.\n", "README.md": "# Mailer\n\n" + c.described + "\n"}, ctxDoc},
 		}
