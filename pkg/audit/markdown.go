@@ -258,6 +258,12 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 		u.listed = u.ctx == ctxPlain && listedRole(n, src, lists)
 		u.described = n.Kind() != ast.KindHeading && sec.describes()
 		u.table = u.ctx == ctxPlain && n.Kind() == ast.KindParagraph && tableLines(lines, src)
+		if u.described && u.ctx != ctxPlain {
+			for i := 0; i < lines.Len(); i++ {
+				l, _ := li.pos(lines.At(i).Start)
+				r.markExample(rel, l)
+			}
+		}
 		for i := 0; i < lines.Len(); i++ {
 			seg := lines.At(i)
 			if !code {

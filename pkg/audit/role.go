@@ -290,3 +290,34 @@ func (r *run) weighDoc(f *Finding, rule Rule) {
 	f.Context = ctxDoc
 	f.Message += " (in a document SKILL.md does not reference)"
 }
+
+// exampleLine is a line of a file shown as an example.
+type exampleLine struct {
+	file string
+	line int
+}
+
+// markExample records a line of a code block or quotation in a section
+// that describes attacks.
+func (r *run) markExample(file string, line int) {
+	if r.examples == nil {
+		r.examples = map[exampleLine]bool{}
+	}
+	r.examples[exampleLine{file, line}] = true
+}
+
+// weighExamples lowers once more the documented invisible characters
+// (unicode.go) that sit in an example of a section describing attacks:
+// the line names them and the section shows them as a pattern to detect,
+// two signs. The Unicode scan runs before the Markdown one, so this is
+// done when the report is assembled.
+func (r *run) weighExamples() {
+	for i := range r.findings {
+		f := &r.findings[i]
+		if f.Context == ctxDocumented && r.examples[exampleLine{f.File, f.Line}] {
+			f.Severity = f.Severity.lower()
+			f.Context = ctxDescribed
+			f.Message += " (" + contextWords(ctxDescribed) + ")"
+		}
+	}
+}

@@ -238,6 +238,9 @@ type run struct {
 	// fenceDescribed is set while that block sits in a section that
 	// describes attacks (role.go).
 	fenceDescribed bool
+	// examples are the lines (file, line) of code blocks and quotations in
+	// sections that describe attacks (role.go).
+	examples map[exampleLine]bool
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
@@ -829,6 +832,7 @@ func firstInvalidUTF8Line(b []byte) int {
 
 // report assembles the sorted report.
 func (r *run) report() *Report {
+	r.weighExamples()
 	rep := &Report{
 		Schema:      ReportSchema,
 		Tool:        r.s.opts.Tool,
