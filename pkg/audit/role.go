@@ -106,12 +106,13 @@ func imperative(txt string, pos int) bool {
 		return !(c >= 'a' && c <= 'z' || c == '-')
 	})
 	for i, w := range words {
-		if i > 3 {
+		if i > 4 {
 			return false
 		}
 		switch w {
-		case "first", "then", "now", "please", "simply", "just", "next", "step", "and", "also":
-			continue // "First, download …", "Step 1: run …"
+		case "first", "then", "now", "please", "simply", "just", "next", "step", "and", "also",
+			"for", "on", "windows", "macos", "mac", "linux", "users":
+			continue // "First, download …", "Step 1: run …", "For Windows download …"
 		case "download", "run", "paste", "copy", "open", "extract", "unzip", "unpack", "unrar", "execute",
 			"install", "decode", "get", "grab", "fetch", "visit", "go", "launch", "double-click", "type", "enter",
 			"save", "pipe", "source", "eval":

@@ -55,7 +55,9 @@ func TestSentenceRolePerRule(t *testing.T) {
 		}
 		if c.malwareShape {
 			variants = append(variants, variant{"imperative under a warning",
-				map[string]string{"SKILL.md": head + "## Warning: setup mistakes to avoid\n\n- " + c.directed + "\n"}, ""})
+				map[string]string{"SKILL.md": head + "## Warning: setup mistakes to avoid\n\n- " + c.directed + "\n"}, ""},
+				variant{"imperative for a platform in a table",
+					map[string]string{"SKILL.md": head + "| Platform | Setup |\n|---|---|\n| all | For Windows " + strings.ToLower(c.directed[:1]) + c.directed[1:] + " |\n"}, ""})
 		}
 		for _, v := range variants {
 			name := c.rule + " " + v.name
