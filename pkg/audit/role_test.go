@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -158,4 +160,19 @@ func TestOwnServiceCredentialStore(t *testing.T) {
 	wantDecisions(t, "own service", rep, map[string]Decision{"experimental": Pass, "community": Review, "verified": Block})
 	rep = scanDir(t, skillWith(t, map[string]string{"SKILL.md": tierHead("notes", "Takes notes. Use for notes.", "") + block}))
 	wantDecisions(t, "other service", rep, map[string]Decision{"community": Block})
+}
+
+// TestToolchainInstallersDocumented: the list of toolchain installers
+// the audit calls vendors is short and documented, entry by entry, in
+// docs/audit.md.
+func TestToolchainInstallersDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "audit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range toolchainInstallers() {
+		if !strings.Contains(string(doc), "\n- "+e+"\n") {
+			t.Errorf("toolchain installer %s is not listed in docs/audit.md", e)
+		}
+	}
 }
