@@ -75,7 +75,7 @@ func TestInstallLinks(t *testing.T) {
 		t.Fatalf("installed into %d roots, want the copy's and the link's", len(res.Roots))
 	}
 	// Nothing said: the root holds links, so the install keeps linking.
-	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{"claude"}}, Force: true}); err != nil {
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{"claude"}}, Checks: engine.Checks{Force: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {

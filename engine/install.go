@@ -46,42 +46,19 @@ type InstallRequest struct {
 	// directories or fetch repositories.
 	RegistryOnly bool
 
-	// Grants consent to declared permissions (PERM, or NAME:PERM for one
-	// skill); Yes consents to the dangerous permissions of community
-	// skills; AllowExperimental installs experimental skills named by
-	// the request.
-	Grants            []string
-	Yes               bool
-	AllowExperimental bool
-	// AllowAuditFindings installs skills whose static audit blocks at
-	// their tier.
-	AllowAuditFindings bool
-	// MinTier refuses any skill below it (verified, community,
-	// experimental).
-	MinTier string
-	// Force overwrites installed skills whose files were edited by hand.
-	Force bool
+	// Consent, Checks and Resolution are the shared knobs (request.go).
+	Consent
+	Checks
+	Resolution
 	// Frozen fails instead of changing the project's lock.
 	Frozen bool
 	// DryRun resolves, verifies and checks, then writes nothing.
 	DryRun bool
-	// Prerelease lets ranges match pre-releases.
-	Prerelease bool
-	// AllowSignerChange, AllowDowngrade and AllowRepublished are
-	// install.Options' fields of the same names.
-	AllowSignerChange bool
-	AllowDowngrade    bool
-	AllowRepublished  bool
 	// NoVCS builds local directories without git origin and commit.
 	NoVCS bool
 	// Skills picks, from a git reference holding several skills, those
 	// named.
 	Skills []string
-	// Offline resolves git references from the git cache only.
-	Offline bool
-	// NoIndex resolves against the registry's tags and manifests even
-	// where the namespace has a signed sparse index.
-	NoIndex bool
 	// OnPlan is install.Options.OnPlan.
 	OnPlan func(ctx context.Context, changes []install.Change) error
 }
@@ -255,7 +232,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), Offline: r.Offline, AllowRepublished: r.AllowRepublished}); err != nil {
+		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished}); err != nil {
 			return nil, err
 		}
 		defer done()
@@ -286,7 +263,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			}
 			if gitsource.Looks(a) {
 				if cache == nil {
-					if cache, err = openGitFetches(r.Offline); err != nil {
+					if cache, err = openGitFetches(e.client.Offline()); err != nil {
 						return nil, err
 					}
 				}
@@ -504,7 +481,7 @@ type UpdateRequest struct {
 	// all.
 	Names []string
 	// InstallRequest carries the consent, checks and target; its Refs,
-	// Manifest, Lock, Origin, Frozen, NoVCS, Skills and Offline are not
+	// Manifest, Lock, Origin, Frozen, NoVCS and Skills are not
 	// used.
 	InstallRequest
 }

@@ -30,7 +30,7 @@ type ApplyRequest struct {
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
 	// InstallRequest carries the consent, checks, target, DryRun and
-	// OnPlan; its Refs, Manifest, Lock, Frozen, Skills and Offline are
+	// OnPlan; its Refs, Manifest, Lock, Frozen and Skills are
 	// not used.
 	InstallRequest
 }

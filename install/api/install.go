@@ -102,8 +102,9 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ireq := engine.InstallRequest{
 		Refs: []string{req.Ref}, Roots: []install.Root{root}, Origin: "the request", RegistryOnly: true,
-		Grants: req.Grants, AllowExperimental: req.AllowExperimental, AllowAuditFindings: req.AllowAuditFindings,
-		DryRun: req.DryRun,
+		Consent: engine.Consent{Grants: req.Grants, AllowExperimental: req.AllowExperimental},
+		Checks:  engine.Checks{AllowAuditFindings: req.AllowAuditFindings},
+		DryRun:  req.DryRun,
 	}
 	stream := strings.Contains(r.Header.Get("Accept"), NDJSON)
 	var mu sync.Mutex
