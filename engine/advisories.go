@@ -55,11 +55,11 @@ func (e *Engine) advisoryFeed(ctx context.Context) (_ *advisory.Checked, first b
 	if got != nil {
 		return got, false, nil
 	}
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	src, err := e.OpenSource(e.opts.Source)
+	src, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, false, err
 	}
@@ -191,7 +191,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest
 	if err := r.Sign.Validate(); err != nil {
 		return nil, invalid(err)
 	}
-	src, err := e.OpenSource(cmp.Or(r.To, e.opts.Source))
+	src, err := e.openSource(cmp.Or(r.To, e.opts.Source))
 	if err != nil {
 		return nil, err
 	}

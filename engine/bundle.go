@@ -46,7 +46,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 		}
 		return nil, err
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	// The feed travels with the skills, so that an image installed from
 	// the bundle offline is checked against it.
 	out := &BundleResult{MirrorResult: res, Layout: dst}
-	from, err := e.OpenSource(e.opts.Source)
+	from, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}

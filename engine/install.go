@@ -119,10 +119,10 @@ func HasProject(manifest string) bool {
 	return err == nil
 }
 
-// Graph returns the registry graph m's names resolve in: the Engine's
+// graph returns the registry graph m's names resolve in: the Engine's
 // Source, else the manifest's registry, else FallbackSource, else the
 // embedded registry.
-func (e *Engine) Graph(m *resolve.Manifest) (*catalog.Graph, error) {
+func (e *Engine) graph(m *resolve.Manifest) (*catalog.Graph, error) {
 	ns, err := m.Namespace(e.source(m))
 	if err != nil {
 		return nil, invalid(err)
@@ -143,11 +143,11 @@ func (e *Engine) source(m *resolve.Manifest) string {
 
 // options are the install.Options every install and update shares.
 func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRequest) (install.Options, error) {
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return install.Options{}, err
 	}
-	aud, err := e.Auditor()
+	aud, err := e.loadAuditor()
 	if err != nil {
 		return install.Options{}, err
 	}
@@ -191,8 +191,8 @@ func (e *Engine) target(t Target) Target {
 
 // Install resolves, verifies and installs what r names (or the project)
 // as `skillpm install` does: references go to the roots of the target
-// (without hosts or roots named: DefaultHost's user roots); a project
-// goes to ProjectRoots and its lock is written only when it changed.
+// (without hosts or roots named: defaultHost's user roots); a project
+// goes to projectRoots and its lock is written only when it changed.
 // Nothing is written when anything is refused.
 func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
 	t := e.target(r.Target)
@@ -201,7 +201,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	if len(roots) == 0 && len(r.Refs) > 0 {
 		def := e.opts.Host
 		if len(t.Hosts) == 0 && len(t.Roots) == 0 {
-			if def, err = DefaultHost(e.env, e.opts.Host); err != nil {
+			if def, err = defaultHost(e.env, e.opts.Host); err != nil {
 				return nil, err
 			}
 		} else if def == "" {
@@ -232,17 +232,17 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished}); err != nil {
+		if m, local, done, err = e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished}); err != nil {
 			return nil, err
 		}
 		defer done()
 		if len(roots) == 0 {
 			t.Placement = Placement(t, m, e.opts.Link)
-			if roots, err = e.place(ProjectRoots(e.env, t, m, e.opts.Host)); err != nil {
+			if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
 				return nil, err
 			}
 		}
-		if stale := StaleLock(prev, roots); len(stale) > 0 && e.opts.Warn != nil {
+		if stale := staleLock(prev, roots); len(stale) > 0 && e.opts.Warn != nil {
 			msg := fmt.Sprintf("%s is older than the installed skills (run skillpm update to move it):", lpath)
 			for _, s := range stale {
 				msg += "\n  " + s
@@ -316,7 +316,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			return nil, err
 		}
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -515,7 +515,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		// An update keeps how each root holds its skills (copies or
 		// links) unless told otherwise.
 		t.Placement = Placement(t, nil, e.opts.Link)
-		if roots, all, err = RootsHolding(e.env, t, def, r.Names); err != nil {
+		if roots, all, err = rootsHolding(e.env, t, def, r.Names); err != nil {
 			return nil, err
 		}
 		if all && len(roots) == 0 {
@@ -526,7 +526,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		}
 	}
 	m := &resolve.Manifest{File: "the receipts"}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -554,9 +554,9 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	return &UpdateResult{Result: res, SearchedAll: all}, nil
 }
 
-// StaleLock lists the skills a lock pins below what the roots hold:
+// staleLock lists the skills a lock pins below what the roots hold:
 // applying such a lock would be a downgrade nobody asked for.
-func StaleLock(lock *resolve.Lockfile, roots []install.Root) []string {
+func staleLock(lock *resolve.Lockfile, roots []install.Root) []string {
 	if lock == nil {
 		return nil
 	}

@@ -24,7 +24,7 @@ type LockRequest struct {
 	Upgrade bool
 	Names   []string
 	// AllowRepublished accepts a git version tag moved to another commit
-	// than the one locked (see GitRequirements).
+	// than the one locked (see gitRequirements).
 	AllowRepublished bool
 	// CheckNames, when set, vets Names against the manifest (git
 	// references taken out) and the previous lock before anything is
@@ -71,7 +71,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case err != nil:
 		return nil, mark(ErrInvalidLock, err)
 	}
-	m, locals, done, err := e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
+	m, locals, done, err := e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 		}
 		prev = prev.Without(r.Names...)
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
