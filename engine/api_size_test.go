@@ -15,7 +15,7 @@ import (
 // the ceiling is where it stands: it may only come down. Lower it with
 // every change that removes names; never raise it to make room for one
 // (unexport or move to cmd what only the command line uses instead).
-const apiCeiling = 639
+const apiCeiling = 636
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

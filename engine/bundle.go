@@ -21,8 +21,6 @@ type BundleRequest struct {
 	Dir string
 	// Prerelease lets ranges match pre-releases.
 	Prerelease bool
-	// Warn receives the resolver's warnings; nil means Options.Warn.
-	Warn func(string)
 }
 
 // BundleResult is what Bundle wrote.
@@ -50,11 +48,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	if err != nil {
 		return nil, err
 	}
-	warn := r.Warn
-	if warn == nil {
-		warn = e.opts.Warn
-	}
-	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn, Hide: e.hideYanked(graph)})
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"log/slog"
 	"context"
 	"crypto"
 	"path/filepath"
@@ -66,15 +67,15 @@ type Options struct {
 	// Consent asks the user about dangerous permissions; nil asks nobody,
 	// so only what a request grants is granted.
 	Consent tiers.Prompter
-	// Progress receives each install stage as it starts; it may be called
-	// from several goroutines at once.
-	Progress func(install.Event)
-	// Warn receives messages that do not stop an operation.
-	Warn func(string)
-	// Notes receives lines about where things came from (a git reference
-	// resolved from the cache, a note on a reference's form), already
-	// prefixed with "note: " or "warning: ".
-	Notes func(string)
+	// Log receives what operations report beside their results, as
+	// slog records (events.go): warnings that did not stop an operation
+	// (slog.LevelWarn), lines about where things came from (slog.LevelInfo:
+	// a git reference resolved from the cache, a note on a reference's
+	// form, already prefixed with "note: " or "warning: ") and each
+	// install stage as it starts (slog.LevelDebug, the install.Event in
+	// the attribute "event"; from several goroutines at once). Nil
+	// discards them.
+	Log *slog.Logger
 	// Auditor audits every skill an install or update stages before it
 	// commits; nil means pkg/audit's static audit (install/auditor) naming
 	// AuditTool in its reports.

@@ -64,12 +64,6 @@ func (g *gitFetches) resolve(ctx context.Context, ref *gitsource.Ref) (*gitsourc
 // gitErr marks a gitsource failure with ErrGit.
 func gitErr(err error) error { return mark(ErrGit, err) }
 
-// note sends a line to Options.Notes.
-func (e *Engine) note(line string) {
-	if e.opts.Notes != nil {
-		e.opts.Notes(line)
-	}
-}
 
 // gitLocals resolves the git reference raw, exports it and builds each
 // of its skills (those named in pick, by folder or skill name, when pick

@@ -157,7 +157,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 		AllowAuditFindings: r.AllowAuditFindings, Auditor: aud,
 		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: r.Prerelease,
 		AllowSignerChange: r.AllowSignerChange, AllowDowngrade: r.AllowDowngrade, AllowRepublished: r.AllowRepublished,
-		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.opts.Warn, Progress: e.opts.Progress, OnPlan: r.OnPlan,
+		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.warnFunc(), Progress: e.progressFunc(), OnPlan: r.OnPlan,
 		AgentsRoots: install.AgentsRoots(e.env),
 	}
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
@@ -170,7 +170,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 }
 
 // place returns p's roots after sending its notes (a host given a copy
-// where a link was asked for, and why) to Options.Notes.
+// where a link was asked for, and why) to Options.Log.
 func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 	if err != nil {
 		return nil, err
@@ -242,12 +242,12 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 				return nil, err
 			}
 		}
-		if stale := staleLock(prev, roots); len(stale) > 0 && e.opts.Warn != nil {
+		if stale := staleLock(prev, roots); len(stale) > 0 {
 			msg := fmt.Sprintf("%s is older than the installed skills (run skillpm update to move it):", lpath)
 			for _, s := range stale {
 				msg += "\n  " + s
 			}
-			e.opts.Warn(msg)
+			e.warn(msg)
 		}
 	} else {
 		var cache *gitFetches

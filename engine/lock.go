@@ -30,8 +30,6 @@ type LockRequest struct {
 	// references taken out) and the previous lock before anything is
 	// resolved, so a front end can answer a typo with its suggestions.
 	CheckNames func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error
-	// Warn receives the resolver's warnings; nil means Options.Warn.
-	Warn func(string)
 }
 
 // LockResult is what Lock resolved and whether it wrote it.
@@ -96,11 +94,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 			return nil, err
 		}
 	}
-	warn := r.Warn
-	if warn == nil {
-		warn = e.opts.Warn
-	}
-	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn, Known: known, Hide: e.hideYanked(graph)})
+	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: e.warnFunc(), Known: known, Hide: e.hideYanked(graph)})
 	if err == nil {
 		err = e.checkAdvisories(ctx, next)
 	}

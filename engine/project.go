@@ -68,7 +68,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 				return nil, nil, err
 			}
 		}
-		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.opts.Warn, Hide: e.hideYanked(graph)})
+		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 		if err != nil {
 			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
 		}

@@ -136,7 +136,7 @@ func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v
 
 // statuses returns the status of each of vs, versions of solver name
 // key in g, that its repository's tags mark as having one, by version;
-// the statuses that do not count are reported through Options.Warn.
+// the statuses that do not count are reported through Options.Log.
 func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs []*semver.Version) (map[string]*VersionStatus, error) {
 	repo, err := g.Repository(key)
 	if err != nil {
@@ -201,11 +201,11 @@ func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
 }
 
 func (e *Engine) warnIgnored(st *VersionStatus) {
-	if st == nil || e.opts.Warn == nil {
+	if st == nil || !e.warns() {
 		return
 	}
 	for _, s := range st.Ignored {
-		e.opts.Warn(s + " (ignored)")
+		e.warn(s + " (ignored)")
 	}
 }
 
@@ -214,7 +214,7 @@ func (e *Engine) warnIgnored(st *VersionStatus) {
 // version, but says so. An install that changed nothing asks nothing
 // (it stays a no-op without the network).
 func (e *Engine) statusWarnings(ctx context.Context, res *install.Result) {
-	if res == nil || res.Lock == nil || e.opts.Warn == nil {
+	if res == nil || res.Lock == nil || !e.warns() {
 		return
 	}
 	placed := map[string]bool{}
@@ -240,7 +240,7 @@ func (e *Engine) statusWarnings(ctx context.Context, res *install.Result) {
 			continue
 		}
 		if err != nil {
-			e.opts.Warn(fmt.Sprintf("%s@%s: its status could not be read: %v", ls.Name, ls.Version, err))
+			e.warn(fmt.Sprintf("%s@%s: its status could not be read: %v", ls.Name, ls.Version, err))
 			continue
 		}
 		if st == nil || (ls.Digest != "" && m.Descriptor.Digest.String() != ls.Digest) {
@@ -248,10 +248,10 @@ func (e *Engine) statusWarnings(ctx context.Context, res *install.Result) {
 		}
 		e.warnIgnored(st)
 		if st.Yanked {
-			e.opts.Warn(fmt.Sprintf("%s@%s is yanked%s: the lock keeps it, a new resolution would not choose it", ls.Name, ls.Version, reason(st.Reason)))
+			e.warn(fmt.Sprintf("%s@%s is yanked%s: the lock keeps it, a new resolution would not choose it", ls.Name, ls.Version, reason(st.Reason)))
 		}
 		if st.Deprecated != "" {
-			e.opts.Warn(fmt.Sprintf("%s@%s is deprecated: %s", ls.Name, ls.Version, st.Deprecated))
+			e.warn(fmt.Sprintf("%s@%s is deprecated: %s", ls.Name, ls.Version, st.Deprecated))
 		}
 	}
 }
