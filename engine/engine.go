@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"log/slog"
 	"context"
 	"crypto"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/registry/advisory"

@@ -64,7 +64,6 @@ func (g *gitFetches) resolve(ctx context.Context, ref *gitsource.Ref) (*gitsourc
 // gitErr marks a gitsource failure with ErrGit.
 func gitErr(err error) error { return mark(ErrGit, err) }
 
-
 // gitLocals resolves the git reference raw, exports it and builds each
 // of its skills (those named in pick, by folder or skill name, when pick
 // is not empty) as a local directory is built, recording the repository
