@@ -28,12 +28,13 @@ func TestMain(m *testing.M) {
 // and parses with it.
 func parseWithCache(dir string) error {
 	ctx := context.Background()
-	e, err := newCachedEngine(ctx, dir)
+	e, err := newCachedEngine(ctx, Python, dir)
 	if err != nil {
 		return err
 	}
 	defer e.rt.Close(ctx)
-	p := Parser{e: e}
+	var p Parser
+	p.inst[Python].e = e
 	defer p.Close()
 	tr, err := p.Parse(ctx, Python, []byte("import os\nos.system('x')\n"), 100)
 	if err != nil {
@@ -180,14 +181,14 @@ func TestCompilationCacheDir(t *testing.T) {
 	base := t.TempDir()
 	t.Setenv(CacheDirEnv, "")
 	t.Setenv("SKILLPM_CACHE", base)
-	dir := compileCacheDir()
+	dir := compileCacheDir(Python)
 	if !strings.HasPrefix(dir, filepath.Join(base, "wazero", "treesitter-")) {
 		t.Fatalf("compile cache in %q, want below %s/wazero", dir, base)
 	}
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if got := compileCacheDir(); got != "" {
+	if got := compileCacheDir(Python); got != "" {
 		t.Errorf("a world-writable cache directory was used: %s", got)
 	}
 }
