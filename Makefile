@@ -131,12 +131,16 @@ conformance:
 	@bash scripts/conformance.sh
 	$(GO) test -tags conformance -count=1 -timeout $(TEST_TIMEOUT) -run TestConformanceCatchesBrokenEntries ./hosts
 
-## conformance-ci: what .ci/run runs of it, within CI's budget: every
-## scenario, with the six CLIs of CONFORMANCE_CI_HOSTS (Qwen Code, whose
-## listing gives names only, stays in make conformance), and no mutation run.
+## conformance-ci: what .ci/run runs of it, within CI's budget: the six
+## CLIs of CONFORMANCE_CI_HOSTS (Qwen Code, whose listing gives names only,
+## stays in make conformance) over the scenarios of CONFORMANCE_CI_SCENARIOS
+## (default and moved roots, project scope, --link, the lifecycle; the
+## relative and literal-~ variables and the Codex hooks stay in make
+## conformance), and no mutation run.
 CONFORMANCE_CI_HOSTS ?= claude codex opencode gemini amp copilot
+CONFORMANCE_CI_SCENARIOS ?= default moved project link default4 moved4 lifecycle
 conformance-ci:
-	@CONFORMANCE_HOSTS="$(CONFORMANCE_CI_HOSTS)" bash scripts/conformance.sh
+	@CONFORMANCE_HOSTS="$(CONFORMANCE_CI_HOSTS)" CONFORMANCE_SCENARIOS="$(CONFORMANCE_CI_SCENARIOS)" bash scripts/conformance.sh
 
 demo: build
 	@bash scripts/demo.sh

@@ -38,6 +38,9 @@
 # shown to fail (hosts/conformance_test.go does).
 # CONFORMANCE_NPM_PREFIX installs the CLIs there and keeps them, for runs
 # one after another (the mutation test).
+# CONFORMANCE_SCENARIOS (space-separated, default all) runs those
+# scenarios; the ones that are not optional (default, moved, link, default4,
+# moved4, lifecycle) set up what later ones read, so they always run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,6 +59,12 @@ start=$SECONDS
 all_hosts="claude codex opencode gemini amp copilot qwen"
 hosts=" ${CONFORMANCE_HOSTS:-$all_hosts} "
 on() { [[ $hosts == *" $1 "* ]]; } # on HOST: HOST's checks run
+all_scenarios="default moved relative tilde project link default4 moved4 relative4 tilde4 lifecycle codex-hooks"
+scenarios=" ${CONFORMANCE_SCENARIOS:-$all_scenarios} "
+want() { [[ $scenarios == *" $1 "* ]]; } # want NAME: scenario NAME runs
+for sc in $scenarios; do
+	[[ " $all_scenarios " == *" $sc "* ]] || { echo "conformance: unknown scenario $sc in CONFORMANCE_SCENARIOS (known: $all_scenarios)" >&2; exit 2; }
+done
 for h in $hosts; do
 	[[ " $all_hosts " == *" $h "* ]] || { echo "conformance: unknown host $h in CONFORMANCE_HOSTS (known: $all_hosts)" >&2; exit 2; }
 done
@@ -240,31 +249,37 @@ lists_claude "conf-claude:$tmp/moved/claude-config/skills"
 lists_codex "conf-codex:$tmp/moved/codex-home/skills"
 lists_opencode "conf-opencode:$tmp/moved/xdg/opencode/skills"
 
-scenario relative CLAUDE_CONFIG_DIR=rel/claude CODEX_HOME=rel/codex XDG_CONFIG_HOME=rel/xdg
-install conf-claude --host claude
-install conf-codex --host codex
-install conf-opencode --host opencode
-lists_claude "conf-claude:$proj/rel/claude/skills"
-lists_codex "conf-codex:$proj/rel/codex/skills"
-lists_opencode "conf-opencode:$proj/rel/xdg/opencode/skills"
+if want relative; then
+	scenario relative CLAUDE_CONFIG_DIR=rel/claude CODEX_HOME=rel/codex XDG_CONFIG_HOME=rel/xdg
+	install conf-claude --host claude
+	install conf-codex --host codex
+	install conf-opencode --host opencode
+	lists_claude "conf-claude:$proj/rel/claude/skills"
+	lists_codex "conf-codex:$proj/rel/codex/skills"
+	lists_opencode "conf-opencode:$proj/rel/xdg/opencode/skills"
+fi
 
 # A literal "~" (quoted, so no shell expanded it): the hosts read it as a
 # directory named "~" under the working directory, and skillpm writes there.
-scenario tilde 'CLAUDE_CONFIG_DIR=~/tc' 'CODEX_HOME=~/tx' 'XDG_CONFIG_HOME=~/tg'
-install conf-claude --host claude
-install conf-codex --host codex
-install conf-opencode --host opencode
-lists_claude "conf-claude:$proj/~/tc/skills"
-lists_codex "conf-codex:$proj/~/tx/skills"
-lists_opencode "conf-opencode:$proj/~/tg/opencode/skills"
+if want tilde; then
+	scenario tilde 'CLAUDE_CONFIG_DIR=~/tc' 'CODEX_HOME=~/tx' 'XDG_CONFIG_HOME=~/tg'
+	install conf-claude --host claude
+	install conf-codex --host codex
+	install conf-opencode --host opencode
+	lists_claude "conf-claude:$proj/~/tc/skills"
+	lists_codex "conf-codex:$proj/~/tx/skills"
+	lists_opencode "conf-opencode:$proj/~/tg/opencode/skills"
+fi
 
-scenario project
-install conf-claude --host claude --scope project
-install conf-codex --host codex --scope project
-install conf-opencode --host opencode --scope project
-lists_claude "conf-claude:$proj/.claude/skills"
-lists_codex "conf-codex:$proj/.codex/skills"
-lists_opencode "conf-opencode:$proj/.opencode/skills" "conf-claude:$proj/.claude/skills"
+if want project; then
+	scenario project
+	install conf-claude --host claude --scope project
+	install conf-codex --host codex --scope project
+	install conf-opencode --host opencode --scope project
+	lists_claude "conf-claude:$proj/.claude/skills"
+	lists_codex "conf-codex:$proj/.codex/skills"
+	lists_opencode "conf-opencode:$proj/.opencode/skills" "conf-claude:$proj/.claude/skills"
+fi
 
 # install --link: one copy in .agents/skills, a relative symlink in
 # Claude's root; Codex and OpenCode read .agents/skills, so the copy serves
@@ -394,25 +409,29 @@ expect copilot omits "$home/.agents/skills/conf-shared4"
 expect qwen lists conf-qwen conf-shared4
 if [ -f "$m/qh/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in \$QWEN_HOME/skills"; else bad "qwen install not in \$QWEN_HOME/skills"; fi
 
-scenario relative4 GEMINI_CLI_HOME=rel/g COPILOT_HOME=rel/c QWEN_HOME=rel/q
-install conf-gemini --host gemini
-install conf-copilot --host copilot
-install conf-qwen --host qwen
-expect gemini lists "$proj/rel/g/.gemini/skills/conf-gemini"
-expect copilot lists "$proj/rel/c/skills/conf-copilot"
-expect qwen lists conf-qwen
-if [ -f "$proj/rel/q/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in ./rel/q/skills"; else bad "qwen install not in ./rel/q/skills"; fi
+if want relative4; then
+	scenario relative4 GEMINI_CLI_HOME=rel/g COPILOT_HOME=rel/c QWEN_HOME=rel/q
+	install conf-gemini --host gemini
+	install conf-copilot --host copilot
+	install conf-qwen --host qwen
+	expect gemini lists "$proj/rel/g/.gemini/skills/conf-gemini"
+	expect copilot lists "$proj/rel/c/skills/conf-copilot"
+	expect qwen lists conf-qwen
+	if [ -f "$proj/rel/q/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in ./rel/q/skills"; else bad "qwen install not in ./rel/q/skills"; fi
+fi
 
 # A literal "~": Gemini CLI and Copilot take it as a directory named "~"
 # under the working directory; Qwen Code expands it to the home directory.
-scenario tilde4 'GEMINI_CLI_HOME=~/tg' 'COPILOT_HOME=~/tc' 'QWEN_HOME=~/tq'
-install conf-gemini --host gemini
-install conf-copilot --host copilot
-install conf-qwen --host qwen
-expect gemini lists "$proj/~/tg/.gemini/skills/conf-gemini"
-expect copilot lists "$proj/~/tc/skills/conf-copilot"
-expect qwen lists conf-qwen
-if [ -f "$home/tq/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in ~/tq/skills (expanded)"; else bad "qwen install not in ~/tq/skills"; fi
+if want tilde4; then
+	scenario tilde4 'GEMINI_CLI_HOME=~/tg' 'COPILOT_HOME=~/tc' 'QWEN_HOME=~/tq'
+	install conf-gemini --host gemini
+	install conf-copilot --host copilot
+	install conf-qwen --host qwen
+	expect gemini lists "$proj/~/tg/.gemini/skills/conf-gemini"
+	expect copilot lists "$proj/~/tc/skills/conf-copilot"
+	expect qwen lists conf-qwen
+	if [ -f "$home/tq/skills/conf-qwen/SKILL.md" ]; then ok "qwen install in ~/tq/skills (expanded)"; else bad "qwen install not in ~/tq/skills"; fi
+fi
 
 # Lifecycle: install, update, remove a published skill with a file other
 # than SKILL.md and an executable script, for every host at once.
@@ -485,7 +504,7 @@ codex_prompt() {
 # trusted: trusted for one run (--dangerously-bypass-hook-trust) the
 # prompt hook's context is in the transcript; untrusted, Codex skips it,
 # as asf hooks install says.
-if on codex; then
+if on codex && want codex-hooks; then
 	codex_home=$tmp/codex-hooks/codex
 	scenario codex-hooks CODEX_HOME="$codex_home"
 	run "$tmp/skillpm" asf hooks install --host codex --command "$tmp/skillpm" >/dev/null
