@@ -619,6 +619,7 @@ func (r *run) walk() error {
 		r.paths[rel] = true
 		r.noteLocalModule(rel)
 	}
+	r.prepareParsers(entries)
 	for _, rel := range entries {
 		if err := r.ctx.Err(); err != nil {
 			return fmt.Errorf("audit %s: %w", r.dir, err)
