@@ -112,7 +112,7 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	var rows []OutdatedSkill
 	var err error
 	if len(t.Roots) == 0 && HasProject(r.Manifest) {
-		if out.Project, err = OpenProject(ctx, r.Manifest, r.Lock); err != nil {
+		if out.Project, err = openProject(ctx, r.Manifest, r.Lock); err != nil {
 			return nil, err
 		}
 		rows, err = e.outdatedProject(ctx, out.Project, t, r.Prerelease)
@@ -138,11 +138,11 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 // the first of the project's roots holding each.
 func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre bool) ([]OutdatedSkill, error) {
 	m := p.Manifest
-	placed, err := ProjectRoots(e.env, t, m, e.opts.Host)
+	placed, err := projectRoots(e.env, t, m, e.opts.Host)
 	if err != nil {
 		return nil, err
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -224,9 +224,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 func (e *Engine) freshLock(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, pre bool) *resolve.Lockfile {
 	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: pre, Hide: e.hideYanked(graph)})
 	if err != nil {
-		if e.opts.Warn != nil {
-			e.opts.Warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", m.File, err))
-		}
+		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", m.File, err))
 		return nil
 	}
 	return lock
@@ -254,7 +252,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 	if err != nil {
 		return nil, err
 	}
-	graph, err := e.Graph(&resolve.Manifest{File: "the receipts"})
+	graph, err := e.graph(&resolve.Manifest{File: "the receipts"})
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +387,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 		st := sts[v.Original()]
 		return st != nil && st.Yanked
 	})
-	if v := NewestRelease(vs, pre); v != nil {
+	if v := newestRelease(vs, pre); v != nil {
 		row.Latest = v.String()
 	}
 	set, err := resolve.ParseRange(orAnyRange(row.Range), pre)
