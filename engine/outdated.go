@@ -43,7 +43,10 @@ type OutdatedSkill struct {
 	Installed string `json:"installed"`
 	// Locked is the version the project's lock records ("" outside one).
 	Locked string `json:"locked"`
-	// Range is the range asked for (the manifest's, else the install's).
+	// Range is the range asked for (the manifest's, else the install's);
+	// "" for a dependency, whose Wanted is what resolving what needs it
+	// gives now, as update does. A skill installed from a folder has the
+	// folder as Source, and Wanted is the version it builds at now.
 	Range string `json:"range"`
 	// Wanted is the newest version Range allows, Latest the newest
 	// release; both "" when the repository no longer has the skill.
@@ -60,12 +63,6 @@ type OutdatedSkill struct {
 	Deprecated string `json:"deprecated,omitempty"`
 	// Advisories are the obeyed advisories naming the current version.
 	Advisories []Advised `json:"advisories,omitempty"`
-	// Dependency says the skill is there only because others need it:
-	// Wanted is what resolving what needs it gives now, as update does.
-	Dependency bool `json:"dependency,omitempty"`
-	// Folder is the directory a skill installed from a folder was built
-	// from; Wanted is the version it builds at now.
-	Folder string `json:"folder,omitempty"`
 }
 
 // Outdated reports whether s is behind what it could have: installed
@@ -199,7 +196,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 			if asked[ls.Name] || ls.Source == "" {
 				continue
 			}
-			row := OutdatedSkill{Name: ls.Name, Locked: ls.Version, Source: ls.Source, Dependency: true}
+			row := OutdatedSkill{Name: ls.Name, Locked: ls.Version, Source: ls.Source}
 			for _, root := range placed.Roots {
 				rec, err := install.ReadReceipts(root.Dir)
 				if err != nil {
@@ -293,7 +290,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 				if !freshDone {
 					fresh, freshDone = e.freshLock(ctx, graph, receiptsManifest(rec, root.Dir), pre), true
 				}
-				row := OutdatedSkill{Name: s.Name, Installed: s.Version, Root: root.Dir, Source: s.Source, Dependency: true}
+				row := OutdatedSkill{Name: s.Name, Installed: s.Version, Root: root.Dir, Source: s.Source}
 				if err := e.fillDependency(ctx, graph, fresh, &row, pre); err != nil {
 					return nil, err
 				}
@@ -332,7 +329,7 @@ func receiptsManifest(rec *install.Receipts, root string) *resolve.Manifest {
 // the version the folder builds at now is wanted and latest; a folder
 // that is gone has neither.
 func (e *Engine) folderRow(ctx context.Context, rec install.Record, root string) (OutdatedSkill, error) {
-	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.LocalPath, Folder: rec.LocalPath}
+	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.LocalPath}
 	l, ok, err := e.rebuildFolder(ctx, rec)
 	if err != nil || !ok {
 		return row, err

@@ -108,11 +108,8 @@ func printOutdated(g *globals, res *engine.OutdatedResult) error {
 	fmt.Fprintln(tw, "NAME\tINSTALLED\tLOCKED\tWANTED\tLATEST\tRANGE\tWHERE")
 	for _, r := range res.Skills {
 		rng := r.Range
-		switch {
-		case r.Dependency:
+		if rng == "" {
 			rng = "(dependency)"
-		case r.Folder != "":
-			rng = "(folder)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termText(r.Name), termText(dash(r.Installed)), termText(dash(r.Locked)),
 			termText(dash(r.Wanted)), termText(dash(r.Latest)), termText(rng), termText(dash(r.Root)))
