@@ -56,7 +56,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 		return err
 	}
 	res, err := e.Bundle(ctx, engine.BundleRequest{Refs: args, Dir: f.out, Prerelease: f.pre,
-		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg)) }})
+		Warn: func(msg string) { g.o().Warn(msg) }})
 	var ie *engine.InstallError
 	switch {
 	case errors.As(err, &ie):

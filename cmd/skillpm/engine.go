@@ -65,7 +65,7 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
 		Consent: newTermPrompter(g), Warn: warnOnce(g),
-		Notes:     func(line string) { fmt.Fprintln(g.stderr, termLines(line)) },
+		Notes:     g.o().Note,
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
 	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {

@@ -112,7 +112,7 @@ func keygenPassphrase(g *globals, none bool) ([]byte, error) {
 		return nil, classed(errdef.Usage, errors.New("the passphrases do not match"))
 	}
 	if len(pass) == 0 {
-		fmt.Fprintln(g.stderr, "warning: empty passphrase: anyone who reads the .key file can sign as you")
+		g.o().Warn("empty passphrase: anyone who reads the .key file can sign as you")
 	}
 	return pass, nil
 }

@@ -131,7 +131,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 			mpath, _ := lockPaths(f)
 			return projectNames(&project{mpath: mpath, m: m, prev: prev}, names)
 		},
-		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg)) },
+		Warn: func(msg string) { g.o().Warn(msg) },
 	})
 	if err != nil {
 		return lockFailure(ctx, g, e, f, err)

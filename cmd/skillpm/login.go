@@ -59,7 +59,7 @@ func runLogin(c *cobra.Command, g *globals, f *loginFlags, host string) error {
 		return err
 	}
 	if res.Helper == "" && res.ConfigPath != "" {
-		fmt.Fprintf(g.stderr, "warning: the credentials are stored unencrypted in %s; configure a credential helper (credsStore) to avoid it\n", res.ConfigPath)
+		g.o().Warn(fmt.Sprintf("the credentials are stored unencrypted in %s; configure a credential helper (credsStore) to avoid it", res.ConfigPath))
 	}
 	if !g.quiet {
 		where := res.ConfigPath

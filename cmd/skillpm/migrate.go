@@ -83,7 +83,7 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 		return err
 	}
 	opts := migrate.Options{From: from, Catalog: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
-	done, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Notes: func(l string) { fmt.Fprintln(g.stderr, l) }})
+	done, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Notes: g.o().Note})
 	if errors.Is(err, engine.ErrInvalidRequest) {
 		return usageErrorf(c, err)
 	} else if err != nil {

@@ -276,7 +276,7 @@ func printMirrored(g *globals, v registry.MirroredVersion) {
 		}
 		fmt.Fprintf(g.stdout, "copied %s (%s, %d of %d signatures copied%s)\n", at, v.Digest, v.ReferrersCopied, v.Referrers, tier)
 	default:
-		if g.verbose {
+		if g.verbose() {
 			fmt.Fprintf(g.stdout, "%s %s (%s)\n", v.Status, at, v.Digest)
 		}
 	}

@@ -17,7 +17,7 @@ func warnOnce(g *globals) func(string) {
 			return
 		}
 		seen[s] = true
-		fmt.Fprintln(g.stderr, "warning: "+termLines(s))
+		g.o().Warn(s)
 	}
 }
 

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/gitsource"
@@ -50,7 +53,7 @@ func (f *regFlags) addRegistry(c *cobra.Command) {
 // SKILLPM_LOG=debug.
 func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	opts := registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Progress: regProgress(g),
-		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g), Offline: f.offline}
+		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g), Trace: regTrace(g), Offline: f.offline}
 	d := g.config().HTTPTimeout
 	if g.timeout != "" {
 		var err error
@@ -68,42 +71,68 @@ func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	return c, nil
 }
 
-// regLogger writes what the registry client logs to stderr, one
-// "skillpm: ..." line each: its retries with -v or SKILLPM_LOG=debug, and
-// on a terminal (unless -q) what a slow registry is being waited for;
-// otherwise nil.
+// regLogger passes what the registry client logs to the output layer:
+// its retries as decisions (-v or SKILLPM_LOG=debug), and on a terminal
+// what a slow registry is being waited for as a note (not with -q);
+// nil when neither would be shown.
 func regLogger(g *globals) *slog.Logger {
-	level := slog.LevelInfo
-	if !g.verbose && os.Getenv("SKILLPM_LOG") != "debug" {
-		f, ok := g.stderr.(*os.File)
-		if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
-			return nil
+	o := g.o()
+	if o.level < levelVerbose && (o.level < levelNormal || !isTerminal(g.stderr)) {
+		return nil
+	}
+	return slog.New(&outputHandler{o: o})
+}
+
+// regTrace passes every HTTP request the registry client sends to the
+// output layer (-vv or SKILLPM_LOG=trace); nil below that level.
+func regTrace(g *globals) registry.TraceFunc {
+	o := g.o()
+	if o.level < levelTrace {
+		return nil
+	}
+	return func(rt registry.RequestTrace) {
+		status := fmt.Sprint(rt.Status)
+		if rt.Err != nil {
+			status = "failed: " + rt.Err.Error()
 		}
-		level = slog.LevelWarn
+		o.Trace(fmt.Sprintf("%s %s -> %s (%s)", rt.Method, rt.URL, status, rt.Duration.Round(time.Millisecond)))
 	}
-	return slog.New(slog.NewTextHandler(prefixWriter{w: g.stderr, prefix: "skillpm: "}, &slog.HandlerOptions{Level: level,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			// A line per retry reads better without a timestamp and a level.
-			if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
-				return slog.Attr{}
-			}
-			return a
-		},
-	}))
 }
 
-// prefixWriter prefixes each write (a log line) with prefix.
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
+// outputHandler is a slog.Handler writing to the output layer: records
+// at Warn and above as notes, the others as decisions, each as its
+// message and its attributes (key=value).
+type outputHandler struct {
+	o     *output
+	attrs []slog.Attr
 }
 
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, p.prefix); err != nil {
-		return 0, err
+func (h *outputHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *outputHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
 	}
-	return p.w.Write(b)
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	if r.Level >= slog.LevelWarn {
+		h.o.Note(b.String())
+	} else {
+		h.o.Decision(b.String())
+	}
+	return nil
 }
+
+func (h *outputHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &outputHandler{o: h.o, attrs: append(slices.Clip(h.attrs), as...)}
+}
+
+func (h *outputHandler) WithGroup(string) slog.Handler { return h }
 
 // regDefaultSource returns the source of bare names: --registry, else the
 // configuration's registry, else the embedded registry.
@@ -201,7 +230,7 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 	if err != nil {
 		return nil, err
 	}
-	warn := func(w archive.PackWarning) { fmt.Fprintf(g.stderr, "warning: %s\n", w.Message) }
+	warn := func(w archive.PackWarning) { g.o().Warn(w.Message) }
 	a, err := registry.Build(c.Context(), dir, registry.BuildOptions{Created: created, NoVCS: noVCS, PackWarn: warn})
 	if err != nil {
 		var ve *skill.ValidationError

@@ -81,7 +81,7 @@ func printRemovals(g *globals, done []engine.Removal, dryRun bool) error {
 			fmt.Fprintln(g.stdout, "  "+n)
 		}
 		if len(r.Broken) > 0 {
-			fmt.Fprintf(g.stderr, "warning: %s now miss a dependency (--force)\n", strings.Join(r.Broken, ", "))
+			g.o().Warn(fmt.Sprintf("%s now miss a dependency (--force)", strings.Join(r.Broken, ", ")))
 		}
 	}
 	return nil

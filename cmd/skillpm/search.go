@@ -165,7 +165,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 	}
 	for _, h := range res.Hits {
 		if h.Problem != "" {
-			fmt.Fprintf(g.stderr, "warning: %s: %s\n", termText(h.Skill.Name), termText(h.Problem))
+			g.o().Warn(fmt.Sprintf("%s: %s", termText(h.Skill.Name), termText(h.Problem)))
 		}
 	}
 	if !g.quiet && res.Total > len(res.Hits) {
@@ -178,8 +178,8 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 // one the trust policy names did.
 func printIndexSigners(g *globals, res *verified.SearchResult) {
 	if len(res.IndexSigners) == 0 {
-		fmt.Fprintf(g.stderr, "warning: the search index %s is not signed by anyone the trust policy names (%s attached); each hit's tier is still verified on its own\n",
-			res.Index.Digest, plural(res.IndexSignatures, "signature"))
+		g.o().Warn(fmt.Sprintf("the search index %s is not signed by anyone the trust policy names (%s attached); each hit's tier is still verified on its own",
+			res.Index.Digest, plural(res.IndexSignatures, "signature")))
 		return
 	}
 	if g.quiet {
