@@ -135,7 +135,7 @@ func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 		if res.Result != nil {
 			out["roots"] = res.Result.Roots
 		}
-		return writeJSON(g.stdout, out)
+		return g.writeJSON(out)
 	}
 	verb := "added"
 	if dryRun {

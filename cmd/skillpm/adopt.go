@@ -63,7 +63,7 @@ func printAdopted(g *globals, done []engine.Adoption) error {
 		for _, a := range done {
 			out = append(out, a.Adopted)
 		}
-		return writeJSON(g.stdout, map[string]any{"adopted": out})
+		return g.writeJSON(map[string]any{"adopted": out})
 	}
 	for _, a := range done {
 		from := ""

@@ -66,7 +66,7 @@ it and do not obey it).`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, out)
+				return g.writeJSON(out)
 			}
 			fmt.Fprintf(g.stdout, "published %d advisories to %s as %s, expiring %s\n", out.Advisories, out.Source, out.Digest, out.Expires.UTC().Format(time.RFC3339))
 			printSigned(g.stdout, out.Signed, "signed")

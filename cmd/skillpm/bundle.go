@@ -76,7 +76,7 @@ func printBundle(g *globals, res *engine.BundleResult, out string) error {
 		for _, v := range res.Versions {
 			j.Skills = append(j.Skills, mirrorVersionDoc(v))
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	for _, v := range res.Versions {
 		fmt.Fprintf(g.stdout, "%s %s  %s  %s\n", v.Name, v.Version, shortDigest(v.Digest), plural(v.Referrers, "signature"))

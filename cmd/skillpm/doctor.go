@@ -78,7 +78,7 @@ is listed with what to do).`,
 			}
 			rep := doctorView(g, res)
 			if g.json() {
-				if err := writeJSON(g.stdout, rep); err != nil {
+				if err := g.writeJSON(rep); err != nil {
 					return err
 				}
 			} else {

@@ -167,7 +167,7 @@ func printInfo(g *globals, info *engine.Info) error {
 		if j.Annotations == nil {
 			j.Annotations = map[string]string{}
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	w := g.stdout
 	fmt.Fprintf(w, "%s %s\n", termText(md.Name), termText(md.Version))
@@ -277,7 +277,7 @@ func printInfoLocal(g *globals, l *engine.LocalSkill, err error) error {
 		if j.Dependencies == nil {
 			j.Dependencies = []skill.Dependency{}
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	printInfoDir(g.stdout, s, deps)
 	if ds.HasErrors() {
@@ -316,7 +316,7 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 // printInfoInstalled renders the installed copies of the skill name.
 func printInfoInstalled(g *globals, name string, found []install.Installed) error {
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"name": name, "installed": found})
+		return g.writeJSON(map[string]any{"name": name, "installed": found})
 	}
 	w := g.stdout
 	for i, in := range found {

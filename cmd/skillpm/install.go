@@ -172,7 +172,7 @@ func printInstall(g *globals, res *install.Result, dryRun bool) error {
 		res.Roots = dryRunRoots(res)
 	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": dryRun})
 	}
 	if dryRun {
 		// Only what would change, as update --dry-run shows it.

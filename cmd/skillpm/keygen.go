@@ -66,7 +66,7 @@ it anyway). Existing files are never overwritten without --force.`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, keygenJSON{PrivateKey: keyPath, PublicKey: pubPath, Algorithm: string(alg),
+				return g.writeJSON(keygenJSON{PrivateKey: keyPath, PublicKey: pubPath, Algorithm: string(alg),
 					Fingerprint: kp.Key.Fingerprint(), Passphrase: len(pass) > 0})
 			}
 			prot := "passphrase-protected"

@@ -70,7 +70,7 @@ func printList(g *globals, res *engine.Listing) error {
 		if items == nil {
 			items = []install.Listed{}
 		}
-		return writeJSON(g.stdout, map[string]any{"skills": items})
+		return g.writeJSON(map[string]any{"skills": items})
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(g.stdout, "no skills installed in the searched roots")

@@ -169,7 +169,7 @@ func printLock(g *globals, res *engine.LockResult) error {
 			j.Skills = append(j.Skills, lockSkillJSON{Name: s.Name, Version: s.Version, Source: s.Source, Digest: s.Digest,
 				Tree: s.Tree, Dependencies: s.Dependencies, Requested: s.Requested})
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 	for _, s := range next.Skills {

@@ -109,7 +109,7 @@ func printMigrated(g *globals, dryRun bool, m engine.Migrated) error {
 	switch {
 	case errors.As(m.Err, &nm):
 		if g.json() {
-			if werr := writeJSON(g.stdout, migrateJSON{DryRun: dryRun, Error: nm}); werr != nil {
+			if werr := g.writeJSON(migrateJSON{DryRun: dryRun, Error: nm}); werr != nil {
 				return werr
 			}
 		}
@@ -123,7 +123,7 @@ func printMigrated(g *globals, dryRun bool, m engine.Migrated) error {
 	}
 	r := m.Result
 	if g.json() {
-		if err := writeJSON(g.stdout, migrateJSON{Migrated: true, DryRun: dryRun, Report: &r.Report}); err != nil {
+		if err := g.writeJSON(migrateJSON{Migrated: true, DryRun: dryRun, Report: &r.Report}); err != nil {
 			return err
 		}
 	} else {

@@ -235,7 +235,7 @@ func printMirror(g *globals, res *engine.MirrorResult) error {
 		for _, v := range res.Versions {
 			j.Versions = append(j.Versions, mirrorVersionDoc(v))
 		}
-		if err := writeJSON(g.stdout, j); err != nil {
+		if err := g.writeJSON(j); err != nil {
 			return err
 		}
 	} else {

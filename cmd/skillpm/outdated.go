@@ -76,7 +76,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 		return rootsErr(g, projectOpenErr(err))
 	}
 	if g.json() {
-		if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("outdated"), "skills": res.Skills, "outdated": res.Outdated}); err != nil {
+		if err := g.writeJSON(map[string]any{"schema": schemaOf("outdated"), "skills": res.Skills, "outdated": res.Outdated}); err != nil {
 			return err
 		}
 	} else if err := printOutdated(g, res); err != nil {

@@ -86,7 +86,7 @@ func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 		j.TarGzip = f.out
 	}
 	if g.json() {
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	if f.layout != "" {
 		fmt.Fprintf(g.stdout, "packed %s@%s into %s (tag %s, read back as oci-layout:%s/%s): %s\n", j.Name, j.Version, j.Layout, j.Tag, f.layout, j.Name, j.Digest)

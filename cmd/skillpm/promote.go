@@ -80,7 +80,7 @@ countersigned again.`,
 func printPromotion(g *globals, pr *engine.Promotion) error {
 	p, out, d := pr.Policy, pr.Signed, pr.Decision
 	if g.json() {
-		return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})
+		return g.writeJSON(promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})
 	}
 	warnJunk(g.stderr, out)
 	printSigned(g.stdout, out, "countersigned")

@@ -381,7 +381,7 @@ func publishOutput(out *engine.PublishResult) publishJSON {
 // there already) and the signature.
 func printPublished(g *globals, out *engine.PublishResult) error {
 	if g.json() {
-		return writeJSON(g.stdout, publishOutput(out))
+		return g.writeJSON(publishOutput(out))
 	}
 	name, version, res := out.Artifact.Skill.Name, out.Artifact.Skill.Version, out.PublishResult
 	switch {

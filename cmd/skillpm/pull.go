@@ -68,7 +68,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	md := m.Metadata
 	if g.json() {
 		abs, _ := filepath.Abs(dest)
-		return writeJSON(g.stdout, pullJSON{Name: md.Name, Version: md.Version, Repository: repo.Location().String(),
+		return g.writeJSON(pullJSON{Name: md.Name, Version: md.Version, Repository: repo.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Dir: abs, Tree: res.Summary.TreeHash, TreeVerified: res.TreeVerified,
 			Files: res.Summary.Files, Bytes: res.Summary.Bytes})
 	}

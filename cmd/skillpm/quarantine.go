@@ -37,7 +37,7 @@ obeyed, leaves everything in place and says so.`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, res)
+				return g.writeJSON(res)
 			}
 			if res.Feed != "" {
 				g.o().Warn(fmt.Sprintf("%s: nothing was moved", res.Feed))
@@ -80,7 +80,7 @@ The advisory still stands: install and doctor keep reporting it.`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, got)
+				return g.writeJSON(got)
 			}
 			for _, q := range got {
 				fmt.Fprintf(g.stdout, "restored %s into %s\n", q.Name, q.Root)

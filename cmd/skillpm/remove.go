@@ -71,7 +71,7 @@ func printRemovals(g *globals, done []engine.Removal, dryRun bool) error {
 	}
 	for _, r := range done {
 		if g.json() {
-			if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Root.Dir, "removed": r.Removed, "broken": r.Broken, "notes": r.Notes, "dry_run": dryRun}); err != nil {
+			if err := g.writeJSON(map[string]any{"schema": schemaOf("remove"), "root": r.Root.Dir, "removed": r.Removed, "broken": r.Broken, "notes": r.Notes, "dry_run": dryRun}); err != nil {
 				return err
 			}
 			continue

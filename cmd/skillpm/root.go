@@ -41,6 +41,8 @@ type globals struct {
 	// cfgErr is the configuration's error for the commands that run
 	// without one (doctor, version), which report it.
 	cfgErr error
+	// command is the running command's path ("skillpm policy check").
+	command string
 	// out is the output layer (output.go) the pre-run sets up.
 	out *output
 	// jsonErr is stderr in JSON mode, flushed before the error is written.
@@ -190,6 +192,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	pf.StringVar(&g.timeout, "timeout", "", "registry `DURATION` (10s, 1m, or seconds): to connect, of silence mid-transfer, and a third of the bound on a whole manifest; a registry that does not answer costs about twice this (default $SKILLPM_HTTP_TIMEOUT, else the configuration's http-timeout, else 10s)")
 	pf.StringVar(&g.configPath, "config", "", "read the configuration from `FILE` (default $SKILLPM_CONFIG, else $XDG_CONFIG_HOME/skillpm/config.yaml)")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		g.command = c.CommandPath()
 		if err := g.setupOutput(os.Getenv); err != nil {
 			return err
 		}

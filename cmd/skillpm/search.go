@@ -130,7 +130,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 			j.Hits = append(j.Hits, searchHitJSON{Name: s.Name, Latest: s.Latest, Digest: s.LatestDigest(), Description: s.Description,
 				Claimed: string(s.Tier), Attested: string(h.Attested), Effective: string(h.Effective), Permissions: s.Permissions, Score: h.Score, Why: h.Why, Problem: h.Problem})
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	if g.quiet {
 		// -q: only the names found, one a line.

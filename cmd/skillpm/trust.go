@@ -86,7 +86,7 @@ func newTrustRemoveCmd(g *globals) *cobra.Command {
 // it.
 func printTrust(g *globals, res *engine.TrustKeyResult, verb string) error {
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("trust"), "trust": res})
+		return g.writeJSON(map[string]any{"schema": schemaOf("trust"), "trust": res})
 	}
 	switch {
 	case !res.Changed && verb == "trusts":

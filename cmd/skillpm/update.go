@@ -132,7 +132,7 @@ func printUpdate(g *globals, res *engine.UpdateResult, dryRun bool) error {
 		if rs == nil {
 			rs = []install.RootResult{}
 		}
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "changes": res.Changes, "roots": rs, "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "changes": res.Changes, "roots": rs, "dry_run": dryRun})
 	}
 	if dryRun {
 		return nil

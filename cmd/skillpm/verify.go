@@ -196,7 +196,7 @@ func printVerify(g *globals, ver *engine.Verification, minTier string) error {
 	case g.json():
 		j := verifyDoc(p, repo, m, v, minTier)
 		j.Audits = auditDocs(av)
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	case g.quiet:
 		// -q: only the answer, the effective tier.
 		fmt.Fprintln(g.stdout, d.Effective)

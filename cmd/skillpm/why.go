@@ -79,7 +79,7 @@ of every host's roots (or those --host, --scope and --root choose).`,
 				for _, dg := range graphs {
 					out = append(out, map[string]any{"from": dg.From, "skills": jsonTree(dg)})
 				}
-				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("tree"), "graphs": out})
+				return g.writeJSON(map[string]any{"schema": schemaOf("tree"), "graphs": out})
 			}
 			if len(graphs) == 0 && !g.quiet {
 				fmt.Fprintln(g.stderr, "no skills installed by skillpm")
@@ -187,7 +187,7 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 				return graphsErr(g, err)
 			}
 			if g.json() {
-				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("why"), "name": name, "chains": res.Chains})
+				return g.writeJSON(map[string]any{"schema": schemaOf("why"), "name": name, "chains": res.Chains})
 			}
 			printWhy(g.stdout, res)
 			if len(res.Chains) == 0 {
