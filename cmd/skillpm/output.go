@@ -41,7 +41,10 @@ type output struct {
 	// width is the terminal's column count for stdout, 0 when it is not a
 	// terminal (a pipe takes whole lines).
 	width int
-	mu    sync.Mutex
+	// plainErr is stderr while a progress line sends stderr lines above
+	// itself (setAbove).
+	plainErr io.Writer
+	mu       sync.Mutex
 }
 
 // termWidth is the column count of w when it is a terminal, else 0.

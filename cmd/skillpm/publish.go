@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/skillpm/skillpm/engine"
@@ -19,7 +18,6 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // regFlags are the flags the registry commands (publish, info, pull,
@@ -154,31 +152,13 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 	return c.OpenSource(spec)
 }
 
-// regProgress shows bytes per blob on stderr when it is a terminal and
-// --quiet is off; otherwise it returns nil and nothing is printed.
+// regProgress draws the bytes of the client's transfers on the run's
+// progress line (a terminal's stderr, without -q); nil otherwise.
 func regProgress(g *globals) registry.ProgressFunc {
-	f, ok := g.stderr.(*os.File)
-	if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if g.progress == nil {
 		return nil
 	}
-	var mu sync.Mutex
-	return func(p registry.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		short := p.Descriptor.Digest.Encoded()
-		if len(short) > 12 {
-			short = short[:12]
-		}
-		line := fmt.Sprintf("%s %-32s %s %s", p.Op, p.Title, short, regBytes(p.Bytes)+" / "+regBytes(p.Descriptor.Size))
-		switch p.State {
-		case registry.ProgressStarted, registry.ProgressRunning:
-			fmt.Fprintf(f, "\r\033[K%s", line)
-		case registry.ProgressDone:
-			fmt.Fprintf(f, "\r\033[K%s done\n", line)
-		case registry.ProgressSkipped:
-			fmt.Fprintf(f, "\r\033[K%s %-32s %s already there\n", p.Op, p.Title, short)
-		}
-	}
+	return g.progress.Blob
 }
 
 // regBytes formats a byte count for people.
@@ -351,7 +331,14 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		return err
 	}
 	if f.recursive || gitsource.Looks(dir) {
-		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts,
+			OnItem: func(done, total int, it *engine.PublishItem) {
+				name, version := it.Path, ""
+				if it.PublishResult != nil && it.Artifact != nil {
+					name, version = it.Artifact.Skill.Name, it.Artifact.Skill.Version
+				}
+				g.progress.Item("publishing", done, total, name, version)
+			}})
 		if err != nil {
 			mapped, _ := engineErr(g, err)
 			return mapped

@@ -45,6 +45,8 @@ type globals struct {
 	command string
 	// out is the output layer (output.go) the pre-run sets up.
 	out *output
+	// progress is the run's progress line (nil off a terminal).
+	progress *progressView
 	// jsonErr is stderr in JSON mode, flushed before the error is written.
 	jsonErr *jsonLines
 }
@@ -97,6 +99,10 @@ func (g *globals) setupOutput(getenv func(string) string) error {
 		o.width = 0
 	}
 	g.out = o
+	if g.progress = newProgressView(g); g.progress != nil {
+		g.stdout = stopOnWrite{w: g.stdout, stop: g.progress.Stop}
+		o.stdout = g.stdout
+	}
 	return nil
 }
 
@@ -118,6 +124,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	g.progress.Stop()
 	if g.jsonErr != nil {
 		g.jsonErr.Flush()
 	}
