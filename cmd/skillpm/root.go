@@ -146,6 +146,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return class.ExitCode()
 }
 
+// runsWithoutConfig reports the commands that run when the configuration
+// does not load: doctor (which reports it) and version.
+func runsWithoutConfig(c *cobra.Command) bool {
+	return c.Parent() != nil && !c.Parent().HasParent() && (c.Name() == "doctor" || c.Name() == "version")
+}
+
 // classOf is the errdef class of a command's failure, which gives the
 // exit code (flag and argument errors are usage errors; the commands'
 // deliberate exceptions are applied where they return, exceptions.go).
@@ -204,7 +210,12 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 			return err
 		}
 		cfg, err := config.Load(g.configPath, os.Getenv)
-		if err != nil {
+		if err != nil && runsWithoutConfig(c) {
+			// doctor and version are what a user runs when the
+			// configuration is broken: they run on the defaults and doctor
+			// reports the error as a problem.
+			g.cfgErr, cfg = err, &config.Config{}
+		} else if err != nil {
 			return err
 		}
 		g.cfg = cfg
