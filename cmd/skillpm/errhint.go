@@ -145,10 +145,12 @@ func suggest(name string, candidates []string) []string {
 	}
 	limit := max(2, len(name)/3)
 	var out []scored
+	seen := map[string]bool{}
 	for _, c := range candidates {
-		if c == name {
+		if c == name || seen[c] {
 			continue
 		}
+		seen[c] = true
 		d := editDistance(name, c)
 		if d <= limit || (len(name) >= 3 && strings.Contains(c, name)) {
 			out = append(out, scored{c, d})
@@ -243,6 +245,11 @@ func flagHints(err error) []string {
 	}
 	if dep, ok := errors.AsType[*tiers.ExperimentalDependencyError](err); ok && dep.Skill() != "" {
 		add(experimentalPathHint(dep, err))
+	}
+	if uh, ok := errors.AsType[*hosts.UnknownHostError](err); ok {
+		if s := suggest(uh.ID, uh.Known); len(s) > 0 {
+			add("did you mean --host " + strings.Join(s, ", --host ") + "?")
+		}
 	}
 	if _, ok := errors.AsType[*install.AuditRefusedError](err); ok {
 		add("skillpm audit shows every finding; --allow-audit-findings installs anyway")
