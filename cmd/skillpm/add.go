@@ -61,7 +61,8 @@ fails or is refused.`,
 	fl.BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded before")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
 	fl.BoolVar(&f.noInstall, "no-install", false, "write skills.yaml and skills.lock without installing")
-	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)")
+	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)")
+	deprecatedAlias(c, "from", "registry")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	return c

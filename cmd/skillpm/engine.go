@@ -17,7 +17,7 @@ import (
 
 // engineFlags are what a command that opens the engine hands it: the
 // registry client's flags, the trust flags (nil for commands that verify
-// nothing) and the source of bare names (--from).
+// nothing) and the source of bare names (--registry).
 type engineFlags struct {
 	reg   *regFlags
 	trust *trustFlags

@@ -113,7 +113,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
   skillpm install ./my-skill --allow-experimental
   skillpm install github:anthropics/skills --skill pdf --allow-experimental
   skillpm install 'git+https://example.com/acme/skills@^1#skills/pdf' --allow-experimental
-  skillpm install --root ./image/skills --from oci-layout:./bundle --min-tier verified --frozen`,
+  skillpm install --root ./image/skills --registry oci-layout:./bundle --min-tier verified --frozen`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runInstall(c, g, f, args)
 		},
@@ -124,7 +124,8 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
-	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
+	c.Flags().StringVar(&f.from, "registry", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
+	deprecatedAlias(c, "from", "registry")
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")

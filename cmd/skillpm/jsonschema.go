@@ -67,7 +67,7 @@ func snakeKeys(v any) (any, error) { return jsonkeys.Snake(v) }
 // errors raised before the flags are parsed (an unknown command).
 func jsonRequested(args []string) bool {
 	for i, a := range args {
-		if a == "--output=json" || (a == "--output" && i+1 < len(args) && args[i+1] == "json") {
+		if a == "--output=json" || a == "-ojson" || a == "-o=json" || ((a == "--output" || a == "-o") && i+1 < len(args) && args[i+1] == "json") {
 			return true
 		}
 	}

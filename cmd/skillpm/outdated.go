@@ -56,7 +56,8 @@ CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 	fl.BoolVar(&f.pre, "pre", false, "count pre-releases as wanted and latest")
 	fl.BoolVar(&f.all, "all", false, "list every skill, not only the outdated ones")
 	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 1 when a skill is outdated (as git diff --exit-code)")
-	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	deprecatedAlias(c, "from", "registry")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	return c

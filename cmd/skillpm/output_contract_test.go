@@ -40,7 +40,7 @@ var contractArgs = map[string][]string{
 	"asf status":          {},
 	"asf validate":        {"$W/web-research"},
 	"audit":               {"$W/web-research"},
-	"bundle":              {"web-research", "-o", "$W/bundle"},
+	"bundle":              {"web-research", "--output-dir", "$W/bundle"},
 	"cache clean":         {},
 	"cache dir":           {},
 	"cache prune":         {},
@@ -51,20 +51,20 @@ var contractArgs = map[string][]string{
 	"info":                {"web-research"},
 	"init":                {"$W/web-research"},
 	"install":             {"web-research", "--root", "$W/r"},
-	"keygen":              {"-o", "$W/second"},
+	"keygen":              {"--output-prefix", "$W/second"},
 	"list":                {"--root", "$W/r"},
 	"lock":                {"--manifest", "$W/proj/skills.yaml"},
 	"login":               {"127.0.0.1:1", "--username", "u", "--password-stdin"},
 	"logout":              {"127.0.0.1:1"},
-	"migrate":             {"$W/web-research", "--dry-run", "--out-dir", "$W/migrated"},
+	"migrate":             {"$W/web-research", "--dry-run", "--output-dir", "$W/migrated"},
 	"mirror":              {"embedded", "oci-layout:$W/mirror"},
 	"outdated":            {"--root", "$W/r"},
-	"pack":                {"$W/web-research", "--no-vcs", "-o", "$W/web-research.tar.gz"},
+	"pack":                {"$W/web-research", "--no-vcs", "--output-file", "$W/web-research.tar.gz"},
 	"policy check":        {"$W/missing-policy.yaml"},
 	"policy show":         {},
 	"promote":             {"web-research@1.0.0", "--key", "$W/missing.key"},
 	"publish":             {"$W/web-research", "--no-vcs"},
-	"pull":                {"web-research", "-o", "$W/pulled"},
+	"pull":                {"web-research", "--output-dir", "$W/pulled"},
 	"quarantine":          {"--root", "$W/r"},
 	"remove":              {"no-such-skill", "--root", "$W/r"},
 	"restore":             {"no-such-skill", "--root", "$W/r"},
@@ -116,7 +116,7 @@ func TestOutputContract(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "policy.yaml"), []byte("version: 1\npolicies: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	skillpm(t, 0, "keygen", "-o", filepath.Join(work, "publisher"), "--no-passphrase")
+	skillpm(t, 0, "keygen", "--output-prefix", filepath.Join(work, "publisher"), "--no-passphrase")
 	skillpm(t, 0, "publish", filepath.Join(work, "web-research"), "--no-vcs", "--sign", "--key", filepath.Join(work, "publisher.key"))
 	skillpm(t, 0, "install", "web-research", "--root", filepath.Join(work, "r"), "--allow-experimental")
 

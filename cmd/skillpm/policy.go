@@ -198,7 +198,7 @@ const policyExample = `Write one, for instance (keys are read relative to the fi
       scopes: ["embedded/*"]        # or ghcr.io/acme/skills/*
       tier: community
       identities:
-        - key: publisher.pub        # skillpm keygen -o publisher
+        - key: publisher.pub        # skillpm keygen --output-prefix publisher
 
 then check it with skillpm policy check FILE, and put it at
 $XDG_CONFIG_HOME/skillpm/policy.yaml to use it without --policy.`

@@ -282,18 +282,19 @@ and the run goes on past a failing skill, exiting non-zero at the end.
 Exit status: 3 when the skill is invalid, 5 when the audit blocks it, 6 when
 the registry fails after retries.`,
 		Example: `  skillpm publish ./web-research
-  skillpm publish ./web-research --to ghcr.io/acme/skills
-  skillpm publish ./web-research --to localhost:5000/skills --plain-http
-  skillpm publish ./web-research --to oci-layout:./bundle
+  skillpm publish ./web-research --registry ghcr.io/acme/skills
+  skillpm publish ./web-research --registry localhost:5000/skills --plain-http
+  skillpm publish ./web-research --registry oci-layout:./bundle
   skillpm publish ./web-research --sign --key skillpm.key
-  skillpm publish -r ./skills --to ghcr.io/acme/skills
-  skillpm publish github:acme/skills@v1.2.0 --to ghcr.io/acme/skills`,
+  skillpm publish -r ./skills --registry ghcr.io/acme/skills
+  skillpm publish github:acme/skills@v1.2.0 --registry ghcr.io/acme/skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runPublish(c, g, &f, args[0])
 		},
 	}
-	c.Flags().StringVar(&f.to, "to", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the configuration's registry, else the embedded one)")
+	c.Flags().StringVar(&f.to, "registry", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the configuration's registry, else the embedded one)")
+	deprecatedAlias(c, "to", "registry")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite a version already published with other content")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
 	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "publish even when the audit blocks the skill at the tier it claims")

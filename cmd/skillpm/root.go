@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +48,8 @@ type globals struct {
 	out *output
 	// progress is the run's progress line (nil off a terminal).
 	progress *progressView
+	// deprecations holds pflag's notices of deprecated flag names.
+	deprecations bytes.Buffer
 	// jsonErr is stderr in JSON mode, flushed before the error is written.
 	jsonErr *jsonLines
 }
@@ -99,6 +102,11 @@ func (g *globals) setupOutput(getenv func(string) string) error {
 		o.width = 0
 	}
 	g.out = o
+	for _, l := range strings.Split(strings.TrimSpace(g.deprecations.String()), "\n") {
+		if l != "" {
+			o.Warn(l)
+		}
+	}
 	if g.progress = newProgressView(g); g.progress != nil {
 		g.stdout = stopOnWrite{w: g.stdout, stop: g.progress.Stop}
 		o.stdout = g.stdout
@@ -198,7 +206,7 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		return usageErrorf(c, flagSuggestion(c, err))
 	})
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.output, "output", "text", "output `FORMAT`: text or json (json: stdout holds one document with a schema key, stderr JSON lines only)")
+	pf.StringVarP(&g.output, "output", "o", "text", "output `FORMAT`: text or json (json: stdout holds one document with a schema key, stderr JSON lines only)")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only what was asked for: no notes, warnings or progress")
 	pf.CountVarP(&g.verbosity, "verbose", "v", "-v adds the decisions (why this version, why this tier, retries); -vv adds every HTTP request (also SKILLPM_LOG=debug or trace)")
 	pf.StringVar(&g.color, "color", "auto", "colour warnings and errors: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
@@ -240,6 +248,17 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	)
 	groupCommands(root)
 	applyConventions(g, root)
+	// pflag tells of a deprecated flag name while parsing, before the
+	// output layer exists: the notice is kept and given as a warning
+	// (setupOutput), so it never lands on stdout or in JSON mode as text.
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().SetOutput(&g.deprecations)
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
 	return root
 }
 

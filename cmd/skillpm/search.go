@@ -51,7 +51,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "search TERMS...",
 		Short: "Search a source's index by name and description",
-		Long: `Search reads the search index of a source (--source, else the embedded
+		Long: `Search reads the search index of a source (--registry, else the embedded
 registry, or the configuration's registry when it names one; skillpm index build writes it) and ranks its skills: per term, an
 exact name beats a name prefix, which beats a word of the name, which beats
 the description (each time the term is a word of it, up to 3); ties by name.
@@ -71,14 +71,15 @@ names did; --require-signed-index refuses such an index instead.
 Exit status: 4 when the source has no index, 5 when --require-signed-index
 finds no signature on it that verifies.`,
 		Example: `  skillpm search web research
-  skillpm search pdf --source ghcr.io/acme/skills --policy marketplace.yaml
-  skillpm search git --source oci-layout:./mirror --output json`,
+  skillpm search pdf --registry ghcr.io/acme/skills --policy marketplace.yaml
+  skillpm search git --registry oci-layout:./mirror --output json`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runSearch(c, g, &f, args)
 		},
 	}
-	c.Flags().StringVar(&f.source, "source", "", "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry")
+	c.Flags().StringVar(&f.source, "registry", "", "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry")
+	deprecatedAlias(c, "source", "registry")
 	c.Flags().IntVar(&f.limit, "limit", 20, "show at most `N` hits")
 	c.Flags().BoolVar(&f.noVerify, "no-verify", false, "do not verify the hits' or the index's signatures (every attested tier shows unverified)")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed-index", false, "refuse an index that no signature verifies for under the trust policy")

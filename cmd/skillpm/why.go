@@ -24,7 +24,8 @@ func (f *treeFlags) register(c *cobra.Command) {
 	f.addPlainHTTP(c)
 	f.rootFlags.register(c)
 	fl := c.Flags()
-	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	deprecatedAlias(c, "from", "registry")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 }
