@@ -172,7 +172,7 @@ func printLock(g *globals, res *engine.LockResult) error {
 		}
 		return g.writeJSON(j)
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.tableOut(), 0, 0, 2, ' ', 0)
 	for _, s := range next.Skills {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Version, shortDigest(s.Digest))
 	}

@@ -257,3 +257,35 @@ func (j *jsonLines) Flush() {
 		j.buf.Reset()
 	}
 }
+
+// tableOut is where a table is written: stdout, its lines cut to the
+// terminal's width there (a cell that wrapped made a table unreadable),
+// whole on a pipe.
+func (g *globals) tableOut() io.Writer {
+	o := g.o()
+	if o.width <= 0 {
+		return g.stdout
+	}
+	return &fitLines{o: o, w: g.stdout}
+}
+
+// fitLines cuts each line written through it with output.fit.
+type fitLines struct {
+	o   *output
+	w   io.Writer
+	buf []byte
+}
+
+func (f *fitLines) Write(p []byte) (int, error) {
+	f.buf = append(f.buf, p...)
+	for {
+		i := bytes.IndexByte(f.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if _, err := io.WriteString(f.w, f.o.fit(string(f.buf[:i]))+"\n"); err != nil {
+			return 0, err
+		}
+		f.buf = f.buf[i+1:]
+	}
+}

@@ -151,7 +151,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 		fmt.Fprintf(g.stderr, "no skill in %s matches %q\n", res.Source, query)
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.tableOut(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tLATEST\tCLAIMED\tATTESTED\tPERMISSIONS\tDESCRIPTION")
 	for _, h := range res.Hits {
 		s := h.Skill
