@@ -10,6 +10,18 @@ import (
 
 // warnOnce prints each distinct warning once per command (unless -q):
 // an install of several roots meets the same skill several times.
+// resolverWarn renders each warning as lock and bundle always have:
+// "skillpm: warning: ...", every one, even with -q.
+func resolverWarn(g *globals) func(string) {
+	return func(msg string) {
+		if o := g.o(); o.level < levelNormal || o.json {
+			o.Warn(msg) // nothing with -q, a JSON line in JSON mode
+			return
+		}
+		fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg))
+	}
+}
+
 func warnOnce(g *globals) func(string) {
 	seen := map[string]bool{}
 	return func(s string) {
