@@ -46,7 +46,7 @@ obeyed, leaves everything in place and says so.`,
 				fmt.Fprintf(g.stdout, "quarantined %s from %s into %s (%s)\n", q.Name, q.Root, filepath.Join(q.Root, ".skillpm", "quarantine", q.ID), q.Why)
 			}
 			for _, l := range res.Left {
-				g.o().Warn(fmt.Sprintf("%s", l))
+				g.o().Warn(l)
 			}
 			if len(res.Moved) == 0 && res.Feed == "" {
 				fmt.Fprintln(g.stderr, "no installed copy is named by a malicious or revoked advisory")
