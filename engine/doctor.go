@@ -317,7 +317,7 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 			switch {
 			case !ok:
 				d.Kind = DriftNotInstalled
-			case got.Digest != ls.Digest && newerVersion(got.Version, ls.Version):
+			case got.Digest != ls.Digest && newer(got.Version, ls.Version):
 				d.Kind, d.Installed = DriftNewer, got.Version
 			case got.Digest != ls.Digest:
 				d.Kind, d.Installed = DriftDiffers, got.Version

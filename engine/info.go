@@ -5,7 +5,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/sign"
 )
 
 // Info is a published version and the versions its repository has.
@@ -68,14 +67,4 @@ func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m 
 		}
 	}
 	return info, nil
-}
-
-// Sign signs the version ref selects and attaches the signature, as
-// `skillpm sign` does: idempotently for keys (SignDigest).
-func (e *Engine) Sign(ctx context.Context, ref string, opts sign.SignOptions, pre bool) (*Signed, error) {
-	repo, m, err := e.Resolve(ctx, ref, pre)
-	if err != nil {
-		return nil, err
-	}
-	return e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, opts)
 }
