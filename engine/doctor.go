@@ -356,7 +356,7 @@ func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorReport) {
 	for _, r := range rep.Roots {
 		roots = append(roots, r.Root)
 	}
-	found, err := e.AuditInstalled(ctx, roots)
+	found, err := e.auditInstalled(ctx, roots)
 	if err != nil {
 		rep.Problems = append(rep.Problems, err)
 		return

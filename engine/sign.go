@@ -11,14 +11,24 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// Sign signs the version ref selects and attaches the signature, as
+// SignRequest names the published version Sign signs and how.
+type SignRequest struct {
+	// Ref is the reference, as for Info.
+	Ref string
+	// Prerelease lets the range select pre-releases.
+	Prerelease bool
+	// Sign says how to sign (a key, or keyless).
+	Sign sign.SignOptions
+}
+
+// Sign signs the version r.Ref selects and attaches the signature, as
 // `skillpm sign` does: idempotently for keys (SignDigest).
-func (e *Engine) Sign(ctx context.Context, ref string, opts sign.SignOptions, pre bool) (*Signed, error) {
-	repo, m, err := e.Resolve(ctx, ref, pre)
+func (e *Engine) Sign(ctx context.Context, r SignRequest) (*Signed, error) {
+	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
 	if err != nil {
 		return nil, err
 	}
-	return e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, opts)
+	return e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, r.Sign)
 }
 
 // Signed is a signature attached to a published skill version.
