@@ -15,7 +15,7 @@ TEST_TAGS := integration
 # vet and staticcheck read every file: the cosign interop tests' too.
 LINT_TAGS := integration,cosign
 
-.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench faults demo clean conformance
+.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench faults demo clean conformance conformance-ci
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
@@ -124,9 +124,23 @@ faults:
 
 ## conformance: install pinned Claude Code, Codex, OpenCode, Gemini CLI, Amp,
 ## Copilot and Qwen Code from npm into a temporary prefix and check that each
-## lists the skills skillpm installs, updates and removes for it.
+## lists the skills skillpm installs, updates and removes for it; then show
+## that it fails when a host entry is broken on purpose (a root, a variable,
+## a project root, the symlink rule; hosts/conformance_test.go, Codex alone).
 conformance:
 	@bash scripts/conformance.sh
+	$(GO) test -tags conformance -count=1 -timeout $(TEST_TIMEOUT) -run TestConformanceCatchesBrokenEntries ./hosts
+
+## conformance-ci: what .ci/run runs of it, within CI's budget: the six
+## CLIs of CONFORMANCE_CI_HOSTS (Qwen Code, whose listing gives names only,
+## stays in make conformance) over the scenarios of CONFORMANCE_CI_SCENARIOS
+## (default and moved roots, project scope, --link, the lifecycle; the
+## relative and literal-~ variables and the Codex hooks stay in make
+## conformance), and no mutation run.
+CONFORMANCE_CI_HOSTS ?= claude codex opencode gemini amp copilot
+CONFORMANCE_CI_SCENARIOS ?= default moved project link default4 moved4 lifecycle
+conformance-ci:
+	@CONFORMANCE_HOSTS="$(CONFORMANCE_CI_HOSTS)" CONFORMANCE_SCENARIOS="$(CONFORMANCE_CI_SCENARIOS)" bash scripts/conformance.sh
 
 demo: build
 	@bash scripts/demo.sh
