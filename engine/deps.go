@@ -89,7 +89,7 @@ type GraphRequest struct {
 // project (a manifest where FindManifest looks, and no custom roots),
 // its lock's; else each searched root's receipts (SearchedRoots), roots
 // without skills left out. Dependency ranges are read from the registry
-// graph the names resolve in (Graph). A project without a lock yet is
+// graph the names resolve in (graph). A project without a lock yet is
 // ErrInvalidRequest.
 func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGraph, error) {
 	t := e.target(r.Target)

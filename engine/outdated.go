@@ -84,7 +84,7 @@ type OutdatedResult struct {
 // a project's skills in its roots, else the skills installed by name
 // (dependencies and local builds are left out). Versions come from the
 // Engine's Source, else the manifest's registry, else FallbackSource
-// (Graph).
+// (graph).
 func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
 	t := e.target(r.Target)
 	out := &OutdatedResult{Skills: []OutdatedSkill{}}
