@@ -18,7 +18,7 @@ import (
 
 // engineFlags are what a command that opens the engine hands it: the
 // registry client's flags, the trust flags (nil for commands that verify
-// nothing) and the source of bare names (--from).
+// nothing) and the source of bare names (--registry).
 type engineFlags struct {
 	reg   *regFlags
 	trust *trustFlags
@@ -68,11 +68,11 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
-		Consent: newTermPrompter(g), Log: slog.New(cliLog{warn: f.warn, note: func(line string) { fmt.Fprintln(g.stderr, termLines(line)) }}),
+		Consent: newTermPrompter(g), Log: slog.New(cliLog{warn: f.warn, note: g.o().Note}),
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
 	if f.warn == nil {
-		opts.Log = slog.New(cliLog{warn: warnOnce(g), note: func(line string) { fmt.Fprintln(g.stderr, termLines(line)) }})
+		opts.Log = slog.New(cliLog{warn: warnOnce(g), note: g.o().Note})
 	}
 	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
 		return nil, err
