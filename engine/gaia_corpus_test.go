@@ -63,7 +63,7 @@ func TestGaiaCorpusInstall(t *testing.T) {
 			}
 			_, err := e.Install(ctx, engine.InstallRequest{
 				Refs: []string{d}, Roots: []install.Root{{Host: install.HostGaia, Dir: root}},
-				AllowExperimental: true, Grants: grants, AllowAuditFindings: true, NoVCS: true,
+				Consent: engine.Consent{AllowExperimental: true, Grants: grants}, Checks: engine.Checks{AllowAuditFindings: true}, NoVCS: true,
 			})
 			switch {
 			case errors.Is(err, install.ErrGaiaRefused):
