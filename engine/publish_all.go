@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,10 +37,6 @@ type PublishAllRequest struct {
 	// Jobs bounds the skills published at once; 0 means
 	// defaultPublishJobs.
 	Jobs int
-	// OnItem, when set, is told of each skill as its publish ends: done of
-	// total skills are finished, item the one that just was (a front
-	// end's "[12/50] publishing web-notes 0.3.0"). Calls do not overlap.
-	OnItem func(done, total int, item *PublishItem)
 }
 
 // PublishAllResult is what a PublishAll did, skill by skill.
@@ -132,10 +129,12 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			o := &out.Items[i]
 			o.Path = it.path
 			o.PublishResult, o.Err = e.publishDir(ctx, src, it.dir, bopts, it.path, it.revision == "", r.Force, r.AllowAuditFindings)
-			if r.OnItem != nil {
+			if l := e.opts.Log; l != nil && l.Enabled(ctx, slog.LevelDebug) {
+				// One record per finished skill, in order of finishing, so a
+				// front end can draw "[12/50] publishing web-notes 0.3.0".
 				itemMu.Lock()
 				done++
-				r.OnItem(done, len(items), o)
+				l.LogAttrs(ctx, slog.LevelDebug, "published", slog.Int("done", done), slog.Int("total", len(items)), slog.Any(EventKey, o))
 				itemMu.Unlock()
 			}
 			return nil

@@ -327,19 +327,18 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if err != nil {
 		return err
 	}
-	e, err := openEngine(c.Context(), g, engineFlags{client: client})
+	e, err := openEngine(c.Context(), g, engineFlags{client: client, item: func(done, total int, it *engine.PublishItem) {
+		name, version := it.Path, ""
+		if it.PublishResult != nil && it.Artifact != nil {
+			name, version = it.Artifact.Skill.Name, it.Artifact.Skill.Version
+		}
+		g.progress.Item("publishing", done, total, name, version)
+	}})
 	if err != nil {
 		return err
 	}
 	if f.recursive || gitsource.Looks(dir) {
-		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts,
-			OnItem: func(done, total int, it *engine.PublishItem) {
-				name, version := it.Path, ""
-				if it.PublishResult != nil && it.Artifact != nil {
-					name, version = it.Artifact.Skill.Name, it.Artifact.Skill.Version
-				}
-				g.progress.Item("publishing", done, total, name, version)
-			}})
+		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
 			mapped, _ := engineErr(g, err)
 			return mapped

@@ -183,7 +183,7 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Why(c.Context(), name, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+			res, err := e.Why(c.Context(), engine.WhyRequest{Name: name, GraphRequest: engine.GraphRequest{Manifest: f.manifest, Lock: f.lock}})
 			if err != nil {
 				return graphsErr(g, err)
 			}
