@@ -101,7 +101,7 @@ type OutdatedResult struct {
 // the dependencies its lock holds), else the skills installed by name,
 // from git or from a folder, and the dependencies they pulled in.
 // Versions come from the Engine's Source, else the manifest's registry,
-// else FallbackSource (Graph); a git reference's from what it gives now;
+// else FallbackSource (graph); a git reference's from what it gives now;
 // a folder's from building it again.
 func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
 	t := e.target(r.Target)
@@ -373,7 +373,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 	if st := sts[cur]; st != nil {
 		row.Yanked, row.YankReason, row.Deprecated = st.Yanked, st.Reason, st.Deprecated
 	}
-	ch, err := e.Advisories(ctx)
+	ch, err := e.checkedAdvisories(ctx)
 	if err != nil {
 		return err
 	}
@@ -392,7 +392,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 		return invalid(fmt.Errorf("%s: range %q: %w", row.Name, row.Range, err))
 	}
 	for _, v := range vs {
-		if set.Contains(v) && (row.Wanted == "" || newerVersion(v.String(), row.Wanted)) {
+		if set.Contains(v) && (row.Wanted == "" || newer(v.String(), row.Wanted)) {
 			row.Wanted = v.String()
 		}
 	}
@@ -405,14 +405,6 @@ func orAnyRange(r string) string {
 		return resolve.AnyRange
 	}
 	return r
-}
-
-// newerVersion reports whether version a is above version b; versions
-// that do not parse compare as not newer.
-func newerVersion(a, b string) bool {
-	va, errA := semver.NewVersion(a)
-	vb, errB := semver.NewVersion(b)
-	return errA == nil && errB == nil && va.GreaterThan(vb)
 }
 
 // gitVersions answers, for skills installed from git, the version the
