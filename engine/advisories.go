@@ -16,14 +16,14 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// Advisories returns the advisory feed of the Engine's source of bare
+// checkedAdvisories returns the advisory feed of the Engine's source of bare
 // names (Source, else FallbackSource, else the embedded registry) as the
 // trust policy judges it, read once per Engine. A feed that is not obeyed
 // (unsigned, signed by nobody the policy names as an advisor, stale) is
 // reported through Options.Log, once, and changes nothing; so is an
 // advisory outside its signers' scopes. The error is for a registry that
 // cannot be read: a check that cannot be made is not a check that passed.
-func (e *Engine) Advisories(ctx context.Context) (*advisory.Checked, error) {
+func (e *Engine) checkedAdvisories(ctx context.Context) (*advisory.Checked, error) {
 	ch, first, err := e.advisoryFeed(ctx)
 	if err != nil || !first || !e.warns() {
 		return ch, err
@@ -129,7 +129,7 @@ func advised(ix *advisory.Index, name, version, source string, digests ...string
 // version an obeyed advisory withdraws (ErrRevoked, naming each one) and
 // warns about the others.
 func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) error {
-	ch, err := e.Advisories(ctx)
+	ch, err := e.checkedAdvisories(ctx)
 	if err != nil || ch.Index == nil || lock == nil {
 		return err
 	}
@@ -217,12 +217,12 @@ type InstalledAdvised struct {
 	Tree string `json:"tree,omitempty"`
 }
 
-// AuditInstalled checks every copy in roots against the obeyed feed:
+// auditInstalled checks every copy in roots against the obeyed feed:
 // by the receipt's repository and version, and by the tree hash of the
 // files on disk (so an edited or foreign copy is still named by a digest
 // advisory). A feed that is not obeyed yields nothing (see
 // Advisories for why).
-func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
+func (e *Engine) auditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
 	ch, _, err := e.advisoryFeed(ctx)
 	if err != nil || ch.Index == nil {
 		return nil, err

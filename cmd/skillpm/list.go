@@ -70,13 +70,13 @@ func printList(g *globals, res *engine.Listing) error {
 		if items == nil {
 			items = []install.Listed{}
 		}
-		return writeJSON(g.stdout, map[string]any{"skills": items})
+		return g.writeJSON(map[string]any{"skills": items})
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(g.stdout, "no skills installed in the searched roots")
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.tableOut(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tSCOPE\tNAME\tVERSION\tTIER\tSOURCE\tSTATUS")
 	for _, l := range items {
 		status := "ok"
