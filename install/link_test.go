@@ -119,7 +119,7 @@ func TestLinkInstall(t *testing.T) {
 			t.Errorf("copy receipt's readBy %v lacks %s", c.ReadBy, h)
 		}
 	}
-	if l.Mode != ModeLink || l.Link != filepath.Join(canon, "pdf") || l.Digest != c.Digest || !slices.Equal(l.ReadBy, []string{"amp", "claude", "gaia", "opencode"}) {
+	if l.Mode != ModeLink || l.Link != filepath.Join(canon, "pdf") || l.Digest != c.Digest || !slices.Equal(l.ReadBy, []string{"amp", "claude", "crush", "gaia", "goose", "opencode"}) {
 		t.Errorf("link receipt: %+v", l)
 	}
 	ls, err := List(ctx, []Root{{Host: HostClaude, Scope: ScopeUser, Dir: claude}})
