@@ -113,6 +113,14 @@ type Options struct {
 	// PlainHTTPHosts are hosts ("host:port") to reach over plain HTTP
 	// whatever PlainHTTP says: the config's explicit list.
 	PlainHTTPHosts []string
+	// Mirrors lists, per registry host ("ghcr.io", "host:port"), the
+	// registries ("host[:port][/prefix]") that serve copies of its content,
+	// tried in order before it for content named by its digest; a
+	// repository ns/x of the registry is prefix/ns/x on a mirror. Their
+	// answers are verified by digest: one that fails, lacks the content or
+	// serves other bytes is passed over. Plain HTTP to a mirror follows
+	// PlainHTTP and PlainHTTPHosts, as for any registry.
+	Mirrors map[string][]string
 	// Credentials is where registry credentials are read and stored; nil
 	// means Docker's config ($DOCKER_CONFIG/config.json, else
 	// ~/.docker/config.json) and its credential helpers.
@@ -161,6 +169,9 @@ func (o Options) Validate() error {
 	}
 	if o.HostRequests < 0 {
 		return fmt.Errorf("%w: HostRequests must not be negative", ErrInvalidOptions)
+	}
+	if err := validateMirrors(o.Mirrors); err != nil {
+		return err
 	}
 	l := o.Limits
 	if l.MaxManifestBytes < 0 || l.MaxConfigBytes < 0 || l.MaxLayerBytes < 0 || l.MaxPages < 0 {

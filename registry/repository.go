@@ -495,6 +495,31 @@ func (r *Repository) open(ctx context.Context, desc ocispec.Descriptor, max int6
 		report(fn, progress, ProgressSkipped, desc.Size)
 		return f, nil
 	}
+	// Mirrors first, in the order configured, then the registry itself,
+	// as containerd and Docker use theirs: each copy is verified by digest
+	// as it lands, so one that fails or serves other bytes is passed over.
+	var passed []error
+	for _, m := range r.mirrors() {
+		f, err := m.fetch(ctx, desc, kind, fn, progress)
+		if err == nil {
+			return f, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.c.logMirror(ctx, m, desc, kind, err)
+		passed = append(passed, err)
+	}
+	f, err := r.fetch(ctx, desc, kind, fn, progress)
+	if err != nil && len(passed) > 0 {
+		return nil, &MirrorsError{Err: err, Mirrors: passed}
+	}
+	return f, err
+}
+
+// fetch downloads desc from this repository into the content cache (see
+// open).
+func (r *Repository) fetch(ctx context.Context, desc ocispec.Descriptor, kind string, fn ProgressFunc, progress Progress) (*os.File, error) {
 	st, err := r.reader(ctx)
 	if err != nil {
 		return nil, err
