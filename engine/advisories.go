@@ -47,33 +47,66 @@ func feedProblems(ch *advisory.Checked) []string {
 }
 
 // advisoryFeed reads and judges the feed once; first is true for the
-// call that did.
+// first call to be given it (a read ahead of a resolution is not given
+// it: its problems are still reported once, by the first reader).
 func (e *Engine) advisoryFeed(ctx context.Context) (_ *advisory.Checked, first bool, _ error) {
+	ch, err := e.loadFeed(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	first = !e.feedGiven
+	e.feedGiven = true
+	return ch, first, nil
+}
+
+// loadFeed returns the feed, reading it when no caller has yet; callers
+// that arrive while it is being read wait for that read.
+func (e *Engine) loadFeed(ctx context.Context) (*advisory.Checked, error) {
 	e.mu.Lock()
 	got := e.advisories
 	e.mu.Unlock()
 	if got != nil {
-		return got, false, nil
+		return got, nil
 	}
+	v, err, _ := e.feedRead.Do("feed", func() (any, error) {
+		ch, err := e.readFeed(ctx)
+		if err == nil {
+			e.mu.Lock()
+			e.advisories = ch
+			e.mu.Unlock()
+		}
+		return ch, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*advisory.Checked), nil
+}
+
+// readFeed reads the feed of the Engine's source and judges it.
+func (e *Engine) readFeed(ctx context.Context) (*advisory.Checked, error) {
 	policy, trust, err := e.TrustPolicy(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	src, err := e.OpenSource(e.opts.Source)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	ch, err := advisory.Check(ctx, e.client, src, advisory.CheckOptions{Policy: policy, Trust: trust})
 	if err != nil {
-		return nil, false, fmt.Errorf("reading the advisory feed of %s: %w", src, err)
+		return nil, fmt.Errorf("reading the advisory feed of %s: %w", src, err)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.advisories != nil {
-		return e.advisories, false, nil
-	}
-	e.advisories = ch
-	return ch, true, nil
+	return ch, nil
+}
+
+// feedAhead reads the feed ahead of a resolution (install.Options.Ahead),
+// keeping it for the resolution's own read; what fails is left for that
+// read to report.
+func (e *Engine) feedAhead(ctx context.Context) {
+	_, _ = e.loadFeed(ctx)
 }
 
 // Advised is one advisory naming a skill.
