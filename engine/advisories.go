@@ -248,12 +248,17 @@ type InstalledAdvised struct {
 	// Tree is the tree hash of the files on disk (what a digest in the
 	// advisory is compared with, besides the receipt's manifest digest).
 	Tree string `json:"tree,omitempty"`
+	// Foreign is true for a copy skillpm did not install (another tool
+	// placed it, or a hand): named by its tree hash alone, as adopt
+	// identifies one; Origin says who placed it, when they recorded it.
+	Foreign bool   `json:"foreign,omitempty"`
+	Origin  string `json:"origin,omitempty"`
 }
 
 // AuditInstalled checks every copy in roots against the obeyed feed:
 // by the receipt's repository and version, and by the tree hash of the
-// files on disk (so an edited or foreign copy is still named by a digest
-// advisory). A feed that is not obeyed yields nothing (see
+// files on disk (so an edited copy is still named by a digest advisory);
+// copies no receipt records (placed by other tools) by their tree hash. A feed that is not obeyed yields nothing (see
 // Advisories for why).
 func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
 	ch, _, err := e.advisoryFeed(ctx)
@@ -278,6 +283,38 @@ func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]In
 			for _, a := range advised(ch.Index, s.Name, s.Version, s.Source, s.Digest, sum.TreeHash) {
 				out = append(out, InstalledAdvised{Advised: a, Root: r.Dir, Dir: dir, Tree: sum.TreeHash})
 			}
+		}
+		foreign, err := e.foreignAdvised(ctx, ch.Index, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, foreign...)
+	}
+	return out, nil
+}
+
+// foreignAdvised checks the copies in r that no receipt records (another
+// tool's, or a hand's) against the advisories naming digests: the tree
+// hash of the files is the one thing known of them, as for adopt.
+func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r install.Root) ([]InstalledAdvised, error) {
+	items, err := install.ListWith(ctx, []install.Root{r}, e.env.Table())
+	if err != nil {
+		return nil, err
+	}
+	var out []InstalledAdvised
+	for _, l := range items {
+		if l.Managed || l.Invalid {
+			continue
+		}
+		sum, err := archive.TreeHashInstalled(ctx, l.Dir)
+		if err != nil {
+			continue
+		}
+		for _, m := range ix.LookupDigest(sum.TreeHash) {
+			a := m.Advisory
+			out = append(out, InstalledAdvised{Advised: Advised{Name: l.Name, Version: l.Version, Source: m.Repository, ID: a.ID(), Kind: a.Kind,
+				Severity: a.Severity, Summary: a.OSV.GetSummary(), Refuses: a.Refuses(), ByDigest: true},
+				Root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, Foreign: true, Origin: l.Origin})
 		}
 	}
 	return out, nil
