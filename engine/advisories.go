@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -262,8 +263,54 @@ type InstalledAdvised struct {
 // Advisories for why).
 func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
 	ch, _, err := e.advisoryFeed(ctx)
-	if err != nil || ch.Index == nil {
+	if err != nil {
 		return nil, err
+	}
+	return e.auditWith(ctx, ch, roots)
+}
+
+// CachedAdvisories is AuditInstalled against the feed as the caches hold
+// it (the one a command last read from the Engine's source), asking no
+// registry: what `skillpm list` shows, whose answer is local. The cached
+// feed is judged as a fresh one is (its signatures verified under the
+// trust policy, its expiry checked): feed is why it is not obeyed, or
+// that there is none in the caches; "" when it is obeyed.
+func (e *Engine) CachedAdvisories(ctx context.Context, roots []install.Root) (found []InstalledAdvised, feed string, err error) {
+	policy, trust, err := e.TrustPolicy(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	s := e.opts.Source
+	if s == "" {
+		s = e.opts.FallbackSource
+	}
+	spec, err := registry.ParseSource(s)
+	if err != nil {
+		return nil, "", invalid(err)
+	}
+	off := e.client.OfflineSession()
+	src, err := off.OpenSource(spec)
+	if err != nil {
+		return nil, "", err
+	}
+	ch, err := advisory.Check(ctx, off, src, advisory.CheckOptions{Policy: policy, Trust: trust})
+	if errors.Is(err, registry.ErrOffline) {
+		return nil, fmt.Sprintf("no advisory feed of %s in the caches: any command that resolves reads it (skillpm doctor does)", src), nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the cached advisory feed of %s: %w", src, err)
+	}
+	if ch.Problem != nil {
+		return nil, ch.Problem.Error() + ": not obeyed", nil
+	}
+	found, err = e.auditWith(ctx, ch, roots)
+	return found, "", err
+}
+
+// auditWith is AuditInstalled against ch.
+func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []install.Root) ([]InstalledAdvised, error) {
+	if ch.Index == nil {
+		return nil, nil
 	}
 	var out []InstalledAdvised
 	for _, r := range roots {

@@ -67,6 +67,13 @@ type Listing struct {
 	// Pending describes the transactions a crash left unfinished in the
 	// roots (the next operation on a root completes its own).
 	Pending []string
+	// Advisories are the advisories of the cached feed naming copies in
+	// the roots (CachedAdvisories: list asks no registry).
+	Advisories []InstalledAdvised
+	// AdvisoryFeed says why no cached feed was obeyed (there is none in
+	// the caches, it is stale, or signed by nobody the policy names as an
+	// advisor), "" when one was or the source has none.
+	AdvisoryFeed string
 }
 
 // List reads what is installed in the roots t names (SearchedRoots; the
@@ -87,6 +94,12 @@ func (e *Engine) List(ctx context.Context, t Target) (*Listing, error) {
 	for _, r := range roots {
 		if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
 			out.Pending = append(out.Pending, p.String())
+		}
+	}
+	if len(items) > 0 {
+		// What a list cannot check (a broken policy) it says, and lists.
+		if out.Advisories, out.AdvisoryFeed, err = e.CachedAdvisories(ctx, roots); err != nil {
+			out.AdvisoryFeed = err.Error()
 		}
 	}
 	return out, nil

@@ -331,6 +331,17 @@ func (c *Client) Session() *Client {
 	}
 }
 
+// OfflineSession returns a session of c (see Session) that sends no
+// request, as a Client with Options.Offline does: it answers from the
+// content cache and the listings kept when c's sessions last asked. What
+// needs no network by contract (skillpm list) reads through it.
+func (c *Client) OfflineSession() *Client {
+	s := c.Session()
+	s.opts.Offline = true
+	s.http = &auth.Client{Client: &http.Client{Transport: offlineTransport{}}, Header: c.http.Header, Credential: c.http.Credential, Cache: auth.NewCache()}
+	return s
+}
+
 // credentialStore returns the configured store, opening Docker's on first
 // use so that anonymous work never fails over a broken Docker config.
 // With no credentials configured yet, a login goes to the OS's default
