@@ -15,7 +15,7 @@ TEST_TAGS := integration
 # vet and staticcheck read every file: the cosign interop tests' too.
 LINT_TAGS := integration,cosign
 
-.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench faults demo clean conformance
+.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench faults demo clean conformance conformance-ci
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
@@ -63,17 +63,24 @@ staticcheck: tools
 # registry and install/api packages race-test in-process; under -race the
 # scripts took ten minutes of a loaded 2-core machine, without it a few.
 # cmd/skillpm's other tests (serve, git sources, exit codes) run with -race.
+# The corpus tests (CORPUS_TESTS: Test*Corpus*, the 870 real skills through
+# validate, migrate, audit and a GAIA install each) are data volume, not
+# concurrency: under -race they cost three times the CPU (about 90 s against
+# 30 s) and race nothing the packages' other tests do not, so they run in the
+# second, plain pass with the scripts.
 #
 # TEST_TIMEOUT bounds each test binary; it is sized for a 2-core machine
 # running another CPU-bound job beside the tests (go test's default, 10
 # minutes, failed there), so it catches a hang, not a slow machine.
 TEST_TIMEOUT ?= 45m
 SCRIPT_TESTS := ^(TestScripts|TestRegistryScripts|TestOrasScripts)$$
+CORPUS_TESTS := ^Test[A-Za-z]*Corpus[A-Za-z]*$$
+CORPUS_PKGS = $$(grep -rlE --include='*_test.go' '^func Test[A-Za-z]*Corpus[A-Za-z]*\(' . | xargs -n1 dirname | sort -u)
 unit:
 	@set -e; cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; export SKILLPM_TREESITTER_CACHE=$$cache; \
 	pkgs=$$($(GO) list ./... | grep -v '/cmd/skillpm$$'); \
-	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -tags $(TEST_TAGS) $$pkgs ./cmd/skillpm -skip '$(SCRIPT_TESTS)'; \
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags $(TEST_TAGS) -run '$(SCRIPT_TESTS)' ./cmd/skillpm
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -tags $(TEST_TAGS) $$pkgs ./cmd/skillpm -skip '$(SCRIPT_TESTS)|$(CORPUS_TESTS)'; \
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags $(TEST_TAGS) -run '$(SCRIPT_TESTS)|$(CORPUS_TESTS)' ./cmd/skillpm $(CORPUS_PKGS)
 
 ## fuzz: run every Fuzz target briefly; the seed corpora live in each package's testdata/fuzz.
 fuzz:
@@ -117,9 +124,23 @@ faults:
 
 ## conformance: install pinned Claude Code, Codex, OpenCode, Gemini CLI, Amp,
 ## Copilot and Qwen Code from npm into a temporary prefix and check that each
-## lists the skills skillpm installs, updates and removes for it.
+## lists the skills skillpm installs, updates and removes for it; then show
+## that it fails when a host entry is broken on purpose (a root, a variable,
+## a project root, the symlink rule; hosts/conformance_test.go, Codex alone).
 conformance:
 	@bash scripts/conformance.sh
+	$(GO) test -tags conformance -count=1 -timeout $(TEST_TIMEOUT) -run TestConformanceCatchesBrokenEntries ./hosts
+
+## conformance-ci: what .ci/run runs of it, within CI's budget: the six
+## CLIs of CONFORMANCE_CI_HOSTS (Qwen Code, whose listing gives names only,
+## stays in make conformance) over the scenarios of CONFORMANCE_CI_SCENARIOS
+## (default and moved roots, project scope, --link, the lifecycle; the
+## relative and literal-~ variables and the Codex hooks stay in make
+## conformance), and no mutation run.
+CONFORMANCE_CI_HOSTS ?= claude codex opencode gemini amp copilot
+CONFORMANCE_CI_SCENARIOS ?= default moved project link default4 moved4 lifecycle
+conformance-ci:
+	@CONFORMANCE_HOSTS="$(CONFORMANCE_CI_HOSTS)" CONFORMANCE_SCENARIOS="$(CONFORMANCE_CI_SCENARIOS)" bash scripts/conformance.sh
 
 demo: build
 	@bash scripts/demo.sh

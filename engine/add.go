@@ -73,7 +73,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		}
 		set[s.Name] = rng
 	}
-	p, err := OpenProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	apply := ApplyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, OldData: p.Data, Prev: p.Prev}
+	apply := applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, OldData: p.Data, Prev: p.Prev}
 	if len(open) > 0 {
 		if data, err = e.pinOpen(ctx, apply, data, open, set, r.InstallRequest); err != nil {
 			return nil, err
@@ -100,7 +100,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	}
 	apply.Data, apply.NoInstall, apply.InstallRequest = data, r.NoInstall, r.InstallRequest
 	out := &AddResult{Project: p}
-	if out.Result, out.Lock, err = e.Apply(ctx, apply); err != nil {
+	if out.Result, out.Lock, err = e.apply(ctx, apply); err != nil {
 		return nil, err
 	}
 	if out.Manifest, err = parseProjectManifest(p, data); err != nil {
@@ -122,7 +122,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 // source of bare names, the scope and the hosts installed into.
 func (e *Engine) newManifestEdit(p *Project, set map[string]string, target Target) (resolve.ManifestEdit, error) {
 	t := e.target(target)
-	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(ProjectScope(p.Manifest))}
+	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(projectScope(p.Manifest))}
 	if edit.Registry == "" {
 		edit.Registry = e.opts.FallbackSource
 	}
@@ -134,7 +134,7 @@ func (e *Engine) newManifestEdit(p *Project, set map[string]string, target Targe
 	}
 	m := &resolve.Manifest{File: p.ManifestFile, Dir: p.Manifest.Dir}
 	t.Placement = Placement(t, m, e.opts.Link)
-	placed, err := ProjectRoots(e.env, t, m, e.opts.Host)
+	placed, err := projectRoots(e.env, t, m, e.opts.Host)
 	if err != nil {
 		return edit, err
 	}
@@ -150,10 +150,10 @@ func (e *Engine) newManifestEdit(p *Project, set map[string]string, target Targe
 
 // pinOpen resolves data without installing or writing and returns it
 // with each name in open still at any range set to ^ the version locked.
-func (e *Engine) pinOpen(ctx context.Context, apply ApplyRequest, data []byte, open []string, set map[string]string, ir InstallRequest) ([]byte, error) {
+func (e *Engine) pinOpen(ctx context.Context, apply applyRequest, data []byte, open []string, set map[string]string, ir InstallRequest) ([]byte, error) {
 	ir.DryRun = true
 	apply.Data, apply.NoInstall, apply.InstallRequest = data, true, ir
-	_, lock, err := e.Apply(ctx, apply)
+	_, lock, err := e.apply(ctx, apply)
 	if err != nil {
 		return nil, err
 	}

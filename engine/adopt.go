@@ -38,7 +38,7 @@ func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) ([]Adoption, error) 
 	if err != nil {
 		return nil, err
 	}
-	graph, err := e.Graph(&resolve.Manifest{})
+	graph, err := e.graph(&resolve.Manifest{})
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) ([]Adoption, error) 
 	if err != nil {
 		return nil, invalid(err)
 	}
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}

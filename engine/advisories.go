@@ -21,16 +21,16 @@ import (
 // names (Source, else FallbackSource, else the embedded registry) as the
 // trust policy judges it, read once per Engine. A feed that is not obeyed
 // (unsigned, signed by nobody the policy names as an advisor, stale) is
-// reported through Options.Warn, once, and changes nothing; so is an
+// reported through Options.Log, once, and changes nothing; so is an
 // advisory outside its signers' scopes. The error is for a registry that
 // cannot be read: a check that cannot be made is not a check that passed.
 func (e *Engine) Advisories(ctx context.Context) (*advisory.Checked, error) {
 	ch, first, err := e.advisoryFeed(ctx)
-	if err != nil || !first || e.opts.Warn == nil {
+	if err != nil || !first || !e.warns() {
 		return ch, err
 	}
 	for _, p := range feedProblems(ch) {
-		e.opts.Warn(p)
+		e.warn(p)
 	}
 	return ch, nil
 }
@@ -88,11 +88,11 @@ func (e *Engine) loadFeed(ctx context.Context) (*advisory.Checked, error) {
 
 // readFeed reads the feed of the Engine's source and judges it.
 func (e *Engine) readFeed(ctx context.Context) (*advisory.Checked, error) {
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}
-	src, err := e.OpenSource(e.opts.Source)
+	src, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +172,8 @@ func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) er
 		for _, a := range advised(ch.Index, ls.Name, ls.Version, ls.Source, ls.Digest, ls.Tree) {
 			if a.Refuses {
 				refused = append(refused, a.String())
-			} else if e.opts.Warn != nil {
-				e.opts.Warn(a.String())
+			} else {
+				e.warn(a.String())
 			}
 		}
 	}
@@ -217,15 +217,15 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest
 	if err != nil {
 		return nil, err
 	}
-	if time.Now().After(f.Expires) && e.opts.Warn != nil {
+	if time.Now().After(f.Expires) {
 		// Published all the same: readers report a stale feed and do
 		// not obey it, which is what a publisher testing that wants.
-		e.opts.Warn(fmt.Sprintf("%s expired at %s: readers will report it and not obey it", r.File, f.Expires.UTC().Format(time.RFC3339)))
+		e.warn(fmt.Sprintf("%s expired at %s: readers will report it and not obey it", r.File, f.Expires.UTC().Format(time.RFC3339)))
 	}
 	if err := r.Sign.Validate(); err != nil {
 		return nil, invalid(err)
 	}
-	src, err := e.OpenSource(cmp.Or(r.To, e.opts.Source))
+	src, err := e.openSource(cmp.Or(r.To, e.opts.Source))
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]In
 // trust policy, its expiry checked): feed is why it is not obeyed, or
 // that there is none in the caches; "" when it is obeyed.
 func (e *Engine) CachedAdvisories(ctx context.Context, roots []install.Root) (found []InstalledAdvised, feed string, err error) {
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, "", err
 	}

@@ -181,7 +181,7 @@ func auditDirs(paths []string, recursive bool) ([]string, error) {
 	}
 	var dirs []string
 	for _, root := range paths {
-		found, err := SkillDirsUnder(root)
+		found, err := skillDirsUnder(root)
 		if err != nil {
 			return nil, &SkillDirsError{Root: root, Err: err}
 		}
@@ -193,9 +193,9 @@ func auditDirs(paths []string, recursive bool) ([]string, error) {
 	return dirs, nil
 }
 
-// SkillDirsUnder lists every directory below root (root included) that
+// skillDirsUnder lists every directory below root (root included) that
 // holds a SKILL.md, sorted, skipping VCS and dependency folders.
-func SkillDirsUnder(root string) ([]string, error) {
+func skillDirsUnder(root string) ([]string, error) {
 	var dirs []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -225,9 +225,9 @@ func SkillDirsUnder(root string) ([]string, error) {
 	return dirs, nil
 }
 
-// IsPublishedRef reports whether an argument names a published skill
+// isPublishedRef reports whether an argument names a published skill
 // rather than a directory: an existing directory always wins.
-func IsPublishedRef(arg string) bool {
+func isPublishedRef(arg string) bool {
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 		return false
 	}
@@ -241,7 +241,7 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 	s := &AuditedSkill{Path: arg}
 	dir := arg
 	var opts *sign.SignOptions
-	if IsPublishedRef(arg) {
+	if isPublishedRef(arg) {
 		if r.Sign != nil {
 			o, err := r.Sign(ctx)
 			if err != nil {

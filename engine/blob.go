@@ -12,9 +12,9 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// MaxKeyFile bounds the key and signature files a blob operation reads:
+// maxKeyFile bounds the key and signature files a blob operation reads:
 // anything larger is not a key.
-const MaxKeyFile = 64 << 10
+const maxKeyFile = 64 << 10
 
 // BlobVerifyRequest is one check of a file's detached signature, as
 // cosign verify-blob --key does.
@@ -57,9 +57,9 @@ func (e *InputFileError) Unwrap() error { return e.Err }
 // Class is errdef.Usage: the request names a file to fix.
 func (e *InputFileError) Class() errdef.Class { return errdef.Usage }
 
-// readKeyFile reads a key or signature file of at most MaxKeyFile bytes.
+// readKeyFile reads a key or signature file of at most maxKeyFile bytes.
 func readKeyFile(path string) ([]byte, error) {
-	data, err := boundedfile.Read(path, MaxKeyFile)
+	data, err := boundedfile.Read(path, maxKeyFile)
 	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
 		return nil, fmt.Errorf("%w: not a key", err)
 	}

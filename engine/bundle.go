@@ -21,8 +21,6 @@ type BundleRequest struct {
 	Dir string
 	// Prerelease lets ranges match pre-releases.
 	Prerelease bool
-	// Warn receives the resolver's warnings; nil means Options.Warn.
-	Warn func(string)
 }
 
 // BundleResult is what Bundle wrote.
@@ -46,15 +44,11 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 		}
 		return nil, err
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
-	warn := r.Warn
-	if warn == nil {
-		warn = e.opts.Warn
-	}
-	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: warn, Hide: e.hideYanked(graph)})
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 	}
@@ -72,7 +66,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	// The feed travels with the skills, so that an image installed from
 	// the bundle offline is checked against it.
 	out := &BundleResult{MirrorResult: res, Layout: dst}
-	from, err := e.OpenSource(e.opts.Source)
+	from, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}

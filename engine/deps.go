@@ -94,14 +94,14 @@ type GraphRequest struct {
 func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGraph, error) {
 	t := e.target(r.Target)
 	if len(t.Roots) == 0 && HasProject(r.Manifest) {
-		p, err := OpenProject(ctx, r.Manifest, r.Lock)
+		p, err := openProject(ctx, r.Manifest, r.Lock)
 		if err != nil {
 			return nil, err
 		}
 		if p.Prev == nil {
 			return nil, invalid(fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.ManifestFile, p.LockFile))
 		}
-		graph, err := e.Graph(p.Manifest)
+		graph, err := e.graph(p.Manifest)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +118,7 @@ func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGr
 	if err != nil {
 		return nil, err
 	}
-	graph, err := e.Graph(&resolve.Manifest{})
+	graph, err := e.graph(&resolve.Manifest{})
 	if err != nil {
 		return nil, err
 	}

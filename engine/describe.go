@@ -93,7 +93,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*Description,
 	case r.ManifestOnly:
 		return &Description{Published: &Info{Repository: repo, Manifest: m}}, nil
 	}
-	info, err := e.InfoManifest(ctx, repo, m)
+	info, err := e.infoManifest(ctx, repo, m)
 	if err != nil {
 		return nil, err
 	}

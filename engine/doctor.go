@@ -36,7 +36,7 @@ type DoctorReport struct {
 	// Host is the default host ("" when it cannot be chosen: a problem).
 	Host install.Host
 	// Env are the variables set that change where skillpm reads and
-	// writes (DoctorEnv), SKILLPM_PASSWORD's value hidden as "(set)".
+	// writes (doctorEnv), SKILLPM_PASSWORD's value hidden as "(set)".
 	Env map[string]string
 	// Policy is the trust policy file in effect, "" for the built-in
 	// default.
@@ -142,10 +142,10 @@ func (d *LockDrift) Error() string {
 	return fmt.Sprintf("%s: %s holds %s, the lock says %s", d.Name, d.Root, d.Installed, d.Locked)
 }
 
-// DoctorEnv are skillpm's own variables that change where it reads and
+// doctorEnv are skillpm's own variables that change where it reads and
 // writes, or how, and every variable the hosts table says moves a host's
 // roots: sorted, once each.
-func DoctorEnv(t *hosts.Table) []string {
+func doctorEnv(t *hosts.Table) []string {
 	out := []string{"SKILLPM_CONFIG", "SKILLPM_CACHE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH", "SKILLPM_PASSWORD"}
 	seen := map[string]bool{}
 	for _, k := range out {
@@ -176,7 +176,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 		// gives the built-in one).
 		rep.Problems = append(rep.Problems, err)
 	}
-	if h, err := DefaultHost(env, e.opts.Host); err != nil {
+	if h, err := defaultHost(env, e.opts.Host); err != nil {
 		rep.Problems = append(rep.Problems, err)
 	} else {
 		rep.Host = h
@@ -185,7 +185,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	for _, k := range DoctorEnv(env.Table()) {
+	for _, k := range doctorEnv(env.Table()) {
 		if v, ok := lookup(k); ok {
 			if k == "SKILLPM_PASSWORD" {
 				v = "(set)"
@@ -208,7 +208,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 	}
 	sources := []string{e.opts.FallbackSource}
 	if HasProject(r.Manifest) {
-		p, err := OpenProject(ctx, r.Manifest, r.Lock)
+		p, err := openProject(ctx, r.Manifest, r.Lock)
 		if err != nil {
 			rep.Problems = append(rep.Problems, err)
 		} else {
@@ -218,7 +218,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 				}
 			}
 			rep.Project = &DoctorProject{Manifest: p.ManifestFile, Lock: p.LockFile, Drift: []error{}}
-			if placed, err := ProjectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
+			if placed, err := projectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
 				rep.Problems = append(rep.Problems, err)
 			} else {
 				rep.Project.Drift = lockDrift(ctx, p, placed.Roots)

@@ -1,21 +1,9 @@
-// Package engine is the entry point to skillpm as a library: it makes the
-// decisions the command line makes (which project manifest, which source
-// of bare names, which host and roots, the trust policy, when the lock is
-// written) so that a Go program installs, updates and verifies skills the
-// way `skillpm` does, with the same checks.
-//
-// Open an Engine with Options, then call its methods:
-//
-//	e, err := engine.Open(ctx, engine.Options{Source: "ghcr.io/acme/skills"})
-//	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"web-research@^1"}})
-//
-// The packages underneath (install, registry, resolve, tiers, sign) stay
-// available for what the Engine does not cover.
 package engine
 
 import (
 	"context"
 	"crypto"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/registry/advisory"
@@ -72,7 +60,7 @@ type Options struct {
 	// A zero Env means the process's, with the user's hosts file.
 	Env hosts.Env
 	// Host is the configured default host (the configuration's host:).
-	// "" lets DefaultHost choose.
+	// "" lets defaultHost choose.
 	Host install.Host
 	// Target chooses the roots written to; zero means the default host's
 	// user roots (see Engine.Roots).
@@ -81,15 +69,15 @@ type Options struct {
 	// Consent asks the user about dangerous permissions; nil asks nobody,
 	// so only what a request grants is granted.
 	Consent tiers.Prompter
-	// Progress receives each install stage as it starts; it may be called
-	// from several goroutines at once.
-	Progress func(install.Event)
-	// Warn receives messages that do not stop an operation.
-	Warn func(string)
-	// Notes receives lines about where things came from (a git reference
-	// resolved from the cache, a note on a reference's form), already
-	// prefixed with "note: " or "warning: ".
-	Notes func(string)
+	// Log receives what operations report beside their results, as
+	// slog records (events.go): warnings that did not stop an operation
+	// (slog.LevelWarn), lines about where things came from (slog.LevelInfo:
+	// a git reference resolved from the cache, a note on a reference's
+	// form, already prefixed with "note: " or "warning: ") and each
+	// install stage as it starts (slog.LevelDebug, the install.Event in
+	// the attribute "event"; from several goroutines at once). Nil
+	// discards them.
+	Log *slog.Logger
 	// Auditor audits every skill an install or update stages before it
 	// commits; nil means pkg/audit's static audit (install/auditor) naming
 	// AuditTool in its reports.
@@ -121,7 +109,7 @@ type Target struct {
 	// Roots are custom root directories; they win over Hosts and Scope.
 	Roots []string
 	// Placement is how the roots reach the hosts (install.PlaceRoots).
-	// Roots, ProjectRoots and the reads take "" as install.PlaceCopy
+	// Roots, projectRoots and the reads take "" as install.PlaceCopy
 	// (each host's own root); the operations that install take "" as the
 	// project manifest's link:, else Options.Link, else install.PlaceAuto
 	// (see Placement).
@@ -213,13 +201,13 @@ func emptyTrust(t sign.VerifyOptions) bool {
 // Client returns the engine's registry client.
 func (e *Engine) Client() *registry.Client { return e.client }
 
-// TrustPolicy returns the trust policy in force and its signature trust
+// trustPolicy returns the trust policy in force and its signature trust
 // material, loading them on first use: Options.Policy, else the
 // effective policy (PolicyFile, else the search path, else the built-in
 // default); Options.Trust, else the policy's material with Keys and
 // PublicGoodRoot. A policy that does not load is tiers' error (a
 // *tiers.PolicyError for a malformed one).
-func (e *Engine) TrustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error) {
+func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.policy == nil {
@@ -239,10 +227,10 @@ func (e *Engine) TrustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 	return e.policy, e.trust, nil
 }
 
-// Auditor returns the audit installs run: Options.Auditor, else
+// loadAuditor returns the audit installs run: Options.Auditor, else
 // install/auditor's static audit naming Options.AuditTool, built on first
 // use.
-func (e *Engine) Auditor() (install.Auditor, error) {
+func (e *Engine) loadAuditor() (install.Auditor, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.opts.Auditor != nil {
@@ -278,9 +266,9 @@ func (e *Engine) auditCacheDir() string {
 // Env returns the environment roots are resolved in.
 func (e *Engine) Env() hosts.Env { return e.env }
 
-// WithClient returns a copy of e that talks through c (a long-running
+// withClient returns a copy of e that talks through c (a long-running
 // server gives each request its own registry session).
-func (e *Engine) WithClient(c *registry.Client) *Engine {
+func (e *Engine) withClient(c *registry.Client) *Engine {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return &Engine{opts: e.opts, client: c, env: e.env, policy: e.policy, trust: e.trust, auditor: e.auditor}

@@ -3,8 +3,10 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/skillpm/skillpm/engine"
@@ -51,8 +53,8 @@ func TestInstallLinks(t *testing.T) {
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 		t.Fatal(err)
 	}
-	var notes []string
-	e, err := engine.Open(ctx, engine.Options{Client: e.Client(), Env: e.Env(), Notes: func(s string) { notes = append(notes, s) }, PolicyFile: filepath.Join(filepath.Dir(filepath.Dir(dir)), "policy.yaml")})
+	rec := &recorder{level: slog.LevelInfo}
+	e, err := engine.Open(ctx, engine.Options{Client: e.Client(), Env: e.Env(), Log: slog.New(rec), PolicyFile: filepath.Join(filepath.Dir(filepath.Dir(dir)), "policy.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +70,14 @@ func TestInstallLinks(t *testing.T) {
 	if fi, err := os.Lstat(filepath.Join(home, ".agents", "skills", "notes")); err != nil || !fi.IsDir() {
 		t.Fatalf("the copy in the agents root: %v", err)
 	}
-	if len(notes) != 1 || notes[0] != "note: codex reads "+filepath.Join(home, ".agents", "skills")+": the copy there serves it, no link needed" {
+	if notes := rec.messages(); len(notes) != 1 || notes[0] != "note: codex reads "+filepath.Join(home, ".agents", "skills")+": the copy there serves it, no link needed" {
 		t.Errorf("notes %q, want one saying codex reads the copy", notes)
 	}
 	if len(res.Roots) != 2 {
 		t.Fatalf("installed into %d roots, want the copy's and the link's", len(res.Roots))
 	}
 	// Nothing said: the root holds links, so the install keeps linking.
-	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{"claude"}}, Force: true}); err != nil {
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{"claude"}}, Checks: engine.Checks{Force: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -112,4 +114,31 @@ func TestOptionsAuditor(t *testing.T) {
 	if _, serr := os.Stat(filepath.Join(home, ".claude", "skills", "notes")); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("a refused install left the skill in place: %v", serr)
 	}
+}
+
+// recorder is a slog.Handler that keeps the messages of the records of
+// one level, as a program handling Options.Log would.
+type recorder struct {
+	level slog.Level
+	mu    sync.Mutex
+	msgs  []string
+}
+
+func (r *recorder) Enabled(_ context.Context, l slog.Level) bool { return l == r.level }
+
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, rec.Message)
+	return nil
+}
+
+func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *recorder) WithGroup(string) slog.Handler      { return r }
+
+// messages returns the messages kept so far.
+func (r *recorder) messages() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.msgs...)
 }

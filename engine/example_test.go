@@ -19,6 +19,16 @@ import (
 // signatures the community tier, and an engine over an embedded registry
 // with a home of its own. done removes it all.
 func exampleSetup() (e *engine.Engine, key *sign.KeyPair, skillDir, home string, done func()) {
+	opts, key, skillDir, home, done := exampleOptions()
+	e, err := engine.Open(context.Background(), opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return e, key, skillDir, home, done
+}
+
+// exampleOptions is exampleSetup's Options, before an engine is opened.
+func exampleOptions() (opts engine.Options, key *sign.KeyPair, skillDir, home string, done func()) {
 	dir, err := os.MkdirTemp("", "skillpm-example-")
 	if err != nil {
 		log.Fatal(err)
@@ -59,14 +69,8 @@ policies:
 		log.Fatal(err)
 	}
 	home = filepath.Join(dir, "home")
-	e, err = engine.Open(context.Background(), engine.Options{
-		Client: client, PolicyFile: policy,
-		Env: hosts.Env{Home: home, Cwd: dir},
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	return e, key, skillDir, home, done
+	opts = engine.Options{Client: client, PolicyFile: policy, Env: hosts.Env{Home: home, Cwd: dir}}
+	return opts, key, skillDir, home, done
 }
 
 func must(err error) {

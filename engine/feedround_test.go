@@ -62,7 +62,7 @@ func TestFeedInFirstRound(t *testing.T) {
 	proxy := registrytest.NewProxyWith(t, reg, registrytest.ProxyOptions{Delay: 150 * time.Millisecond})
 	root := filepath.Join(work, "root")
 	rec := &roundRecorder{base: http.DefaultTransport}
-	if _, err := open(proxy.Host, "cache-install", rec).Install(ctx, engine.InstallRequest{Refs: []string{"solo@^1"}, AllowExperimental: true, Target: engine.Target{Roots: []string{root}}}); err != nil {
+	if _, err := open(proxy.Host, "cache-install", rec).Install(ctx, engine.InstallRequest{Refs: []string{"solo@^1"}, Consent: engine.Consent{AllowExperimental: true}, Target: engine.Target{Roots: []string{root}}}); err != nil {
 		t.Fatal(err)
 	}
 	rec.check(t, "install")

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
@@ -42,38 +45,60 @@ func TestGaiaCorpusInstall(t *testing.T) {
 			migrated = append(migrated, res.Report.Output)
 		}
 	}
-	installed, gaiaRefused, ownRefused := 0, 0, 0
-	for i, d := range append(dirs, migrated...) {
-		root := filepath.Join(work, "roots", fmt.Sprint(i))
-		var grants []string
-		if s, _ := skill.Load(ctx, d, skill.Options{Mode: skill.Lenient}); s != nil {
-			for _, p := range s.EffectivePermissions() {
-				grants = append(grants, p.String())
-			}
-		}
-		_, err := e.Install(ctx, engine.InstallRequest{
-			Refs: []string{d}, Roots: []install.Root{{Host: install.HostGaia, Dir: root}},
-			AllowExperimental: true, Grants: grants, AllowAuditFindings: true, NoVCS: true,
-		})
-		switch {
-		case errors.Is(err, install.ErrGaiaRefused):
-			gaiaRefused++
-			continue
-		case err != nil:
-			ownRefused++ // the format and publishing rules (most corpus skills have no version), checked against GAIA's in internal/gaiarules
-			continue
-		}
-		installed++
-		entries, err := os.ReadDir(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, en := range entries {
-			if en.IsDir() && en.Name() != ".skillpm" {
-				if err := rules.Check(filepath.Join(root, en.Name())); err != nil {
-					t.Errorf("%s: installed for GAIA as %s, but GAIA (%s) refuses it: %v", d, en.Name(), rules.Source, err)
+	// The installs are independent (one root each) and the Engine is safe
+	// for concurrent use, so they run side by side; the counts are summed
+	// at the end.
+	all := append(dirs, migrated...)
+	outcome := make([]int, len(all)) // 0 installed, 1 refused by GAIA, 2 by skillpm's other rules
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, d := range all {
+		g.Go(func() error {
+			root := filepath.Join(work, "roots", fmt.Sprint(i))
+			var grants []string
+			if s, _ := skill.Load(ctx, d, skill.Options{Mode: skill.Lenient}); s != nil {
+				for _, p := range s.EffectivePermissions() {
+					grants = append(grants, p.String())
 				}
 			}
+			_, err := e.Install(ctx, engine.InstallRequest{
+				Refs: []string{d}, Roots: []install.Root{{Host: install.HostGaia, Dir: root}},
+				Consent: engine.Consent{AllowExperimental: true, Grants: grants}, Checks: engine.Checks{AllowAuditFindings: true}, NoVCS: true,
+			})
+			switch {
+			case errors.Is(err, install.ErrGaiaRefused):
+				outcome[i] = 1
+				return nil
+			case err != nil:
+				outcome[i] = 2 // the format and publishing rules (most corpus skills have no version), checked against GAIA's in internal/gaiarules
+				return nil
+			}
+			entries, err := os.ReadDir(root)
+			if err != nil {
+				return err
+			}
+			for _, en := range entries {
+				if en.IsDir() && en.Name() != ".skillpm" {
+					if err := rules.Check(filepath.Join(root, en.Name())); err != nil {
+						t.Errorf("%s: installed for GAIA as %s, but GAIA (%s) refuses it: %v", d, en.Name(), rules.Source, err)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	installed, gaiaRefused, ownRefused := 0, 0, 0
+	for _, o := range outcome {
+		switch o {
+		case 0:
+			installed++
+		case 1:
+			gaiaRefused++
+		default:
+			ownRefused++
 		}
 	}
 	t.Logf("%d corpus skills and %d migrated: %d installed for GAIA and load there; %d refused by GAIA's loader rules, %d by skillpm's other rules",

@@ -16,10 +16,10 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// GitCache opens the cache of fetched git repositories: "git" in the
+// gitCache opens the cache of fetched git repositories: "git" in the
 // content cache, so that pruning the cache empties it too. Offline
 // answers from the cache only.
-func GitCache(offline bool) (*gitsource.Cache, error) {
+func gitCache(offline bool) (*gitsource.Cache, error) {
 	dir, err := registry.DefaultCacheDir()
 	if err != nil {
 		return nil, err
@@ -35,9 +35,9 @@ type gitFetches struct {
 	done  map[string]*gitsource.Resolved
 }
 
-// openGitFetches opens the git cache (see GitCache) for one command.
+// openGitFetches opens the git cache (see gitCache) for one command.
 func openGitFetches(offline bool) (*gitFetches, error) {
-	c, err := GitCache(offline)
+	c, err := gitCache(offline)
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +63,6 @@ func (g *gitFetches) resolve(ctx context.Context, ref *gitsource.Ref) (*gitsourc
 
 // gitErr marks a gitsource failure with ErrGit.
 func gitErr(err error) error { return mark(ErrGit, err) }
-
-// note sends a line to Options.Notes.
-func (e *Engine) note(line string) {
-	if e.opts.Notes != nil {
-		e.opts.Notes(line)
-	}
-}
 
 // gitLocals resolves the git reference raw, exports it and builds each
 // of its skills (those named in pick, by folder or skill name, when pick
@@ -171,23 +164,23 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	return out, res, cleanup, nil
 }
 
-// GitLock says how GitRequirements uses the project's lock.
-type GitLock int
+// gitLockMode says how gitRequirements uses the project's lock.
+type gitLockMode int
 
 const (
-	// GitResolve resolves every reference again: a branch moves to its
+	// gitResolve resolves every reference again: a branch moves to its
 	// newest commit, a range to its newest tag.
-	GitResolve GitLock = iota
-	// GitKeep keeps the commit the lock records for a reference, and
+	gitResolve gitLockMode = iota
+	// gitKeep keeps the commit the lock records for a reference, and
 	// resolves the references the lock does not have: what a change to
 	// other skills of the project (add, remove) does.
-	GitKeep
-	// GitFrozen takes every commit from the lock; a reference the lock
+	gitKeep
+	// gitFrozen takes every commit from the lock; a reference the lock
 	// does not have is ErrLockMismatch.
-	GitFrozen
+	gitFrozen
 )
 
-// GitRequirements builds the skills of the manifest's git references
+// gitRequirements builds the skills of the manifest's git references
 // (resolve.IsGitName) and returns the manifest without them, and done,
 // which removes their exported trees once installed. Install adds
 // each built skill at its exact version, and the lock records its commit
@@ -199,7 +192,7 @@ const (
 // another commit than the one locked for the same version was moved, and
 // is refused (install.ErrRepublished, both commits named) unless
 // opts.AllowRepublished, as a republished registry version is.
-func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, opts GitOptions) (*resolve.Manifest, []install.Local, func(), error) {
+func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev *resolve.Lockfile, opts gitOptions) (*resolve.Manifest, []install.Local, func(), error) {
 	mode := opts.Mode
 	var dones []func()
 	done := func() {
@@ -233,10 +226,10 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		}
 		asked := ref
 		var locked []resolve.LockedSkill
-		if mode == GitFrozen && prev == nil {
+		if mode == gitFrozen && prev == nil {
 			return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
 		}
-		if mode != GitResolve && prev != nil {
+		if mode != gitResolve && prev != nil {
 			commit := ""
 			for _, ls := range prev.Skills {
 				lr, err := gitsource.Parse(ls.Git)
@@ -249,7 +242,7 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 				commit = lr.Rev
 				locked = append(locked, ls)
 			}
-			if commit == "" && mode == GitFrozen {
+			if commit == "" && mode == gitFrozen {
 				return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
 			}
 			if commit != "" {
@@ -266,7 +259,7 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		if err != nil {
 			return fail(err)
 		}
-		if mode != GitFrozen && !opts.AllowRepublished {
+		if mode != gitFrozen && !opts.AllowRepublished {
 			if err := movedTag(prev, res, ls); err != nil {
 				return fail(fmt.Errorf("%s: %w", at, err))
 			}
@@ -288,10 +281,10 @@ func (e *Engine) GitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 	return &out, locals, done, nil
 }
 
-// GitOptions are the choices GitRequirements makes on the lock's behalf.
-type GitOptions struct {
+// gitOptions are the choices gitRequirements makes on the lock's behalf.
+type gitOptions struct {
 	// Mode says how the lock's commits are used.
-	Mode GitLock
+	Mode gitLockMode
 	// Offline answers from the git cache only.
 	Offline bool
 	// AllowRepublished accepts a version tag moved to another commit
@@ -383,10 +376,10 @@ func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []s
 	return handled, results, nil
 }
 
-// gitLock is GitFrozen for a frozen operation, else GitResolve.
-func gitLock(frozen bool) GitLock {
+// gitLock is gitFrozen for a frozen operation, else gitResolve.
+func gitLock(frozen bool) gitLockMode {
 	if frozen {
-		return GitFrozen
+		return gitFrozen
 	}
-	return GitResolve
+	return gitResolve
 }

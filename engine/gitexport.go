@@ -8,10 +8,10 @@ import (
 	"github.com/skillpm/skillpm/gitsource"
 )
 
-// GitExport is what a git reference holds, exported into a temporary
+// gitExport is what a git reference holds, exported into a temporary
 // directory: the resolved commit and its skills. Done removes the
 // export.
-type GitExport struct {
+type gitExport struct {
 	// Resolved is the reference resolved to a commit.
 	Resolved *gitsource.Resolved
 	// Skills are the skills of the tree, each in its exported directory.
@@ -20,11 +20,11 @@ type GitExport struct {
 	Done func()
 }
 
-// ExportGit resolves the git reference raw through cache and exports its
+// exportGit resolves the git reference raw through cache and exports its
 // skills. notes, when set, receives the reference's note and the cache's
 // warning, prefixed "note: " and "warning: ". Failures of gitsource are
 // marked ErrGit.
-func ExportGit(ctx context.Context, cache *gitsource.Cache, raw string, notes func(string)) (*GitExport, error) {
+func exportGit(ctx context.Context, cache *gitsource.Cache, raw string, notes func(string)) (*gitExport, error) {
 	if notes == nil {
 		notes = func(string) {}
 	}
@@ -52,5 +52,5 @@ func ExportGit(ctx context.Context, cache *gitsource.Cache, raw string, notes fu
 		done()
 		return nil, gitErr(err)
 	}
-	return &GitExport{Resolved: res, Skills: skills, Done: done}, nil
+	return &gitExport{Resolved: res, Skills: skills, Done: done}, nil
 }

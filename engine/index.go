@@ -55,7 +55,7 @@ func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, 
 	if src == nil {
 		var err error
 		if r.Source == "" {
-			src, err = e.OpenSource("")
+			src, err = e.openSource("")
 		} else {
 			src, err = OpenSourceArg(e.client, r.Source)
 		}

@@ -32,11 +32,11 @@ func (e *Engine) Info(ctx context.Context, ref string, pre bool) (*Info, error) 
 	if err != nil {
 		return nil, err
 	}
-	return e.InfoManifest(ctx, repo, m)
+	return e.infoManifest(ctx, repo, m)
 }
 
-// InfoManifest is Info for a version already fetched.
-func (e *Engine) InfoManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*Info, error) {
+// infoManifest is Info for a version already fetched.
+func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*Info, error) {
 	vs, err := repo.Versions(ctx)
 	if err != nil {
 		return nil, err

@@ -46,42 +46,19 @@ type InstallRequest struct {
 	// directories or fetch repositories.
 	RegistryOnly bool
 
-	// Grants consent to declared permissions (PERM, or NAME:PERM for one
-	// skill); Yes consents to the dangerous permissions of community
-	// skills; AllowExperimental installs experimental skills named by
-	// the request.
-	Grants            []string
-	Yes               bool
-	AllowExperimental bool
-	// AllowAuditFindings installs skills whose static audit blocks at
-	// their tier.
-	AllowAuditFindings bool
-	// MinTier refuses any skill below it (verified, community,
-	// experimental).
-	MinTier string
-	// Force overwrites installed skills whose files were edited by hand.
-	Force bool
+	// Consent, Checks and Resolution are the shared knobs (request.go).
+	Consent
+	Checks
+	Resolution
 	// Frozen fails instead of changing the project's lock.
 	Frozen bool
 	// DryRun resolves, verifies and checks, then writes nothing.
 	DryRun bool
-	// Prerelease lets ranges match pre-releases.
-	Prerelease bool
-	// AllowSignerChange, AllowDowngrade and AllowRepublished are
-	// install.Options' fields of the same names.
-	AllowSignerChange bool
-	AllowDowngrade    bool
-	AllowRepublished  bool
 	// NoVCS builds local directories without git origin and commit.
 	NoVCS bool
 	// Skills picks, from a git reference holding several skills, those
 	// named.
 	Skills []string
-	// Offline resolves git references from the git cache only.
-	Offline bool
-	// NoIndex resolves against the registry's tags and manifests even
-	// where the namespace has a signed sparse index.
-	NoIndex bool
 	// OnPlan is install.Options.OnPlan.
 	OnPlan func(ctx context.Context, changes []install.Change) error
 }
@@ -142,10 +119,10 @@ func HasProject(manifest string) bool {
 	return err == nil
 }
 
-// Graph returns the registry graph m's names resolve in: the Engine's
+// graph returns the registry graph m's names resolve in: the Engine's
 // Source, else the manifest's registry, else FallbackSource, else the
 // embedded registry.
-func (e *Engine) Graph(m *resolve.Manifest) (*catalog.Graph, error) {
+func (e *Engine) graph(m *resolve.Manifest) (*catalog.Graph, error) {
 	ns, err := m.Namespace(e.source(m))
 	if err != nil {
 		return nil, invalid(err)
@@ -166,11 +143,11 @@ func (e *Engine) source(m *resolve.Manifest) string {
 
 // options are the install.Options every install and update shares.
 func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRequest) (install.Options, error) {
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return install.Options{}, err
 	}
-	aud, err := e.Auditor()
+	aud, err := e.loadAuditor()
 	if err != nil {
 		return install.Options{}, err
 	}
@@ -180,7 +157,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 		AllowAuditFindings: r.AllowAuditFindings, Auditor: aud,
 		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: r.Prerelease,
 		AllowSignerChange: r.AllowSignerChange, AllowDowngrade: r.AllowDowngrade, AllowRepublished: r.AllowRepublished,
-		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.opts.Warn, Progress: e.opts.Progress, OnPlan: r.OnPlan,
+		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.warnFunc(), Progress: e.progressFunc(), OnPlan: r.OnPlan,
 		AgentsRoots: install.AgentsRoots(e.env), Ahead: e.feedAhead,
 	}
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
@@ -193,7 +170,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 }
 
 // place returns p's roots after sending its notes (a host given a copy
-// where a link was asked for, and why) to Options.Notes.
+// where a link was asked for, and why) to Options.Log.
 func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 	if err != nil {
 		return nil, err
@@ -214,8 +191,8 @@ func (e *Engine) target(t Target) Target {
 
 // Install resolves, verifies and installs what r names (or the project)
 // as `skillpm install` does: references go to the roots of the target
-// (without hosts or roots named: DefaultHost's user roots); a project
-// goes to ProjectRoots and its lock is written only when it changed.
+// (without hosts or roots named: defaultHost's user roots); a project
+// goes to projectRoots and its lock is written only when it changed.
 // Nothing is written when anything is refused.
 func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
 	t := e.target(r.Target)
@@ -224,7 +201,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	if len(roots) == 0 && len(r.Refs) > 0 {
 		def := e.opts.Host
 		if len(t.Hosts) == 0 && len(t.Roots) == 0 {
-			if def, err = DefaultHost(e.env, e.opts.Host); err != nil {
+			if def, err = defaultHost(e.env, e.opts.Host); err != nil {
 				return nil, err
 			}
 		} else if def == "" {
@@ -255,22 +232,22 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), Offline: r.Offline, AllowRepublished: r.AllowRepublished}); err != nil {
+		if m, local, done, err = e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished}); err != nil {
 			return nil, err
 		}
 		defer done()
 		if len(roots) == 0 {
 			t.Placement = Placement(t, m, e.opts.Link)
-			if roots, err = e.place(ProjectRoots(e.env, t, m, e.opts.Host)); err != nil {
+			if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
 				return nil, err
 			}
 		}
-		if stale := StaleLock(prev, roots); len(stale) > 0 && e.opts.Warn != nil {
+		if stale := staleLock(prev, roots); len(stale) > 0 {
 			msg := fmt.Sprintf("%s is older than the installed skills (run skillpm update to move it):", lpath)
 			for _, s := range stale {
 				msg += "\n  " + s
 			}
-			e.opts.Warn(msg)
+			e.warn(msg)
 		}
 	} else {
 		var cache *gitFetches
@@ -286,7 +263,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			}
 			if gitsource.Looks(a) {
 				if cache == nil {
-					if cache, err = openGitFetches(r.Offline); err != nil {
+					if cache, err = openGitFetches(e.client.Offline()); err != nil {
 						return nil, err
 					}
 				}
@@ -339,7 +316,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			return nil, err
 		}
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +481,7 @@ type UpdateRequest struct {
 	// all.
 	Names []string
 	// InstallRequest carries the consent, checks and target; its Refs,
-	// Manifest, Lock, Origin, Frozen, NoVCS, Skills and Offline are not
+	// Manifest, Lock, Origin, Frozen, NoVCS and Skills are not
 	// used.
 	InstallRequest
 }
@@ -538,7 +515,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		// An update keeps how each root holds its skills (copies or
 		// links) unless told otherwise.
 		t.Placement = Placement(t, nil, e.opts.Link)
-		if roots, all, err = RootsHolding(e.env, t, def, r.Names); err != nil {
+		if roots, all, err = rootsHolding(e.env, t, def, r.Names); err != nil {
 			return nil, err
 		}
 		if all && len(roots) == 0 {
@@ -549,7 +526,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		}
 	}
 	m := &resolve.Manifest{File: "the receipts"}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -577,9 +554,9 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	return &UpdateResult{Result: res, SearchedAll: all}, nil
 }
 
-// StaleLock lists the skills a lock pins below what the roots hold:
+// staleLock lists the skills a lock pins below what the roots hold:
 // applying such a lock would be a downgrade nobody asked for.
-func StaleLock(lock *resolve.Lockfile, roots []install.Root) []string {
+func staleLock(lock *resolve.Lockfile, roots []install.Root) []string {
 	if lock == nil {
 		return nil
 	}

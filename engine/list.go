@@ -32,7 +32,7 @@ func SearchedRoots(env hosts.Env, t Target) ([]install.Root, error) {
 	if len(t.Hosts) == 0 {
 		all = install.AllSearchRoots(env)
 	} else {
-		hs, err := HostList(env, t.Hosts, "")
+		hs, err := hostList(env, t.Hosts, "")
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +114,7 @@ func projectLock(ctx context.Context) *resolve.Lockfile {
 	if !HasProject("") {
 		return nil
 	}
-	p, err := OpenProject(ctx, "", "")
+	p, err := openProject(ctx, "", "")
 	if err != nil {
 		return nil
 	}

@@ -24,14 +24,12 @@ type LockRequest struct {
 	Upgrade bool
 	Names   []string
 	// AllowRepublished accepts a git version tag moved to another commit
-	// than the one locked (see GitRequirements).
+	// than the one locked (see gitRequirements).
 	AllowRepublished bool
 	// CheckNames, when set, vets Names against the manifest (git
 	// references taken out) and the previous lock before anything is
 	// resolved, so a front end can answer a typo with its suggestions.
 	CheckNames func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error
-	// Warn receives the resolver's warnings; nil means Options.Warn.
-	Warn func(string)
 }
 
 // LockResult is what Lock resolved and whether it wrote it.
@@ -71,7 +69,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case err != nil:
 		return nil, mark(ErrInvalidLock, err)
 	}
-	m, locals, done, err := e.GitRequirements(ctx, m, prev, GitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
+	m, locals, done, err := e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +84,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 		}
 		prev = prev.Without(r.Names...)
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +94,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 			return nil, err
 		}
 	}
-	warn := r.Warn
-	if warn == nil {
-		warn = e.opts.Warn
-	}
-	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: warn, Known: known, Hide: e.hideYanked(graph)})
+	next, err := resolve.Lock(ctx, cat, m, prev, resolve.LockOptions{Frozen: r.Frozen, Warn: e.warnFunc(), Known: known, Hide: e.hideYanked(graph)})
 	if err == nil {
 		err = e.checkAdvisories(ctx, next)
 	}

@@ -48,11 +48,11 @@ func Migrate(ctx context.Context, r MigrateRequest) ([]Migrated, error) {
 		}
 		return []Migrated{{Result: res}}, nil
 	}
-	cache, err := GitCache(false)
+	cache, err := gitCache(false)
 	if err != nil {
 		return nil, err
 	}
-	gs, err := ExportGit(ctx, cache, r.Source, r.Notes)
+	gs, err := exportGit(ctx, cache, r.Source, r.Notes)
 	if err != nil {
 		return nil, err
 	}

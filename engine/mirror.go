@@ -44,7 +44,7 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 	}
 	opts := r.Options
 	if r.Verify || opts.MinTier != "" {
-		policy, trust, err := e.TrustPolicy(ctx)
+		policy, trust, err := e.trustPolicy(ctx)
 		if err != nil {
 			return nil, err
 		}

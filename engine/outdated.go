@@ -96,7 +96,7 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	var rows []OutdatedSkill
 	var err error
 	if len(t.Roots) == 0 && HasProject(r.Manifest) {
-		if out.Project, err = OpenProject(ctx, r.Manifest, r.Lock); err != nil {
+		if out.Project, err = openProject(ctx, r.Manifest, r.Lock); err != nil {
 			return nil, err
 		}
 		rows, err = e.outdatedProject(ctx, out.Project, t, r.Prerelease)
@@ -122,11 +122,11 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 // the first of the project's roots holding each.
 func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre bool) ([]OutdatedSkill, error) {
 	m := p.Manifest
-	placed, err := ProjectRoots(e.env, t, m, e.opts.Host)
+	placed, err := projectRoots(e.env, t, m, e.opts.Host)
 	if err != nil {
 		return nil, err
 	}
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 	if err != nil {
 		return nil, err
 	}
-	graph, err := e.Graph(&resolve.Manifest{File: "the receipts"})
+	graph, err := e.graph(&resolve.Manifest{File: "the receipts"})
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 		st := sts[v.Original()]
 		return st != nil && st.Yanked
 	})
-	if v := NewestRelease(vs, pre); v != nil {
+	if v := newestRelease(vs, pre); v != nil {
 		row.Latest = v.String()
 	}
 	set, err := resolve.ParseRange(orAnyRange(row.Range), pre)

@@ -16,9 +16,9 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// ApplyRequest makes a project what new manifest bytes ask for: the
+// applyRequest makes a project what new manifest bytes ask for: the
 // change add, remove and update make in a project.
-type ApplyRequest struct {
+type applyRequest struct {
 	// Manifest and Lock are the project's files (FindManifest).
 	Manifest, Lock string
 	// Data is the manifest to make true; OldData the manifest on disk
@@ -30,18 +30,18 @@ type ApplyRequest struct {
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
 	// InstallRequest carries the consent, checks, target, DryRun and
-	// OnPlan; its Refs, Manifest, Lock, Frozen, Skills and Offline are
+	// OnPlan; its Refs, Manifest, Lock, Frozen and Skills are
 	// not used.
 	InstallRequest
 }
 
-// Apply locks the manifest in r.Data with r.Prev's versions preferred,
-// installs that lock into the project's roots (ProjectRoots; verified,
+// apply locks the manifest in r.Data with r.Prev's versions preferred,
+// installs that lock into the project's roots (projectRoots; verified,
 // checked and consented as Install does) unless NoInstall, and only then
-// writes the manifest and the lock together (SaveProject). Nothing is
+// writes the manifest and the lock together (saveProject). Nothing is
 // written when anything fails or is refused, or with DryRun. Failures to
 // parse, resolve or install are *InstallError.
-func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *resolve.Lockfile, error) {
+func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *resolve.Lockfile, error) {
 	m, err := resolve.ParseManifest(r.Manifest, r.Data)
 	if err != nil {
 		return nil, nil, &InstallError{Manifest: &resolve.Manifest{File: r.Manifest}, LockFile: r.Lock, Err: err}
@@ -51,12 +51,12 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 	}
 	// Git references stay at their locked commits; those Prev no longer
 	// has (an update's) are resolved again.
-	m, locals, done, err := e.GitRequirements(ctx, m, r.Prev, GitOptions{Mode: GitKeep})
+	m, locals, done, err := e.gitRequirements(ctx, m, r.Prev, gitOptions{Mode: gitKeep})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer done()
-	graph, err := e.Graph(m)
+	graph, err := e.graph(m)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -68,12 +68,12 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 				return nil, nil, err
 			}
 		}
-		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.opts.Warn, Hide: e.hideYanked(graph)})
+		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 		if err != nil {
 			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
 		}
 		if !r.DryRun {
-			if err := SaveProject(r.Manifest, r.Lock, r.OldData, r.Data, lock); err != nil {
+			if err := saveProject(r.Manifest, r.Lock, r.OldData, r.Data, lock); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -83,7 +83,7 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 	if len(roots) == 0 {
 		t := e.target(r.Target)
 		t.Placement = Placement(t, m, e.opts.Link)
-		if roots, err = e.place(ProjectRoots(e.env, t, m, e.opts.Host)); err != nil {
+		if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -108,17 +108,17 @@ func (e *Engine) Apply(ctx context.Context, r ApplyRequest) (*install.Result, *r
 	}
 	e.statusWarnings(ctx, res)
 	if !r.DryRun {
-		if err := SaveProject(r.Manifest, r.Lock, r.OldData, r.Data, res.Lock); err != nil {
+		if err := saveProject(r.Manifest, r.Lock, r.OldData, r.Data, res.Lock); err != nil {
 			return res, res.Lock, err
 		}
 	}
 	return res, res.Lock, nil
 }
 
-// SaveProject writes a project's manifest (when data differs from old,
+// saveProject writes a project's manifest (when data differs from old,
 // the bytes read) and its lock (when its bytes change) together: both or
 // neither.
-func SaveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) error {
+func saveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) error {
 	lb, err := lock.Marshal()
 	if err != nil {
 		return err
@@ -149,10 +149,10 @@ type Project struct {
 	Prev *resolve.Lockfile
 }
 
-// OpenProject reads the manifest and lock FindManifest picks. A missing
+// openProject reads the manifest and lock FindManifest picks. A missing
 // manifest or lock is not an error. A manifest that does not parse is an
 // *InstallError; a lock that does not parse is ErrInvalidLock.
-func OpenProject(ctx context.Context, manifest, lock string) (*Project, error) {
+func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 	mpath, lpath := FindManifest(manifest, lock)
 	p := &Project{ManifestFile: mpath, LockFile: lpath}
 	// The manifest comes with the repository: a FIFO or a link to a
@@ -219,7 +219,7 @@ type ProjectUpdate struct {
 // installed into the project's roots, and the manifest and lock are
 // written together once it is (Apply).
 func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*ProjectUpdate, error) {
-	p, err := OpenProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 	out := &ProjectUpdate{Project: p}
 	data := p.Data
 	if r.Breaking || r.Latest {
-		graph, err := e.Graph(p.Manifest)
+		graph, err := e.graph(p.Manifest)
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +247,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 			}
 		}
 	}
-	out.Result, out.Lock, err = e.Apply(ctx, ApplyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
+	out.Result, out.Lock, err = e.apply(ctx, applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
 		Prev: p.Prev.Without(r.Names...), InstallRequest: r.InstallRequest})
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func rangeBumps(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, 
 		if err != nil {
 			return nil, err
 		}
-		newest := NewestRelease(vs, pre)
+		newest := newestRelease(vs, pre)
 		if newest == nil {
 			continue
 		}
@@ -294,8 +294,8 @@ func rangeBumps(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, 
 	return set, nil
 }
 
-// NewestRelease is the highest version, pre-releases only with pre.
-func NewestRelease(vs []*semver.Version, pre bool) *semver.Version {
+// newestRelease is the highest version, pre-releases only with pre.
+func newestRelease(vs []*semver.Version, pre bool) *semver.Version {
 	var best *semver.Version
 	for _, v := range vs {
 		if v.Prerelease() != "" && !pre {

@@ -33,7 +33,7 @@ type Promotion struct {
 // `skillpm promote` does. The trust policy is loaded first, so an invalid
 // one stops the promotion before anything is signed.
 func (e *Engine) Promote(ctx context.Context, ref string, r PromoteRequest) (*Promotion, error) {
-	if _, _, err := e.TrustPolicy(ctx); err != nil {
+	if _, _, err := e.trustPolicy(ctx); err != nil {
 		return nil, err
 	}
 	repo, m, err := e.Resolve(ctx, ref, r.Prerelease)
@@ -45,7 +45,7 @@ func (e *Engine) Promote(ctx context.Context, ref string, r PromoteRequest) (*Pr
 
 // PromoteManifest is Promote for a version already fetched.
 func (e *Engine) PromoteManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r PromoteRequest) (*Promotion, error) {
-	policy, _, err := e.TrustPolicy(ctx)
+	policy, _, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string
 		return nil, &BuildError{Where: where, Dir: local, Err: err}
 	}
 	out := &PublishResult{Artifact: a}
-	if out.Audit, err = e.AuditArtifact(ctx, a); err != nil {
+	if out.Audit, err = e.auditArtifact(ctx, a); err != nil {
 		return out, err
 	}
 	if out.Audit.Verdict.Decision == audit.Block && !allowAudit {
@@ -122,10 +122,10 @@ func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *Pu
 	return e.SignDigest(ctx, repo, out.Descriptor, out.Artifact.Skill.Version, opts)
 }
 
-// AuditArtifact audits the files of a built skill as they will be
+// auditArtifact audits the files of a built skill as they will be
 // published (unpacked from its layer, not read from its directory again)
 // at the tier it claims.
-func (e *Engine) AuditArtifact(ctx context.Context, a *registry.Artifact) (*AuditOutcome, error) {
+func (e *Engine) auditArtifact(ctx context.Context, a *registry.Artifact) (*AuditOutcome, error) {
 	tmp, err := os.MkdirTemp("", "skillpm-publish-audit-")
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func (e *Engine) AuditArtifact(ctx context.Context, a *registry.Artifact) (*Audi
 
 // OpenSource opens a source of skills: s (a registry namespace or
 // oci-layout:DIR), else FallbackSource, else the embedded registry.
-func (e *Engine) OpenSource(s string) (registry.Source, error) {
+func (e *Engine) openSource(s string) (registry.Source, error) {
 	if s == "" {
 		s = e.opts.FallbackSource
 	}
@@ -222,7 +222,7 @@ func (e *Engine) SignDigest(ctx context.Context, repo *registry.Repository, desc
 func (e *Engine) publishTarget(dest registry.Source, to string) (registry.Source, time.Time, error) {
 	if dest == nil {
 		var err error
-		if dest, err = e.OpenSource(to); err != nil {
+		if dest, err = e.openSource(to); err != nil {
 			return nil, time.Time{}, err
 		}
 	}

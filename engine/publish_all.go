@@ -14,9 +14,9 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// DefaultPublishJobs is how many skills PublishAll builds, audits and
+// defaultPublishJobs is how many skills PublishAll builds, audits and
 // pushes at once.
-const DefaultPublishJobs = 4
+const defaultPublishJobs = 4
 
 // PublishAllRequest is a publish of every skill under a directory, or of
 // every skill a git reference holds.
@@ -33,7 +33,7 @@ type PublishAllRequest struct {
 	// Sign, when set, signs each version that changed.
 	Sign *sign.SignOptions
 	// Jobs bounds the skills published at once; 0 means
-	// DefaultPublishJobs.
+	// defaultPublishJobs.
 	Jobs int
 }
 
@@ -76,11 +76,11 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 	var items []item
 	out := &PublishAllResult{Source: r.Source}
 	if gitsource.Looks(r.Source) {
-		cache, err := GitCache(false)
+		cache, err := gitCache(false)
 		if err != nil {
 			return nil, err
 		}
-		gs, err := ExportGit(ctx, cache, r.Source, e.note)
+		gs, err := exportGit(ctx, cache, r.Source, e.note)
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +115,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 	}
 	out.Items = make([]PublishItem, len(items))
 	var eg errgroup.Group
-	eg.SetLimit(cmpOr(r.Jobs, DefaultPublishJobs))
+	eg.SetLimit(cmpOr(r.Jobs, defaultPublishJobs))
 	for i, it := range items {
 		eg.Go(func() error {
 			bopts := registry.BuildOptions{Created: created, NoVCS: r.NoVCS, Source: it.source, Revision: it.revision}

@@ -39,7 +39,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) ([]Removal, error)
 			def = install.DefaultHost
 		}
 		var err error
-		if roots, all, err = RootsHolding(e.env, e.target(r.Target), def, r.Names); err != nil {
+		if roots, all, err = rootsHolding(e.env, e.target(r.Target), def, r.Names); err != nil {
 			return nil, err
 		}
 		if all && len(roots) == 0 {

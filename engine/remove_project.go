@@ -56,7 +56,7 @@ func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 // project's roots, and then writes the manifest and the lock together.
 // Nothing is written when a root refuses, or with DryRun.
 func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*ProjectRemoval, error) {
-	p, err := OpenProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 	}
 	m.Dir = p.Manifest.Dir
 	out.Lock = keepNeeded(p.Prev, m)
-	placed, err := ProjectRoots(e.env, e.target(r.Target), p.Manifest, e.opts.Host)
+	placed, err := projectRoots(e.env, e.target(r.Target), p.Manifest, e.opts.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := SaveProject(p.ManifestFile, p.LockFile, p.Data, data, out.Lock); err != nil {
+		if err := saveProject(p.ManifestFile, p.LockFile, p.Data, data, out.Lock); err != nil {
 			return out, err
 		}
 	}

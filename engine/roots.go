@@ -34,7 +34,7 @@ func Roots(env hosts.Env, t Target, def install.Host) (*install.Placed, error) {
 		}
 		scope = s
 	}
-	hs, err := HostList(env, t.Hosts, def)
+	hs, err := hostList(env, t.Hosts, def)
 	if err != nil {
 		return nil, err
 	}
@@ -54,9 +54,9 @@ func place(hs []install.Host, scope install.Scope, env hosts.Env, mode install.P
 	return p, err
 }
 
-// HostList parses host names (each value may list several, comma
+// hostList parses host names (each value may list several, comma
 // separated) against env's hosts table, each host once; none means def.
-func HostList(env hosts.Env, names []string, def install.Host) ([]install.Host, error) {
+func hostList(env hosts.Env, names []string, def install.Host) ([]install.Host, error) {
 	if len(names) == 0 {
 		return []install.Host{def}, nil
 	}
@@ -75,13 +75,13 @@ func HostList(env hosts.Env, names []string, def install.Host) ([]install.Host, 
 	return out, nil
 }
 
-// DefaultHost is the one rule for the host an operation writes to when
+// defaultHost is the one rule for the host an operation writes to when
 // none is named: configured (the configuration's host:), else the single
 // host whose roots (project or user) already hold skills skillpm
 // installed, else install.DefaultHost when none holds any. When several
 // hosts hold skills it fails with ErrSeveralHosts: guessing would put a
 // skill where the user's agent does not look.
-func DefaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
+func defaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
 	if configured != "" {
 		return configured, nil
 	}
@@ -108,10 +108,10 @@ func DefaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
 	return "", &SeveralHostsError{Hosts: names}
 }
 
-// RootsHolding returns, when t is empty, every host's roots (project and
+// rootsHolding returns, when t is empty, every host's roots (project and
 // user) whose receipts hold any of names (any skill when names is
 // empty); otherwise the roots t names. searchedAll says which it was.
-func RootsHolding(env hosts.Env, t Target, def install.Host, names []string) (roots []install.Root, searchedAll bool, err error) {
+func rootsHolding(env hosts.Env, t Target, def install.Host, names []string) (roots []install.Root, searchedAll bool, err error) {
 	if !t.Empty() {
 		p, err := Roots(env, t, def)
 		if err != nil {
@@ -139,10 +139,10 @@ func RootsHolding(env hosts.Env, t Target, def install.Host, names []string) (ro
 	return roots, true, nil
 }
 
-// ProjectScope is the scope a manifest installs into: scope: as written,
+// projectScope is the scope a manifest installs into: scope: as written,
 // else project for skills.yaml (its skills belong to the project) and user
 // for a GAIA agent's gaia-agent.yaml (the agent reads the user's roots).
-func ProjectScope(m *resolve.Manifest) install.Scope {
+func projectScope(m *resolve.Manifest) install.Scope {
 	if m.Scope != "" {
 		return install.Scope(m.Scope)
 	}
@@ -152,17 +152,17 @@ func ProjectScope(m *resolve.Manifest) install.Scope {
 	return install.ScopeProject
 }
 
-// ProjectRoots returns where a project's skills go: t's roots, else the
-// hosts of t, the manifest's hosts: or host:, else DefaultHost's; at t's
-// scope, else the manifest's (ProjectScope); placed as t.Placement says
+// projectRoots returns where a project's skills go: t's roots, else the
+// hosts of t, the manifest's hosts: or host:, else defaultHost's; at t's
+// scope, else the manifest's (projectScope); placed as t.Placement says
 // ("" copies into each host's own root). Project roots are under the
 // manifest's directory, wherever the program runs. A host is any of env's
 // table, the user's hosts file included, as --host takes it.
-func ProjectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured install.Host) (*install.Placed, error) {
+func projectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured install.Host) (*install.Placed, error) {
 	if len(t.Roots) > 0 {
 		return Roots(env, t, install.DefaultHost)
 	}
-	scope := ProjectScope(m)
+	scope := projectScope(m)
 	if t.Scope != "" {
 		s, err := install.ParseScope(t.Scope)
 		if err != nil {
@@ -189,7 +189,7 @@ func ProjectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured insta
 		hs = append(hs, h)
 	}
 	if len(hs) == 0 {
-		h, err := DefaultHost(env, configured)
+		h, err := defaultHost(env, configured)
 		if err != nil {
 			return nil, err
 		}

@@ -42,14 +42,14 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 	if r.Source != "" {
 		src, err = OpenSourceArg(e.client, r.Source)
 	} else {
-		src, err = e.OpenSource("")
+		src, err = e.openSource("")
 	}
 	if err != nil {
 		return nil, err
 	}
 	opts := verified.SearchOptions{Limit: r.Limit, RequireSignedIndex: r.RequireSignedIndex}
 	if !r.NoVerify {
-		policy, trust, err := e.TrustPolicy(ctx)
+		policy, trust, err := e.trustPolicy(ctx)
 		if err != nil {
 			return nil, err
 		}

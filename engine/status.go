@@ -19,9 +19,9 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// StatusPredicateType is the in-toto predicate type of a version's status
+// statusPredicateType is the in-toto predicate type of a version's status
 // after release: yanked (cargo's meaning) and deprecated (npm's).
-const StatusPredicateType = "https://skillpm.dev/status/v1"
+const statusPredicateType = "https://skillpm.dev/status/v1"
 
 // Status is the predicate of a status attestation: what the publisher
 // says of one version after releasing it. Each change signs the whole
@@ -64,7 +64,7 @@ type VersionStatus struct {
 // signature of m verifies under the trust policy. The attestation is
 // read and verified over m's digest; a status tag is never trusted.
 func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*VersionStatus, error) {
-	set, err := repo.Bundles(ctx, m.Descriptor, StatusPredicateType)
+	set, err := repo.Bundles(ctx, m.Descriptor, statusPredicateType)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *reg
 	if len(set.Bundles) == 0 {
 		return out, nil
 	}
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *reg
 	if err != nil {
 		return nil, err
 	}
-	trust.PredicateType, trust.Accept = StatusPredicateType, nil
+	trust.PredicateType, trust.Accept = statusPredicateType, nil
 	res, err := sign.VerifyAttestations(ctx, set.Raw(), m.Descriptor.Digest, trust)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v
 
 // statuses returns the status of each of vs, versions of solver name
 // key in g, that its repository's tags mark as having one, by version;
-// the statuses that do not count are reported through Options.Warn.
+// the statuses that do not count are reported through Options.Log.
 func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs []*semver.Version) (map[string]*VersionStatus, error) {
 	repo, err := g.Repository(key)
 	if err != nil {
@@ -201,11 +201,11 @@ func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
 }
 
 func (e *Engine) warnIgnored(st *VersionStatus) {
-	if st == nil || e.opts.Warn == nil {
+	if st == nil || !e.warns() {
 		return
 	}
 	for _, s := range st.Ignored {
-		e.opts.Warn(s + " (ignored)")
+		e.warn(s + " (ignored)")
 	}
 }
 
@@ -214,7 +214,7 @@ func (e *Engine) warnIgnored(st *VersionStatus) {
 // version, but says so. An install that changed nothing asks nothing
 // (it stays a no-op without the network).
 func (e *Engine) statusWarnings(ctx context.Context, res *install.Result) {
-	if res == nil || res.Lock == nil || e.opts.Warn == nil {
+	if res == nil || res.Lock == nil || !e.warns() {
 		return
 	}
 	placed := map[string]bool{}
@@ -240,7 +240,7 @@ func (e *Engine) statusWarnings(ctx context.Context, res *install.Result) {
 			continue
 		}
 		if err != nil {
-			e.opts.Warn(fmt.Sprintf("%s@%s: its status could not be read: %v", ls.Name, ls.Version, err))
+			e.warn(fmt.Sprintf("%s@%s: its status could not be read: %v", ls.Name, ls.Version, err))
 			continue
 		}
 		if st == nil || (ls.Digest != "" && m.Descriptor.Digest.String() != ls.Digest) {
@@ -248,10 +248,10 @@ func (e *Engine) statusWarnings(ctx context.Context, res *install.Result) {
 		}
 		e.warnIgnored(st)
 		if st.Yanked {
-			e.opts.Warn(fmt.Sprintf("%s@%s is yanked%s: the lock keeps it, a new resolution would not choose it", ls.Name, ls.Version, reason(st.Reason)))
+			e.warn(fmt.Sprintf("%s@%s is yanked%s: the lock keeps it, a new resolution would not choose it", ls.Name, ls.Version, reason(st.Reason)))
 		}
 		if st.Deprecated != "" {
-			e.opts.Warn(fmt.Sprintf("%s@%s is deprecated: %s", ls.Name, ls.Version, st.Deprecated))
+			e.warn(fmt.Sprintf("%s@%s is deprecated: %s", ls.Name, ls.Version, st.Deprecated))
 		}
 	}
 }
@@ -312,7 +312,7 @@ func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) ([]StatusChange
 	if r.Yank != nil && ref.Selector.Kind != registry.SelectVersion {
 		return nil, invalid(fmt.Errorf("%s: a yank names one version, as NAME@VERSION", r.Ref))
 	}
-	def, err := e.OpenSource(e.opts.Source)
+	def, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -414,14 +414,14 @@ func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *re
 	if err != nil {
 		return nil, err
 	}
-	sig, err := sign.SignStatement(ctx, m.Descriptor, StatusPredicateType, pred, r.Sign)
+	sig, err := sign.SignStatement(ctx, m.Descriptor, statusPredicateType, pred, r.Sign)
 	if err != nil {
 		if errors.Is(err, sign.ErrNoSigner) || errors.Is(err, sign.ErrConflictingSigners) || errors.Is(err, sign.ErrNoSigningConfig) || errors.Is(err, sign.ErrNoService) {
 			return nil, invalid(err)
 		}
 		return nil, fmt.Errorf("signing the status of %s: %w", at, err)
 	}
-	desc, err := repo.AttachBundle(ctx, m.Descriptor, sig.Bundle, registry.AttachOptions{Created: next.Time, PredicateType: StatusPredicateType})
+	desc, err := repo.AttachBundle(ctx, m.Descriptor, sig.Bundle, registry.AttachOptions{Created: next.Time, PredicateType: statusPredicateType})
 	if err != nil {
 		return nil, fmt.Errorf("%s: attaching its status: %w", at, err)
 	}

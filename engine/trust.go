@@ -18,15 +18,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// DefaultTrustScopes returns the repositories a key is trusted for when
+// defaultTrustScopes returns the repositories a key is trusted for when
 // a TrustKeyRequest names none: the embedded registry, where a user's own
 // skills are published by default (and whose signed copies a folder's
 // identical build takes its tier from).
-func DefaultTrustScopes() []string { return []string{"embedded/*"} }
+func defaultTrustScopes() []string { return []string{"embedded/*"} }
 
-// DefaultTrustTier is the tier a trusted key's signatures earn when a
+// defaultTrustTier is the tier a trusted key's signatures earn when a
 // TrustKeyRequest names none.
-const DefaultTrustTier = "community"
+const defaultTrustTier = "community"
 
 // TrustKeyRequest trusts a public key in a policy file, in one step that
 // TrustKey prints and UntrustKey reverses.
@@ -34,9 +34,9 @@ type TrustKeyRequest struct {
 	// Key is the public key file (keygen's PREFIX.pub).
 	Key string
 	// Scopes are the repositories its signatures count for; none means
-	// DefaultTrustScopes().
+	// defaultTrustScopes().
 	Scopes []string
-	// Tier is what they earn; "" means DefaultTrustTier.
+	// Tier is what they earn; "" means defaultTrustTier.
 	Tier string
 }
 
@@ -106,10 +106,10 @@ func trustRuleName(fp string) string {
 func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResult, error) {
 	scopes, tier := r.Scopes, r.Tier
 	if len(scopes) == 0 {
-		scopes = DefaultTrustScopes()
+		scopes = defaultTrustScopes()
 	}
 	if tier == "" {
-		tier = DefaultTrustTier
+		tier = defaultTrustTier
 	}
 	if !tiers.ValidTier(tier) {
 		return nil, invalid(fmt.Errorf("tier %q: use verified, community or experimental", tier))

@@ -45,7 +45,7 @@ func (e *Engine) Resolve(ctx context.Context, ref string, pre bool) (*registry.R
 	if r.Kind == registry.KindDir {
 		return nil, nil, invalid(fmt.Errorf("%s is a directory, not a published skill", ref))
 	}
-	def, err := e.OpenSource(e.opts.Source)
+	def, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,7 +79,7 @@ func (e *Engine) VerifyManifest(ctx context.Context, repo *registry.Repository, 
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return nil, invalid(fmt.Errorf("minimum tier %q: use experimental, community or verified", r.MinTier))
 	}
-	policy, trust, err := e.TrustPolicy(ctx)
+	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}

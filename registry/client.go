@@ -342,6 +342,10 @@ func (c *Client) OfflineSession() *Client {
 	return s
 }
 
+// Offline reports whether c sends no request at all (Options.Offline):
+// the engine then answers git references from the git cache too.
+func (c *Client) Offline() bool { return c.opts.Offline }
+
 // credentialStore returns the configured store, opening Docker's on first
 // use so that anonymous work never fails over a broken Docker config.
 // With no credentials configured yet, a login goes to the OS's default

@@ -67,23 +67,29 @@ timed() {
 	awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-# measure MODE CMD...: the medians of wall and CPU time over $runs runs of
-# CMD in MODE (cold or warm; a warm series starts from one unmeasured run
-# that fills the caches).
+# measure MODE CMD-A CMD-B: the medians of wall and CPU time over $runs
+# runs of each command in MODE (cold or warm; a warm series starts from
+# one unmeasured run of each that fills the caches), as "A-WALL A-CPU
+# B-WALL B-CPU". The two run back to back, alternating, so that both
+# sides see the same load on a shared machine.
 measure() {
-	local mode=$1 walls=() cpus=() w c
-	shift
+	local mode=$1 a=$2 b=$3 aw=() ac=() bw=() bc=() w c
 	if [ "$mode" = warm ]; then
 		fresh_home cold
-		timed "$@" >/dev/null
+		timed bash -c "$a" >/dev/null
+		timed bash -c "$b" >/dev/null
 	fi
 	for _ in $(seq "$runs"); do
 		fresh_home "$mode"
-		read -r w c < <(timed "$@")
-		walls+=("$w")
-		cpus+=("$c")
+		read -r w c < <(timed bash -c "$a")
+		aw+=("$w")
+		ac+=("$c")
+		fresh_home "$mode"
+		read -r w c < <(timed bash -c "$b")
+		bw+=("$w")
+		bc+=("$c")
 	done
-	echo "$(median "${walls[@]}") $(median "${cpus[@]}")"
+	echo "$(median "${aw[@]}") $(median "${ac[@]}") $(median "${bw[@]}") $(median "${bc[@]}")"
 }
 
 folder_skillpm() { "$skillpm" install "${names[@]/#/$five/}" --no-vcs --host claude --host codex --allow-experimental; }
@@ -99,9 +105,8 @@ out=bin/bench-peer.out
 for src in folder git; do
 	for mode in cold warm; do
 		echo "running $src $mode" >&2
-		s=$(measure "$mode" bash -c "names=(\$names_joined); ${src}_skillpm")
-		v=$(measure "$mode" bash -c "${src}_vercel")
-		echo "$src $mode $s $v" | tee -a "$out" >&2
+		sv=$(measure "$mode" "names=(\$names_joined); ${src}_skillpm" "${src}_vercel")
+		echo "$src $mode $sv" | tee -a "$out" >&2
 	done
 done
 

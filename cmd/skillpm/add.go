@@ -11,13 +11,11 @@ import (
 
 type addFlags struct {
 	changeFlags
-	allowExperimental bool
-	allowSignerChange bool
-	dryRun            bool
-	noInstall         bool
-	from              string
-	manifest          string
-	lock              string
+	dryRun    bool
+	noInstall bool
+	from      string
+	manifest  string
+	lock      string
 }
 
 func newAddCmd(g *globals) *cobra.Command { return addCmd(g, &addFlags{}) }
@@ -57,8 +55,6 @@ fails or is refused.`,
 	f.changeFlags.register(c)
 	f.rootFlags.registerLink(c)
 	fl := c.Flags()
-	fl.BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
-	fl.BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded before")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
 	fl.BoolVar(&f.noInstall, "no-install", false, "write skills.yaml and skills.lock without installing")
 	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)")
@@ -94,8 +90,7 @@ func parseAddArg(arg string) (name, rng string, err error) {
 // field of the request (TestRequestFields checks it).
 func (f *addFlags) request() engine.InstallRequest {
 	return engine.InstallRequest{
-		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, MinTier: f.minTier, Force: f.force,
-		DryRun: f.dryRun, Prerelease: f.pre, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
+		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
 	}
 }
 

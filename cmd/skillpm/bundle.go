@@ -51,12 +51,11 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if f.out == "" {
 		return usageErrorf(c, fmt.Errorf("-o DIR is required"))
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, warn: resolverWarn(g)})
 	if err != nil {
 		return err
 	}
-	res, err := e.Bundle(ctx, engine.BundleRequest{Refs: args, Dir: f.out, Prerelease: f.pre,
-		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg)) }})
+	res, err := e.Bundle(ctx, engine.BundleRequest{Refs: args, Dir: f.out, Prerelease: f.pre})
 	var ie *engine.InstallError
 	switch {
 	case errors.As(err, &ie):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -30,6 +31,9 @@ type engineFlags struct {
 	// client, when set, is the registry client to use (one the command
 	// opened already).
 	client *registry.Client
+	// warn, when set, renders the engine's warnings instead of warnOnce
+	// (lock and bundle print each as "skillpm: warning: ...").
+	warn func(string)
 	// lenientEnv resolves roots with the built-in hosts table when the
 	// user's hosts file does not load (osEnv), for commands that read
 	// every host's roots without --host, --scope or --root.
@@ -64,9 +68,11 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
-		Consent: newTermPrompter(g), Warn: warnOnce(g),
-		Notes:     func(line string) { fmt.Fprintln(g.stderr, termLines(line)) },
+		Consent: newTermPrompter(g), Log: slog.New(cliLog{warn: f.warn, note: func(line string) { fmt.Fprintln(g.stderr, termLines(line)) }}),
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
+	}
+	if f.warn == nil {
+		opts.Log = slog.New(cliLog{warn: warnOnce(g), note: func(line string) { fmt.Fprintln(g.stderr, termLines(line)) }})
 	}
 	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
 		return nil, err
@@ -83,6 +89,30 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	}
 	return engine.Open(ctx, opts)
 }
+
+// cliLog renders the engine's events (Options.Log) on stderr: warnings
+// through warn, notes as they come; install stages are not asked for.
+type cliLog struct{ warn, note func(string) }
+
+// Enabled asks for warnings and notes, not install stages.
+func (h cliLog) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+
+// Handle renders one warning or note.
+func (h cliLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		h.warn(r.Message)
+	} else {
+		h.note(r.Message)
+	}
+	return nil
+}
+
+// WithAttrs returns h: the engine's records carry their text in the
+// message.
+func (h cliLog) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+// WithGroup returns h.
+func (h cliLog) WithGroup(string) slog.Handler { return h }
 
 // target is the engine's view of the root flags; --link, when given, is
 // its Placement.

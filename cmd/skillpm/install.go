@@ -12,51 +12,37 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// changeFlags are what install and update share: the source, the trust
-// policy, the roots, and the consent to what the change brings.
+// changeFlags are what install, add and update share: the registry
+// client, the trust policy, the roots, and the request's shared options
+// (options.go).
 type changeFlags struct {
 	regFlags
 	trustFlags
 	rootFlags
-	grants  []string
-	yes     bool
-	minTier string
-	force   bool
-	// allowRepublished accepts a version whose tag was moved to other
-	// content.
-	allowRepublished bool
-	// noIndex resolves against the registry even where a signed sparse
-	// index is there.
-	noIndex bool
+	engine.Consent
+	engine.Checks
+	engine.Resolution
 }
 
 func (f *changeFlags) register(c *cobra.Command) {
 	f.regFlags.addPlainHTTP(c)
 	f.regFlags.addOffline(c)
-	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges match pre-releases")
 	f.trustFlags.register(c)
 	f.rootFlags.register(c)
-	c.Flags().StringArrayVar(&f.grants, "grant", nil, "grant a declared permission `PERM` to the skills named (NAME:PERM for one skill, a dependency included; repeatable)")
-	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "consent to the dangerous permissions of community skills")
-	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse any skill below `TIER` (verified, community, experimental)")
-	c.Flags().BoolVar(&f.force, "force", false, "overwrite installed skills whose files were edited by hand")
-	c.Flags().BoolVar(&f.allowRepublished, "allow-republished", false, "accept a version whose digest differs from the one locked or installed (its tag was moved)")
-	c.Flags().BoolVar(&f.noIndex, "no-index", false, "resolve against the registry's tags and manifests even where the namespace has a signed sparse index")
+	bindConsent(c.Flags(), &f.Consent)
+	bindChecks(c.Flags(), &f.Checks)
+	bindResolution(c.Flags(), &f.Resolution)
 }
 
 type installFlags struct {
 	changeFlags
-	allowExperimental bool
-	allowAudit        bool
-	frozen            bool
-	dryRun            bool
-	from              string
-	manifest          string
-	lock              string
-	allowSignerChange bool
-	allowDowngrade    bool
-	noVCS             bool
-	skills            []string
+	frozen   bool
+	dryRun   bool
+	from     string
+	manifest string
+	lock     string
+	noVCS    bool
+	skills   []string
 }
 
 func newInstallCmd(g *globals) *cobra.Command { return installCmd(g, &installFlags{}) }
@@ -120,15 +106,11 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	}
 	f.changeFlags.register(c)
 	f.rootFlags.registerLink(c)
-	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "install skills whose static audit blocks at their tier")
-	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "install experimental (unsigned or untrusted) skills named on the command line")
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
 	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
-	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a skill signed by none of the identities recorded when it was installed")
-	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the locked or installed one when the newer one is gone")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
 	c.Flags().StringArrayVar(&f.skills, "skill", nil, "from a git reference or folder holding several skills, install only `NAME` (repeatable)")
 	return c
@@ -158,10 +140,8 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 func (f *installFlags) request(refs []string) engine.InstallRequest {
 	return engine.InstallRequest{
 		Refs: refs, Manifest: f.manifest, Lock: f.lock,
-		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
-		MinTier: f.minTier, Force: f.force, Frozen: f.frozen, DryRun: f.dryRun, Prerelease: f.pre,
-		AllowSignerChange: f.allowSignerChange, AllowDowngrade: f.allowDowngrade, AllowRepublished: f.allowRepublished,
-		NoVCS: f.noVCS, Skills: f.skills, Offline: f.offline, NoIndex: f.noIndex,
+		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution,
+		Frozen: f.frozen, DryRun: f.dryRun, NoVCS: f.noVCS, Skills: f.skills,
 	}
 }
 
@@ -208,8 +188,8 @@ func installExit(m *resolve.Manifest, lockFile string, err error) error {
 // check refuses a --min-tier that names no tier, before anything is
 // opened.
 func (f *changeFlags) check() error {
-	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.minTier)}
+	if f.MinTier != "" && !tiers.ValidTier(f.MinTier) {
+		return &usageError{fmt.Errorf("--min-tier %q: use verified, community or experimental", f.MinTier)}
 	}
 	return nil
 }

@@ -122,7 +122,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if f.upgrade && f.frozen {
 		return usageErrorf(c, errors.New("--upgrade and --frozen contradict each other"))
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, warn: resolverWarn(g)})
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,6 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 			mpath, _ := lockPaths(f)
 			return projectNames(&project{mpath: mpath, m: m, prev: prev}, names)
 		},
-		Warn: func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg)) },
 	})
 	if err != nil {
 		return lockFailure(ctx, g, e, f, err)

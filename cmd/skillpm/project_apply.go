@@ -10,6 +10,12 @@ import (
 
 // warnOnce prints each distinct warning once per command (unless -q):
 // an install of several roots meets the same skill several times.
+// resolverWarn renders each warning as lock and bundle always have:
+// "skillpm: warning: ...", every one, even with -q.
+func resolverWarn(g *globals) func(string) {
+	return func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg)) }
+}
+
 func warnOnce(g *globals) func(string) {
 	seen := map[string]bool{}
 	return func(s string) {

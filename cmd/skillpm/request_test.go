@@ -1,8 +1,15 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"maps"
+	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skillpm/skillpm/engine"
@@ -32,14 +39,14 @@ func TestRequestFields(t *testing.T) {
 	}{
 		// install prints its result, not a plan before consent.
 		{"install", installCmd(g, fi), func() engine.InstallRequest { return fi.request([]string{"x"}) }, []string{"OnPlan"}},
-		// add names skills in skills.yaml (AddRequest), installs the whole
-		// project without git sources of its own, and has no flags for
-		// the audit or downgrades; Manifest and Lock are AddRequest's.
-		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline", "AllowAuditFindings", "AllowDowngrade", "OnPlan"}},
+		// add names skills in skills.yaml (AddRequest) and installs the
+		// whole project, without git sources of its own; Manifest and
+		// Lock are AddRequest's.
+		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "OnPlan"}},
 		// update names installed skills or the project (UpdateRequest,
 		// ProjectUpdateRequest), never references.
-		{"update", updateCmd(g, fu), func() engine.InstallRequest { return fu.request(g, false) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline"}},
-		{"update in a project", nil, func() engine.InstallRequest { return fu.request(g, true) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "Offline"}},
+		{"update", updateCmd(g, fu), func() engine.InstallRequest { return fu.request(g, false) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
+		{"update in a project", nil, func() engine.InstallRequest { return fu.request(g, true) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
 	} {
 		if tc.cmd != nil {
 			setEveryFlag(t, tc.cmd)
@@ -48,11 +55,8 @@ func TestRequestFields(t *testing.T) {
 		for _, n := range append(tc.unset, common...) {
 			unset[n] = true
 		}
-		req := reflect.ValueOf(tc.request())
-		typ := req.Type()
-		for i := range typ.NumField() {
-			name := typ.Field(i).Name
-			set := !req.Field(i).IsZero()
+		fields := leafFields(reflect.ValueOf(tc.request()), "")
+		for name, set := range fields {
 			switch {
 			case unset[name] && set:
 				t.Errorf("%s: %s is set by its flags: take it off the list of fields they do not set", tc.name, name)
@@ -60,8 +64,111 @@ func TestRequestFields(t *testing.T) {
 				t.Errorf("%s: %s is not passed on from its flags (or, if no flag sets it, list it as one they do not set)", tc.name, name)
 			}
 		}
-		if typ.NumField() <= len(unset) {
+		for n := range unset {
+			if _, ok := fields[n]; !ok {
+				t.Errorf("%s: %s is listed as a field its flags do not set, but the request has no such field", tc.name, n)
+			}
+		}
+		if len(fields) <= len(unset) {
 			t.Fatalf("%s: the request has no field its flags set; the check is broken", tc.name)
+		}
+	}
+}
+
+// leafFields maps each field of the struct v to whether it is set, the
+// fields of an embedded struct (engine.Consent, Checks, Resolution) as
+// fields of v's own: a command that forgets one field of a shared struct
+// fails as one that forgets a field of the request.
+func leafFields(v reflect.Value, prefix string) map[string]bool {
+	out := map[string]bool{}
+	typ := v.Type()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			maps.Copy(out, leafFields(v.Field(i), prefix))
+			continue
+		}
+		out[prefix+f.Name] = !v.Field(i).IsZero()
+	}
+	return out
+}
+
+// TestSharedFlagsBoundOnce checks that the flags of the engine's shared
+// request options are declared in options.go only: a command that
+// declared --grant (or --allow-downgrade, ...) itself would bind it to a
+// field of its own and copy it into the request by hand, which is how
+// update in a project once dropped two of them. The commands whose flag
+// of the same name means something else are listed, with why.
+func TestSharedFlagsBoundOnce(t *testing.T) {
+	shared := map[string]bool{}
+	fs := pflag.NewFlagSet("shared", pflag.ContinueOnError)
+	bindConsent(fs, &engine.Consent{})
+	bindChecks(fs, &engine.Checks{})
+	bindResolution(fs, &engine.Resolution{})
+	fs.VisitAll(func(fl *pflag.Flag) { shared[fl.Name] = true })
+	// Same name, another knob: not a request's shared option.
+	other := map[string]string{
+		"asf.go:force":                    "replaces a running workflow",
+		"run.go:force":                    "replaces a running workflow",
+		"keygen.go:force":                 "overwrites key files",
+		"migrate.go:force":                "replaces an output folder",
+		"remove.go:force":                 "install.RemoveOptions.Force",
+		"publish.go:force":                "overwrites a published version",
+		"publish.go:allow-audit-findings": "publishes what the audit blocks",
+		"lock.go:allow-republished":       "LockRequest's git tags moved",
+		"mirror.go:min-tier":              "MirrorRequest's filter",
+		"verify.go:min-tier":              "VerifyRequest's exit status",
+		"publish.go:pre":                  "regFlags.addRegistry: the commands that read one published version",
+		"outdated.go:pre":                 "OutdatedRequest counts pre-releases",
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	seen, used := 0, map[string]bool{}
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") || file == "options.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !strings.HasSuffix(sel.Sel.Name, "Var") && !strings.HasSuffix(sel.Sel.Name, "VarP") {
+				return true
+			}
+			for _, a := range call.Args {
+				lit, ok := a.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					continue
+				}
+				name, err := strconv.Unquote(lit.Value)
+				if err != nil || !shared[name] {
+					continue
+				}
+				seen++
+				used[file+":"+name] = true
+				if other[file+":"+name] == "" {
+					t.Errorf("%s: declares --%s itself; bind the shared struct with options.go's bind function instead", fset.Position(lit.Pos()), name)
+				}
+				break
+			}
+			return true
+		})
+	}
+	if seen == 0 {
+		t.Fatal("no flag declaration found at all; the check is broken")
+	}
+	for k := range other {
+		if !used[k] {
+			t.Errorf("%s is listed as a flag of the same name that means something else, but no longer declared there: take it off the list", k)
 		}
 	}
 }

@@ -14,13 +14,9 @@ import (
 
 type updateFlags struct {
 	changeFlags
-	allowExperimental bool
-	allowAudit        bool
-	allowDowngrade    bool
-	allowSignerChange bool
-	dryRun            bool
-	from              string
-	project           projectUpdateFlags
+	dryRun  bool
+	from    string
+	project projectUpdateFlags
 }
 
 func newUpdateCmd(g *globals) *cobra.Command { return updateCmd(g, &updateFlags{}) }
@@ -65,10 +61,6 @@ newest release is outside of) or --latest (all of them), each to
 	f.changeFlags.register(c)
 	// Update keeps how each root holds its skills (copies or links).
 	f.rootFlags.place = install.PlaceAuto
-	c.Flags().BoolVar(&f.allowExperimental, "allow-experimental", false, "accept experimental (unsigned or untrusted) versions of skills asked for by name")
-	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "update to versions whose static audit blocks at their tier")
-	c.Flags().BoolVar(&f.allowDowngrade, "allow-downgrade", false, "accept a lower version than the one installed")
-	c.Flags().BoolVar(&f.allowSignerChange, "allow-signer-change", false, "accept a version signed by none of the recorded identities")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
 	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR")
 	c.Flags().StringVar(&f.project.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
@@ -106,9 +98,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 // and the plan shown before consent (in a project not with -q).
 func (f *updateFlags) request(g *globals, project bool) engine.InstallRequest {
 	return engine.InstallRequest{
-		Grants: f.grants, Yes: f.yes, AllowExperimental: f.allowExperimental, AllowAuditFindings: f.allowAudit,
-		MinTier: f.minTier, Force: f.force, DryRun: f.dryRun, Prerelease: f.pre,
-		AllowDowngrade: f.allowDowngrade, AllowSignerChange: f.allowSignerChange, AllowRepublished: f.allowRepublished, NoIndex: f.noIndex,
+		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
 		OnPlan: func(_ context.Context, changes []install.Change) error {
 			if !g.json() && !(project && g.quiet) {
 				printPlan(g.stdout, changes)

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -102,8 +103,9 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ireq := engine.InstallRequest{
 		Refs: []string{req.Ref}, Roots: []install.Root{root}, Origin: "the request", RegistryOnly: true,
-		Grants: req.Grants, AllowExperimental: req.AllowExperimental, AllowAuditFindings: req.AllowAuditFindings,
-		DryRun: req.DryRun,
+		Consent: engine.Consent{Grants: req.Grants, AllowExperimental: req.AllowExperimental},
+		Checks:  engine.Checks{AllowAuditFindings: req.AllowAuditFindings},
+		DryRun:  req.DryRun,
 	}
 	stream := strings.Contains(r.Header.Get("Accept"), NDJSON)
 	var mu sync.Mutex
@@ -203,6 +205,41 @@ func (s *Server) engine(ctx context.Context, warn func(string), progress func(in
 	return engine.Open(ctx, engine.Options{
 		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: s.cfg.Trust,
 		Env: s.cfg.Env, Host: s.cfg.Host, Auditor: s.cfg.Auditor, AuditTool: s.cfg.AuditTool, LockWait: s.cfg.LockWait,
-		Warn: warn, Progress: progress,
+		Log: slog.New(sink{warn: warn, progress: progress}),
 	})
 }
+
+// sink hands the engine's warnings (Options.Log) to warn and, when
+// progress is set, its install stages to progress; notes are the CLI's
+// and are dropped.
+type sink struct {
+	warn     func(string)
+	progress func(install.Event)
+}
+
+// Enabled asks for warnings, and for install stages when progress is set.
+func (s sink) Enabled(_ context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && s.warn != nil || l == slog.LevelDebug && s.progress != nil
+}
+
+// Handle passes one warning or install stage on.
+func (s sink) Handle(_ context.Context, r slog.Record) error {
+	switch {
+	case r.Level >= slog.LevelWarn && s.warn != nil:
+		s.warn(r.Message)
+	case r.Level == slog.LevelDebug && s.progress != nil:
+		r.Attrs(func(a slog.Attr) bool {
+			if ev, ok := a.Value.Any().(install.Event); ok && a.Key == engine.EventKey {
+				s.progress(ev)
+			}
+			return true
+		})
+	}
+	return nil
+}
+
+// WithAttrs returns s.
+func (s sink) WithAttrs([]slog.Attr) slog.Handler { return s }
+
+// WithGroup returns s.
+func (s sink) WithGroup(string) slog.Handler { return s }

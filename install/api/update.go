@@ -100,7 +100,8 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := e.Update(r.Context(), engine.UpdateRequest{Names: []string{req.Name}, InstallRequest: engine.InstallRequest{
-		Roots: []install.Root{root}, RegistryOnly: true, Grants: req.Grants, AllowAuditFindings: req.AllowAuditFindings,
+		Roots: []install.Root{root}, RegistryOnly: true,
+		Consent: engine.Consent{Grants: req.Grants}, Checks: engine.Checks{AllowAuditFindings: req.AllowAuditFindings},
 	}})
 	if err != nil {
 		writeError(w, toError(err))

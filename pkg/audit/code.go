@@ -26,6 +26,33 @@ func newTreeLanguages() treeLanguages {
 	}
 }
 
+// prepareParsers starts compiling, in the background, the grammar of each
+// language the skill has a code file of (by extension, as classify names
+// them), so that the compile overlaps the audit of the files before the
+// first one; a grammar no file needs is not compiled (code in a Markdown
+// block or a shebang script compiles its grammar when it is parsed).
+func (r *run) prepareParsers(entries []string) {
+	var seen [4]bool
+	prepare := func(i int, l treesitter.Language) {
+		if !seen[i] {
+			seen[i] = true
+			treesitter.Prepare(l)
+		}
+	}
+	for _, rel := range entries {
+		switch path.Ext(strings.ToLower(rel)) {
+		case ".py", ".pyw", ".pyi":
+			prepare(0, r.s.langs.python)
+		case ".js", ".mjs", ".cjs", ".jsx":
+			prepare(1, r.s.langs.javascript)
+		case ".ts", ".mts", ".cts":
+			prepare(2, r.s.langs.typescript)
+		case ".tsx":
+			prepare(3, r.s.langs.tsx)
+		}
+	}
+}
+
 // maxTreeNodes bounds the syntax tree copied out of tree-sitter; files
 // within the size limit stay far below it.
 const maxTreeNodes = 2_000_000

@@ -98,7 +98,16 @@
 //
 // Rule ids are stable. Severity is the rule's usual one: instruction
 // findings in code, code spans or quotes are one step lower (except
-// AUD-INSTR-ENCODED and the Unicode rules, never lowered); PY-SHELL,
+// AUD-INSTR-ENCODED, never lowered); text whose role is to describe
+// rather than direct (role.go: listed under a lead-in of what to avoid or
+// detect, shown as an example in a section about attacks, a table row, a
+// document SKILL.md does not reference) is lowered by the same one notion
+// for every instruction rule, is never malicious and does not block by
+// rule, unless it is an imperative to fetch, unpack or run something;
+// invisible or bidirectional characters that their line names ("U+202E",
+// "zero-width spaces") are one step lower, tag characters that spell text
+// never; a credential store sent to the service the skill is about (gh to
+// GitHub) is high, not critical; PY-SHELL,
 // JS-SHELL, PY-EVAL, JS-EVAL and SH-EVAL are medium when the code or
 // command is a constant (it is then analysed itself); undeclared reads of
 // the file system or a database are medium.

@@ -68,3 +68,16 @@ func credTaint(p string) taint {
 	}
 	return tSecret
 }
+
+// serviceCLIHost names the service a network CLI talks to when the
+// command line has no URL: gh sends what it is given to GitHub, glab to
+// GitLab. "" for any other program.
+func serviceCLIHost(name string) string {
+	switch name {
+	case "gh":
+		return "github.com"
+	case "glab":
+		return "gitlab.com"
+	}
+	return ""
+}

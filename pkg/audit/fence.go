@@ -22,6 +22,9 @@ type fence struct {
 	lang string
 	code string
 	line int // line of the first line of code
+	// described is set for a block in a section that describes attacks
+	// (role.go): its code is an example, not a step.
+	described bool
 }
 
 // fenceLang maps an info string to the analysis to run: "shell",
@@ -81,14 +84,14 @@ func (r *run) analyzeFences(rel string, fences []fence) {
 	nUses, nImports := len(r.uses), len(r.imports)
 	r.fenceFile = rel
 	defer func() {
-		r.fenceFile, r.fenceCode = "", ""
+		r.fenceFile, r.fenceCode, r.fenceDescribed = "", "", false
 		r.uses, r.imports = r.uses[:nUses], r.imports[:nImports]
 	}()
 	for _, f := range fences {
 		if len(f.code) > 1<<20 {
 			continue
 		}
-		r.fenceCode = f.code
+		r.fenceCode, r.fenceDescribed = f.code, f.described
 		switch fenceLang(f.lang) {
 		case "shell":
 			r.shellSnippet(rel, f.line, consoleCommands(f.code), 0, false)

@@ -14,8 +14,10 @@ import (
 // the test, labelled in labels.txt. A malicious skill (a pattern malware
 // uses) must block at every tier, experimental included; an unsafe one
 // (code fetched from the product's own server and run) at community and
-// verified; a benign one must not block at community (nor, so, at
-// experimental). It prints precision and recall per tier
+// verified; a review one (remote instructions from the product's own
+// site, a credential store sent to the skill's own service) must not block
+// at community and must block at verified; a benign one must not block at
+// community (nor, so, at experimental). It prints precision and recall per tier
 // (the LABELLED lines, which make bench shows).
 func TestLabelled(t *testing.T) {
 	root := filepath.Join("testdata", "labelled")
@@ -41,7 +43,7 @@ func TestLabelled(t *testing.T) {
 			continue
 		}
 		fields := strings.Fields(line)
-		if len(fields) != 2 || fields[1] != "malicious" && fields[1] != "unsafe" && fields[1] != "benign" {
+		if len(fields) != 2 || fields[1] != "malicious" && fields[1] != "unsafe" && fields[1] != "review" && fields[1] != "benign" {
 			t.Fatalf("labels.txt: bad line %q", line)
 		}
 		rep, err := s.Scan(t.Context(), filepath.Join(root, fields[0]))
@@ -52,7 +54,8 @@ func TestLabelled(t *testing.T) {
 			if fields[1] == "unsafe" && tier == "experimental" {
 				continue // advisory there: neither a hit nor a miss
 			}
-			malicious := fields[1] != "benign"
+			// A review case is a positive at verified only.
+			malicious := fields[1] == "malicious" || fields[1] == "unsafe" || fields[1] == "review" && tier == "verified"
 			v, err := rep.Verdict(tier)
 			if err != nil {
 				t.Fatal(err)
@@ -64,11 +67,11 @@ func TestLabelled(t *testing.T) {
 				c.tp++
 			case malicious:
 				c.fn++
-				t.Errorf("%s (malicious): %s at %s, want block:%s", fields[0], v.Decision, tier, dump(rep))
+				t.Errorf("%s (%s): %s at %s, want block:%s", fields[0], fields[1], v.Decision, tier, dump(rep))
 			case blocked:
 				c.fp++
 				if tier != "verified" {
-					t.Errorf("%s (benign): blocked at %s:%s", fields[0], tier, dump(rep))
+					t.Errorf("%s (%s): blocked at %s:%s", fields[0], fields[1], tier, dump(rep))
 				}
 			default:
 				c.tn++

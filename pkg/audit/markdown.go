@@ -25,9 +25,19 @@ const (
 	// ctxListed is a list item under words that describe rather than
 	// direct ("common mistakes:", "red flags", "the scanner rejects:").
 	ctxListed = "listed"
+	// ctxDescribed is text in a section whose headings say it describes
+	// attacks or what to avoid ("## Prompt injection patterns", "##
+	// Red flags"): a pattern library, not a procedure.
+	ctxDescribed = "described"
+	// ctxTable is a row of a table: a reference (endpoints, options,
+	// mappings), not a procedure.
+	ctxTable = "table"
 	// ctxDoc is text in a file the agent does not load as instructions:
 	// a README or other document SKILL.md does not reference.
 	ctxDoc = "doc"
+	// ctxDocumented is a line that names what it shows (an invisible
+	// character with its code point): a detection pattern or an example.
+	ctxDocumented = "documented"
 )
 
 // unit is a stretch of instruction text matched as one: a paragraph, a
@@ -40,9 +50,10 @@ type unit struct {
 	src  []int32
 	ctx  string
 	html bool
-	// listed is set for list items a descriptive lead-in introduces
+	// listed is set for list items a descriptive lead-in introduces,
+	// described for any block in a section that describes attacks
 	// (role.go).
-	listed bool
+	listed, described, table bool
 }
 
 // appendSrc adds src[start:stop] to the unit, dropping Markdown emphasis
@@ -203,9 +214,13 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 	var units []*unit
 	var fences []fence
 	lists := map[ast.Node]bool{}
+	var sec sections
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
+		}
+		if h, ok := n.(*ast.Heading); ok {
+			sec.enter(h.Level, blockText(h, src))
 		}
 		if n.Kind() == ast.KindCodeSpan {
 			start, stop := -1, -1
@@ -241,6 +256,14 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 			u.ctx = ctxQuote
 		}
 		u.listed = u.ctx == ctxPlain && listedRole(n, src, lists)
+		u.described = n.Kind() != ast.KindHeading && sec.describes()
+		u.table = u.ctx == ctxPlain && n.Kind() == ast.KindParagraph && tableLines(lines, src)
+		if u.described && u.ctx != ctxPlain {
+			for i := 0; i < lines.Len(); i++ {
+				l, _ := li.pos(lines.At(i).Start)
+				r.markExample(rel, l)
+			}
+		}
 		for i := 0; i < lines.Len(); i++ {
 			seg := lines.At(i)
 			if !code {
@@ -268,7 +291,7 @@ func (r *run) scanMarkdown(rel string, src []byte, firstLine int) []fence {
 				code.Write(seg.Value(src))
 			}
 			line, _ := li.pos(lines.At(0).Start)
-			fences = append(fences, fence{lang: info, code: code.String(), line: line})
+			fences = append(fences, fence{lang: info, code: code.String(), line: line, described: u.described})
 		}
 		units = append(units, u)
 		return ast.WalkContinue, nil
@@ -364,28 +387,38 @@ func (r *run) matchUnit(rel string, u *unit, pos func(int) (int, int), codeSpans
 			case inSpans(quotes, m[0]):
 				ctx = ctxQuote
 			}
-			if u.listed && ctx != ctxQuote {
-				ctx = ctxListed
-			}
 		}
+		role := sentenceRole(u, txt, m[0], rule, ctx)
 		f := Finding{Rule: rule.id, File: rel, Line: line, Column: col,
-			Message: rule.what, Evidence: excerpt(txt, m[0], m[1]),
-			Malicious: rule.malicious && (ctx == ctxPlain || ctx == ctxFence || ctx == ctxCode)}
+			Message: rule.what, Evidence: excerpt(txt, m[0], m[1])}
 		if u.html && strings.Contains(txt, "<!--") {
 			f.Message += " (inside an HTML comment, invisible when rendered)"
 		}
+		f.Severity = r.s.rules[rule.id].Severity
 		if ctx != ctxPlain {
-			f.Severity = r.s.rules[rule.id].Severity.lower()
+			f.Severity = f.Severity.lower()
 			f.Context = ctx
 			f.Downgraded = true
 			f.Message += " (" + contextWords(ctx) + ")"
-			if ctx == ctxQuote && u.listed {
-				// An attack quoted as an example in a list of what to
-				// detect: two signs that it is described, not directed.
-				f.Severity = f.Severity.lower()
-				f.Message += " (" + contextWords(ctxListed) + ")"
-			}
 		}
+		if role != ctxPlain {
+			// Described rather than directed (role.go). Quoted as well
+			// (an attack quoted as an example in a list of what to
+			// detect, a pattern shown in a code block of a pattern
+			// library): two signs, two steps.
+			if ctx != ctxPlain && ctx != ctxCode {
+				f.Severity = f.Severity.lower()
+			}
+			if ctx != ctxQuote {
+				f.Context = role
+			}
+			if !f.Downgraded {
+				f.Severity = f.Severity.lower()
+				f.Downgraded = true
+			}
+			f.Message += " (" + contextWords(role) + ")"
+		}
+		f.Malicious = rule.malicious && directive(f.Context)
 		r.add(f)
 	}
 	r.matchEncoded(rel, u, txt, pos, done)
@@ -401,6 +434,10 @@ func contextWords(ctx string) string {
 		return "quoted"
 	case ctxListed:
 		return "in a list of what to avoid or detect"
+	case ctxDescribed:
+		return "in a section that describes attacks or what to avoid"
+	case ctxTable:
+		return "in a table"
 	}
 	return ""
 }

@@ -47,6 +47,9 @@ func toolchainInstallers() []string {
 		"raw.githubusercontent.com/nvm-sh/nvm/", "claude.ai/install.sh", "ollama.com/install.sh",
 		"deb.nodesource.com", "rpm.nodesource.com", "foundry.paradigm.xyz", "release.solana.com",
 		"sh.vector.dev", "starship.rs/install.sh", "cli.github.com", "aka.ms/installazurecli",
+		// Cloudflare's tunnel client, which skills exposing a local
+		// webhook set up whatever product they are about.
+		"github.com/cloudflare/cloudflared/releases/", "pkg.cloudflare.com",
 	}
 }
 
@@ -58,6 +61,10 @@ func pasteHosts() []string {
 		"gist.github.com", "gist.githubusercontent.com", "bit.ly", "tinyurl.com", "t.co", "is.gd", "cutt.ly",
 		"transfer.sh", "0x0.st", "termbin.com", "webhook.site", "ngrok.io", "ngrok-free.app", "requestbin."}
 }
+
+// msgRunsDownload ends the message of a script that runs a file it
+// downloaded: an installer's shape as much as a pipe into a shell.
+const msgRunsDownload = ", which this script downloaded"
 
 // reURL finds http and https URLs in instruction text and commands.
 const reURL = `(?i)\bhttps?://[^\s"'<>()\x60|;]+`
@@ -77,10 +84,13 @@ func (r *run) judgeURL(raw string) (origin, string, string) {
 		return originNone, "", ""
 	}
 	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return originNone, "", "" // this machine: nothing is fetched from elsewhere
+	}
 	if ip := net.ParseIP(host); ip != nil {
 		return originHostile, host, "a raw IP address"
 	}
-	if strings.EqualFold(u.Scheme, "http") && host != "localhost" {
+	if strings.EqualFold(u.Scheme, "http") {
 		return originHostile, host, "plain HTTP"
 	}
 	for _, p := range pasteHosts() {
@@ -91,14 +101,17 @@ func (r *run) judgeURL(raw string) (origin, string, string) {
 	hp := host + strings.ToLower(u.EscapedPath())
 	for _, t := range toolchainInstallers() {
 		if strings.HasPrefix(hp, t) {
+			if forgeHost(host) {
+				// The forge hosts everyone: name the project.
+				return originVendor, strings.TrimSuffix(strings.TrimSuffix(t, "/"), "/releases"), "a known toolchain installer"
+			}
 			return originVendor, host, "a known toolchain installer"
 		}
 	}
 	if r.aboutHost(host) || r.namesHost(host) || r.homepageHost(host) {
 		return originVendor, host, "the domain of the product the skill is about"
 	}
-	switch host {
-	case "github.com", "raw.githubusercontent.com", "objects.githubusercontent.com", "gitlab.com":
+	if forgeHost(host) {
 		// The owner or the repository in the path says whose code it is.
 		parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 		for i := 0; i < len(parts) && i < 2; i++ {
@@ -108,6 +121,16 @@ func (r *run) judgeURL(raw string) (origin, string, string) {
 		}
 	}
 	return originUnknown, host, "a domain the skill is not about"
+}
+
+// forgeHost reports a code forge's host, where the owner and repository
+// in the path say whose code it is.
+func forgeHost(host string) bool {
+	switch host {
+	case "github.com", "raw.githubusercontent.com", "objects.githubusercontent.com", "gitlab.com":
+		return true
+	}
+	return false
 }
 
 // judgeOrigin classifies every URL in text and returns the worst one.
@@ -279,21 +302,26 @@ func (r *run) judgeFetched(f *Finding) {
 		return
 	}
 	o, host, why := r.judgeOrigin(f.Evidence)
-	if o == originNone && r.fenceFile == f.File && r.fenceCode != "" {
+	// A file the block downloaded comes from the block's URLs, not from
+	// those on the line that runs it (cloudflared tunnel --url
+	// http://localhost:8080).
+	ranDownload := strings.Contains(f.Message, msgRunsDownload)
+	if (o == originNone || ranDownload) && r.fenceFile == f.File && r.fenceCode != "" {
 		o, host, why = r.judgeOrigin(r.fenceCode)
 	}
-	directive := f.Context == ctxPlain || f.Context == ctxFence || f.Context == ctxCode
+	direct := directive(f.Context)
 	switch o {
 	case originHostile:
-		f.Malicious = f.Malicious || directive
+		f.Malicious = f.Malicious || direct
 		f.Message += " from " + host + " (" + why + ")"
 	case originUnknown:
 		if instr {
-			f.Malicious = f.Malicious || directive
+			f.Malicious = f.Malicious || direct
 		}
 		f.Message += " from " + host + " (" + why + ")"
 	case originVendor:
-		if f.Malicious || f.Rule == RuleInstrRemote || !installerShape(f.Evidence) && !installerShape(r.fenceCode) {
+		installer := installerShape(f.Evidence) || installerShape(r.fenceCode) || ranDownload
+		if f.Malicious || f.Rule == RuleInstrRemote || !installer {
 			// Code a vendor's server hands to node -e or eval is not an
 			// installer: it keeps its rule.
 			return
@@ -303,7 +331,7 @@ func (r *run) judgeFetched(f *Finding) {
 		// (a code span or block is how installers are shown); in a
 		// document the agent does not load it stays lowered.
 		f.Severity = min(f.Severity, High)
-		if directive {
+		if direct {
 			f.Severity = High
 		}
 		f.Message += " from " + host + " (" + why + "); review the installer"

@@ -235,6 +235,12 @@ type run struct {
 	// code whose evidence holds no URL (node -e "$CODE") is judged by the
 	// URLs of its block (origin.go).
 	fenceCode string
+	// fenceDescribed is set while that block sits in a section that
+	// describes attacks (role.go).
+	fenceDescribed bool
+	// examples are the lines (file, line) of code blocks and quotations in
+	// sections that describe attacks (role.go).
+	examples map[exampleLine]bool
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
@@ -268,7 +274,8 @@ func (r *run) treeParser() *treesitter.Parser {
 // add records a finding, filling severity, hint and the unreadable mark
 // from the rule table, and dropping exact repeats.
 func (r *run) add(f Finding) {
-	if r.fenceFile != "" && f.File == r.fenceFile && !fenceFinding(&f) {
+	fenced := r.fenceFile != "" && f.File == r.fenceFile
+	if fenced && !fenceFinding(&f) {
 		return
 	}
 	rule, ok := r.s.rules[f.Rule]
@@ -277,6 +284,15 @@ func (r *run) add(f Finding) {
 	}
 	if f.Severity == 0 {
 		f.Severity = rule.Severity
+	}
+	if fenced && r.fenceDescribed && !f.Downgraded {
+		// A code block in a section that describes attacks: an example
+		// shown in a code block, two signs that it is not a step
+		// (role.go).
+		f.Severity = f.Severity.lower().lower()
+		f.Downgraded = true
+		f.Context = ctxDescribed
+		f.Message += " (" + contextWords(ctxDescribed) + ")"
 	}
 	r.weighDoc(&f, rule)
 	r.judgeFetched(&f)
@@ -603,6 +619,7 @@ func (r *run) walk() error {
 		r.paths[rel] = true
 		r.noteLocalModule(rel)
 	}
+	r.prepareParsers(entries)
 	for _, rel := range entries {
 		if err := r.ctx.Err(); err != nil {
 			return fmt.Errorf("audit %s: %w", r.dir, err)
@@ -816,6 +833,7 @@ func firstInvalidUTF8Line(b []byte) int {
 
 // report assembles the sorted report.
 func (r *run) report() *Report {
+	r.weighExamples()
 	rep := &Report{
 		Schema:      ReportSchema,
 		Tool:        r.s.opts.Tool,

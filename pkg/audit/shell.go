@@ -646,9 +646,24 @@ func (a *shAnalysis) stmt(st *syntax.Stmt) {
 		s := a.summarize(st)
 		switch {
 		case s.secret && s.netUse:
+			host := a.stmtHost(st)
+			if host == "" {
+				host = serviceCLIHost(callName)
+			}
+			if host != "" && a.r.aboutHost(host) {
+				// Point 1 of the audit's contract: a credential store sent to
+				// the service the skill is about (gh secret set KEY <
+				// ~/.ssh/id_rsa in a GitHub skill) is a review, not malware.
+				a.add(RuleCodeExfil, st.Pos(), High, "credential files are sent to "+host+", the service the skill is about; review what is sent", a.nodeText(st))
+				break
+			}
 			a.add(RuleCodeExfil, st.Pos(), 0, "credential files or the environment are sent over the network", a.nodeText(st))
 		case s.token && s.netUse:
-			if host := a.stmtHost(st); !a.r.aboutHost(host) {
+			host := a.stmtHost(st)
+			if host == "" {
+				host = serviceCLIHost(callName)
+			}
+			if !a.r.aboutHost(host) {
 				if host == "" {
 					host = "a host the audit cannot tell"
 				}
@@ -807,7 +822,7 @@ func (a *shAnalysis) call(c *syntax.CallExpr) {
 	ev := a.nodeText(c)
 	first, _ := wordLit(c.Args[0])
 	if a.downloads[normPath(first)] && first != "" {
-		a.add(RuleShCurlPipe, p, 0, "runs "+first+", which this script downloaded", ev)
+		a.add(RuleShCurlPipe, p, 0, "runs "+first+msgRunsDownload, ev)
 	}
 	if name == "" {
 		a.use(p, "shell", "execute", "", "a command named by a variable")
@@ -827,7 +842,7 @@ func (a *shAnalysis) call(c *syntax.CallExpr) {
 	case (name == "source" || name == ".") && len(rest) > 0:
 		a.procSubstFetch(p, name, rest[0], ev)
 		if t, ok := wordLit(rest[0]); ok && a.downloads[normPath(t)] {
-			a.add(RuleShCurlPipe, p, 0, name+" runs "+t+", which this script downloaded", ev)
+			a.add(RuleShCurlPipe, p, 0, name+" runs "+t+msgRunsDownload, ev)
 		}
 	}
 	if level, ok := shellNetwork(name, rest); ok {
@@ -915,7 +930,7 @@ func (a *shAnalysis) interpreter(p syntax.Pos, name, kind string, rest []*syntax
 		}
 		a.procSubstFetch(p, name, rest[i], ev)
 		if lit && a.downloads[normPath(t)] {
-			a.add(RuleShCurlPipe, p, 0, name+" runs "+t+", which this script downloaded", ev)
+			a.add(RuleShCurlPipe, p, 0, name+" runs "+t+msgRunsDownload, ev)
 		}
 		return
 	}

@@ -296,7 +296,19 @@ func (r *run) scanUnicodeLine(rel string, line int, b []byte, instructions, firs
 			continue
 		}
 		msg := describeHidden(rule, h.names, tags, selectors)
-		r.add(Finding{Rule: rule, File: rel, Line: line, Column: h.col, Message: msg, Evidence: s})
+		f := Finding{Rule: rule, File: rel, Line: line, Column: h.col, Message: msg, Evidence: s}
+		if len(tags) == 0 && decodeSelectors(selectors) == "" && namesHidden(rule, s) {
+			// The sentence's role (role.go): a line that says which
+			// characters it holds documents them for a reader, as a
+			// detection pattern or an example; it hides nothing. Tag
+			// characters and variation selectors that spell text are a
+			// channel whatever the line says.
+			f.Severity = r.s.rules[rule].Severity.lower()
+			f.Downgraded = true
+			f.Context = ctxDocumented
+			f.Message += " (the line names them: documented, not hidden)"
+		}
+		r.add(f)
 	}
 }
 
@@ -373,4 +385,21 @@ func printable(b []byte) bool {
 		}
 	}
 	return good*100 >= total*95
+}
+
+// namesHidden reports whether a line names the kind of invisible or
+// bidirectional character it holds ("zero-width space", "U+202E", "RTL
+// override").
+func namesHidden(rule, line string) bool {
+	l := strings.ToLower(line)
+	words := []string{"zero-width", "zero width", "zwsp", "zwj", "zwnj", "invisible", "u+200b", "u+200c", "u+200d", "u+2060", "u+feff", "soft hyphen", "u+00ad"}
+	if rule == RuleUnicodeBidi {
+		words = []string{"rtl", "ltr", "right-to-left", "left-to-right", "bidi", "bidirectional", "u+202", "u+206", "u+200e", "u+200f", "direction"}
+	}
+	for _, w := range words {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }

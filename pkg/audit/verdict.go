@@ -115,7 +115,7 @@ func blocksTrusted(f Finding) bool {
 	case RuleCodeBinary, RuleCodeOpaque:
 		return true
 	case RuleInstrRunBinary, RuleInstrFetchExec:
-		return f.Vendor == "" && f.Context != ctxDoc && f.Context != ctxListed
+		return f.Vendor == "" && !describedCtx(f.Context)
 	}
 	return false
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# build.sh compiles tree-sitter's C runtime, the Python, JavaScript,
-# TypeScript and TSX grammars and shim.c into one WebAssembly module,
-# pkg/audit/internal/treesitter/treesitter.wasm, and writes its SHA-256 beside it.
-# The Go side (pkg/audit/internal/treesitter) embeds the module and runs it with
-# wazero, so skillpm builds with CGO_ENABLED=0.
+# build.sh compiles tree-sitter's C runtime and shim.c with each of the
+# Python, JavaScript, TypeScript and TSX grammars into one WebAssembly
+# module per grammar, pkg/audit/internal/treesitter/treesitter-LANG.wasm,
+# and writes their SHA-256 to treesitter.wasm.sha256 beside them. One module
+# per grammar, so that a process compiles only the grammars of the files it
+# parses (a skill with Python scripts does not pay for TypeScript's, the
+# largest). The Go side (pkg/audit/internal/treesitter) embeds the modules
+# and runs them with wazero, so skillpm builds with CGO_ENABLED=0.
 #
 # Reproducible: the C sources are the Go modules below, fetched by version
 # through the Go module proxy (checked against the checksum database);
@@ -35,7 +38,7 @@ CC=${CC_WASM:-clang-19}
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-out="$repo/pkg/audit/internal/treesitter/treesitter.wasm"
+outdir="$repo/pkg/audit/internal/treesitter"
 check=false
 if [[ ${1:-} == -check ]]; then
 	check=true
@@ -83,7 +86,6 @@ compile() { # out.o src.c include-dirs...
 }
 
 compile runtime.o "$rt/src/lib.c" "$rt/include" "$rt/src"
-compile shim.o "$here/shim.c" "$rt/include"
 compile py_parser.o "$py/src/parser.c" "$py/src"
 compile py_scanner.o "$py/src/scanner.c" "$py/src"
 compile js_parser.o "$js/src/parser.c" "$js/src"
@@ -93,19 +95,31 @@ compile ts_scanner.o "$ts/typescript/src/scanner.c" "$ts/typescript/src"
 compile tsx_parser.o "$ts/tsx/src/parser.c" "$ts/tsx/src"
 compile tsx_scanner.o "$ts/tsx/src/scanner.c" "$ts/tsx/src"
 
-# A reactor (no main): the host calls _initialize once. The stack comes
-# first in memory so an overflow traps instead of overwriting data.
-"$CC" --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -O2 \
-	-Wl,--stack-first -Wl,-z,stack-size=1048576 -Wl,--strip-all \
-	-Wl,--export=malloc -Wl,--export=free \
-	-o "$work/treesitter.wasm" \
-	"$work/runtime.o" "$work/shim.o" \
-	"$work/py_parser.o" "$work/py_scanner.o" "$work/js_parser.o" "$work/js_scanner.o" \
-	"$work/ts_parser.o" "$work/ts_scanner.o" "$work/tsx_parser.o" "$work/tsx_scanner.o"
+# module NAME SK_LANG GRAMMAR-PREFIX: treesitter-NAME.wasm, the runtime,
+# the shim for grammar number SK_LANG (as the Go side numbers them) and the
+# grammar. A reactor (no main): the host calls _initialize once. The
+# stack comes first in memory so an overflow traps instead of overwriting
+# data.
+modules=(python javascript typescript tsx)
+module() {
+	local name=$1 lang=$2 g=$3
+	cflags+=("-DSK_LANG=$lang")
+	compile "shim_$name.o" "$here/shim.c" "$rt/include"
+	unset 'cflags[-1]'
+	"$CC" --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -O2 \
+		-Wl,--stack-first -Wl,-z,stack-size=1048576 -Wl,--strip-all \
+		-Wl,--export=malloc -Wl,--export=free \
+		-o "$work/treesitter-$name.wasm" \
+		"$work/runtime.o" "$work/shim_$name.o" "$work/${g}_parser.o" "$work/${g}_scanner.o"
+}
+module python 0 py
+module javascript 1 js
+module typescript 2 ts
+module tsx 3 tsx
 
 # The module redistributes these sources: keep their licences beside it.
 notices() {
-	echo "treesitter.wasm is built by scripts/treesitter-wasm/build.sh from the"
+	echo "treesitter-*.wasm are built by scripts/treesitter-wasm/build.sh from the"
 	echo "sources below, linked with wasi-libc $WASI_LIBC_VERSION and compiler-rt"
 	echo "$TOOLCHAIN_VERSION. Their licences follow."
 	for m in "$RUNTIME:$rt" "$PYTHON:$py" "$JAVASCRIPT:$js" "$TYPESCRIPT:$ts"; do
@@ -117,16 +131,21 @@ notices() {
 }
 notices >"$work/NOTICES.txt"
 
-sum=$(cd "$work" && sha256sum treesitter.wasm | cut -d' ' -f1)
+files=()
+for m in "${modules[@]}"; do files+=("treesitter-$m.wasm"); done
+(cd "$work" && sha256sum "${files[@]}") >"$work/treesitter.wasm.sha256"
 if $check; then
-	got=$(cut -d' ' -f1 "$out.sha256")
-	[[ $sum == "$got" ]] || die "rebuilt module $sum differs from committed $got"
-	cmp -s "$work/treesitter.wasm" "$out" || die "rebuilt module differs from $out"
-	cmp -s "$work/NOTICES.txt" "$(dirname "$out")/NOTICES.txt" || die "NOTICES.txt differs"
-	echo "treesitter.wasm reproduced: $sum"
+	for m in "${modules[@]}"; do
+		cmp -s "$work/treesitter-$m.wasm" "$outdir/treesitter-$m.wasm" || die "rebuilt treesitter-$m.wasm differs from the committed one"
+	done
+	cmp -s "$work/treesitter.wasm.sha256" "$outdir/treesitter.wasm.sha256" || die "treesitter.wasm.sha256 differs"
+	cmp -s "$work/NOTICES.txt" "$outdir/NOTICES.txt" || die "NOTICES.txt differs"
+	echo "treesitter modules reproduced:"
+	cat "$work/treesitter.wasm.sha256"
 	exit 0
 fi
-cp "$work/treesitter.wasm" "$out"
-cp "$work/NOTICES.txt" "$(dirname "$out")/NOTICES.txt"
-echo "$sum  treesitter.wasm" >"$out.sha256"
-echo "wrote $out ($sum)"
+for m in "${modules[@]}"; do cp "$work/treesitter-$m.wasm" "$outdir/"; done
+cp "$work/NOTICES.txt" "$work/treesitter.wasm.sha256" "$outdir/"
+rm -f "$outdir/treesitter.wasm"
+echo "wrote $outdir:"
+cat "$work/treesitter.wasm.sha256"

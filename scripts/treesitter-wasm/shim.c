@@ -1,5 +1,5 @@
-// shim.c is the interface of treesitter.wasm: tree-sitter's runtime and
-// four grammars behind a handful of exports, so the Go side makes one call
+// shim.c is the interface of the treesitter-*.wasm modules: tree-sitter's
+// runtime and one grammar behind a handful of exports, so the Go side makes one call
 // per parse and reads the whole tree back as a flat array.
 //
 // A parse result is an array of uint32 words: a header of HEADER_WORDS
@@ -32,14 +32,26 @@ extern int32_t host_cancelled(void);
 enum { HEADER_WORDS = 2, NODE_WORDS = 8 };
 enum { FLAG_NAMED = 1, FLAG_ERROR = 2, FLAG_MISSING = 4 };
 
+// SK_LANG is the one grammar of this module (build.sh makes one module per
+// grammar, so a process compiles only the grammars its files need); the
+// numbering is the Go side's, the same in every module.
+#ifndef SK_LANG
+#error "build with -DSK_LANG=0 (python), 1 (javascript), 2 (typescript) or 3 (tsx)"
+#endif
+
 static const TSLanguage *language(uint32_t id) {
-  switch (id) {
-  case 0: return tree_sitter_python();
-  case 1: return tree_sitter_javascript();
-  case 2: return tree_sitter_typescript();
-  case 3: return tree_sitter_tsx();
-  }
-  return NULL;
+  if (id != SK_LANG) return NULL;
+#if SK_LANG == 0
+  return tree_sitter_python();
+#elif SK_LANG == 1
+  return tree_sitter_javascript();
+#elif SK_LANG == 2
+  return tree_sitter_typescript();
+#elif SK_LANG == 3
+  return tree_sitter_tsx();
+#else
+#error "unknown SK_LANG"
+#endif
 }
 
 EXPORT(sk_malloc) void *sk_malloc(uint32_t n) { return malloc(n); }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -22,13 +23,13 @@ import (
 // the parser runs.
 const sumSuffix = ".sha256"
 
-// compileCacheDir is where this module's compiled code is kept: the
-// directory CacheDirEnv names, else "wazero" in skillpm's cache directory,
-// then one folder per module digest (wazero adds one per wazero version,
+// compileCacheDir is where the compiled code of grammar l's module is
+// kept: the directory CacheDirEnv names, else "wazero" in skillpm's cache
+// directory, then one folder per module digest (wazero adds one per wazero version,
 // architecture and OS below it), so that a rebuilt module or another
 // wazero never meets a foreign entry. It returns "" when there is no
 // cache directory or it is not safe to run code from (see usableCacheDir).
-func compileCacheDir() string {
+func compileCacheDir(l Language) string {
 	base := os.Getenv(CacheDirEnv)
 	if base == "" {
 		d, err := userdir.SkillpmCache()
@@ -37,7 +38,8 @@ func compileCacheDir() string {
 		}
 		base = filepath.Join(d, "wazero")
 	}
-	dir := filepath.Join(base, "treesitter-"+ModuleSHA256()[:24])
+	sum := sha256.Sum256(module(l))
+	dir := filepath.Join(base, "treesitter-"+hex.EncodeToString(sum[:12]))
 	if !usableCacheDir(dir) {
 		return ""
 	}
@@ -129,9 +131,14 @@ func fileSum(p string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// ModuleSHA256 returns the hex SHA-256 of the WebAssembly module, which
-// decides how sources parse: part of the audit's version.
+// ModuleSHA256 returns the hex SHA-256 of the WebAssembly modules (of the
+// list of their SHA-256 as treesitter.wasm.sha256 has it), which decide
+// how sources parse: part of the audit's version.
 func ModuleSHA256() string {
-	sum := sha256.Sum256(wasmModule)
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	for l := range numLanguages {
+		sum := sha256.Sum256(module(l))
+		fmt.Fprintf(h, "%x  %s\n", sum, moduleFiles[l])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -2,6 +2,8 @@ package treesitter
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,12 +30,13 @@ func TestMain(m *testing.M) {
 // and parses with it.
 func parseWithCache(dir string) error {
 	ctx := context.Background()
-	e, err := newCachedEngine(ctx, dir)
+	e, err := newCachedEngine(ctx, Python, dir)
 	if err != nil {
 		return err
 	}
 	defer e.rt.Close(ctx)
-	p := Parser{e: e}
+	var p Parser
+	p.inst[Python].e = e
 	defer p.Close()
 	tr, err := p.Parse(ctx, Python, []byte("import os\nos.system('x')\n"), 100)
 	if err != nil {
@@ -180,14 +183,45 @@ func TestCompilationCacheDir(t *testing.T) {
 	base := t.TempDir()
 	t.Setenv(CacheDirEnv, "")
 	t.Setenv("SKILLPM_CACHE", base)
-	dir := compileCacheDir()
+	dir := compileCacheDir(Python)
 	if !strings.HasPrefix(dir, filepath.Join(base, "wazero", "treesitter-")) {
 		t.Fatalf("compile cache in %q, want below %s/wazero", dir, base)
+	}
+	// Each grammar's module has its own folder, named by its digest: one
+	// module's compiled code is never offered for another.
+	seen := map[string]Language{}
+	for l := range numLanguages {
+		d := compileCacheDir(l)
+		sum := sha256.Sum256(module(l))
+		if filepath.Base(d) != "treesitter-"+hex.EncodeToString(sum[:12]) {
+			t.Errorf("%s: compile cache %s is not named by the module's digest", moduleFiles[l], d)
+		}
+		if other, dup := seen[d]; dup {
+			t.Errorf("%s and %s share the compile cache %s", moduleFiles[l], moduleFiles[other], d)
+		}
+		seen[d] = l
 	}
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if got := compileCacheDir(); got != "" {
+	if got := compileCacheDir(Python); got != "" {
 		t.Errorf("a world-writable cache directory was used: %s", got)
+	}
+}
+
+// TestPrepare: compiling ahead in the background and parsing at once
+// meet on one engine (run with -race), and an unknown language is ignored.
+func TestPrepare(t *testing.T) {
+	Prepare(numLanguages)
+	Prepare(JavaScript)
+	var p Parser
+	defer p.Close()
+	tr, err := p.Parse(context.Background(), JavaScript, []byte("fetch(url)\n"), 100)
+	if err != nil || tr.HasError {
+		t.Fatalf("parse after Prepare: %v", err)
+	}
+	e, err := engines[JavaScript]()
+	if err != nil || p.inst[JavaScript].e != e {
+		t.Fatalf("the parse did not use the prepared engine (%v)", err)
 	}
 }

@@ -1,9 +1,11 @@
 // Package treesitter parses Python, JavaScript, TypeScript and TSX with
-// tree-sitter, without cgo: tree-sitter's C runtime and the four grammars
-// are compiled to one WebAssembly module (treesitter.wasm, built by
-// scripts/treesitter-wasm/build.sh) that wazero runs in pure Go. The
-// module is compiled on the first parse of the process, so programs that
-// never parse do not pay for it.
+// tree-sitter, without cgo: tree-sitter's C runtime and each grammar are
+// compiled to one WebAssembly module per grammar (treesitter-LANG.wasm,
+// built by scripts/treesitter-wasm/build.sh) that wazero runs in pure Go.
+// A grammar's module is compiled on the first parse of its language in the
+// process (or when Prepare asks for it), so a process compiles only the
+// grammars of the files it parses, and programs that never parse pay for
+// none.
 //
 // A parse is one call into the module, which returns the whole syntax tree
 // as a flat preorder array; Parse turns it into a Tree of plain structs.
@@ -28,8 +30,41 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-//go:embed treesitter.wasm
-var wasmModule []byte
+// The modules, one per grammar (see build.sh).
+var (
+	//go:embed treesitter-python.wasm
+	pythonModule []byte
+	//go:embed treesitter-javascript.wasm
+	javascriptModule []byte
+	//go:embed treesitter-typescript.wasm
+	typescriptModule []byte
+	//go:embed treesitter-tsx.wasm
+	tsxModule []byte
+)
+
+// module returns the WebAssembly module of a grammar.
+func module(l Language) []byte {
+	switch l {
+	case Python:
+		return pythonModule
+	case JavaScript:
+		return javascriptModule
+	case TypeScript:
+		return typescriptModule
+	case TSX:
+		return tsxModule
+	}
+	return nil
+}
+
+// moduleFiles are the modules' file names, as treesitter.wasm.sha256
+// lists them.
+var moduleFiles = [numLanguages]string{
+	Python:     "treesitter-python.wasm",
+	JavaScript: "treesitter-javascript.wasm",
+	TypeScript: "treesitter-typescript.wasm",
+	TSX:        "treesitter-tsx.wasm",
+}
 
 // Language is a grammar in the module.
 type Language uint32
@@ -86,20 +121,40 @@ type Tree struct {
 	HasError bool
 }
 
-// engine is the compiled module and its name tables. It is built once per
-// process and never changed after.
+// engine is one grammar's compiled module and its name tables. It is built
+// once per process and never changed after.
 type engine struct {
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	kinds    [numLanguages][]string
-	fields   [numLanguages][]string
+	lang          Language
+	rt            wazero.Runtime
+	compiled      wazero.CompiledModule
+	kinds, fields []string
 }
 
-// loadEngine compiles the module on first use; the result, including a
-// failure, is kept for the life of the process.
-var loadEngine = sync.OnceValues(func() (*engine, error) {
-	return newCachedEngine(context.Background(), compileCacheDir())
-})
+// engines compile each grammar's module on first use; the result,
+// including a failure, is kept for the life of the process.
+var engines = [numLanguages]func() (*engine, error){
+	Python:     loader(Python),
+	JavaScript: loader(JavaScript),
+	TypeScript: loader(TypeScript),
+	TSX:        loader(TSX),
+}
+
+func loader(l Language) func() (*engine, error) {
+	return sync.OnceValues(func() (*engine, error) {
+		return newCachedEngine(context.Background(), l, compileCacheDir(l))
+	})
+}
+
+// Prepare starts compiling the grammar of lang in the background, so that
+// a caller that knows it will parse that language (it has seen a file of
+// it) overlaps the compile with other work; the first parse then waits for
+// what is left of it. It does nothing for a grammar already compiled or
+// compiling, or an unknown language.
+func Prepare(lang Language) {
+	if lang < numLanguages {
+		go engines[lang]() //nolint:errcheck // the parse that needs it gets the error
+	}
+}
 
 // errorSymbol and errorRepeatSymbol are tree-sitter's built-in symbols
 // outside the grammar's table.
@@ -114,19 +169,19 @@ const (
 // (an entry from a wazero that wrote the same format differently), the
 // directory is emptied and the module compiled afresh: a cache can cost
 // a compile, never a parser.
-func newCachedEngine(ctx context.Context, cacheDir string) (*engine, error) {
+func newCachedEngine(ctx context.Context, l Language, cacheDir string) (*engine, error) {
 	if cacheDir == "" {
-		return newEngine(ctx, "")
+		return newEngine(ctx, l, "")
 	}
 	good := checkCompileCache(cacheDir)
-	e, err := newEngine(ctx, cacheDir)
+	e, err := newEngine(ctx, l, cacheDir)
 	if err != nil {
 		good = nil
 		os.RemoveAll(cacheDir)
 		if !usableCacheDir(cacheDir) {
-			return newEngine(ctx, "")
+			return newEngine(ctx, l, "")
 		}
-		if e, err = newEngine(ctx, cacheDir); err != nil {
+		if e, err = newEngine(ctx, l, cacheDir); err != nil {
 			return nil, err
 		}
 	}
@@ -134,9 +189,9 @@ func newCachedEngine(ctx context.Context, cacheDir string) (*engine, error) {
 	return e, nil
 }
 
-// newEngine compiles the module, through wazero's compilation cache in
-// cacheDir when it is not "".
-func newEngine(ctx context.Context, cacheDir string) (*engine, error) {
+// newEngine compiles the module of grammar l, through wazero's compilation
+// cache in cacheDir when it is not "".
+func newEngine(ctx context.Context, l Language, cacheDir string) (*engine, error) {
 	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(MemoryLimit / 65536)
 	if cacheDir != "" {
 		// A cache that cannot be opened only costs the compile time.
@@ -162,23 +217,24 @@ func newEngine(ctx context.Context, cacheDir string) (*engine, error) {
 	}
 	// The module's functions compile independently: on every core, so
 	// that a cold cache costs a fraction of the wall time.
-	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), wasmModule)
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), module(l))
 	if err != nil {
 		return fail(err)
 	}
-	e := &engine{rt: rt, compiled: compiled}
+	e := &engine{lang: l, rt: rt, compiled: compiled}
 	mod, err := e.instantiate(ctx)
 	if err != nil {
 		return fail(err)
 	}
 	defer mod.Close(ctx)
-	for l := Language(0); l < numLanguages; l++ {
-		if e.kinds[l], err = names(ctx, mod, "sk_symbol_count", "sk_symbol_name", l, 0); err != nil {
-			return fail(err)
-		}
-		if e.fields[l], err = names(ctx, mod, "sk_field_count", "sk_field_name", l, 1); err != nil {
-			return fail(err)
-		}
+	if e.kinds, err = names(ctx, mod, "sk_symbol_count", "sk_symbol_name", l, 0); err != nil {
+		return fail(err)
+	}
+	if e.fields, err = names(ctx, mod, "sk_field_count", "sk_field_name", l, 1); err != nil {
+		return fail(err)
+	}
+	if len(e.kinds) == 0 {
+		return fail(fmt.Errorf("%s holds no grammar %d", moduleFiles[l], l))
 	}
 	return e, nil
 }
@@ -300,10 +356,15 @@ func cString(mem api.Memory, ptr uint32) (string, bool) {
 	}
 }
 
-// Parser parses sources with one instance of the module, made on first
-// use. A Parser is not safe for concurrent use; make one per goroutine.
-// The zero value is ready to use.
+// Parser parses sources with one instance of each grammar's module, made
+// on the first parse of that language. A Parser is not safe for
+// concurrent use; make one per goroutine. The zero value is ready to use.
 type Parser struct {
+	inst [numLanguages]instance
+}
+
+// instance is one instance of a grammar's module.
+type instance struct {
 	e   *engine
 	mod api.Module
 	// The exports a parse calls, looked up once per instance: each lookup
@@ -311,14 +372,24 @@ type Parser struct {
 	malloc, free, parse api.Function
 }
 
-// Close releases the parser's instance.
-func (p *Parser) Close() error {
-	if p.mod == nil {
+func (in *instance) close() error {
+	if in.mod == nil {
 		return nil
 	}
-	err := p.mod.Close(context.Background())
-	p.mod, p.malloc, p.free, p.parse = nil, nil, nil, nil
+	err := in.mod.Close(context.Background())
+	in.mod, in.malloc, in.free, in.parse = nil, nil, nil, nil
 	return err
+}
+
+// Close releases the parser's instances.
+func (p *Parser) Close() error {
+	var errs []error
+	for l := range p.inst {
+		if err := p.inst[l].close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Parse parses src in language lang. Like tree-sitter, it recovers from
@@ -349,31 +420,32 @@ func (p *Parser) ParseBudget(ctx context.Context, lang Language, src []byte, max
 	if uint64(len(src)) >= MemoryLimit || maxNodes <= 0 || maxNodes > 1<<30 {
 		return nil, fmt.Errorf("%w: %d bytes, %d nodes out of bounds", ErrParse, len(src), maxNodes)
 	}
-	if p.e == nil {
-		e, err := loadEngine()
+	in := &p.inst[lang]
+	if in.e == nil {
+		e, err := engines[lang]()
 		if err != nil {
 			return nil, err
 		}
-		p.e = e
+		in.e = e
 	}
-	if p.mod == nil {
-		mod, err := p.e.instantiate(ctx)
+	if in.mod == nil {
+		mod, err := in.e.instantiate(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrModule, err)
 		}
-		p.mod = mod
-		p.malloc = mod.ExportedFunction("sk_malloc")
-		p.free = mod.ExportedFunction("sk_free")
-		p.parse = mod.ExportedFunction("sk_parse")
+		in.mod = mod
+		in.malloc = mod.ExportedFunction("sk_malloc")
+		in.free = mod.ExportedFunction("sk_free")
+		in.parse = mod.ExportedFunction("sk_parse")
 	}
-	tree, err := p.parseOnce(ctx, lang, src, maxNodes)
+	tree, err := in.parseOnce(ctx, src, maxNodes)
 	if err == nil && (lang == JavaScript || lang == TSX) {
-		tree, err = p.reparseJSXText(ctx, lang, src, maxNodes, tree)
+		tree, err = in.reparseJSXText(ctx, src, maxNodes, tree)
 	}
-	if p.mod != nil && (err != nil || p.mod.Memory().Size() > keepMemory) {
+	if in.mod != nil && (err != nil || in.mod.Memory().Size() > keepMemory) {
 		// A trap (memory exhausted) leaves the instance in an unknown
 		// state, and a grown one holds memory it cannot give back.
-		p.Close()
+		in.close()
 	}
 	return tree, err
 }
@@ -388,7 +460,7 @@ const maxJSXRounds = 8
 // ERROR node there) is replaced by a byte the grammar reads as text, in a
 // copy of the source, and the copy parsed again; byte offsets stay the
 // same, so the tree fits the original source.
-func (p *Parser) reparseJSXText(ctx context.Context, lang Language, src []byte, maxNodes int, tree *Tree) (*Tree, error) {
+func (in *instance) reparseJSXText(ctx context.Context, src []byte, maxNodes int, tree *Tree) (*Tree, error) {
 	fixed, cloned := src, false
 	for range maxJSXRounds {
 		if !tree.HasError {
@@ -422,7 +494,7 @@ func (p *Parser) reparseJSXText(ctx context.Context, lang Language, src []byte, 
 		if !changed {
 			return tree, nil
 		}
-		next, err := p.parseOnce(ctx, lang, fixed, maxNodes)
+		next, err := in.parseOnce(ctx, fixed, maxNodes)
 		if err != nil {
 			return nil, err
 		}
@@ -434,9 +506,9 @@ func (p *Parser) reparseJSXText(ctx context.Context, lang Language, src []byte, 
 // entity matches a character reference at the start of JSX text.
 var entity = regexp.MustCompile(`^&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);`)
 
-func (p *Parser) parseOnce(ctx context.Context, lang Language, src []byte, maxNodes int) (*Tree, error) {
-	mem := p.mod.Memory()
-	res, err := p.malloc.Call(ctx, uint64(len(src)+1))
+func (in *instance) parseOnce(ctx context.Context, src []byte, maxNodes int) (*Tree, error) {
+	mem := in.mod.Memory()
+	res, err := in.malloc.Call(ctx, uint64(len(src)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
 	}
@@ -444,9 +516,9 @@ func (p *Parser) parseOnce(ctx context.Context, lang Language, src []byte, maxNo
 	if srcPtr == 0 || !mem.Write(srcPtr, src) {
 		return nil, fmt.Errorf("%w: no memory for %d bytes of source", ErrParse, len(src))
 	}
-	free := p.free
+	free := in.free
 	defer free.Call(ctx, uint64(srcPtr))
-	res, err = p.parse.Call(ctx, uint64(lang), uint64(srcPtr), uint64(len(src)), uint64(maxNodes))
+	res, err = in.parse.Call(ctx, uint64(in.e.lang), uint64(srcPtr), uint64(len(src)), uint64(maxNodes))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
 	}
@@ -461,7 +533,7 @@ func (p *Parser) parseOnce(ctx context.Context, lang Language, src []byte, maxNo
 		return nil, fmt.Errorf("%w: out of memory", ErrParse)
 	}
 	defer free.Call(ctx, uint64(out))
-	return p.decode(mem, lang, out, len(src))
+	return in.decode(mem, out, len(src))
 }
 
 // Layout of sk_parse's result, in 32-bit words (see shim.c).
@@ -473,7 +545,7 @@ const (
 	flagMissing = 4
 )
 
-func (p *Parser) decode(mem api.Memory, lang Language, out uint32, srcLen int) (*Tree, error) {
+func (in *instance) decode(mem api.Memory, out uint32, srcLen int) (*Tree, error) {
 	hdr, ok := mem.Read(out, headerWords*4)
 	if !ok {
 		return nil, fmt.Errorf("%w: result outside memory", ErrParse)
@@ -483,7 +555,7 @@ func (p *Parser) decode(mem api.Memory, lang Language, out uint32, srcLen int) (
 	if !ok || count == 0 {
 		return nil, fmt.Errorf("%w: %d nodes outside memory", ErrParse, count)
 	}
-	kinds, fields := p.e.kinds[lang], p.e.fields[lang]
+	kinds, fields := in.e.kinds, in.e.fields
 	t := &Tree{Nodes: make([]Node, count), HasError: binary.LittleEndian.Uint32(hdr[4:]) != 0}
 	for i := range t.Nodes {
 		w := words[i*nodeWords*4 : (i+1)*nodeWords*4]
@@ -530,7 +602,7 @@ const maxIdle = 4
 
 // Pool hands out Parsers and takes them back, so that a caller making many
 // parses of small sources (an audit of many skills) instantiates the
-// module a few times instead of once per use: an instance costs a few
+// modules a few times instead of once per use: an instance costs a few
 // milliseconds and several MiB of fresh memory. It is safe for concurrent
 // use; the zero value is ready to use.
 type Pool struct {

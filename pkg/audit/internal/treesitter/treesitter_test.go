@@ -11,16 +11,52 @@ import (
 	"testing"
 )
 
-// TestModuleChecksum: the embedded module is the one whose SHA-256
-// scripts/treesitter-wasm/build.sh recorded.
+// TestModuleChecksum: the embedded modules are the ones whose SHA-256
+// scripts/treesitter-wasm/build.sh recorded, and ModuleSHA256 (part of
+// the audit's version) is the SHA-256 of that record.
 func TestModuleChecksum(t *testing.T) {
 	want, err := os.ReadFile("treesitter.wasm.sha256")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(wasmModule)
-	if got := hex.EncodeToString(sum[:]) + "  treesitter.wasm\n"; got != string(want) {
-		t.Fatalf("treesitter.wasm has SHA-256 %q, treesitter.wasm.sha256 says %q: rebuild with scripts/treesitter-wasm/build.sh", got, want)
+	var got strings.Builder
+	for l := range numLanguages {
+		sum := sha256.Sum256(module(l))
+		got.WriteString(hex.EncodeToString(sum[:]) + "  " + moduleFiles[l] + "\n")
+	}
+	if got.String() != string(want) {
+		t.Fatalf("the modules have SHA-256\n%streesitter.wasm.sha256 says\n%s: rebuild with scripts/treesitter-wasm/build.sh", got.String(), want)
+	}
+	sum := sha256.Sum256(want)
+	if ModuleSHA256() != hex.EncodeToString(sum[:]) {
+		t.Errorf("ModuleSHA256() = %s, want the SHA-256 of treesitter.wasm.sha256", ModuleSHA256())
+	}
+}
+
+// TestOneGrammarPerModule: each module parses its own language and
+// refuses the others, so a parse of one language compiles one module.
+func TestOneGrammarPerModule(t *testing.T) {
+	ctx := context.Background()
+	for l := range numLanguages {
+		e, err := newEngine(ctx, l, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := e.instantiate(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for other := range numLanguages {
+			res, err := mod.ExportedFunction("sk_symbol_count").Call(ctx, uint64(other))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if has := res[0] != 0; has != (other == l) {
+				t.Errorf("%s: grammar %d present = %v", moduleFiles[l], other, has)
+			}
+		}
+		mod.Close(ctx)
+		e.rt.Close(ctx)
 	}
 }
 
@@ -204,10 +240,10 @@ func TestPool(t *testing.T) {
 	if tr := parse(t, a, Python, "x = 1\n"); tr.HasError {
 		t.Fatal("parse failed")
 	}
-	mod := a.mod
+	mod := a.inst[Python].mod
 	pool.Put(a)
 	b := pool.Get()
-	if b != a || b.mod != mod || mod == nil {
+	if b != a || b.inst[Python].mod != mod || mod == nil {
 		t.Fatal("the pool did not hand back the idle parser and its instance")
 	}
 	var many []*Parser
@@ -222,19 +258,19 @@ func TestPool(t *testing.T) {
 	if len(pool.idle) != maxIdle {
 		t.Errorf("%d idle parsers, want %d", len(pool.idle), maxIdle)
 	}
-	if many[len(many)-1].mod != nil {
+	if many[len(many)-1].inst[Python].mod != nil {
 		t.Error("a parser put into a full pool kept its instance")
 	}
 	if err := pool.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for _, x := range many[:maxIdle] {
-		if x.mod != nil {
+		if x.inst[Python].mod != nil {
 			t.Error("Close left an idle instance open")
 		}
 	}
 	pool.Put(b)
-	if b.mod != nil || len(pool.idle) != 0 {
+	if b.inst[Python].mod != nil || len(pool.idle) != 0 {
 		t.Error("a closed pool kept a parser")
 	}
 }
