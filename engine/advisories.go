@@ -17,14 +17,14 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// Advisories returns the advisory feed of the Engine's source of bare
+// obeyedFeed returns the advisory feed of the Engine's source of bare
 // names (Source, else FallbackSource, else the embedded registry) as the
 // trust policy judges it, read once per Engine. A feed that is not obeyed
 // (unsigned, signed by nobody the policy names as an advisor, stale) is
 // reported through Options.Log, once, and changes nothing; so is an
 // advisory outside its signers' scopes. The error is for a registry that
 // cannot be read: a check that cannot be made is not a check that passed.
-func (e *Engine) Advisories(ctx context.Context) (*advisory.Checked, error) {
+func (e *Engine) obeyedFeed(ctx context.Context) (*advisory.Checked, error) {
 	ch, first, err := e.advisoryFeed(ctx)
 	if err != nil || !first || !e.warns() {
 		return ch, err
@@ -163,7 +163,7 @@ func advised(ix *advisory.Index, name, version, source string, digests ...string
 // version an obeyed advisory withdraws (ErrRevoked, naming each one) and
 // warns about the others.
 func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) error {
-	ch, err := e.Advisories(ctx)
+	ch, err := e.obeyedFeed(ctx)
 	if err != nil || ch.Index == nil || lock == nil {
 		return err
 	}
@@ -249,11 +249,11 @@ type InstalledAdvised struct {
 	// Tree is the tree hash of the files on disk (what a digest in the
 	// advisory is compared with, besides the receipt's manifest digest).
 	Tree string `json:"tree,omitempty"`
-	// Foreign is true for a copy skillpm did not install (another tool
-	// placed it, or a hand): named by its tree hash alone, as adopt
-	// identifies one; Origin says who placed it, when they recorded it.
-	Foreign bool   `json:"foreign,omitempty"`
-	Origin  string `json:"origin,omitempty"`
+	// foreign is "" for a copy skillpm installed; for one it did not, it
+	// says who placed it (install.ForeignOrigin), else "another tool or
+	// a hand": such a copy is named by its tree hash alone, as adopt
+	// identifies one. doctor and quarantine say so in their words.
+	foreign string
 }
 
 // AuditInstalled checks every copy in roots against the obeyed feed:
@@ -269,13 +269,13 @@ func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]In
 	return e.auditWith(ctx, ch, roots)
 }
 
-// CachedAdvisories is AuditInstalled against the feed as the caches hold
+// cachedAdvisories is AuditInstalled against the feed as the caches hold
 // it (the one a command last read from the Engine's source), asking no
 // registry: what `skillpm list` shows, whose answer is local. The cached
 // feed is judged as a fresh one is (its signatures verified under the
 // trust policy, its expiry checked): feed is why it is not obeyed, or
 // that there is none in the caches; "" when it is obeyed.
-func (e *Engine) CachedAdvisories(ctx context.Context, roots []install.Root) (found []InstalledAdvised, feed string, err error) {
+func (e *Engine) cachedAdvisories(ctx context.Context, roots []install.Root) (found []InstalledAdvised, feed string, err error) {
 	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, "", err
@@ -361,7 +361,7 @@ func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r insta
 			a := m.Advisory
 			out = append(out, InstalledAdvised{Advised: Advised{Name: l.Name, Version: l.Version, Source: m.Repository, ID: a.ID(), Kind: a.Kind,
 				Severity: a.Severity, Summary: a.OSV.GetSummary(), Refuses: a.Refuses(), ByDigest: true},
-				Root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, Foreign: true, Origin: l.Origin})
+				Root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, foreign: cmp.Or(l.Origin, "another tool or a hand")})
 		}
 	}
 	return out, nil

@@ -47,7 +47,7 @@ func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m 
 	}
 	e.warnIgnored(st)
 	info := &Info{Repository: repo, Manifest: m, Versions: vs, Status: st}
-	ch, err := e.Advisories(ctx)
+	ch, err := e.obeyedFeed(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -68,12 +68,9 @@ type Listing struct {
 	// roots (the next operation on a root completes its own).
 	Pending []string
 	// Advisories are the advisories of the cached feed naming copies in
-	// the roots (CachedAdvisories: list asks no registry).
+	// the roots (list asks no registry; why no cached feed was obeyed, if
+	// none was, goes to Options.Warn).
 	Advisories []InstalledAdvised
-	// AdvisoryFeed says why no cached feed was obeyed (there is none in
-	// the caches, it is stale, or signed by nobody the policy names as an
-	// advisor), "" when one was or the source has none.
-	AdvisoryFeed string
 }
 
 // List reads what is installed in the roots t names (SearchedRoots; the
@@ -97,9 +94,15 @@ func (e *Engine) List(ctx context.Context, t Target) (*Listing, error) {
 		}
 	}
 	if len(items) > 0 {
-		// What a list cannot check (a broken policy) it says, and lists.
-		if out.Advisories, out.AdvisoryFeed, err = e.CachedAdvisories(ctx, roots); err != nil {
-			out.AdvisoryFeed = err.Error()
+		// What a list cannot check (no cached feed, a broken policy) it
+		// says, and lists.
+		found, why, err := e.cachedAdvisories(ctx, roots)
+		if err != nil {
+			why = err.Error()
+		}
+		out.Advisories = found
+		if warn := e.warnFunc(); why != "" && warn != nil {
+			warn(why)
 		}
 	}
 	return out, nil

@@ -229,7 +229,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 	if st := sts[cur]; st != nil {
 		row.Yanked, row.YankReason, row.Deprecated = st.Yanked, st.Reason, st.Deprecated
 	}
-	ch, err := e.Advisories(ctx)
+	ch, err := e.obeyedFeed(ctx)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func (e *Engine) Quarantine(ctx context.Context) (*QuarantineResult, error) {
 		if !a.Refuses {
 			continue
 		}
-		if a.Foreign {
+		if a.foreign != "" {
 			// No receipt says what it is or lets a restore put it back
 			// as it was: reported, left to the user.
 			out.Left = append(out.Left, fmt.Sprintf("%s: %s, but skillpm did not install it: left in place; remove it, or adopt it and run quarantine again", a.Dir, a.Advised))

@@ -178,7 +178,7 @@ func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
 		if err != nil {
 			return nil, err
 		}
-		ch, err := e.Advisories(ctx)
+		ch, err := e.obeyedFeed(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -74,13 +74,7 @@ func printList(g *globals, res *engine.Listing) error {
 		if len(res.Advisories) > 0 {
 			out["advisories"] = res.Advisories
 		}
-		if res.AdvisoryFeed != "" {
-			out["advisoryFeed"] = res.AdvisoryFeed
-		}
 		return writeJSON(g.stdout, out)
-	}
-	if res.AdvisoryFeed != "" {
-		fmt.Fprintln(g.stderr, "note: "+termText(res.AdvisoryFeed))
 	}
 	advised := map[string][]string{} // dir -> "advisory ID (kind)"
 	for _, a := range res.Advisories {
