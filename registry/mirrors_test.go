@@ -33,9 +33,9 @@ func TestMirrorFallback(t *testing.T) {
 	}
 	layer := a.Manifest.Layers[0].Digest.String()
 
-	// pull reads solo@1.0.0 from originHost with the mirrors given, and returns the error, the log and the unpacked
-	// SKILL.md.
-	pull := func(t *testing.T, originHost string, mirrors ...string) (error, string, []byte) {
+	// pull reads solo@1.0.0 from originHost with the mirrors given, and
+	// returns the log, the unpacked SKILL.md and the error.
+	pull := func(t *testing.T, originHost string, mirrors ...string) (string, []byte, error) {
 		var log bytes.Buffer
 		c := remoteClient(t, func(o *Options) {
 			o.Timeouts = faultTimeouts
@@ -50,13 +50,13 @@ func TestMirrorFallback(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), "out")
 		if _, err := repo.Pull(context.Background(), m, out, PullOptions{}); err != nil {
-			return err, log.String(), nil
+			return log.String(), nil, err
 		}
 		data, err := os.ReadFile(filepath.Join(out, "SKILL.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return nil, log.String(), data
+		return log.String(), data, nil
 	}
 	mangled := func(f registrytest.Fault) registrytest.Rule {
 		return func(r *http.Request, n int) registrytest.Fault {
@@ -76,7 +76,7 @@ func TestMirrorFallback(t *testing.T) {
 			t.Parallel()
 			bad := registrytest.NewProxy(t, mirror, mangled(f))
 			good := registrytest.NewProxy(t, origin, nil)
-			err, log, got := pull(t, good.Host, bad.Host)
+			log, got, err := pull(t, good.Host, bad.Host)
 			if err != nil {
 				t.Fatalf("the registry holds the intact blob: %v", err)
 			}
@@ -109,7 +109,7 @@ func TestMirrorFallback(t *testing.T) {
 		t.Parallel()
 		m := registrytest.NewProxy(t, mirror, nil)
 		o := registrytest.NewProxy(t, origin, nil)
-		if err, _, _ := pull(t, o.Host, m.Host); err != nil {
+		if _, _, err := pull(t, o.Host, m.Host); err != nil {
 			t.Fatal(err)
 		}
 		if n, k := m.Count(http.MethodGet, "/blobs/"), o.Count(http.MethodGet, "/blobs/"); n != 1 || k != 0 {
@@ -120,7 +120,7 @@ func TestMirrorFallback(t *testing.T) {
 	t.Run("mirror down", func(t *testing.T) {
 		t.Parallel()
 		o := registrytest.NewProxy(t, origin, nil)
-		err, log, _ := pull(t, o.Host, registrytest.ClosedPort(t))
+		log, _, err := pull(t, o.Host, registrytest.ClosedPort(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestMirrorFallback(t *testing.T) {
 		t.Parallel()
 		bad := registrytest.NewProxy(t, mirror, mangled(registrytest.Corrupt))
 		worse := registrytest.NewProxy(t, origin, mangled(registrytest.Corrupt))
-		err, _, _ := pull(t, worse.Host, bad.Host)
+		_, _, err := pull(t, worse.Host, bad.Host)
 		var me *MirrorsError
 		var dm *DigestMismatchError
 		if !errors.As(err, &me) || !errors.As(err, &dm) || !errors.Is(err, ErrDigestMismatch) {
