@@ -17,14 +17,14 @@ import (
 	"github.com/skillpm/skillpm/sign"
 )
 
-// obeyedFeed returns the advisory feed of the Engine's source of bare
+// checkedAdvisories returns the advisory feed of the Engine's source of bare
 // names (Source, else FallbackSource, else the embedded registry) as the
 // trust policy judges it, read once per Engine. A feed that is not obeyed
 // (unsigned, signed by nobody the policy names as an advisor, stale) is
 // reported through Options.Log, once, and changes nothing; so is an
 // advisory outside its signers' scopes. The error is for a registry that
 // cannot be read: a check that cannot be made is not a check that passed.
-func (e *Engine) obeyedFeed(ctx context.Context) (*advisory.Checked, error) {
+func (e *Engine) checkedAdvisories(ctx context.Context) (*advisory.Checked, error) {
 	ch, first, err := e.advisoryFeed(ctx)
 	if err != nil || !first || !e.warns() {
 		return ch, err
@@ -163,7 +163,7 @@ func advised(ix *advisory.Index, name, version, source string, digests ...string
 // version an obeyed advisory withdraws (ErrRevoked, naming each one) and
 // warns about the others.
 func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) error {
-	ch, err := e.obeyedFeed(ctx)
+	ch, err := e.checkedAdvisories(ctx)
 	if err != nil || ch.Index == nil || lock == nil {
 		return err
 	}
@@ -256,12 +256,12 @@ type InstalledAdvised struct {
 	foreign string
 }
 
-// AuditInstalled checks every copy in roots against the obeyed feed:
+// auditInstalled checks every copy in roots against the obeyed feed:
 // by the receipt's repository and version, and by the tree hash of the
 // files on disk (so an edited copy is still named by a digest advisory);
 // copies no receipt records (placed by other tools) by their tree hash. A feed that is not obeyed yields nothing (see
 // Advisories for why).
-func (e *Engine) AuditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
+func (e *Engine) auditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
 	ch, _, err := e.advisoryFeed(ctx)
 	if err != nil {
 		return nil, err

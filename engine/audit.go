@@ -290,7 +290,7 @@ func scanFor(ctx context.Context, sc *audit.Scanner, dir string, suggest bool) (
 // pullForAudit resolves ref and unpacks it with the safe, bounded
 // unpacker (the tree hash checked) below tmp; it returns the directory.
 func (e *Engine) pullForAudit(ctx context.Context, s *AuditedSkill, ref, tmp string, pre bool) (string, error) {
-	repo, m, err := e.Resolve(ctx, ref, pre)
+	repo, m, err := e.resolveRef(ctx, ref, pre)
 	if errors.Is(err, registry.ErrNotFound) {
 		return "", fmt.Errorf("%s is no directory, and no published skill: %w", ref, err)
 	}

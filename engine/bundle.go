@@ -26,7 +26,7 @@ type BundleRequest struct {
 // BundleResult is what Bundle wrote.
 type BundleResult struct {
 	*registry.MirrorResult
-	// Layout is the directory as a source (`install --from` takes it).
+	// Layout is the directory as a source (`install --registry` takes it).
 	Layout registry.Source
 	// Advisories is true when the source's advisory feed was copied too.
 	Advisories bool

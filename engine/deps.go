@@ -89,7 +89,7 @@ type GraphRequest struct {
 // project (a manifest where FindManifest looks, and no custom roots),
 // its lock's; else each searched root's receipts (SearchedRoots), roots
 // without skills left out. Dependency ranges are read from the registry
-// graph the names resolve in (Graph). A project without a lock yet is
+// graph the names resolve in (graph). A project without a lock yet is
 // ErrInvalidRequest.
 func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGraph, error) {
 	t := e.target(r.Target)
@@ -190,12 +190,21 @@ type WhyResult struct {
 	Known []string
 }
 
+// WhyRequest asks Why about one skill.
+type WhyRequest struct {
+	// Name is the skill whose chains are wanted.
+	Name string
+	// GraphRequest names the project or roots, as for DependencyGraphs.
+	GraphRequest
+}
+
 // Why returns every chain from a skill asked for by name to name, with
 // the version chosen and the range asked for at each step, as cargo tree
 // -i and npm explain do, in the graphs DependencyGraphs reads. No chain
 // is not an error.
-func (e *Engine) Why(ctx context.Context, name string, r GraphRequest) (*WhyResult, error) {
-	graphs, err := e.DependencyGraphs(ctx, r)
+func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
+	name := r.Name
+	graphs, err := e.DependencyGraphs(ctx, r.GraphRequest)
 	if err != nil {
 		return nil, err
 	}

@@ -19,13 +19,13 @@ func TestWhy(t *testing.T) {
 	ctx := context.Background()
 	manifest := notesProject(t, e, key, dir)
 	proj := filepath.Dir(manifest)
-	if _, err := e.Why(ctx, "notes", engine.GraphRequest{Manifest: manifest}); !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.Why(ctx, engine.WhyRequest{Name: "notes", GraphRequest: engine.GraphRequest{Manifest: manifest}}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a project without a lock: %v, want ErrInvalidRequest", err)
 	}
 	if _, err := e.Install(ctx, engine.InstallRequest{Manifest: manifest}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Why(ctx, "notes", engine.GraphRequest{Manifest: manifest})
+	res, err := e.Why(ctx, engine.WhyRequest{Name: "notes", GraphRequest: engine.GraphRequest{Manifest: manifest}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestWhy(t *testing.T) {
 	if len(graphs) != 1 || graphs[0].From != filepath.Join(home, ".agents", "skills") || len(graphs[0].Tops) != 1 || graphs[0].Nodes["notes"] == nil {
 		t.Errorf("receipts: %+v; want the agents user root holding notes", graphs)
 	}
-	none, err := e.Why(ctx, "other", engine.GraphRequest{Manifest: manifest})
+	none, err := e.Why(ctx, engine.WhyRequest{Name: "other", GraphRequest: engine.GraphRequest{Manifest: manifest}})
 	if err != nil || len(none.Chains) != 0 || len(none.Known) != 1 {
 		t.Errorf("a skill nobody needs: %+v, %v; want no chain and notes known", none, err)
 	}

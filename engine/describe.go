@@ -84,7 +84,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*Description,
 			return &Description{Installed: found}, nil
 		}
 	}
-	repo, m, err := e.Resolve(ctx, r.Arg, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, r.Arg, r.Prerelease)
 	switch {
 	case err != nil && isDir && errors.Is(err, registry.ErrNotFound):
 		return describeDir(ctx, r.Arg)

@@ -24,9 +24,8 @@
 //   - Signing and trust: Sign, SignDigest, Verify, VerifyManifest,
 //     Promote, PromoteManifest, TrustKey, UntrustKey, VerifyBlob (a
 //     function).
-//   - Registries: Info, Resolve, Search, Bundle, Mirror, BuildIndex,
-//     RefreshSparse, SetStatus, Advisories, PublishAdvisories,
-//     AuditInstalled.
+//   - Registries: Info, Search, Bundle, Mirror, BuildIndex,
+//     RefreshSparse, SetStatus, PublishAdvisories.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

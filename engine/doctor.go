@@ -317,7 +317,7 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 			switch {
 			case !ok:
 				d.Kind = DriftNotInstalled
-			case got.Digest != ls.Digest && newerVersion(got.Version, ls.Version):
+			case got.Digest != ls.Digest && newer(got.Version, ls.Version):
 				d.Kind, d.Installed = DriftNewer, got.Version
 			case got.Digest != ls.Digest:
 				d.Kind, d.Installed = DriftDiffers, got.Version
@@ -356,7 +356,7 @@ func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorReport) {
 	for _, r := range rep.Roots {
 		roots = append(roots, r.Root)
 	}
-	found, err := e.AuditInstalled(ctx, roots)
+	found, err := e.auditInstalled(ctx, roots)
 	if err != nil {
 		rep.Problems = append(rep.Problems, err)
 		return

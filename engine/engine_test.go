@@ -215,22 +215,22 @@ func TestSignAndInfo(t *testing.T) {
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	first, err := e.Sign(ctx, "notes@1.0.0", sign.SignOptions{Key: key.Key}, false)
+	first, err := e.Sign(ctx, engine.SignRequest{Ref: "notes@1.0.0", Sign: sign.SignOptions{Key: key.Key}})
 	if err != nil || first.Unchanged {
 		t.Fatalf("first signature: %+v, %v", first, err)
 	}
-	again, err := e.Sign(ctx, "notes@^1", sign.SignOptions{Key: key.Key}, false)
+	again, err := e.Sign(ctx, engine.SignRequest{Ref: "notes@^1", Sign: sign.SignOptions{Key: key.Key}})
 	if err != nil || !again.Unchanged || again.Referrer != first.Referrer {
 		t.Fatalf("signing again: %+v, %v; want unchanged, referrer %s", again, err, first.Referrer)
 	}
-	info, err := e.Info(ctx, "notes", false)
+	info, err := e.Info(ctx, engine.InfoRequest{Ref: "notes"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info.Manifest.Metadata.Version != "1.0.0" || len(info.Versions) != 1 || info.Versions[0].String() != "1.0.0" {
 		t.Fatalf("info: %s, versions %v", info.Manifest.Metadata.Version, info.Versions)
 	}
-	if _, err := e.Info(ctx, "./notes", false); !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.Info(ctx, engine.InfoRequest{Ref: "./notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("info of a directory: %v, want ErrInvalidRequest", err)
 	}
 }

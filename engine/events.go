@@ -11,8 +11,10 @@ import (
 // install stages to Options.Log, so a program handles them in one
 // slog.Handler instead of three callbacks.
 
-// EventKey is the attribute that carries an install stage's
-// install.Event in a slog.LevelDebug record of Options.Log.
+// EventKey is the attribute that carries the event of a slog.LevelDebug
+// record of Options.Log: an install stage's install.Event, or a
+// PublishAll's *PublishItem as each skill's publish ends (with "done" and
+// "total" attributes counting the skills finished).
 const EventKey = "event"
 
 // warns reports whether anyone listens to warnings: the work of finding

@@ -56,7 +56,7 @@ func ExampleEngine_Why() {
 		log.Fatal(err)
 	}
 
-	res, err := e.Why(ctx, "notes", engine.GraphRequest{})
+	res, err := e.Why(ctx, engine.WhyRequest{Name: "notes"})
 	if err != nil {
 		log.Fatal(err)
 	}

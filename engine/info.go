@@ -5,7 +5,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/sign"
 )
 
 // Info is a published version and the versions its repository has.
@@ -25,10 +24,20 @@ type Info struct {
 	Advisories []Advised
 }
 
-// Info fetches what `skillpm info` shows: the version ref selects and
+// InfoRequest names the published version Info reads.
+type InfoRequest struct {
+	// Ref is the reference (NAME[@RANGE], REGISTRY/NAMESPACE/NAME[@VERSION],
+	// oci-layout:DIR/NAME[@VERSION]).
+	Ref string
+	// Prerelease lets the range select pre-releases.
+	Prerelease bool
+}
+
+// Info fetches what `skillpm info` shows: the version r.Ref selects and
 // every version of its repository. Only manifests are read, never layers.
-func (e *Engine) Info(ctx context.Context, ref string, pre bool) (*Info, error) {
-	repo, m, err := e.Resolve(ctx, ref, pre)
+func (e *Engine) Info(ctx context.Context, r InfoRequest) (*Info, error) {
+	ref, pre := r.Ref, r.Prerelease
+	repo, m, err := e.resolveRef(ctx, ref, pre)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +56,7 @@ func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m 
 	}
 	e.warnIgnored(st)
 	info := &Info{Repository: repo, Manifest: m, Versions: vs, Status: st}
-	ch, err := e.obeyedFeed(ctx)
+	ch, err := e.checkedAdvisories(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -68,14 +77,4 @@ func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m 
 		}
 	}
 	return info, nil
-}
-
-// Sign signs the version ref selects and attaches the signature, as
-// `skillpm sign` does: idempotently for keys (SignDigest).
-func (e *Engine) Sign(ctx context.Context, ref string, opts sign.SignOptions, pre bool) (*Signed, error) {
-	repo, m, err := e.Resolve(ctx, ref, pre)
-	if err != nil {
-		return nil, err
-	}
-	return e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, opts)
 }

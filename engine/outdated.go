@@ -66,7 +66,7 @@ func (s OutdatedSkill) Outdated() bool {
 	if cur == "" {
 		cur = s.Installed
 	}
-	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || newerVersion(s.Wanted, cur) || newerVersion(s.Latest, cur)
+	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || newer(s.Wanted, cur) || newer(s.Latest, cur)
 }
 
 // OutdatedResult is what Outdated found.
@@ -84,7 +84,7 @@ type OutdatedResult struct {
 // a project's skills in its roots, else the skills installed by name
 // (dependencies and local builds are left out). Versions come from the
 // Engine's Source, else the manifest's registry, else FallbackSource
-// (Graph).
+// (graph).
 func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
 	t := e.target(r.Target)
 	// The feed goes out in the same round as the first tag lists; it is
@@ -229,7 +229,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 	if st := sts[cur]; st != nil {
 		row.Yanked, row.YankReason, row.Deprecated = st.Yanked, st.Reason, st.Deprecated
 	}
-	ch, err := e.obeyedFeed(ctx)
+	ch, err := e.checkedAdvisories(ctx)
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 		return invalid(fmt.Errorf("%s: range %q: %w", row.Name, row.Range, err))
 	}
 	for _, v := range vs {
-		if set.Contains(v) && (row.Wanted == "" || newerVersion(v.String(), row.Wanted)) {
+		if set.Contains(v) && (row.Wanted == "" || newer(v.String(), row.Wanted)) {
 			row.Wanted = v.String()
 		}
 	}
@@ -261,14 +261,6 @@ func orAnyRange(r string) string {
 		return resolve.AnyRange
 	}
 	return r
-}
-
-// newerVersion reports whether version a is above version b; versions
-// that do not parse compare as not newer.
-func newerVersion(a, b string) bool {
-	va, errA := semver.NewVersion(a)
-	vb, errB := semver.NewVersion(b)
-	return errA == nil && errB == nil && va.GreaterThan(vb)
 }
 
 // gitVersions answers, for skills installed from git, the version the

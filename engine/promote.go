@@ -36,7 +36,7 @@ func (e *Engine) Promote(ctx context.Context, ref string, r PromoteRequest) (*Pr
 	if _, _, err := e.trustPolicy(ctx); err != nil {
 		return nil, err
 	}
-	repo, m, err := e.Resolve(ctx, ref, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, ref, r.Prerelease)
 	if err != nil {
 		return nil, err
 	}

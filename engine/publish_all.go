@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -116,6 +118,8 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 	out.Items = make([]PublishItem, len(items))
 	var eg errgroup.Group
 	eg.SetLimit(cmpOr(r.Jobs, defaultPublishJobs))
+	var itemMu sync.Mutex
+	done := 0
 	for i, it := range items {
 		eg.Go(func() error {
 			bopts := registry.BuildOptions{Created: created, NoVCS: r.NoVCS, Source: it.source, Revision: it.revision}
@@ -125,6 +129,14 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			o := &out.Items[i]
 			o.Path = it.path
 			o.PublishResult, o.Err = e.publishDir(ctx, src, it.dir, bopts, it.path, it.revision == "", r.Force, r.AllowAuditFindings)
+			if l := e.opts.Log; l != nil && l.Enabled(ctx, slog.LevelDebug) {
+				// One record per finished skill, in order of finishing, so a
+				// front end can draw "[12/50] publishing web-notes 0.3.0".
+				itemMu.Lock()
+				done++
+				l.LogAttrs(ctx, slog.LevelDebug, "published", slog.Int("done", done), slog.Int("total", len(items)), slog.Any(EventKey, o))
+				itemMu.Unlock()
+			}
 			return nil
 		})
 	}

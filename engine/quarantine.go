@@ -34,7 +34,7 @@ func (e *Engine) Quarantine(ctx context.Context) (*QuarantineResult, error) {
 		return out, nil
 	}
 	roots := install.AllSearchRoots(e.env)
-	found, err := e.AuditInstalled(ctx, roots)
+	found, err := e.auditInstalled(ctx, roots)
 	if err != nil {
 		return nil, err
 	}

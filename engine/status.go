@@ -178,7 +178,7 @@ func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
 		if err != nil {
 			return nil, err
 		}
-		ch, err := e.obeyedFeed(ctx)
+		ch, err := e.checkedAdvisories(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -33,11 +33,11 @@ type VerifyRequest struct {
 	Prerelease bool
 }
 
-// Resolve opens the repository ref names (a bare name in Source, else
+// resolveRef opens the repository ref names (a bare name in Source, else
 // FallbackSource, else the embedded registry) and fetches the manifest it
 // selects. A local directory is refused (ErrInvalidRequest): it is not
 // published.
-func (e *Engine) Resolve(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.Manifest, error) {
+func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.Manifest, error) {
 	r, err := registry.ParseRef(ref)
 	if err != nil {
 		return nil, nil, err
@@ -67,7 +67,7 @@ func (e *Engine) Resolve(ctx context.Context, ref string, pre bool) (*registry.R
 // (ErrNoVerifiedSignature), or below r.MinTier (ErrBelowMinTier); each
 // wraps tiers.ErrRefused.
 func (e *Engine) Verify(ctx context.Context, ref string, r VerifyRequest) (*Verification, error) {
-	repo, m, err := e.Resolve(ctx, ref, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, ref, r.Prerelease)
 	if err != nil {
 		return nil, err
 	}

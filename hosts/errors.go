@@ -32,8 +32,17 @@ type UnknownHostError struct {
 }
 
 func (e *UnknownHostError) Error() string {
-	return fmt.Sprintf("unknown host %q: use one of %s, add it to a hosts file, or install into a directory of your choice", e.ID, strings.Join(e.Known, ", "))
+	// A table of 80 hosts is no sentence: past a few, the count and the
+	// command that lists them.
+	known := strings.Join(e.Known, ", ")
+	if len(e.Known) > maxListed {
+		known = fmt.Sprintf("%s, … (%d in all: skillpm hosts lists them)", strings.Join(e.Known[:maxListed], ", "), len(e.Known))
+	}
+	return fmt.Sprintf("unknown host %q: use one of %s, add it to a hosts file, or install into a directory of your choice", e.ID, known)
 }
+
+// maxListed is how many known hosts an error names before it counts them.
+const maxListed = 8
 
 // Unwrap returns ErrUnknownHost.
 func (e *UnknownHostError) Unwrap() error { return ErrUnknownHost }

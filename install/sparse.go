@@ -22,8 +22,8 @@ import (
 // resolveFromIndex resolves m from the signed sparse index of the
 // namespace's default source, then fetches and verifies the solution as
 // resolveAndPrepare does, checking every manifest the index named against
-// the index. ok is false, after a warning, when the index cannot be used:
-// there is none, no signature the policy trusts, it gives no resolution,
+// the index. ok is false when the index cannot be used, after a warning
+// unless there is none: no signature the policy trusts, it gives no resolution,
 // or it is stale (the registry tags a version it does not list, or no
 // longer one it lists); the caller then resolves against the registry,
 // whose tag lists are cached by then. An index whose entry the fetched
@@ -48,6 +48,15 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 			return nil, nil, false, why
 		}
 		if errors.Is(why, registry.ErrOffline) {
+			return nil, nil, false, nil
+		}
+		// A source without a sparse index (a bundle, a registry that never
+		// ran index build) or with an unsigned one (index build without
+		// --sign, which warned its user) is the ordinary case, not
+		// something this install did: the registry answers, and nothing
+		// is said. An index signed by someone the policy does not name is
+		// still worth a warning.
+		if errors.Is(why, sparse.ErrNoIndex) || errors.Is(why, sparse.ErrUnsigned) {
 			return nil, nil, false, nil
 		}
 		warn(fmt.Sprintf("%v; resolving against the registry", why))

@@ -154,6 +154,11 @@ type Options struct {
 	// the layer of a pull. It is called from the goroutines doing the
 	// transfers, possibly concurrently.
 	Progress ProgressFunc
+	// Trace, when set, receives every HTTP request sent (each retry on its
+	// own) with its method, URL without credentials, status and time to
+	// the response: what a CLI prints with -vv. The client itself prints
+	// nothing.
+	Trace TraceFunc
 }
 
 // Validate reports options New would refuse.
@@ -296,8 +301,11 @@ func New(opts Options) (*Client, error) {
 			ExpectContinueTimeout: time.Second,
 		}
 	}
-	stall := &stallTransport{base: base, timeout: opts.Timeouts.Stall, response: opts.Timeouts.Response}
-	hc := &http.Client{CheckRedirect: checkRedirect, Transport: newRetryTransport(newHostLimit(stall, opts.HostRequests), opts.Retry, opts.Timeouts, opts.Limits.MaxManifestBytes, opts.Logger)}
+	var sent http.RoundTripper = &stallTransport{base: base, timeout: opts.Timeouts.Stall, response: opts.Timeouts.Response}
+	if opts.Trace != nil {
+		sent = traceTransport{base: sent, trace: opts.Trace}
+	}
+	hc := &http.Client{CheckRedirect: checkRedirect, Transport: newRetryTransport(newHostLimit(sent, opts.HostRequests), opts.Retry, opts.Timeouts, opts.Limits.MaxManifestBytes, opts.Logger)}
 	if opts.Offline {
 		hc.Transport = offlineTransport{}
 	}

@@ -57,7 +57,8 @@ fails or is refused.`,
 	fl := c.Flags()
 	fl.BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
 	fl.BoolVar(&f.noInstall, "no-install", false, "write skills.yaml and skills.lock without installing")
-	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)")
+	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)")
+	deprecatedAlias(c, "from", "registry")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	return c
@@ -130,7 +131,7 @@ func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 		if res.Result != nil {
 			out["roots"] = res.Result.Roots
 		}
-		return writeJSON(g.stdout, out)
+		return g.writeJSON(out)
 	}
 	verb := "added"
 	if dryRun {

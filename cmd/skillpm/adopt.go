@@ -18,7 +18,7 @@ func newAdoptCmd(g *globals) *cobra.Command {
 		Short: "Take a skill placed by hand or by another tool under management",
 		Long: `Adopt records a skill that is in a host's root but was not installed by
 skillpm (list shows it unmanaged), after checking that it loads. It looks
-in the default source (--from, else the configuration's registry) for a
+in the default source (--registry, else the configuration's registry) for a
 published version of the same name whose files are exactly the folder's:
 each candidate is fetched, unpacked and its tree hash compared with the
 folder's, computed under the root's lock. When one matches and its
@@ -29,7 +29,7 @@ edited when its files change, and remove and update treat it like any
 installed skill. A symlinked skill folder (as the skills CLI makes) is
 refused: install the skill with skillpm instead.`,
 		Example: `  skillpm adopt pdf --host claude
-  skillpm adopt pdf --host cursor --scope project --from ghcr.io/acme/skills`,
+  skillpm adopt pdf --host cursor --scope project --registry ghcr.io/acme/skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			e, err := openEngine(c.Context(), g, engineFlags{reg: &reg, trust: &trust, from: from, rf: &rf})
@@ -51,7 +51,8 @@ refused: install the skill with skillpm instead.`,
 	rf.register(c)
 	reg.addPlainHTTP(c)
 	trust.register(c)
-	c.Flags().StringVar(&from, "from", "", "`SOURCE` to look for a published copy in: a registry namespace or oci-layout:DIR (default: the configuration's registry)")
+	c.Flags().StringVar(&from, "registry", "", "`SOURCE` to look for a published copy in: a registry namespace or oci-layout:DIR (default: the configuration's registry)")
+	deprecatedAlias(c, "from", "registry")
 	return c
 }
 
@@ -63,7 +64,7 @@ func printAdopted(g *globals, done []engine.Adoption) error {
 		for _, a := range done {
 			out = append(out, a.Adopted)
 		}
-		return writeJSON(g.stdout, map[string]any{"adopted": out})
+		return g.writeJSON(map[string]any{"adopted": out})
 	}
 	for _, a := range done {
 		from := ""

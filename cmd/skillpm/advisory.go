@@ -30,7 +30,6 @@ that advisor's scopes, and only until it expires.`,
 type advisoryPublishFlags struct {
 	regFlags
 	signFlags
-	to string
 }
 
 func newAdvisoryPublishCmd(g *globals) *cobra.Command {
@@ -45,7 +44,7 @@ one) and signs it. A document that does not parse is refused before anything
 is pushed; one that has expired is published with a warning (readers report
 it and do not obey it).`,
 		Example: `  skillpm advisory publish feed.json --key marketplace.key
-  skillpm advisory publish feed.json --to ghcr.io/acme/skills --keyless`,
+  skillpm advisory publish feed.json --registry ghcr.io/acme/skills --keyless`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
@@ -61,12 +60,12 @@ it and do not obey it).`,
 			if err != nil {
 				return err
 			}
-			out, err := e.PublishAdvisories(ctx, engine.AdvisoryPublishRequest{File: args[0], Data: data, To: f.to, Sign: opts})
+			out, err := e.PublishAdvisories(ctx, engine.AdvisoryPublishRequest{File: args[0], Data: data, To: f.registry, Sign: opts})
 			if err != nil {
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, out)
+				return g.writeJSON(out)
 			}
 			fmt.Fprintf(g.stdout, "published %d advisories to %s as %s, expiring %s\n", out.Advisories, out.Source, out.Digest, out.Expires.UTC().Format(time.RFC3339))
 			printSigned(g.stdout, out.Signed, "signed")
@@ -74,8 +73,8 @@ it and do not obey it).`,
 		},
 	}
 	f.signFlags.register(c, false)
-	c.Flags().StringVar(&f.to, "to", "", "publish to `SOURCE` (host/namespace or oci-layout:DIR)")
 	f.addRegistry(c)
+	deprecatedAlias(c, "to", "registry")
 	f.addPlainHTTP(c)
 	return c
 }

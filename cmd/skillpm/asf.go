@@ -167,7 +167,7 @@ func printView(g *globals, s *asfSetup, st *asf.State, loc asf.Location, heading
 		return err
 	}
 	if g.json() {
-		return writeJSON(g.stdout, v)
+		return g.writeJSON(v)
 	}
 	_, err = io.WriteString(g.stdout, v.Render(heading))
 	return err
@@ -217,7 +217,7 @@ workflow that does not expand prints its reason and exits 3.`,
 			}
 			in, ierr := s.runner.Inspect(c.Context(), args[0], loc)
 			if in != nil {
-				if err := writeJSON(g.stdout, in); err != nil {
+				if err := g.writeJSON(in); err != nil {
 					return err
 				}
 			}
@@ -310,7 +310,7 @@ input"): the Stop hook then lets the agent stop. resume continues.`,
 				if err != nil {
 					return err
 				}
-				return writeJSON(g.stdout, v)
+				return g.writeJSON(v)
 			}
 			fmt.Fprintf(g.stdout, "Workflow interrupted: %s\n", st.Control.InterruptReason)
 			if !g.quiet {
@@ -346,7 +346,7 @@ with its status. With no workflow it says so and exits 0.`,
 			st, err := s.runner.Load(c.Context(), loc)
 			if errors.Is(err, asf.ErrNoWorkflow) {
 				if g.json() {
-					return writeJSON(g.stdout, asfStatusJSON{StatePath: loc.Path, Scope: loc.Scope, Session: loc.Session})
+					return g.writeJSON(asfStatusJSON{StatePath: loc.Path, Scope: loc.Scope, Session: loc.Session})
 				}
 				fmt.Fprintf(g.stdout, "no ASF workflow (state: %s)\n", loc.Path)
 				return nil
@@ -355,7 +355,7 @@ with its status. With no workflow it says so and exits 0.`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, asfStatusJSON{StatePath: loc.Path, Scope: loc.Scope, Session: loc.Session, State: st})
+				return g.writeJSON(asfStatusJSON{StatePath: loc.Path, Scope: loc.Scope, Session: loc.Session, State: st})
 			}
 			printStatus(g.stdout, st, loc)
 			return nil
@@ -416,7 +416,7 @@ func newAsfAbortCmd(g *globals, f *asfFlags) *cobra.Command {
 				name = st.Control.Workflow
 			}
 			if g.json() {
-				return writeJSON(g.stdout, map[string]any{"aborted": true, "workflow": name, "statePath": loc.Path})
+				return g.writeJSON(map[string]any{"aborted": true, "workflow": name, "statePath": loc.Path})
 			}
 			fmt.Fprintf(g.stdout, "Workflow %s aborted; removed %s\n", name, loc.Path)
 			return nil
@@ -467,7 +467,7 @@ func printAsfValidation(g *globals, res []asf.Validation, failed int) error {
 		if res == nil {
 			res = []asf.Validation{}
 		}
-		return writeJSON(g.stdout, map[string]any{"skills": res, "failed": failed})
+		return g.writeJSON(map[string]any{"skills": res, "failed": failed})
 	}
 	for _, v := range res {
 		switch {
@@ -607,7 +607,7 @@ is replaced atomically and keeps its mode.`,
 
 func printSettingsChange(g *globals, ch *asf.SettingsChange, verb string, dry bool) error {
 	if g.json() {
-		return writeJSON(g.stdout, ch)
+		return g.writeJSON(ch)
 	}
 	if dry {
 		_, err := g.stdout.Write(ch.Content)

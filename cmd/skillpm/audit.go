@@ -171,7 +171,7 @@ func printAudit(g *globals, s *engine.AuditedSkill) error {
 		if s.Manifest != nil {
 			j.Manifest = s.Manifest.Descriptor.Digest.String()
 		}
-		if err := writeJSON(g.stdout, j); err != nil {
+		if err := g.writeJSON(j); err != nil {
 			return err
 		}
 	} else {

@@ -48,7 +48,7 @@ func printAuditMany(g *globals, res *engine.AuditResult) error {
 		out.Skills = append(out.Skills, e)
 	}
 	if g.json() {
-		if err := writeJSON(g.stdout, out); err != nil {
+		if err := g.writeJSON(out); err != nil {
 			return err
 		}
 	} else {

@@ -32,7 +32,7 @@ func printAuditGate(g *globals, a *registry.Artifact, out *engine.AuditOutcome, 
 		return nil
 	}
 	if allow {
-		fmt.Fprintf(g.stderr, "warning: publishing %s although the audit blocks it at tier %s (--allow-audit-findings)\n", at, v.Tier)
+		g.o().Warn(fmt.Sprintf("publishing %s although the audit blocks it at tier %s (--allow-audit-findings)", at, v.Tier))
 		return nil
 	}
 	return classed(errdef.Trust, fmt.Errorf("%s not published: the audit blocks it at tier %s (%s); fix the findings, claim a lower tier, or pass --allow-audit-findings", at, v.Tier, countText(rep)))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -59,7 +58,7 @@ $SKILLPM_PASSWORD, else $COSIGN_PASSWORD, else a prompt.`,
 			doc := blobSigned{File: args[0], Signature: string(sig), KeyFingerprint: k.Fingerprint()}
 			switch {
 			case g.json():
-				return json.NewEncoder(g.stdout).Encode(doc)
+				return g.writeJSON(doc)
 			case output == "":
 				// The signature is the output, as with cosign.
 				_, err := fmt.Fprintf(g.stdout, "%s\n", sig)
@@ -105,7 +104,7 @@ verifies it, and 5 (refused by trust) when none does.`,
 			}
 			doc := blobSigned{File: res.File, KeyFingerprint: res.KeyFingerprint}
 			if g.json() {
-				return json.NewEncoder(g.stdout).Encode(doc)
+				return g.writeJSON(doc)
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stdout, "Verified OK: %s signed by %s\n", res.File, res.KeyFingerprint)

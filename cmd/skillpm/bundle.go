@@ -21,7 +21,7 @@ type bundleJSON struct {
 func newBundleCmd(g *globals) *cobra.Command {
 	var f bundleFlags
 	c := &cobra.Command{
-		Use:   "bundle REF... -o DIR",
+		Use:   "bundle REF... --output-dir DIR",
 		Short: "Write the skills named, with their dependencies and signatures, to an OCI layout directory",
 		Long: `Bundle resolves the skills named (with their dependencies, as install
 would) and writes exactly those versions, each with every signature and
@@ -29,18 +29,18 @@ countersignature attached to it, into DIR: one OCI image layout per skill,
 the shape of oci-layout: sources. Digests are unchanged, so signatures still
 verify. It is for air-gapped machines and OEM images:
 
-  skillpm install --from oci-layout:DIR ...
+  skillpm install --registry oci-layout:DIR ...
 
 installs from it with no network. DIR must be empty or hold only a previous
 bundle of the same skills.`,
-		Example: `  skillpm bundle fix@^1 web-research -o ./bundle
-  skillpm bundle ghcr.io/acme/skills/fix@1.2.0 -o ./image/skills-bundle`,
+		Example: `  skillpm bundle fix@^1 web-research --output-dir ./bundle
+  skillpm bundle ghcr.io/acme/skills/fix@1.2.0 --output-dir ./image/skills-bundle`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runBundle(c, g, &f, args)
 		},
 	}
-	c.Flags().StringVarP(&f.out, "output-dir", "o", "", "write the bundle to `DIR` (required)")
+	c.Flags().StringVar(&f.out, "output-dir", "", "write the bundle to `DIR` (required)")
 	f.addRegistry(c)
 	f.addPlainHTTP(c)
 	return c
@@ -75,13 +75,13 @@ func printBundle(g *globals, res *engine.BundleResult, out string) error {
 		for _, v := range res.Versions {
 			j.Skills = append(j.Skills, mirrorVersionDoc(v))
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	for _, v := range res.Versions {
 		fmt.Fprintf(g.stdout, "%s %s  %s  %s\n", v.Name, v.Version, shortDigest(v.Digest), plural(v.Referrers, "signature"))
 	}
 	if !g.quiet {
-		fmt.Fprintf(g.stderr, "wrote %s to %s; install with: skillpm install --from %s\n", plural(len(res.Versions), "skill"), out, dst)
+		fmt.Fprintf(g.stderr, "wrote %s to %s; install with: skillpm install --registry %s\n", plural(len(res.Versions), "skill"), out, dst)
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func TestBundleOfflineInstall(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	testdata, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "asf"))
-	skillpmRun(t, work, "keygen", "-o", "publisher", "--no-passphrase")
+	skillpmRun(t, work, "keygen", "--output-prefix", "publisher", "--no-passphrase")
 	policy := "version: 1\npolicies:\n  - name: publishers\n    scopes: [\"*\"]\n    tier: community\n    identities:\n      - key: publisher.pub\n"
 	if err := os.WriteFile(filepath.Join(work, "policy.yaml"), []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
@@ -74,10 +74,10 @@ func TestBundleOfflineInstall(t *testing.T) {
 		reg := registrytest.Start(t, registrytest.Options{})
 		ns := reg.Host + "/skills"
 		for _, s := range []string{"code", "diagnosis", "fix"} {
-			skillpmRun(t, work, "publish", filepath.Join(testdata, s), "--no-vcs", "--to", ns, "--plain-http", "--sign", "--key", "publisher.key")
+			skillpmRun(t, work, "publish", filepath.Join(testdata, s), "--no-vcs", "--registry", ns, "--plain-http", "--sign", "--key", "publisher.key")
 		}
-		lockOnline = skillpmRun(t, work, append(install, "--from", ns, "--plain-http", "--root", online)...)
-		out := skillpmRun(t, work, "bundle", "fix@^1", "--registry", ns, "--plain-http", "-o", bundle)
+		lockOnline = skillpmRun(t, work, append(install, "--registry", ns, "--plain-http", "--root", online)...)
+		out := skillpmRun(t, work, "bundle", "fix@^1", "--registry", ns, "--plain-http", "--output-dir", bundle)
 		for _, s := range []string{"code", "diagnosis", "fix"} {
 			if !strings.Contains(out, s+" ") {
 				t.Errorf("bundle output lacks %s:\n%s", s, out)
@@ -88,7 +88,7 @@ func TestBundleOfflineInstall(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(work, "cache")); err != nil {
 		t.Fatal(err)
 	}
-	lockOffline := skillpmRun(t, work, append(install, "--from", "oci-layout:"+bundle, "--root", offline)...)
+	lockOffline := skillpmRun(t, work, append(install, "--registry", "oci-layout:"+bundle, "--root", offline)...)
 
 	type entry struct{ Name, Version, Digest, Tree, Tier string }
 	read := func(s string) map[string]entry {

@@ -39,6 +39,9 @@ refers to, cache clean everything (the git cache too).`,
 			if err != nil {
 				return err
 			}
+			if g.json() {
+				return g.writeJSON(map[string]any{"dir": dir})
+			}
 			_, err = fmt.Fprintln(g.stdout, dir)
 			return err
 		},
@@ -79,7 +82,7 @@ as uv cache prune does. cache clean empties the cache.`,
 				return fmt.Errorf("pruning the cache %s: %w", dir, err)
 			}
 			if g.json() {
-				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("cache.prune"), "dir": dir, "removed": res.Removed, "kept": res.Kept, "freed_bytes": res.Freed})
+				return g.writeJSON(map[string]any{"schema": schemaOf("cache.prune"), "dir": dir, "removed": res.Removed, "kept": res.Kept, "freed_bytes": res.Freed})
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stdout, "removed %s (%d bytes) from %s; kept %d in use\n", plural(res.Removed, "cached blob"), res.Freed, dir, res.Kept)
@@ -102,6 +105,9 @@ as uv cache prune does. cache clean empties the cache.`,
 			repos, _ := filepath.Glob(filepath.Join(dir, "git", "repos", "*.git"))
 			if err := os.RemoveAll(dir); err != nil {
 				return fmt.Errorf("emptying the cache %s: %w", dir, err)
+			}
+			if g.json() {
+				return g.writeJSON(map[string]any{"dir": dir, "emptied": true, "git_repositories_removed": len(repos)})
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stdout, "emptied %s\n", dir)

@@ -78,7 +78,7 @@ is listed with what to do).`,
 			}
 			rep := doctorView(g, res)
 			if g.json() {
-				if err := writeJSON(g.stdout, rep); err != nil {
+				if err := g.writeJSON(rep); err != nil {
 					return err
 				}
 			} else {
@@ -108,7 +108,11 @@ func doctorView(g *globals, res *engine.DoctorReport) doctorReport {
 		rep.Host = "(ambiguous)"
 	}
 	if rep.Policy == "" {
-		rep.Policy = "(built-in default: nothing is verified until a policy trusts a signer; see skillpm policy init)"
+		rep.Policy = "(built-in default: nothing is verified until a policy trusts a signer; write one and check it with skillpm policy check FILE; skillpm trust add KEY.pub trusts a signer)"
+	}
+	if g.cfgErr != nil {
+		rep.Config = "(unreadable: ran on the defaults)"
+		rep.Problems = append(rep.Problems, g.cfgErr.Error()+": fix the file, or point --config or $SKILLPM_CONFIG at another")
 	}
 	for _, p := range res.Problems {
 		rep.Problems = append(rep.Problems, doctorProblem(g, p))
@@ -177,7 +181,14 @@ func printDoctor(g *globals, rep *doctorReport) {
 		fmt.Fprintf(w, "  %s: %s\n", termText(r.Source), termLines(state))
 	}
 	fmt.Fprintln(w, "roots:")
+	absent := 0
 	for _, r := range rep.Roots {
+		// Most hosts' roots do not exist on a given machine: listed with -v
+		// (and in the JSON), counted otherwise.
+		if !r.Exists && !r.Journal && len(r.Staged) == 0 && !g.verbose() {
+			absent++
+			continue
+		}
 		state := "absent"
 		if r.Exists {
 			state = plural(r.Skills, "skill") + " installed by skillpm"
@@ -186,6 +197,9 @@ func printDoctor(g *globals, rep *doctorReport) {
 			state += ", PENDING TRANSACTION"
 		}
 		fmt.Fprintf(w, "  %-8s %-7s %s  (%s; read by %s)\n", termText(string(r.Host)), r.Scope, termText(r.Dir), state, termText(fmt.Sprint(r.ReadBy)))
+	}
+	if absent > 0 {
+		fmt.Fprintf(w, "  (%s that do not exist; -v lists them)\n", plural(absent, "more root"))
 	}
 	if rep.Project != nil {
 		fmt.Fprintf(w, "project: %s, %s\n", termText(rep.Project.Manifest), termText(rep.Project.Lock))

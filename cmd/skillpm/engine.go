@@ -18,7 +18,7 @@ import (
 
 // engineFlags are what a command that opens the engine hands it: the
 // registry client's flags, the trust flags (nil for commands that verify
-// nothing) and the source of bare names (--from).
+// nothing) and the source of bare names (--registry).
 type engineFlags struct {
 	reg   *regFlags
 	trust *trustFlags
@@ -34,6 +34,8 @@ type engineFlags struct {
 	// warn, when set, renders the engine's warnings instead of warnOnce
 	// (lock and bundle print each as "skillpm: warning: ...").
 	warn func(string)
+	// item, when set, is told of each skill a PublishAll finishes.
+	item func(done, total int, it *engine.PublishItem)
 	// lenientEnv resolves roots with the built-in hosts table when the
 	// user's hosts file does not load (osEnv), for commands that read
 	// every host's roots without --host, --scope or --root.
@@ -68,11 +70,11 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
-		Consent: newTermPrompter(g), Log: slog.New(cliLog{warn: f.warn, note: func(line string) { fmt.Fprintln(g.stderr, termLines(line)) }}),
+		Consent: newTermPrompter(g), Log: slog.New(cliLog{warn: f.warn, note: g.o().Note, item: f.item}),
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
 	if f.warn == nil {
-		opts.Log = slog.New(cliLog{warn: warnOnce(g), note: func(line string) { fmt.Fprintln(g.stderr, termLines(line)) }})
+		opts.Log = slog.New(cliLog{warn: warnOnce(g), note: g.o().Note, item: f.item})
 	}
 	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
 		return nil, err
@@ -91,14 +93,40 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 }
 
 // cliLog renders the engine's events (Options.Log) on stderr: warnings
-// through warn, notes as they come; install stages are not asked for.
-type cliLog struct{ warn, note func(string) }
+// through warn, notes as they come, a PublishAll's finished skills through
+// item when set; install stages are not asked for.
+type cliLog struct {
+	warn, note func(string)
+	item       func(done, total int, it *engine.PublishItem)
+}
 
-// Enabled asks for warnings and notes, not install stages.
-func (h cliLog) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+// Enabled asks for warnings and notes, and for the debug records that
+// carry publish items when item is set.
+func (h cliLog) Enabled(_ context.Context, l slog.Level) bool {
+	return l >= slog.LevelInfo || h.item != nil
+}
 
-// Handle renders one warning or note.
+// Handle renders one warning, note or finished publish.
 func (h cliLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Level < slog.LevelInfo {
+		var it *engine.PublishItem
+		done, total := 0, 0
+		r.Attrs(func(a slog.Attr) bool {
+			switch a.Key {
+			case engine.EventKey:
+				it, _ = a.Value.Any().(*engine.PublishItem)
+			case "done":
+				done = int(a.Value.Int64())
+			case "total":
+				total = int(a.Value.Int64())
+			}
+			return true
+		})
+		if it != nil && h.item != nil {
+			h.item(done, total, it)
+		}
+		return nil
+	}
 	if r.Level >= slog.LevelWarn {
 		h.warn(r.Message)
 	} else {

@@ -73,7 +73,7 @@ func requirementHints(ctx context.Context, c *registry.Client, graph *catalog.Gr
 		out = append(out, fmt.Sprintf("%s %s: no version matches in %s; it has %s.", name, orAny(r.Range), sourceName(src), newestVersions(vs)))
 	}
 	if len(out) > 0 {
-		out = append(out, "Other sources: --from (or registry: in skills.yaml) for bare names, a registry reference (ghcr.io/acme/skills/NAME@^1), a local directory (./NAME), oci-layout:DIR; git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO.")
+		out = append(out, "Other sources: --registry (or registry: in skills.yaml) for bare names, a registry reference (ghcr.io/acme/skills/NAME@^1), a local directory (./NAME), oci-layout:DIR; git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO.")
 	}
 	return out
 }
@@ -145,10 +145,12 @@ func suggest(name string, candidates []string) []string {
 	}
 	limit := max(2, len(name)/3)
 	var out []scored
+	seen := map[string]bool{}
 	for _, c := range candidates {
-		if c == name {
+		if c == name || seen[c] {
 			continue
 		}
+		seen[c] = true
 		d := editDistance(name, c)
 		if d <= limit || (len(name) >= 3 && strings.Contains(c, name)) {
 			out = append(out, scored{c, d})
@@ -203,7 +205,7 @@ func sentinelHints() []flagHint {
 		{install.ErrDrift, "--force replaces the files with the locked content (look at what changed first: the receipt was edited with them)"},
 		{registry.ErrOffline, "run it once without --offline to fill the caches"},
 		{registry.ErrUnresponsive, "to wait longer: --timeout DURATION, SKILLPM_HTTP_TIMEOUT or http-timeout in config.yaml; -v shows the retries"},
-		{registry.ErrUnreachable, "check the registry's address (--from, --registry or the configuration's registry); skillpm doctor checks every configured registry"},
+		{registry.ErrUnreachable, "check the registry's address (--registry or the configuration's registry); skillpm doctor checks every configured registry"},
 		{registry.ErrUnauthorized, "credentials are read from Docker's config.json (in DOCKER_CONFIG, else ~/.docker) and its credential helpers, where skillpm login stores them"},
 		{install.ErrEdited, "--force replaces it; skillpm adopt NAME keeps a copy skillpm did not install and takes it under management"},
 		{install.ErrDependedUpon, "--force removes it anyway"},
@@ -244,11 +246,16 @@ func flagHints(err error) []string {
 	if dep, ok := errors.AsType[*tiers.ExperimentalDependencyError](err); ok && dep.Skill() != "" {
 		add(experimentalPathHint(dep, err))
 	}
+	if uh, ok := errors.AsType[*hosts.UnknownHostError](err); ok {
+		if s := suggest(uh.ID, uh.Known); len(s) > 0 {
+			add("did you mean --host " + strings.Join(s, ", --host ") + "?")
+		}
+	}
 	if _, ok := errors.AsType[*install.AuditRefusedError](err); ok {
 		add("skillpm audit shows every finding; --allow-audit-findings installs anyway")
 	}
 	if nm, ok := errors.AsType[*migrate.NotMigratableError](err); ok && nm.Reason == migrate.ReasonWrongFormat {
-		add("--from auto detects the format")
+		add("--format auto detects the format")
 	}
 	for _, h := range sentinelHints() {
 		if errors.Is(err, h.err) {
@@ -317,4 +324,4 @@ func experimentalPathHint(dep *tiers.ExperimentalDependencyError, err error) str
 
 // emptySourceNext is the next step from a source that holds no skills:
 // the three ways skills get to a new user.
-const emptySourceNext = "publish one into it (skillpm publish DIR), name a registry that has some (--from SOURCE, or registry: in config.yaml), or install from git or a folder (skillpm install github:OWNER/REPO, skillpm install ./DIR)."
+const emptySourceNext = "publish one into it (skillpm publish DIR), name a registry that has some (--registry SOURCE, or registry: in config.yaml), or install from git or a folder (skillpm install github:OWNER/REPO, skillpm install ./DIR)."

@@ -195,7 +195,7 @@ func TestGitPublishMany(t *testing.T) {
 	ns := reg.Host + "/skills"
 	ref := repo.FileURL()
 	var pub publishManyJSON
-	if err := json.Unmarshal([]byte(skillpm(t, 0, "publish", ref, "--to", ns, "--plain-http", "--output", "json")), &pub); err != nil {
+	if err := json.Unmarshal([]byte(skillpm(t, 0, "publish", ref, "--registry", ns, "--plain-http", "--output", "json")), &pub); err != nil {
 		t.Fatal(err)
 	}
 	if len(pub.Published) != 50 || len(pub.Failed) != 0 || pub.Commit != commit {
@@ -212,13 +212,13 @@ func TestGitPublishMany(t *testing.T) {
 	if !strings.Contains(info, commit) || !strings.Contains(info, strings.TrimPrefix(repo.FileURL(), "git+")) {
 		t.Errorf("info does not show the source and commit %s:\n%s", commit, info)
 	}
-	again := skillpm(t, 0, "publish", "-r", ref, "--to", ns, "--plain-http")
+	again := skillpm(t, 0, "publish", "-r", ref, "--registry", ns, "--plain-http")
 	if !strings.Contains(again, "0 published, 50 already there, 0 failed") {
 		t.Errorf("second publish:\n%s", again)
 	}
 	// Installed from the registry: the same trees as published, and as
 	// installed from git.
-	fromReg := skillpm(t, 0, append(append([]string{"install"}, names...), "--from", ns, "--plain-http", "--root", filepath.Join(work, "reg"), "--allow-experimental", "--output", "json")...)
+	fromReg := skillpm(t, 0, append(append([]string{"install"}, names...), "--registry", ns, "--plain-http", "--root", filepath.Join(work, "reg"), "--allow-experimental", "--output", "json")...)
 	fromGit := skillpm(t, 0, "install", ref, "--root", filepath.Join(work, "git"), "--allow-experimental", "--output", "json")
 	for what, out := range map[string]string{"registry": fromReg, "git": fromGit} {
 		var doc installedJSON
@@ -252,7 +252,7 @@ func TestPublishRecursiveReportsFailures(t *testing.T) {
 	}
 	layout := "oci-layout:" + filepath.Join(work, "layout")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"publish", "-r", dir, "--to", layout, "--no-vcs"}, strings.NewReader(""), &out, &errb)
+	code := run(context.Background(), []string{"publish", "-r", dir, "--registry", layout, "--no-vcs"}, strings.NewReader(""), &out, &errb)
 	if code != exitValidation || !strings.Contains(out.String(), "published a@1.0.0") || !strings.Contains(out.String(), "published b@2.0.0") ||
 		!strings.Contains(errb.String(), "bad: not published") || !strings.Contains(out.String(), "2 published, 0 already there, 1 failed") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
@@ -351,7 +351,7 @@ func TestGitMigrate(t *testing.T) {
 	out := filepath.Join(work, "out")
 	// git-status runs git, for which GAIA ships no binary policy: it is
 	// written, and the migration exits 3 saying GAIA would refuse it.
-	got := skillpm(t, exitValidation, "migrate", repo.FileURL()+"#skills", "-o", out)
+	got := skillpm(t, exitValidation, "migrate", repo.FileURL()+"#skills", "--output-dir", out)
 	for _, want := range []string{"migrated hermes skill pdf-extract: " + repo.FileURL() + "@", "#skills/hermes/pdf-extract -> ", "migrated openclaw skill git-status", "result: invalid (strict, for GAIA)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)

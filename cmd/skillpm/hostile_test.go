@@ -61,8 +61,8 @@ func TestGitTreeLinkAndFolder(t *testing.T) {
 		{"install", []string{"install", ref, "--root", root, "--allow-experimental"}},
 		{"dry-run", []string{"install", ref, "--root", root, "--allow-experimental", "--dry-run"}},
 		{"lock", []string{"lock"}},
-		{"publish", []string{"publish", ref, "--to", reg.Host + "/skills", "--plain-http"}},
-		{"migrate", []string{"migrate", ref, "-o", filepath.Join(work, "out")}},
+		{"publish", []string{"publish", ref, "--registry", reg.Host + "/skills", "--plain-http"}},
+		{"migrate", []string{"migrate", ref, "--output-dir", filepath.Join(work, "out")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(proj)

@@ -36,7 +36,7 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, map[string]any{"hosts": views})
+				return g.writeJSON(map[string]any{"hosts": views})
 			}
 			printHosts(g.stdout, views)
 			return nil

@@ -133,7 +133,7 @@ func indexOutput(res *engine.IndexResult) indexJSON {
 // the sparse index and their signatures.
 func printIndex(g *globals, j indexJSON) error {
 	if g.json() {
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	fmt.Fprintf(g.stdout, "indexed %s: %s:%s (%s)\n", plural(j.Skills, "skill"), j.Repository, registry.IndexTag, j.Digest)
 	if j.Signature != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,7 +109,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)
 	case err != nil:
-		return refErr(g, f.registry, arg, err)
+		return nameSuggestion(ctx, g, &f.regFlags, arg, refErr(g, f.registry, arg, err))
 	case d.Installed != nil:
 		return printInfoInstalled(g, arg, d.Installed)
 	case f.manifest:
@@ -116,6 +117,28 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 		return err
 	}
 	return printInfo(g, d.Published)
+}
+
+// nameSuggestion adds to a bare name's not-found error the names closest
+// to it that the source of bare names publishes or the roots hold, as
+// cobra does for commands: "did you mean web-research?".
+func nameSuggestion(ctx context.Context, g *globals, f *regFlags, arg string, err error) error {
+	ref, perr := registry.ParseRef(arg)
+	if perr != nil || ref.Kind != registry.KindName || !errors.Is(err, registry.ErrNotFound) {
+		return err
+	}
+	names := installedNames()
+	if c, cerr := regClient(g, f); cerr == nil {
+		if s, serr := regDefaultSource(c, g, f); serr == nil {
+			if published, nerr := c.SourceNames(ctx, s); nerr == nil {
+				names = append(names, published...)
+			}
+		}
+	}
+	if s := suggest(ref.Name, names); len(s) > 0 {
+		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))
+	}
+	return err
 }
 
 // refErr words the engine's refusals of a published reference the way
@@ -167,7 +190,7 @@ func printInfo(g *globals, info *engine.Info) error {
 		if j.Annotations == nil {
 			j.Annotations = map[string]string{}
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	w := g.stdout
 	fmt.Fprintf(w, "%s %s\n", termText(md.Name), termText(md.Version))
@@ -277,7 +300,7 @@ func printInfoLocal(g *globals, l *engine.LocalSkill, err error) error {
 		if j.Dependencies == nil {
 			j.Dependencies = []skill.Dependency{}
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	printInfoDir(g.stdout, s, deps)
 	if ds.HasErrors() {
@@ -316,7 +339,7 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 // printInfoInstalled renders the installed copies of the skill name.
 func printInfoInstalled(g *globals, name string, found []install.Installed) error {
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"name": name, "installed": found})
+		return g.writeJSON(map[string]any{"name": name, "installed": found})
 	}
 	w := g.stdout
 	for i, in := range found {

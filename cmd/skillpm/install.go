@@ -99,7 +99,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
   skillpm install ./my-skill --allow-experimental
   skillpm install github:anthropics/skills --skill pdf --allow-experimental
   skillpm install 'git+https://example.com/acme/skills@^1#skills/pdf' --allow-experimental
-  skillpm install --root ./image/skills --from oci-layout:./bundle --min-tier verified --frozen`,
+  skillpm install --root ./image/skills --registry oci-layout:./bundle --min-tier verified --frozen`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runInstall(c, g, f, args)
 		},
@@ -108,7 +108,8 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	f.rootFlags.registerLink(c)
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
-	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
+	c.Flags().StringVar(&f.from, "registry", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
+	deprecatedAlias(c, "from", "registry")
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
@@ -148,11 +149,12 @@ func (f *installFlags) request(refs []string) engine.InstallRequest {
 // printInstall renders an install's result: JSON, the plan of a dry run,
 // or each root's installed skills and the plan's tiers and grants.
 func printInstall(g *globals, res *install.Result, dryRun bool) error {
+	printDecisions(g, res)
 	if dryRun {
 		res.Roots = dryRunRoots(res)
 	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("install"), "roots": res.Roots, "changes": res.Changes, "skills": res.Lock.Skills, "dry_run": dryRun})
 	}
 	if dryRun {
 		// Only what would change, as update --dry-run shows it.

@@ -20,6 +20,45 @@ func schemaOf(command string) string {
 	return "skillpm." + command + "/v" + string(rune('0'+jsonSchemaVersion))
 }
 
+// schemaCommand is the command a document's schema is named after: the
+// top-level command (policy check prints skillpm.policy/v1), cache's
+// subcommands with it (skillpm.cache.prune/v1), index as search (one
+// document shape) and run as asf.
+func schemaCommand(path string) string {
+	words := strings.Fields(path)
+	if len(words) > 0 && words[0] == "skillpm" {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return "skillpm"
+	}
+	switch words[0] {
+	case "cache":
+		return strings.Join(words, ".")
+	case "index":
+		return "search"
+	case "run":
+		return "asf"
+	}
+	return words[0]
+}
+
+// writeJSON prints v on stdout as writeJSON does, with a "schema" key
+// naming the running command's schema when v is an object without one:
+// every JSON document carries its schema.
+func (g *globals) writeJSON(v any) error {
+	norm, err := snakeKeys(v)
+	if err != nil {
+		return err
+	}
+	if m, ok := norm.(map[string]any); ok {
+		if _, has := m["schema"]; !has {
+			m["schema"] = schemaOf(schemaCommand(g.command))
+		}
+	}
+	return writeJSON(g.stdout, norm)
+}
+
 // snakeKeys returns v as generic JSON with skillpm's keys in snake_case
 // (jsonkeys.Snake, which the HTTP API writes through too).
 func snakeKeys(v any) (any, error) { return jsonkeys.Snake(v) }
@@ -28,7 +67,7 @@ func snakeKeys(v any) (any, error) { return jsonkeys.Snake(v) }
 // errors raised before the flags are parsed (an unknown command).
 func jsonRequested(args []string) bool {
 	for i, a := range args {
-		if a == "--output=json" || (a == "--output" && i+1 < len(args) && args[i+1] == "json") {
+		if a == "--output=json" || a == "-ojson" || a == "-o=json" || ((a == "--output" || a == "-o") && i+1 < len(args) && args[i+1] == "json") {
 			return true
 		}
 	}

@@ -41,9 +41,9 @@ empty means none, as in cosign. Otherwise it is asked for twice on a terminal.
 --no-passphrase makes a key without one (for CI secrets stores that encrypt
 it anyway). Existing files are never overwritten without --force.`,
 		Example: `  skillpm keygen
-  skillpm keygen -o keys/release --alg ed25519
-  SKILLPM_PASSWORD=$SECRET skillpm keygen -o ci
-  skillpm keygen -o throwaway --no-passphrase`,
+  skillpm keygen --output-prefix keys/release --alg ed25519
+  SKILLPM_PASSWORD=$SECRET skillpm keygen --output-prefix ci
+  skillpm keygen --output-prefix throwaway --no-passphrase`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
 			alg := sign.Algorithm(f.alg)
@@ -60,13 +60,13 @@ it anyway). Existing files are never overwritten without --force.`,
 			}
 			keyPath, pubPath, err := sign.WriteKeyPair(c.Context(), f.prefix, kp, f.force)
 			if errors.Is(err, sign.ErrKeyExists) {
-				return fmt.Errorf("%w; choose another -o PREFIX, or pass --force to replace the pair (whoever trusts the old .pub stops trusting new signatures)", err)
+				return fmt.Errorf("%w; choose another --output-prefix PREFIX, or pass --force to replace the pair (whoever trusts the old .pub stops trusting new signatures)", err)
 			}
 			if err != nil {
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, keygenJSON{PrivateKey: keyPath, PublicKey: pubPath, Algorithm: string(alg),
+				return g.writeJSON(keygenJSON{PrivateKey: keyPath, PublicKey: pubPath, Algorithm: string(alg),
 					Fingerprint: kp.Key.Fingerprint(), Passphrase: len(pass) > 0})
 			}
 			prot := "passphrase-protected"
@@ -81,7 +81,7 @@ it anyway). Existing files are never overwritten without --force.`,
 			return nil
 		},
 	}
-	c.Flags().StringVarP(&f.prefix, "output-prefix", "o", "skillpm", "write `PREFIX`.key and PREFIX.pub")
+	c.Flags().StringVar(&f.prefix, "output-prefix", "skillpm", "write `PREFIX`.key and PREFIX.pub")
 	c.Flags().StringVar(&f.alg, "alg", string(sign.DefaultAlgorithm), "key algorithm: ecdsa-p256 or ed25519")
 	c.Flags().BoolVar(&f.noPassphrase, "no-passphrase", false, "do not protect the private key with a passphrase")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite existing key files")
@@ -112,7 +112,7 @@ func keygenPassphrase(g *globals, none bool) ([]byte, error) {
 		return nil, classed(errdef.Usage, errors.New("the passphrases do not match"))
 	}
 	if len(pass) == 0 {
-		fmt.Fprintln(g.stderr, "warning: empty passphrase: anyone who reads the .key file can sign as you")
+		g.o().Warn("empty passphrase: anyone who reads the .key file can sign as you")
 	}
 	return pass, nil
 }

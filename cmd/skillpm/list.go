@@ -74,7 +74,7 @@ func printList(g *globals, res *engine.Listing) error {
 		if len(res.Advisories) > 0 {
 			out["advisories"] = res.Advisories
 		}
-		return writeJSON(g.stdout, out)
+		return g.writeJSON(out)
 	}
 	advised := map[string][]string{} // dir -> "advisory ID (kind)"
 	for _, a := range res.Advisories {
@@ -84,7 +84,7 @@ func printList(g *globals, res *engine.Listing) error {
 		fmt.Fprintln(g.stdout, "no skills installed in the searched roots")
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.tableOut(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tSCOPE\tNAME\tVERSION\tTIER\tSOURCE\tSTATUS")
 	for _, l := range items {
 		status := "ok"

@@ -55,7 +55,7 @@ GAIA agent's gaia-agent.yaml):
     fix: ^1
     ghcr.io/other/skills/lint: ~1.4
 
-Bare names are looked up in --from, else the manifest's registry, else the
+Bare names are looked up in --registry, else the manifest's registry, else the
 embedded registry. A dependency written without a registry lives in the
 namespace of the skill that needs it, never in another registry. Only
 manifests are read (their annotations), never layers, and what was read is
@@ -87,7 +87,7 @@ retries.`,
   skillpm lock --frozen
   skillpm lock --upgrade
   skillpm lock --upgrade web-research
-  skillpm lock --from localhost:5000/skills --plain-http
+  skillpm lock --registry localhost:5000/skills --plain-http
   skillpm lock --manifest agents/gaia-agent.yaml --lock agents/skills.lock`,
 		Use: "lock [--upgrade [NAME...]]",
 		Args: func(c *cobra.Command, args []string) error {
@@ -103,7 +103,8 @@ retries.`,
 	fl := c.Flags()
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
-	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)")
+	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)")
+	deprecatedAlias(c, "from", "registry")
 	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
 	fl.BoolVar(&f.upgrade, "upgrade", false, "let the skills named (or all) move to the newest versions their ranges allow")
 	fl.BoolVar(&f.allowRepublished, "allow-republished", false, "accept a git version tag moved to another commit than the one locked")
@@ -168,9 +169,9 @@ func printLock(g *globals, res *engine.LockResult) error {
 			j.Skills = append(j.Skills, lockSkillJSON{Name: s.Name, Version: s.Version, Source: s.Source, Digest: s.Digest,
 				Tree: s.Tree, Dependencies: s.Dependencies, Requested: s.Requested})
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.tableOut(), 0, 0, 2, ' ', 0)
 	for _, s := range next.Skills {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Version, shortDigest(s.Digest))
 	}

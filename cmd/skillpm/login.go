@@ -59,13 +59,16 @@ func runLogin(c *cobra.Command, g *globals, f *loginFlags, host string) error {
 		return err
 	}
 	if res.Helper == "" && res.ConfigPath != "" {
-		fmt.Fprintf(g.stderr, "warning: the credentials are stored unencrypted in %s; configure a credential helper (credsStore) to avoid it\n", res.ConfigPath)
+		g.o().Warn(fmt.Sprintf("the credentials are stored unencrypted in %s; configure a credential helper (credsStore) to avoid it", res.ConfigPath))
+	}
+	where := res.ConfigPath
+	if res.Helper != "" {
+		where = "credential helper docker-credential-" + res.Helper
+	}
+	if g.json() {
+		return g.writeJSON(map[string]any{"host": host, "username": user, "credentials": where})
 	}
 	if !g.quiet {
-		where := res.ConfigPath
-		if res.Helper != "" {
-			where = "credential helper docker-credential-" + res.Helper
-		}
 		fmt.Fprintf(g.stdout, "logged in to %s as %s (credentials in %s)\n", host, user, where)
 	}
 	return nil
@@ -129,6 +132,9 @@ credential helper. Logging out of a host with none stored is not an error.`,
 			}
 			if err := client.Logout(c.Context(), args[0]); err != nil {
 				return err
+			}
+			if g.json() {
+				return g.writeJSON(map[string]any{"host": args[0], "logged_out": true})
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stdout, "logged out of %s\n", args[0])

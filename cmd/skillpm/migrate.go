@@ -47,18 +47,20 @@ that is not a string is dropped, as GAIA's own migrate does.
 
 Exit status 3 when the skill cannot be migrated, or when the migrated skill
 (which is still written) does not pass that validation.`,
-		Example: `  skillpm migrate ./pdf-extract --from hermes
-  skillpm migrate ./git-status -o ./skills
+		Example: `  skillpm migrate ./pdf-extract --format hermes
+  skillpm migrate ./git-status --output-dir ./skills
   skillpm migrate ./some-skill --dry-run --output json
-  skillpm migrate github:acme/hermes-skills -o ./skills`,
+  skillpm migrate github:acme/hermes-skills --output-dir ./skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runMigrate(c, g, f, args[0])
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.from, "from", string(migrate.Auto), "source format: hermes, openclaw or auto")
-	fl.StringVarP(&f.outDir, "out-dir", "o", migrate.DefaultOutDir, "write the skill to `OUT`/<name>")
+	fl.StringVar(&f.from, "format", string(migrate.Auto), "source `FORMAT`: hermes, openclaw or auto")
+	deprecatedAlias(c, "from", "format")
+	fl.StringVar(&f.outDir, "output-dir", migrate.DefaultOutDir, "write the skill to `OUT`/<name>")
+	deprecatedAlias(c, "out-dir", "output-dir")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the report; write nothing")
 	fl.BoolVar(&f.force, "force", false, "replace OUT/<name> if it exists")
 	fl.StringArrayVar(&f.catalogs, "catalog", nil, "an extra tool catalog `FILE` for tools_required (repeatable)")
@@ -83,7 +85,7 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 		return err
 	}
 	opts := migrate.Options{From: from, Catalog: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
-	done, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Notes: func(l string) { fmt.Fprintln(g.stderr, l) }})
+	done, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Notes: g.o().Note})
 	if errors.Is(err, engine.ErrInvalidRequest) {
 		return usageErrorf(c, err)
 	} else if err != nil {
@@ -109,7 +111,7 @@ func printMigrated(g *globals, dryRun bool, m engine.Migrated) error {
 	switch {
 	case errors.As(m.Err, &nm):
 		if g.json() {
-			if werr := writeJSON(g.stdout, migrateJSON{DryRun: dryRun, Error: nm}); werr != nil {
+			if werr := g.writeJSON(migrateJSON{DryRun: dryRun, Error: nm}); werr != nil {
 				return werr
 			}
 		}
@@ -123,7 +125,7 @@ func printMigrated(g *globals, dryRun bool, m engine.Migrated) error {
 	}
 	r := m.Result
 	if g.json() {
-		if err := writeJSON(g.stdout, migrateJSON{Migrated: true, DryRun: dryRun, Report: &r.Report}); err != nil {
+		if err := g.writeJSON(migrateJSON{Migrated: true, DryRun: dryRun, Report: &r.Report}); err != nil {
 			return err
 		}
 	} else {

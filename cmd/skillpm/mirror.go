@@ -235,7 +235,7 @@ func printMirror(g *globals, res *engine.MirrorResult) error {
 		for _, v := range res.Versions {
 			j.Versions = append(j.Versions, mirrorVersionDoc(v))
 		}
-		if err := writeJSON(g.stdout, j); err != nil {
+		if err := g.writeJSON(j); err != nil {
 			return err
 		}
 	} else {
@@ -276,7 +276,7 @@ func printMirrored(g *globals, v registry.MirroredVersion) {
 		}
 		fmt.Fprintf(g.stdout, "copied %s (%s, %d of %d signatures copied%s)\n", at, v.Digest, v.ReferrersCopied, v.Referrers, tier)
 	default:
-		if g.verbose {
+		if g.verbose() {
 			fmt.Fprintf(g.stdout, "%s %s (%s)\n", v.Status, at, v.Digest)
 		}
 	}

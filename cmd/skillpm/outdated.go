@@ -56,7 +56,8 @@ CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 	fl.BoolVar(&f.pre, "pre", false, "count pre-releases as wanted and latest")
 	fl.BoolVar(&f.all, "all", false, "list every skill, not only the outdated ones")
 	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 1 when a skill is outdated (as git diff --exit-code)")
-	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	deprecatedAlias(c, "from", "registry")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	return c
@@ -76,7 +77,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 		return rootsErr(g, projectOpenErr(err))
 	}
 	if g.json() {
-		if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("outdated"), "skills": res.Skills, "outdated": res.Outdated}); err != nil {
+		if err := g.writeJSON(map[string]any{"schema": schemaOf("outdated"), "skills": res.Skills, "outdated": res.Outdated}); err != nil {
 			return err
 		}
 	} else if err := printOutdated(g, res); err != nil {
@@ -97,7 +98,7 @@ func printOutdated(g *globals, res *engine.OutdatedResult) error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.tableOut(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tINSTALLED\tLOCKED\tWANTED\tLATEST\tRANGE\tWHERE")
 	for _, r := range res.Skills {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termText(r.Name), termText(dash(r.Installed)), termText(dash(r.Locked)),

@@ -39,28 +39,28 @@ func newPackCmd(g *globals) *cobra.Command {
 		Short: "Build a skill's OCI artifact without publishing it",
 		Long: `Pack validates the skill in DIR as publish does and builds the same
 artifact: into an OCI image layout (--oci-layout DIR writes DIR/NAME,
-tagged with the version, the shape publish --to oci-layout:DIR writes, so
+tagged with the version, the shape publish --registry oci-layout:DIR writes, so
 that install, pull and info read it back as oci-layout:DIR/NAME; oras and
 other OCI tools read it too) or as the bare layer (-o FILE.tar.gz, its
 folder created when missing). It prints the manifest digest, which is what publish would
 push: the same files always give the same digest (SOURCE_DATE_EPOCH adds a
 created time).`,
 		Example: `  skillpm pack ./web-research --oci-layout ./out
-  skillpm pack ./web-research -o web-research.tar.gz`,
+  skillpm pack ./web-research --output-file web-research.tar.gz`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runPack(c, g, &f, args[0])
 		},
 	}
 	c.Flags().StringVar(&f.layout, "oci-layout", "", "write the artifact into the OCI image layout `DIR`")
-	c.Flags().StringVarP(&f.out, "output-file", "o", "", "write the layer (the packed skill) to `FILE`")
+	c.Flags().StringVar(&f.out, "output-file", "", "write the layer (the packed skill) to `FILE`")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
 	return c
 }
 
 func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 	if (f.layout == "") == (f.out == "") {
-		return classed(errdef.Usage, errors.New("give exactly one of --oci-layout DIR and -o FILE.tar.gz"))
+		return classed(errdef.Usage, errors.New("give exactly one of --oci-layout DIR and --output-file FILE.tar.gz"))
 	}
 	a, err := regBuild(c, g, dir, f.noVCS)
 	if err != nil {
@@ -86,7 +86,7 @@ func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 		j.TarGzip = f.out
 	}
 	if g.json() {
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	if f.layout != "" {
 		fmt.Fprintf(g.stdout, "packed %s@%s into %s (tag %s, read back as oci-layout:%s/%s): %s\n", j.Name, j.Version, j.Layout, j.Tag, f.layout, j.Name, j.Digest)

@@ -57,7 +57,7 @@ file is reported with file:line:col and exit status 3.`,
 				return policyLoadError(g, err)
 			}
 			if g.json() {
-				return writeJSON(g.stdout, showJSON(p))
+				return g.writeJSON(showJSON(p))
 			}
 			printPolicy(g.stdout, p, tiers.SearchPath(os.Getenv))
 			return nil
@@ -83,7 +83,7 @@ stderr. Exit status 3 when the policy is invalid, 1 when FILE cannot be read.`,
 				return policyLoadError(g, err)
 			}
 			if g.json() {
-				return writeJSON(g.stdout, checkJSON{File: args[0], Valid: true, Problems: []tiers.Problem{}})
+				return g.writeJSON(checkJSON{File: args[0], Valid: true, Problems: []tiers.Problem{}})
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stdout, "%s: valid trust policy (%s, %s)\n", args[0], plural(len(p.Rules), "policy rule"), plural(len(p.TrustedRoots), "trusted root"))
@@ -115,7 +115,7 @@ func policyLoadError(g *globals, err error) error {
 		file = pe.Problems[0].File
 	}
 	if g.json() {
-		if werr := writeJSON(g.stdout, checkJSON{File: file, Valid: false, Problems: pe.Problems}); werr != nil {
+		if werr := g.writeJSON(checkJSON{File: file, Valid: false, Problems: pe.Problems}); werr != nil {
 			return werr
 		}
 	} else {
@@ -198,7 +198,7 @@ const policyExample = `Write one, for instance (keys are read relative to the fi
       scopes: ["embedded/*"]        # or ghcr.io/acme/skills/*
       tier: community
       identities:
-        - key: publisher.pub        # skillpm keygen -o publisher
+        - key: publisher.pub        # skillpm keygen --output-prefix publisher
 
 then check it with skillpm policy check FILE, and put it at
 $XDG_CONFIG_HOME/skillpm/policy.yaml to use it without --policy.`

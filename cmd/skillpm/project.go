@@ -26,7 +26,7 @@ func cliProject(p *engine.Project) *project {
 	return &project{mpath: p.ManifestFile, lpath: p.LockFile, m: p.Manifest, data: p.Data, prev: p.Prev}
 }
 
-// projectOpenErr gives OpenProject's failures their exit codes and
+// projectOpenErr gives the engine's project-opening failures their exit codes and
 // hints.
 func projectOpenErr(err error) error {
 	var ie *engine.InstallError

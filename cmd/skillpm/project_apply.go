@@ -13,7 +13,13 @@ import (
 // resolverWarn renders each warning as lock and bundle always have:
 // "skillpm: warning: ...", every one, even with -q.
 func resolverWarn(g *globals) func(string) {
-	return func(msg string) { fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg)) }
+	return func(msg string) {
+		if o := g.o(); o.level < levelNormal || o.json {
+			o.Warn(msg) // nothing with -q, a JSON line in JSON mode
+			return
+		}
+		fmt.Fprintf(g.stderr, "skillpm: warning: %s\n", termLines(msg))
+	}
 }
 
 func warnOnce(g *globals) func(string) {
@@ -23,7 +29,7 @@ func warnOnce(g *globals) func(string) {
 			return
 		}
 		seen[s] = true
-		fmt.Fprintln(g.stderr, "warning: "+termLines(s))
+		g.o().Warn(s)
 	}
 }
 

@@ -80,16 +80,16 @@ countersigned again.`,
 func printPromotion(g *globals, pr *engine.Promotion) error {
 	p, out, d := pr.Policy, pr.Signed, pr.Decision
 	if g.json() {
-		return writeJSON(g.stdout, promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})
+		return g.writeJSON(promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})
 	}
 	warnJunk(g.stderr, out)
 	printSigned(g.stdout, out, "countersigned")
 	fmt.Fprintf(g.stdout, "tier under %s: %s (attested %s, claimed %s)\n", policyName(p), d.Effective, d.Attested, d.Claimed)
 	for _, warn := range d.Warnings {
-		fmt.Fprintf(g.stderr, "warning: %s@%s: %s\n", out.Name, out.Version, warn)
+		g.o().Warn(fmt.Sprintf("%s@%s: %s", out.Name, out.Version, warn))
 	}
 	if !pr.Trusted {
-		fmt.Fprintf(g.stderr, "warning: the trust policy (%s) trusts no identity %s: this countersignature raises no tier until a policy names it\n", policyName(p), out.Signer)
+		g.o().Warn(fmt.Sprintf("the trust policy (%s) trusts no identity %s: this countersignature raises no tier until a policy names it", policyName(p), out.Signer))
 	}
 	return nil
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"sync"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/gitsource"
@@ -16,7 +18,6 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // regFlags are the flags the registry commands (publish, info, pull,
@@ -50,7 +51,7 @@ func (f *regFlags) addRegistry(c *cobra.Command) {
 // SKILLPM_LOG=debug.
 func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	opts := registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Mirrors: g.config().Mirrors, Progress: regProgress(g),
-		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g), Offline: f.offline}
+		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g), Trace: regTrace(g), Offline: f.offline}
 	d := g.config().HTTPTimeout
 	if g.timeout != "" {
 		var err error
@@ -68,42 +69,68 @@ func regClient(g *globals, f *regFlags) (*registry.Client, error) {
 	return c, nil
 }
 
-// regLogger writes what the registry client logs to stderr, one
-// "skillpm: ..." line each: its retries with -v or SKILLPM_LOG=debug, and
-// on a terminal (unless -q) what a slow registry is being waited for;
-// otherwise nil.
+// regLogger passes what the registry client logs to the output layer:
+// its retries as decisions (-v or SKILLPM_LOG=debug), and on a terminal
+// what a slow registry is being waited for as a note (not with -q);
+// nil when neither would be shown.
 func regLogger(g *globals) *slog.Logger {
-	level := slog.LevelInfo
-	if !g.verbose && os.Getenv("SKILLPM_LOG") != "debug" {
-		f, ok := g.stderr.(*os.File)
-		if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
-			return nil
+	o := g.o()
+	if o.level < levelVerbose && (o.level < levelNormal || !isTerminal(g.stderr)) {
+		return nil
+	}
+	return slog.New(&outputHandler{o: o})
+}
+
+// regTrace passes every HTTP request the registry client sends to the
+// output layer (-vv or SKILLPM_LOG=trace); nil below that level.
+func regTrace(g *globals) registry.TraceFunc {
+	o := g.o()
+	if o.level < levelTrace {
+		return nil
+	}
+	return func(rt registry.RequestTrace) {
+		status := fmt.Sprint(rt.Status)
+		if rt.Err != nil {
+			status = "failed: " + rt.Err.Error()
 		}
-		level = slog.LevelWarn
+		o.Trace(fmt.Sprintf("%s %s -> %s (%s)", rt.Method, rt.URL, status, rt.Duration.Round(time.Millisecond)))
 	}
-	return slog.New(slog.NewTextHandler(prefixWriter{w: g.stderr, prefix: "skillpm: "}, &slog.HandlerOptions{Level: level,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			// A line per retry reads better without a timestamp and a level.
-			if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
-				return slog.Attr{}
-			}
-			return a
-		},
-	}))
 }
 
-// prefixWriter prefixes each write (a log line) with prefix.
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
+// outputHandler is a slog.Handler writing to the output layer: records
+// at Warn and above as notes, the others as decisions, each as its
+// message and its attributes (key=value).
+type outputHandler struct {
+	o     *output
+	attrs []slog.Attr
 }
 
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, p.prefix); err != nil {
-		return 0, err
+func (h *outputHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *outputHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
 	}
-	return p.w.Write(b)
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	if r.Level >= slog.LevelWarn {
+		h.o.Note(b.String())
+	} else {
+		h.o.Decision(b.String())
+	}
+	return nil
 }
+
+func (h *outputHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &outputHandler{o: h.o, attrs: append(slices.Clip(h.attrs), as...)}
+}
+
+func (h *outputHandler) WithGroup(string) slog.Handler { return h }
 
 // regDefaultSource returns the source of bare names: --registry, else the
 // configuration's registry, else the embedded registry.
@@ -125,31 +152,13 @@ func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (
 	return c.OpenSource(spec)
 }
 
-// regProgress shows bytes per blob on stderr when it is a terminal and
-// --quiet is off; otherwise it returns nil and nothing is printed.
+// regProgress draws the bytes of the client's transfers on the run's
+// progress line (a terminal's stderr, without -q); nil otherwise.
 func regProgress(g *globals) registry.ProgressFunc {
-	f, ok := g.stderr.(*os.File)
-	if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if g.progress == nil {
 		return nil
 	}
-	var mu sync.Mutex
-	return func(p registry.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		short := p.Descriptor.Digest.Encoded()
-		if len(short) > 12 {
-			short = short[:12]
-		}
-		line := fmt.Sprintf("%s %-32s %s %s", p.Op, p.Title, short, regBytes(p.Bytes)+" / "+regBytes(p.Descriptor.Size))
-		switch p.State {
-		case registry.ProgressStarted, registry.ProgressRunning:
-			fmt.Fprintf(f, "\r\033[K%s", line)
-		case registry.ProgressDone:
-			fmt.Fprintf(f, "\r\033[K%s done\n", line)
-		case registry.ProgressSkipped:
-			fmt.Fprintf(f, "\r\033[K%s %-32s %s already there\n", p.Op, p.Title, short)
-		}
-	}
+	return g.progress.Blob
 }
 
 // regBytes formats a byte count for people.
@@ -201,7 +210,7 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 	if err != nil {
 		return nil, err
 	}
-	warn := func(w archive.PackWarning) { fmt.Fprintf(g.stderr, "warning: %s\n", w.Message) }
+	warn := func(w archive.PackWarning) { g.o().Warn(w.Message) }
 	a, err := registry.Build(c.Context(), dir, registry.BuildOptions{Created: created, NoVCS: noVCS, PackWarn: warn})
 	if err != nil {
 		var ve *skill.ValidationError
@@ -273,18 +282,19 @@ and the run goes on past a failing skill, exiting non-zero at the end.
 Exit status: 3 when the skill is invalid, 5 when the audit blocks it, 6 when
 the registry fails after retries.`,
 		Example: `  skillpm publish ./web-research
-  skillpm publish ./web-research --to ghcr.io/acme/skills
-  skillpm publish ./web-research --to localhost:5000/skills --plain-http
-  skillpm publish ./web-research --to oci-layout:./bundle
+  skillpm publish ./web-research --registry ghcr.io/acme/skills
+  skillpm publish ./web-research --registry localhost:5000/skills --plain-http
+  skillpm publish ./web-research --registry oci-layout:./bundle
   skillpm publish ./web-research --sign --key skillpm.key
-  skillpm publish -r ./skills --to ghcr.io/acme/skills
-  skillpm publish github:acme/skills@v1.2.0 --to ghcr.io/acme/skills`,
+  skillpm publish -r ./skills --registry ghcr.io/acme/skills
+  skillpm publish github:acme/skills@v1.2.0 --registry ghcr.io/acme/skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runPublish(c, g, &f, args[0])
 		},
 	}
-	c.Flags().StringVar(&f.to, "to", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the configuration's registry, else the embedded one)")
+	c.Flags().StringVar(&f.to, "registry", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the configuration's registry, else the embedded one)")
+	deprecatedAlias(c, "to", "registry")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite a version already published with other content")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
 	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "publish even when the audit blocks the skill at the tier it claims")
@@ -317,7 +327,13 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if err != nil {
 		return err
 	}
-	e, err := openEngine(c.Context(), g, engineFlags{client: client})
+	e, err := openEngine(c.Context(), g, engineFlags{client: client, item: func(done, total int, it *engine.PublishItem) {
+		name, version := it.Path, ""
+		if it.PublishResult != nil && it.Artifact != nil {
+			name, version = it.Artifact.Skill.Name, it.Artifact.Skill.Version
+		}
+		g.progress.Item("publishing", done, total, name, version)
+	}})
 	if err != nil {
 		return err
 	}
@@ -352,7 +368,7 @@ func publishOutput(out *engine.PublishResult) publishJSON {
 // there already) and the signature.
 func printPublished(g *globals, out *engine.PublishResult) error {
 	if g.json() {
-		return writeJSON(g.stdout, publishOutput(out))
+		return g.writeJSON(publishOutput(out))
 	}
 	name, version, res := out.Artifact.Skill.Name, out.Artifact.Skill.Version, out.PublishResult
 	switch {

@@ -61,7 +61,7 @@ func printPublishAll(g *globals, res *engine.PublishAllResult, allowAudit bool) 
 	}
 	defer printSparseRefresh(g, res.Sparse)
 	if g.json() {
-		if err := writeJSON(g.stdout, report); err != nil {
+		if err := g.writeJSON(report); err != nil {
 			return err
 		}
 	} else if !g.quiet {

@@ -31,21 +31,21 @@ func newPullCmd(g *globals) *cobra.Command {
 		Use:   "pull REF",
 		Short: "Fetch a published skill and unpack it for inspection",
 		Long: `Pull fetches a published skill (every byte checked against its digest) and
-unpacks it with the bounded, safe unpacker into -o DIR (default ./NAME), which
+unpacks it with the bounded, safe unpacker into --output-dir DIR (default ./NAME), which
 must not exist. The unpacked files are checked against the manifest's tree
 hash. Nothing is installed: use it to read a skill before trusting it.
 
 Exit status: 4 when no version matches, 6 when the registry fails after
 retries or serves content that does not match its digest.`,
 		Example: `  skillpm pull web-research
-  skillpm pull web-research@^1 -o /tmp/web-research
-  skillpm pull ghcr.io/acme/skills/web-research@1.2.0 -o ./inspect`,
+  skillpm pull web-research@^1 --output-dir /tmp/web-research
+  skillpm pull ghcr.io/acme/skills/web-research@1.2.0 --output-dir ./inspect`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runPull(c, g, &f, args[0])
 		},
 	}
-	c.Flags().StringVarP(&f.out, "output-dir", "o", "", "`DIR` to unpack into (must not exist; default ./NAME)")
+	c.Flags().StringVar(&f.out, "output-dir", "", "`DIR` to unpack into (must not exist; default ./NAME)")
 	f.addRegistry(c)
 	f.addPlainHTTP(c)
 	return c
@@ -68,7 +68,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	md := m.Metadata
 	if g.json() {
 		abs, _ := filepath.Abs(dest)
-		return writeJSON(g.stdout, pullJSON{Name: md.Name, Version: md.Version, Repository: repo.Location().String(),
+		return g.writeJSON(pullJSON{Name: md.Name, Version: md.Version, Repository: repo.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Dir: abs, Tree: res.Summary.TreeHash, TreeVerified: res.TreeVerified,
 			Files: res.Summary.Files, Bytes: res.Summary.Bytes})
 	}

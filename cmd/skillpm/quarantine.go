@@ -37,16 +37,16 @@ obeyed, leaves everything in place and says so.`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, res)
+				return g.writeJSON(res)
 			}
 			if res.Feed != "" {
-				fmt.Fprintf(g.stderr, "warning: %s: nothing was moved\n", res.Feed)
+				g.o().Warn(fmt.Sprintf("%s: nothing was moved", res.Feed))
 			}
 			for _, q := range res.Moved {
 				fmt.Fprintf(g.stdout, "quarantined %s from %s into %s (%s)\n", q.Name, q.Root, filepath.Join(q.Root, ".skillpm", "quarantine", q.ID), q.Why)
 			}
 			for _, l := range res.Left {
-				fmt.Fprintf(g.stderr, "warning: %s\n", l)
+				g.o().Warn(l)
 			}
 			if len(res.Moved) == 0 && res.Feed == "" {
 				fmt.Fprintln(g.stderr, "no installed copy is named by a malicious or revoked advisory")
@@ -80,7 +80,7 @@ The advisory still stands: install and doctor keep reporting it.`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, got)
+				return g.writeJSON(got)
 			}
 			for _, q := range got {
 				fmt.Fprintf(g.stdout, "restored %s into %s\n", q.Name, q.Root)

@@ -71,7 +71,7 @@ func printRemovals(g *globals, done []engine.Removal, dryRun bool) error {
 	}
 	for _, r := range done {
 		if g.json() {
-			if err := writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "root": r.Root.Dir, "removed": r.Removed, "broken": r.Broken, "notes": r.Notes, "dry_run": dryRun}); err != nil {
+			if err := g.writeJSON(map[string]any{"schema": schemaOf("remove"), "root": r.Root.Dir, "removed": r.Removed, "broken": r.Broken, "notes": r.Notes, "dry_run": dryRun}); err != nil {
 				return err
 			}
 			continue
@@ -81,7 +81,7 @@ func printRemovals(g *globals, done []engine.Removal, dryRun bool) error {
 			fmt.Fprintln(g.stdout, "  "+n)
 		}
 		if len(r.Broken) > 0 {
-			fmt.Fprintf(g.stderr, "warning: %s now miss a dependency (--force)\n", strings.Join(r.Broken, ", "))
+			g.o().Warn(fmt.Sprintf("%s now miss a dependency (--force)", strings.Join(r.Broken, ", ")))
 		}
 	}
 	return nil

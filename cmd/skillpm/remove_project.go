@@ -40,7 +40,7 @@ func printProjectRemoval(g *globals, res *engine.ProjectRemoval, dryRun bool) er
 		results = append(results, rootResult{Root: r.Root.Dir, Removed: r.Removed})
 	}
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("remove"), "manifest": res.Project.ManifestFile, "lock": res.Project.LockFile, "removed": res.Removed, "roots": results, "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("remove"), "manifest": res.Project.ManifestFile, "lock": res.Project.LockFile, "removed": res.Removed, "roots": results, "dry_run": dryRun})
 	}
 	verb := "removed"
 	if dryRun {

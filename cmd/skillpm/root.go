@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,13 +34,85 @@ type globals struct {
 
 	output     string
 	quiet      bool
-	verbose    bool
+	verbosity  int
+	color      string
 	configPath string
 	timeout    string
 	cfg        *config.Config
+	// cfgErr is the configuration's error for the commands that run
+	// without one (doctor, version), which report it.
+	cfgErr error
+	// command is the running command's path ("skillpm policy check").
+	command string
+	// out is the output layer (output.go) the pre-run sets up.
+	out *output
+	// progress is the run's progress line (nil off a terminal).
+	progress *progressView
+	// deprecations holds pflag's notices of deprecated flag names.
+	deprecations bytes.Buffer
+	// jsonErr is stderr in JSON mode, flushed before the error is written.
+	jsonErr *jsonLines
 }
 
 func (g *globals) json() bool { return g.output == "json" }
+
+// verbose reports -v (or SKILLPM_LOG=debug) or more.
+func (g *globals) verbose() bool { return g.o().level >= levelVerbose }
+
+// o is the output layer; before the pre-run (a flag error, a test that
+// calls a command's function) a default one on the plain streams.
+func (g *globals) o() *output {
+	if g.out == nil {
+		level := levelNormal
+		if g.quiet {
+			level = levelQuiet
+		}
+		g.out = &output{stdout: g.stdout, stderr: g.stderr, level: level, json: g.json()}
+	}
+	return g.out
+}
+
+// setupOutput builds the output layer from -q, -v, --color, --output and
+// SKILLPM_LOG; in JSON mode stderr becomes JSON lines.
+func (g *globals) setupOutput(getenv func(string) string) error {
+	if g.output != "text" && g.output != "json" {
+		return &usageError{fmt.Errorf("--output must be text or json, not %q", g.output)}
+	}
+	if g.quiet && g.verbosity > 0 {
+		return &usageError{errors.New("--quiet and --verbose contradict each other: give one")}
+	}
+	color, err := useColor(g.color, g.stderr, getenv)
+	if err != nil {
+		return &usageError{err}
+	}
+	level := g.verbosity
+	if env, ok := logLevel(getenv("SKILLPM_LOG")); !ok {
+		return &usageError{fmt.Errorf("SKILLPM_LOG=%s: use debug (as -v) or trace (as -vv)", getenv("SKILLPM_LOG"))}
+	} else if env > level {
+		level = env
+	}
+	if g.quiet {
+		level = levelQuiet
+	}
+	o := &output{stdout: g.stdout, stderr: g.stderr, level: level, json: g.json(), color: color && !g.json(), width: termWidth(g.stdout)}
+	if g.json() {
+		g.jsonErr = &jsonLines{w: g.stderr}
+		g.stderr = g.jsonErr
+		o.stderr = g.jsonErr
+		o.width = 0
+	}
+	g.out = o
+	for _, l := range strings.Split(strings.TrimSpace(g.deprecations.String()), "\n") {
+		if l != "" {
+			o.Warn(l)
+		}
+	}
+	if g.progress = newProgressView(g); g.progress != nil {
+		g.stdout = stopOnWrite{w: g.stdout, stop: g.progress.Stop}
+		o.stdout = g.stdout
+	}
+	return nil
+}
 
 // config returns the configuration read for this run (empty when a
 // command runs without the root's pre-run, as in some tests).
@@ -59,19 +132,32 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	g.progress.Stop()
+	if g.jsonErr != nil {
+		g.jsonErr.Flush()
+	}
 	if err == nil {
 		return errdef.ExitOK
 	}
 	class := classOf(err)
 	if msg := err.Error(); msg != "" {
 		msg = withFlagHints(msg, err)
+		if g.jsonErr != nil {
+			g.jsonErr.Flush()
+		}
 		if g.json() || jsonRequested(args) {
 			writeErrorJSON(stderr, class, msg)
 		} else {
-			fmt.Fprintf(stderr, "skillpm: %s\n", termLines(msg))
+			g.o().Error(class.String(), class.ExitCode(), msg)
 		}
 	}
 	return class.ExitCode()
+}
+
+// runsWithoutConfig reports the commands that run when the configuration
+// does not load: doctor (which reports it) and version.
+func runsWithoutConfig(c *cobra.Command) bool {
+	return c.Parent() != nil && !c.Parent().HasParent() && (c.Name() == "doctor" || c.Name() == "version")
 }
 
 // classOf is the errdef class of a command's failure, which gives the
@@ -120,17 +206,24 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 		return usageErrorf(c, flagSuggestion(c, err))
 	})
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.output, "output", "text", "output format: text or json")
-	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only what was asked for")
-	pf.BoolVarP(&g.verbose, "verbose", "v", false, "print more detail")
+	pf.StringVarP(&g.output, "output", "o", "text", "output `FORMAT`: text or json (json: stdout holds one document with a schema key, stderr JSON lines only)")
+	pf.BoolVarP(&g.quiet, "quiet", "q", false, "print only what was asked for: no notes, warnings or progress")
+	pf.CountVarP(&g.verbosity, "verbose", "v", "-v adds the decisions (why this version, why this tier, retries); -vv adds every HTTP request (also SKILLPM_LOG=debug or trace)")
+	pf.StringVar(&g.color, "color", "auto", "colour warnings and errors: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
 	pf.StringVar(&g.timeout, "timeout", "", "registry `DURATION` (10s, 1m, or seconds): to connect, of silence mid-transfer, and a third of the bound on a whole manifest; a registry that does not answer costs about twice this (default $SKILLPM_HTTP_TIMEOUT, else the configuration's http-timeout, else 10s)")
 	pf.StringVar(&g.configPath, "config", "", "read the configuration from `FILE` (default $SKILLPM_CONFIG, else $XDG_CONFIG_HOME/skillpm/config.yaml)")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		if g.output != "text" && g.output != "json" {
-			return &usageError{fmt.Errorf("--output must be text or json, not %q", g.output)}
+		g.command = c.CommandPath()
+		if err := g.setupOutput(os.Getenv); err != nil {
+			return err
 		}
 		cfg, err := config.Load(g.configPath, os.Getenv)
-		if err != nil {
+		if err != nil && runsWithoutConfig(c) {
+			// doctor and version are what a user runs when the
+			// configuration is broken: they run on the defaults and doctor
+			// reports the error as a problem.
+			g.cfgErr, cfg = err, &config.Config{}
+		} else if err != nil {
 			return err
 		}
 		g.cfg = cfg
@@ -155,6 +248,17 @@ skills (directories with a SKILL.md) as OCI artifacts, and runs ASF workflows.
 	)
 	groupCommands(root)
 	applyConventions(g, root)
+	// pflag tells of a deprecated flag name while parsing, before the
+	// output layer exists: the notice is kept and given as a warning
+	// (setupOutput), so it never lands on stdout or in JSON mode as text.
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().SetOutput(&g.deprecations)
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
 	return root
 }
 

@@ -58,7 +58,7 @@ Skills and state are found as for skillpm asf (see skillpm asf --help).`,
 				return err
 			}
 			if g.json() {
-				return writeJSON(g.stdout, runJSON{Inspection: in, View: v})
+				return g.writeJSON(runJSON{Inspection: in, View: v})
 			}
 			if !g.quiet {
 				fmt.Fprintf(g.stderr, "skillpm: %s: %s; state in %s\n", in.Skill, in.Reason, loc.Path)

@@ -51,7 +51,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "search TERMS...",
 		Short: "Search a source's index by name and description",
-		Long: `Search reads the search index of a source (--source, else the embedded
+		Long: `Search reads the search index of a source (--registry, else the embedded
 registry, or the configuration's registry when it names one; skillpm index build writes it) and ranks its skills: per term, an
 exact name beats a name prefix, which beats a word of the name, which beats
 the description (each time the term is a word of it, up to 3); ties by name.
@@ -71,14 +71,15 @@ names did; --require-signed-index refuses such an index instead.
 Exit status: 4 when the source has no index, 5 when --require-signed-index
 finds no signature on it that verifies.`,
 		Example: `  skillpm search web research
-  skillpm search pdf --source ghcr.io/acme/skills --policy marketplace.yaml
-  skillpm search git --source oci-layout:./mirror --output json`,
+  skillpm search pdf --registry ghcr.io/acme/skills --policy marketplace.yaml
+  skillpm search git --registry oci-layout:./mirror --output json`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runSearch(c, g, &f, args)
 		},
 	}
-	c.Flags().StringVar(&f.source, "source", "", "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry")
+	c.Flags().StringVar(&f.source, "registry", "", "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry")
+	deprecatedAlias(c, "source", "registry")
 	c.Flags().IntVar(&f.limit, "limit", 20, "show at most `N` hits")
 	c.Flags().BoolVar(&f.noVerify, "no-verify", false, "do not verify the hits' or the index's signatures (every attested tier shows unverified)")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed-index", false, "refuse an index that no signature verifies for under the trust policy")
@@ -130,7 +131,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 			j.Hits = append(j.Hits, searchHitJSON{Name: s.Name, Latest: s.Latest, Digest: s.LatestDigest(), Description: s.Description,
 				Claimed: string(s.Tier), Attested: string(h.Attested), Effective: string(h.Effective), Permissions: s.Permissions, Score: h.Score, Why: h.Why, Problem: h.Problem})
 		}
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	}
 	if g.quiet {
 		// -q: only the names found, one a line.
@@ -150,7 +151,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 		fmt.Fprintf(g.stderr, "no skill in %s matches %q\n", res.Source, query)
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.tableOut(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tLATEST\tCLAIMED\tATTESTED\tPERMISSIONS\tDESCRIPTION")
 	for _, h := range res.Hits {
 		s := h.Skill
@@ -165,7 +166,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 	}
 	for _, h := range res.Hits {
 		if h.Problem != "" {
-			fmt.Fprintf(g.stderr, "warning: %s: %s\n", termText(h.Skill.Name), termText(h.Problem))
+			g.o().Warn(fmt.Sprintf("%s: %s", termText(h.Skill.Name), termText(h.Problem)))
 		}
 	}
 	if !g.quiet && res.Total > len(res.Hits) {
@@ -178,8 +179,8 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 // one the trust policy names did.
 func printIndexSigners(g *globals, res *verified.SearchResult) {
 	if len(res.IndexSigners) == 0 {
-		fmt.Fprintf(g.stderr, "warning: the search index %s is not signed by anyone the trust policy names (%s attached); each hit's tier is still verified on its own\n",
-			res.Index.Digest, plural(res.IndexSignatures, "signature"))
+		g.o().Warn(fmt.Sprintf("the search index %s is not signed by anyone the trust policy names (%s attached); each hit's tier is still verified on its own",
+			res.Index.Digest, plural(res.IndexSignatures, "signature")))
 		return
 	}
 	if g.quiet {

@@ -86,7 +86,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	}
 	err = api.ListenAndServe(ctx, api.Config{
 		Client: client, Policy: policy, Trust: vopts.Trust, From: from, Env: osEnv(), Host: host,
-		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, &vopts, from), Warn: func(s string) { fmt.Fprintln(g.stderr, "warning: "+termLines(s)) },
+		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, &vopts, from), Warn: func(s string) { g.o().Warn(s) },
 	}, api.ServeOptions{Addr: f.addr, AllowRemote: f.allowRemote, Listening: func(srv *api.Server, remote bool) { printServing(g, srv, remote) }})
 	if err != nil {
 		return serveAddrErr(f.addr, err)
@@ -116,7 +116,7 @@ func serveAddrErr(addr string, err error) error {
 // it is reachable beyond loopback.
 func printServing(g *globals, srv *api.Server, remote bool) {
 	if remote {
-		fmt.Fprintf(g.stderr, "warning: serving on %s, not loopback: anyone who can reach it and learns the token can install and remove skills, over plain HTTP\n", srv.Addr())
+		g.o().Warn(fmt.Sprintf("serving on %s, not loopback: anyone who can reach it and learns the token can install and remove skills, over plain HTTP", srv.Addr()))
 	}
 	fmt.Fprintf(g.stdout, "skillpm serve: open %s\n", srv.URL())
 	fmt.Fprintln(g.stderr, "The token in the URL is needed to install and remove; it changes every start. Ctrl-C stops the server.")

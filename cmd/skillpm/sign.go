@@ -335,7 +335,7 @@ SOURCE_DATE_EPOCH sets the signature's created time.`,
 				refreshSparse(ctx, g, ic, repo.Source(), []string{repo.Name()}, false, &opts)
 			}
 			if g.json() {
-				return writeJSON(g.stdout, out)
+				return g.writeJSON(out)
 			}
 			warnJunk(g.stderr, out)
 			printSigned(g.stdout, out, "signed")

@@ -74,9 +74,9 @@ func TestSignCosignInterop(t *testing.T) {
 		for _, tc := range []struct{ alg, skill string }{{"ecdsa-p256", "web-research"}, {"ed25519", "web-search"}} {
 			prefix := filepath.Join(work, "skillpm-"+tc.alg)
 			t.Setenv(envPassword, "skillpm pass")
-			skillpm(t, 0, "keygen", "--alg", tc.alg, "-o", prefix)
+			skillpm(t, 0, "keygen", "--alg", tc.alg, "--output-prefix", prefix)
 			out := skillpm(t, 0, "publish", filepath.Join("..", "..", "testdata", "skills", tc.skill), "--no-vcs",
-				"--to", repo, "--plain-http", "--sign", "--key", prefix+".key", "--output", "json")
+				"--registry", repo, "--plain-http", "--sign", "--key", prefix+".key", "--output", "json")
 			d, _ := jsonField(t, out, "digest").(string)
 			ref := repo + "/" + tc.skill + "@" + d
 			if out, err := cs.verify(prefix+".pub", ref); err != nil || !strings.Contains(out, "The signatures were verified against the specified public key") {
@@ -84,7 +84,7 @@ func TestSignCosignInterop(t *testing.T) {
 			}
 			// The check is real: another key is refused.
 			other := filepath.Join(work, "other-"+tc.alg)
-			skillpm(t, 0, "keygen", "--alg", tc.alg, "-o", other)
+			skillpm(t, 0, "keygen", "--alg", tc.alg, "--output-prefix", other)
 			if out, err := cs.verify(other+".pub", ref); err == nil {
 				t.Errorf("cosign verify accepted skillpm's signature with another key:\n%s", out)
 			}
@@ -96,7 +96,7 @@ func TestSignCosignInterop(t *testing.T) {
 			t.Fatalf("cosign generate-key-pair: %v\n%s", err, out)
 		}
 		cosignPub := filepath.Join(cs.home, "cosign.pub")
-		out := skillpm(t, 0, "publish", filepath.Join("..", "..", "testdata", "skills", "rag-search"), "--no-vcs", "--to", repo, "--plain-http", "--output", "json")
+		out := skillpm(t, 0, "publish", filepath.Join("..", "..", "testdata", "skills", "rag-search"), "--no-vcs", "--registry", repo, "--plain-http", "--output", "json")
 		d, _ := jsonField(t, out, "digest").(string)
 		ref := repo + "/rag-search@" + d
 		if out, err := cs.run("cosign pass", "sign", "--key", "cosign.key", "--tlog-upload=false", "--use-signing-config=false",

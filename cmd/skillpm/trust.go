@@ -25,7 +25,7 @@ signatures a tier (community unless --tier) in the repositories --scope
 names (the embedded registry, embedded/*, unless given); trust remove takes
 both away again. A skill signed with the key's private half then earns that
 tier, and its dependencies signed by it install with it.`,
-		Example: `  skillpm keygen -o publisher
+		Example: `  skillpm keygen --output-prefix publisher
   skillpm trust add publisher.pub
   skillpm trust add release.pub --scope 'ghcr.io/acme/skills/*' --tier verified
   skillpm trust remove publisher.pub`,
@@ -86,7 +86,7 @@ func newTrustRemoveCmd(g *globals) *cobra.Command {
 // it.
 func printTrust(g *globals, res *engine.TrustKeyResult, verb string) error {
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("trust"), "trust": res})
+		return g.writeJSON(map[string]any{"schema": schemaOf("trust"), "trust": res})
 	}
 	switch {
 	case !res.Changed && verb == "trusts":

@@ -62,7 +62,8 @@ newest release is outside of) or --latest (all of them), each to
 	// Update keeps how each root holds its skills (copies or links).
 	f.rootFlags.place = install.PlaceAuto
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
-	c.Flags().StringVar(&f.from, "from", "", "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR")
+	c.Flags().StringVar(&f.from, "registry", "", "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR")
+	deprecatedAlias(c, "from", "registry")
 	c.Flags().StringVar(&f.project.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.project.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.project.breaking, "breaking", false, "in a project: raise the ranges in skills.yaml that exclude the newest release")
@@ -122,7 +123,7 @@ func printUpdate(g *globals, res *engine.UpdateResult, dryRun bool) error {
 		if rs == nil {
 			rs = []install.RootResult{}
 		}
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "changes": res.Changes, "roots": rs, "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "changes": res.Changes, "roots": rs, "dry_run": dryRun})
 	}
 	if dryRun {
 		return nil

@@ -82,7 +82,7 @@ func printRangeBumps(g *globals) func(p *engine.Project, set map[string]string) 
 func printProjectUpdate(g *globals, res *engine.ProjectUpdate, dryRun bool) error {
 	lpath, lock := res.Project.LockFile, res.Lock
 	if g.json() {
-		return writeJSON(g.stdout, map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})
 	}
 	if dryRun {
 		return nil

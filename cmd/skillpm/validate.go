@@ -66,7 +66,7 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	sum := v.Summary
 	switch {
 	case g.json():
-		if err := writeJSON(g.stdout, validateJSON{Mode: v.Mode.String(), Skills: jsonResults(v.Results), Summary: sum}); err != nil {
+		if err := g.writeJSON(validateJSON{Mode: v.Mode.String(), Skills: jsonResults(v.Results), Summary: sum}); err != nil {
 			return err
 		}
 	case f.summary:

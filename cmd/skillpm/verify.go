@@ -186,17 +186,17 @@ func printVerify(g *globals, ver *engine.Verification, minTier string) error {
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if !g.quiet {
 		for _, warn := range d.Warnings {
-			fmt.Fprintf(g.stderr, "warning: %s: %s\n", termText(at), termLines(warn))
+			g.o().Warn(fmt.Sprintf("%s: %s", termText(at), termLines(warn)))
 		}
 	}
 	if n := junkReferrers(v); n > 0 {
-		fmt.Fprintf(g.stderr, "warning: %s: %s posing as signatures are junk (unreadable, malformed, or about another digest); someone may be flooding it: they never count, and real signatures are found among up to %d\n", termText(at), plural(n, "referrer"), registry.MaxSignatures)
+		g.o().Warn(fmt.Sprintf("%s: %s posing as signatures are junk (unreadable, malformed, or about another digest); someone may be flooding it: they never count, and real signatures are found among up to %d", termText(at), plural(n, "referrer"), registry.MaxSignatures))
 	}
 	switch {
 	case g.json():
 		j := verifyDoc(p, repo, m, v, minTier)
 		j.Audits = auditDocs(av)
-		return writeJSON(g.stdout, j)
+		return g.writeJSON(j)
 	case g.quiet:
 		// -q: only the answer, the effective tier.
 		fmt.Fprintln(g.stdout, d.Effective)

@@ -109,7 +109,10 @@ commit as unknown.`,
 		Example: "  skillpm version\n  skillpm version --output json\n  skillpm --version",
 		Args:    exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			return readBuildInfo().write(g.stdout, g.json())
+			if g.json() {
+				return g.writeJSON(readBuildInfo())
+			}
+			return readBuildInfo().write(g.stdout, false)
 		},
 	}
 }

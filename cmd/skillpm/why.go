@@ -24,7 +24,8 @@ func (f *treeFlags) register(c *cobra.Command) {
 	f.addPlainHTTP(c)
 	f.rootFlags.register(c)
 	fl := c.Flags()
-	fl.StringVar(&f.from, "from", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
+	deprecatedAlias(c, "from", "registry")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 }
@@ -79,7 +80,7 @@ of every host's roots (or those --host, --scope and --root choose).`,
 				for _, dg := range graphs {
 					out = append(out, map[string]any{"from": dg.From, "skills": jsonTree(dg)})
 				}
-				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("tree"), "graphs": out})
+				return g.writeJSON(map[string]any{"schema": schemaOf("tree"), "graphs": out})
 			}
 			if len(graphs) == 0 && !g.quiet {
 				fmt.Fprintln(g.stderr, "no skills installed by skillpm")
@@ -182,12 +183,12 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Why(c.Context(), name, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+			res, err := e.Why(c.Context(), engine.WhyRequest{Name: name, GraphRequest: engine.GraphRequest{Manifest: f.manifest, Lock: f.lock}})
 			if err != nil {
 				return graphsErr(g, err)
 			}
 			if g.json() {
-				return writeJSON(g.stdout, map[string]any{"schema": schemaOf("why"), "name": name, "chains": res.Chains})
+				return g.writeJSON(map[string]any{"schema": schemaOf("why"), "name": name, "chains": res.Chains})
 			}
 			printWhy(g.stdout, res)
 			if len(res.Chains) == 0 {

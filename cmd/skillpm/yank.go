@@ -85,7 +85,7 @@ func runStatus(c *cobra.Command, g *globals, f *statusFlags, r engine.StatusRequ
 	}
 	out, err := e.SetStatus(ctx, r)
 	if g.json() && err == nil {
-		return writeJSON(g.stdout, out)
+		return g.writeJSON(out)
 	}
 	for _, s := range out {
 		fmt.Fprintln(g.stdout, statusLine(s))

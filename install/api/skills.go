@@ -311,8 +311,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 // annotateAdvisories sets Advisories on each copy an obeyed advisory of
-// the feed of the server's source names, as doctor checks them; a feed
-// that cannot be read, or is not obeyed, leaves the list unmarked and is
+// the feed of the server's source names, as list finds them (the feed the
+// caches hold: every install and update the server runs reads it); a
+// feed that is not there, or not obeyed, leaves the list unmarked and is
 // reported through Config.Warn.
 func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, skills []Skill) {
 	if len(skills) == 0 {
@@ -322,7 +323,11 @@ func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, s
 	if err != nil {
 		return
 	}
-	found, err := e.AuditInstalled(ctx, roots)
+	dirs := make([]string, len(roots))
+	for i, r := range roots {
+		dirs[i] = r.Dir
+	}
+	l, err := e.List(ctx, engine.Target{Roots: dirs})
 	if err != nil {
 		if s.cfg.Warn != nil {
 			s.cfg.Warn("checking the installed skills against the advisory feed: " + err.Error())
@@ -330,7 +335,7 @@ func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, s
 		return
 	}
 	byDir := map[string][]engine.Advised{}
-	for _, a := range found {
+	for _, a := range l.Advisories {
 		byDir[a.Dir] = append(byDir[a.Dir], a.Advised)
 	}
 	for i := range skills {

@@ -16,6 +16,11 @@ var (
 	// whose signers no rule of the trust policy names.
 	ErrUntrusted = errdef.New(errdef.Trust, "the sparse index is not signed by a trusted identity")
 
+	// ErrUnsigned reports an index with no signature attached at all; it
+	// wraps ErrUntrusted too. It is what index build writes without
+	// --sign: installs ignore it, and need not say so each time.
+	ErrUnsigned = errdef.New(errdef.Trust, "the sparse index is unsigned")
+
 	// ErrStale reports an index that does not list a version the registry
 	// holds (published after the index was written), or lists one the
 	// registry no longer tags.

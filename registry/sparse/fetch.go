@@ -278,6 +278,9 @@ func (ix *Index) judge(ctx context.Context, set *registry.BundleSet, trust sign.
 		}
 		ids = res.Identities()
 	}
+	if n == 0 {
+		return sign.Identity{}, fmt.Errorf("%s: %w: %w", at, ErrUntrusted, ErrUnsigned)
+	}
 	if len(ids) == 0 {
 		return sign.Identity{}, fmt.Errorf("%s: %w: no signature verifies (%d attached)", at, ErrUntrusted, n)
 	}

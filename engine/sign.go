@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sign"
+)
+
+// SignRequest names the published version Sign signs and how.
+type SignRequest struct {
+	// Ref is the reference, as for Info.
+	Ref string
+	// Prerelease lets the range select pre-releases.
+	Prerelease bool
+	// Sign says how to sign (a key, or keyless).
+	Sign sign.SignOptions
+}
+
+// Sign signs the version r.Ref selects and attaches the signature, as
+// `skillpm sign` does: idempotently for keys (SignDigest).
+func (e *Engine) Sign(ctx context.Context, r SignRequest) (*Signed, error) {
+	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
+	if err != nil {
+		return nil, err
+	}
+	return e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, r.Sign)
+}
+
+// Signed is a signature attached to a published skill version.
+type Signed struct {
+	// Name, Version, Repository and Digest name the version signed.
+	Name       string `json:"name"`
+	Version    string `json:"version"`
+	Repository string `json:"repository"`
+	Digest     string `json:"digest"`
+	// Signer is who signed; Referrer the signature's digest.
+	Signer   sign.Identity `json:"signer"`
+	Referrer string        `json:"referrer"`
+	// Unchanged says the key had signed it already: nothing was attached.
+	Unchanged bool `json:"unchanged"`
+	// Junk counts referrers posing as signatures that are not readable
+	// bundles (someone may be flooding the version).
+	Junk int `json:"junkReferrers,omitempty"`
+}
+
+// SignDigest signs desc (a version of repo's skill) and attaches the
+// signature as an OCI referrer in cosign's format. It is idempotent for
+// keys: when a signature by opts.Key already verifies, nothing is signed
+// and the result says Unchanged.
+func (e *Engine) SignDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*Signed, error) {
+	out := &Signed{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
+	set, err := repo.Signatures(ctx, desc)
+	if err != nil {
+		return nil, err
+	}
+	out.Junk = len(set.Unreadable)
+	if opts.Key != nil && len(set.Bundles) > 0 {
+		res, err := sign.VerifyAll(ctx, set.Raw(), desc.Digest, sign.VerifyOptions{PublicKeys: []crypto.PublicKey{opts.Key.Public()}})
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Verified) > 0 {
+			out.Signer, out.Unchanged = res.Verified[0].Identity, true
+			out.Referrer = set.Bundles[res.Verified[0].Index].Referrer.Digest.String()
+			return out, nil
+		}
+	}
+	sig, err := sign.Sign(ctx, desc, opts)
+	if err != nil {
+		if errors.Is(err, sign.ErrNoSigner) || errors.Is(err, sign.ErrConflictingSigners) || errors.Is(err, sign.ErrNoSigningConfig) || errors.Is(err, sign.ErrNoService) {
+			return nil, invalid(err)
+		}
+		return nil, fmt.Errorf("signing %s@%s: %w", repo.Name(), version, err)
+	}
+	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ref, err := repo.AttachSignature(ctx, desc, sig.Bundle, registry.AttachOptions{Created: created})
+	if err != nil {
+		return nil, fmt.Errorf("%s@%s is signed but the signature could not be attached (run skillpm sign again): %w", repo.Name(), version, err)
+	}
+	out.Signer, out.Referrer = sig.Identity, ref.Digest.String()
+	return out, nil
+}
