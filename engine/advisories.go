@@ -243,9 +243,9 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest
 // InstalledAdvised is an advisory naming an installed copy.
 type InstalledAdvised struct {
 	Advised
-	// Root and Dir are where the copy is.
-	Root string `json:"root"`
+	// Dir is where the copy is; root is the root holding it.
 	Dir  string `json:"dir"`
+	root string
 	// Tree is the tree hash of the files on disk (what a digest in the
 	// advisory is compared with, besides the receipt's manifest digest).
 	Tree string `json:"tree,omitempty"`
@@ -328,7 +328,7 @@ func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []in
 				continue
 			}
 			for _, a := range advised(ch.Index, s.Name, s.Version, s.Source, s.Digest, sum.TreeHash) {
-				out = append(out, InstalledAdvised{Advised: a, Root: r.Dir, Dir: dir, Tree: sum.TreeHash})
+				out = append(out, InstalledAdvised{Advised: a, root: r.Dir, Dir: dir, Tree: sum.TreeHash})
 			}
 		}
 		foreign, err := e.foreignAdvised(ctx, ch.Index, r)
@@ -361,7 +361,7 @@ func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r insta
 			a := m.Advisory
 			out = append(out, InstalledAdvised{Advised: Advised{Name: l.Name, Version: l.Version, Source: m.Repository, ID: a.ID(), Kind: a.Kind,
 				Severity: a.Severity, Summary: a.OSV.GetSummary(), Refuses: a.Refuses(), ByDigest: true},
-				Root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, foreign: cmp.Or(l.Origin, "another tool or a hand")})
+				root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, foreign: cmp.Or(l.Origin, "another tool or a hand")})
 		}
 	}
 	return out, nil
