@@ -143,7 +143,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	err = forEach(ctx, len(out), func(ctx context.Context, i int) error {
 		a, err := registry.Build(ctx, out[i].Dir, registry.BuildOptions{Created: created, NoVCS: true,
 			Source: res.Ref.Remote(), Revision: res.Commit,
-			Unversioned: true, TagVersion: res.Version, CommitTime: commitTime})
+			Unversioned: true, Lenient: true, TagVersion: res.Version, CommitTime: commitTime})
 		if err != nil {
 			return &BuildError{Where: out[i].Origin, Err: err}
 		}

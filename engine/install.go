@@ -191,8 +191,10 @@ func (e *Engine) target(t Target) Target {
 
 // Install resolves, verifies and installs what r names (or the project)
 // as `skillpm install` does: references go to the roots of the target
-// (without hosts or roots named: defaultHost's user roots); a project
-// goes to projectRoots and its lock is written only when it changed.
+// (without hosts or roots named: defaultHost's user roots, or when
+// several hosts hold skills, each of those hosts' user roots, with a
+// note saying so); a project goes to projectRoots and its lock is
+// written only when it changed.
 // Nothing is written when anything is refused.
 func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
 	t := e.target(r.Target)
@@ -201,7 +203,15 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	if len(roots) == 0 && len(r.Refs) > 0 {
 		def := e.opts.Host
 		if len(t.Hosts) == 0 && len(t.Roots) == 0 {
-			if def, err = defaultHost(e.env, e.opts.Host); err != nil {
+			var several *SeveralHostsError
+			def, err = defaultHost(e.env, e.opts.Host)
+			switch {
+			case errors.As(err, &several):
+				// The user's agents read skills where skillpm put them
+				// before: install for each of those hosts, and say so.
+				t.Hosts, def = several.Hosts, install.Host(several.Hosts[0])
+				e.note(fmt.Sprintf("note: skills are installed for several hosts (%s): installing for each of them; --host (or host: in the configuration) chooses one", strings.Join(several.Hosts, ", ")))
+			case err != nil:
 				return nil, err
 			}
 		} else if def == "" {
@@ -467,7 +477,7 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	}
 	// A folder's skill need not declare a version: it installs at
 	// registry.TreeVersion of its files.
-	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true})
+	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true, Lenient: true})
 	if err != nil {
 		return install.Local{}, &BuildError{Where: dir, Dir: true, Err: err}
 	}

@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -39,7 +43,10 @@ type OutdatedSkill struct {
 	Installed string `json:"installed"`
 	// Locked is the version the project's lock records ("" outside one).
 	Locked string `json:"locked"`
-	// Range is the range asked for (the manifest's, else the install's).
+	// Range is the range asked for (the manifest's, else the install's);
+	// "" for a dependency, whose Wanted is what resolving what needs it
+	// gives now, as update does. A skill installed from a folder has the
+	// folder as Source, and Wanted is the version it builds at now.
 	Range string `json:"range"`
 	// Wanted is the newest version Range allows, Latest the newest
 	// release; both "" when the repository no longer has the skill.
@@ -66,7 +73,16 @@ func (s OutdatedSkill) Outdated() bool {
 	if cur == "" {
 		cur = s.Installed
 	}
-	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || newer(s.Wanted, cur) || newer(s.Latest, cur)
+	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || movedVersion(s.Wanted, cur) || movedVersion(s.Latest, cur)
+}
+
+// movedVersion reports whether a is a version b moves to: above it, or
+// the same but for its build metadata (a folder's 0.0.0+tree.HASH whose
+// files changed).
+func movedVersion(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	return errA == nil && errB == nil && (va.GreaterThan(vb) || va.Equal(vb) && va.Metadata() != vb.Metadata())
 }
 
 // OutdatedResult is what Outdated found.
@@ -80,11 +96,13 @@ type OutdatedResult struct {
 	Checked, Outdated int
 }
 
-// Outdated lists the skills that have newer versions than they have:
-// a project's skills in its roots, else the skills installed by name
-// (dependencies and local builds are left out). Versions come from the
-// Engine's Source, else the manifest's registry, else FallbackSource
-// (graph).
+// Outdated lists the skills that have newer versions than they have,
+// covering what Update would move: a project's skills in its roots (and
+// the dependencies its lock holds), else the skills installed by name,
+// from git or from a folder, and the dependencies they pulled in.
+// Versions come from the Engine's Source, else the manifest's registry,
+// else FallbackSource (graph); a git reference's from what it gives now;
+// a folder's from building it again.
 func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
 	t := e.target(r.Target)
 	// The feed goes out in the same round as the first tag lists; it is
@@ -165,12 +183,72 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 		}
 		rows = append(rows, row)
 	}
+	// The dependencies the lock holds move to what resolving the
+	// manifest's registry requirements afresh gives, as update moves them.
+	reg := &resolve.Manifest{File: m.File, Registry: m.Registry}
+	asked := map[string]bool{}
+	for _, req := range m.Skills {
+		if !resolve.IsGitName(req.Name) {
+			reg.Skills = append(reg.Skills, req)
+		}
+	}
+	for _, r := range rows {
+		asked[r.Name] = true
+	}
+	if p.Prev != nil && len(reg.Skills) > 0 {
+		fresh := e.freshLock(ctx, graph, reg, pre)
+		for _, ls := range p.Prev.Skills {
+			if asked[ls.Name] || ls.Source == "" {
+				continue
+			}
+			row := OutdatedSkill{Name: ls.Name, Locked: ls.Version, Source: ls.Source}
+			for _, root := range placed.Roots {
+				rec, err := install.ReadReceipts(root.Dir)
+				if err != nil {
+					return nil, err
+				}
+				if got, ok := rec.Get(ls.Name); ok {
+					row.Installed, row.Root = got.Version, root.Dir
+					break
+				}
+			}
+			if err := e.fillDependency(ctx, graph, fresh, &row, pre); err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+	}
 	return rows, nil
 }
 
-// outdatedInstalled checks the skills installed by name or from git in
-// the roots t searches; dependencies follow what needs them and builds of
-// local directories move only when installed again, so both are left out.
+// freshLock resolves m with nothing locked, as an update of everything
+// does; nil when it does not resolve (the update would say why).
+func (e *Engine) freshLock(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, pre bool) *resolve.Lockfile {
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: pre, Hide: e.hideYanked(graph)})
+	if err != nil {
+		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", m.File, err))
+		return nil
+	}
+	return lock
+}
+
+// fillDependency sets a dependency's latest version and status as
+// fillWanted does, and its wanted version to the one fresh (what needs
+// it, resolved afresh) gives.
+func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Graph, fresh *resolve.Lockfile, row *OutdatedSkill, pre bool) error {
+	if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(row.Source), row, pre); err != nil {
+		return err
+	}
+	row.Wanted = ""
+	if ls := fresh.Get(row.Name); ls != nil {
+		row.Wanted = ls.Version
+	}
+	return nil
+}
+
+// outdatedInstalled checks the skills installed in the roots t searches:
+// by name, from git, from a folder (built again), and the dependencies
+// they pulled in (what resolving the root's skills afresh gives).
 func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]OutdatedSkill, error) {
 	roots, err := SearchedRoots(e.env, t)
 	if err != nil {
@@ -188,7 +266,12 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 		if err != nil {
 			return nil, err
 		}
+		var fresh *resolve.Lockfile
+		freshDone := false
 		for _, s := range rec.Skills {
+			if s.IsLink() {
+				continue // it follows its copy
+			}
 			if s.Explicit() && s.Git != "" {
 				row, err := git.row(ctx, s, root.Dir)
 				if err != nil {
@@ -197,7 +280,26 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 				rows = append(rows, row)
 				continue
 			}
-			if !s.Explicit() || s.Source == "" {
+			if s.Explicit() && s.Source == "" && s.LocalPath != "" {
+				row, err := e.folderRow(ctx, s, root.Dir)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, row)
+				continue
+			}
+			if s.Source == "" {
+				continue
+			}
+			if !s.Explicit() {
+				if !freshDone {
+					fresh, freshDone = e.freshLock(ctx, graph, receiptsManifest(rec, root.Dir), pre), true
+				}
+				row := OutdatedSkill{Name: s.Name, Installed: s.Version, Root: root.Dir, Source: s.Source}
+				if err := e.fillDependency(ctx, graph, fresh, &row, pre); err != nil {
+					return nil, err
+				}
+				rows = append(rows, row)
 				continue
 			}
 			row := OutdatedSkill{Name: s.Name, Installed: s.Version, Range: s.Requested, Root: root.Dir, Source: s.Source}
@@ -208,6 +310,53 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 		}
 	}
 	return rows, nil
+}
+
+// receiptsManifest is what an update of every skill of a root resolves:
+// the skills asked for by name, in the ranges they were asked for, from
+// the sources recorded.
+func receiptsManifest(rec *install.Receipts, root string) *resolve.Manifest {
+	m := &resolve.Manifest{File: "the receipts of " + root}
+	for _, r := range rec.Skills {
+		if r.Source == "" || r.IsLink() || !r.Explicit() {
+			continue
+		}
+		name := r.Name
+		if !strings.HasPrefix(r.Source, resolve.EmbeddedSource+"/") {
+			name = r.Source
+		}
+		m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: r.Requested})
+	}
+	return m
+}
+
+// folderRow is the outdated row of rec, installed in root from a folder:
+// the version the folder builds at now is wanted and latest; a folder
+// that is gone has neither.
+func (e *Engine) folderRow(ctx context.Context, rec install.Record, root string) (OutdatedSkill, error) {
+	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.LocalPath}
+	l, ok, err := e.rebuildFolder(ctx, rec)
+	if err != nil || !ok {
+		return row, err
+	}
+	row.Wanted, row.Latest = l.Artifact.Skill.Version, l.Artifact.Skill.Version
+	if l.Artifact.Pack.TreeHash == rec.Tree {
+		row.Wanted, row.Latest = rec.Version, rec.Version
+	}
+	return row, nil
+}
+
+// rebuildFolder builds again the folder rec was installed from; ok is
+// false when the folder no longer holds that skill.
+func (e *Engine) rebuildFolder(ctx context.Context, rec install.Record) (install.Local, bool, error) {
+	if fi, err := os.Stat(filepath.Join(rec.LocalPath, skill.SkillFile)); err != nil || !fi.Mode().IsRegular() {
+		return install.Local{}, false, nil
+	}
+	l, err := e.buildLocal(ctx, rec.LocalPath, false)
+	if err != nil {
+		return install.Local{}, false, err
+	}
+	return l, l.Artifact.Skill.Name == rec.Name, nil
 }
 
 // fillWanted sets the row's wanted (newest in its range) and latest

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/skillpm/skillpm/install"
@@ -35,7 +37,8 @@ type UpdateResult struct {
 // target: every host's roots that hold them) within the ranges recorded
 // when they were asked for, as `skillpm update` does outside a project.
 // Skills installed from git move to the newest commit of the reference
-// they were installed from.
+// they were installed from; skills installed from a folder are built
+// again from it and move when its files changed.
 func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
 	t := e.target(r.Target)
 	roots := r.Roots
@@ -75,6 +78,12 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		if gitDone, gitRoots, err = e.updateGit(ctx, graph, r.Names, opts); err != nil {
 			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 		}
+		folderDone, folderRoots, err := e.updateFolders(ctx, graph, r.Names, opts)
+		if err != nil {
+			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+		}
+		maps.Copy(gitDone, folderDone)
+		gitRoots = append(gitRoots, folderRoots...)
 	}
 	rest := slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return gitDone[n] })
 	res := &install.Result{}
@@ -86,4 +95,48 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	e.statusWarnings(ctx, res)
 	res.Roots = append(gitRoots, res.Roots...)
 	return &UpdateResult{Result: res, SearchedAll: all}, nil
+}
+
+// updateFolders builds again, in each root of opts, the skills installed
+// there from a folder (those named, or all) whose folder still holds
+// them, and installs those whose files changed. It returns the names it
+// handled and the roots' results.
+func (e *Engine) updateFolders(ctx context.Context, graph resolve.Catalog, names []string, opts install.Options) (map[string]bool, []install.RootResult, error) {
+	handled := map[string]bool{}
+	var results []install.RootResult
+	for _, root := range opts.Roots {
+		rec, err := install.ReadReceipts(root.Dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", root.Dir, err)
+		}
+		var locals []install.Local
+		for _, r := range rec.Skills {
+			if !r.Explicit() || r.IsLink() || r.Source != "" || r.Git != "" || r.LocalPath == "" || len(names) > 0 && !slices.Contains(names, r.Name) {
+				continue
+			}
+			handled[r.Name] = true
+			l, ok, err := e.rebuildFolder(ctx, r)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !ok {
+				e.warn(fmt.Sprintf("%s in %s was installed from %s, which no longer holds it: left as it is", r.Name, root.Dir, r.LocalPath))
+				continue
+			}
+			if l.Artifact.Pack.TreeHash != r.Tree {
+				locals = append(locals, l)
+			}
+		}
+		if len(locals) == 0 {
+			continue
+		}
+		o := opts
+		o.Roots, o.Local = []install.Root{root}, locals
+		res, err := install.Install(ctx, e.client, graph, &resolve.Manifest{File: "the receipts of " + root.Dir}, nil, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		results = append(results, res.Roots...)
+	}
+	return handled, results, nil
 }

@@ -87,7 +87,7 @@ func Adopt(ctx context.Context, root, name string, opts AdoptOptions) (*Adopted,
 		return nil, err
 	}
 	r := Record{Name: name, Version: s.Version, LocalPath: dir, Tree: sum.TreeHash,
-		Tier: "experimental", Claimed: s.Tier(), Requested: "*", Mode: ModeCopy,
+		Tier: "experimental", Claimed: s.Claim(), Requested: "*", Mode: ModeCopy,
 		InstalledAt: time.Now().UTC().Format(time.RFC3339)}
 	why := "no source to compare with was given"
 	if opts.Client != nil {

@@ -169,7 +169,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			p.Permissions = append(p.Permissions, perm.String())
 		}
 		p.UnknownTools = skill.MapAllowedTools(s.skill.AllowedTools).Unknown
-		p.Claimed = s.skill.Tier()
+		p.Claimed = s.skill.Claim()
 		if p.Lock.Tree == "" {
 			// A manifest without a tree hash: record the one of the files
 			// that land, so later edits are seen.

@@ -759,7 +759,15 @@ func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, ca
 			continue
 		}
 		if p.Lock.Tier == skill.TierExperimental && p.Lock.Requested == "" {
-			return tiers.ExperimentalDependency(dependencyPath(lock, p.Lock.Name))
+			var claimed, attested skill.Tier
+			var signers []string
+			if p.Verification != nil {
+				claimed, attested = p.Verification.Decision.Claimed, p.Verification.Decision.Attested
+				for _, id := range p.Verification.Signers {
+					signers = append(signers, id.String())
+				}
+			}
+			return tiers.ExperimentalDependencyWhy(dependencyPath(lock, p.Lock.Name), claimed, attested, signers)
 		}
 	}
 	// Skills every root already holds at the same digest and tier keep the

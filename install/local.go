@@ -164,7 +164,7 @@ func localNamed(locals []Local, ns resolve.Namespace, ls resolve.LockedSkill) *L
 // manifest digest, whose signatures then count: the bytes are identical.
 func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkill, l *Local, opts Options) (*Planned, error) {
 	a := l.Artifact
-	p := &Planned{Lock: ls, Permissions: a.Skill.PermissionStrings(), Claimed: a.Skill.Tier(), local: l}
+	p := &Planned{Lock: ls, Permissions: a.Skill.PermissionStrings(), Claimed: a.Skill.Claim(), local: l}
 	if repo, err := OpenLocked(c, ls); err == nil {
 		m, err := repo.Get(ctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: digest.Digest(ls.Digest)}, true)
 		if err == nil && m.Metadata.Name == ls.Name && m.Metadata.Version == ls.Version {

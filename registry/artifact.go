@@ -35,7 +35,9 @@ const (
 	// AnnotationRequires is a compact JSON object {"name": "range"} of the
 	// declared plus implicit (ASF call) dependencies, keys sorted.
 	AnnotationRequires = "dev.skillpm.skill.requires"
-	// AnnotationTier is the claimed security_tier.
+	// AnnotationTier is the claimed security_tier; present and empty when
+	// the skill claims none (then the trust policy alone decides its tier).
+	// Artifacts built before that carry experimental for no claim.
 	AnnotationTier = "dev.skillpm.skill.tier"
 	// AnnotationPermissions is a compact JSON array of the declared
 	// permissions.
@@ -78,6 +80,10 @@ type BuildOptions struct {
 	TagVersion string
 	// CommitTime is the time of the commit Revision names.
 	CommitTime time.Time
+	// Lenient validates as the hosts load skills (skill.Lenient) instead
+	// of strictly for publishing: for installing a skill from source,
+	// where what a host would load is what may install.
+	Lenient bool
 }
 
 // Artifact is a skill built into its OCI form, held in memory: skills are
@@ -124,13 +130,18 @@ func (a *Artifact) blob(d digest.Digest) ([]byte, bool) {
 }
 
 // Build validates the skill in dir strictly for publishing (a version is
-// required, 0.0.0 refused, unless opts.Unversioned), packs it reproducibly and assembles its
+// required, 0.0.0 refused, unless opts.Unversioned; leniently with
+// opts.Lenient), packs it reproducibly and assembles its
 // manifest exactly as artifact.md specifies. An invalid skill is an error
 // wrapping skill.ErrInvalid (a *skill.ValidationError listing every
 // problem). The manifest bytes depend only on the skill's files, its git
 // metadata and opts: Build twice, get the same digest.
 func Build(ctx context.Context, dir string, opts BuildOptions) (*Artifact, error) {
-	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Strict, Publish: true, Catalog: opts.Catalog})
+	vo := skill.Options{Mode: skill.Strict, Publish: true, Catalog: opts.Catalog}
+	if opts.Lenient {
+		vo.Mode, vo.Publish = skill.Lenient, false
+	}
+	s, ds := skill.Load(ctx, dir, vo)
 	pseudo := opts.Unversioned && s != nil && DeclaresNoVersion(s.Version)
 	if pseudo {
 		// The version is made below; the diagnostics saying there is none
@@ -228,7 +239,7 @@ func annotations(ctx context.Context, dir string, s *skill.Skill, pr archive.Pac
 		ocispec.AnnotationVersion:     s.Version,
 		ocispec.AnnotationDescription: s.Description,
 		AnnotationRequires:            string(reqJSON),
-		AnnotationTier:                string(s.Tier()),
+		AnnotationTier:                string(s.Claim()), // "" claims none: the policy decides
 		AnnotationPermissions:         string(permJSON),
 		AnnotationTree:                pr.TreeHash,
 	}

@@ -46,7 +46,7 @@ func (e *ContentMismatchError) Unwrap() error { return ErrContentMismatch }
 // writes into the annotations. It is what [CheckContent] compares with.
 func IndexOf(s *skill.Skill) Metadata {
 	md := Metadata{Name: s.Name, Version: s.Version, Description: s.Description, License: s.License,
-		Tier: s.Tier(), Permissions: s.PermissionStrings(), Requires: map[string]string{}}
+		Tier: s.Claim(), Permissions: s.PermissionStrings(), Requires: map[string]string{}}
 	for _, d := range s.Dependencies() {
 		md.Requires[d.Name] = d.Range
 	}
@@ -78,12 +78,11 @@ func CheckContent(md Metadata, s *skill.Skill) error {
 			return err
 		}
 	}
-	tier := md.Tier
-	if tier == "" {
-		tier = skill.TierExperimental
-	}
-	if err := check("tier", string(tier), string(want.Tier)); err != nil {
-		return err
+	// An index claiming experimental agrees with a layer claiming
+	// nothing (artifacts built before "" meant no claim wrote that); an
+	// index claiming nothing never agrees with a layer's claim.
+	if md.Tier != want.Tier && (md.Tier != skill.TierExperimental || want.Tier != "") {
+		return check("tier", string(md.Tier), string(want.Tier))
 	}
 	if err := check("permissions", setString(md.Permissions), setString(want.Permissions)); err != nil {
 		return err

@@ -105,7 +105,8 @@ func parseManifest(loc Location, desc ocispec.Descriptor, data []byte) (*Manifes
 		name string
 		v    string
 	}{{"name", md.Name}, {"version", md.Version}, {"description", md.Description}, {"tier", string(md.Tier)}} {
-		if f.v == "" {
+		// A tier annotation present and empty says the skill claims none.
+		if _, ok := a[AnnotationTier]; f.v == "" && !(f.name == "tier" && ok) {
 			need = append(need, f.name)
 		}
 	}
@@ -130,7 +131,7 @@ func parseConfig(at string, data []byte) (*configMetadata, error) {
 	}
 	cm := &configMetadata{
 		name: s.Name, version: s.Version, description: s.Description, license: s.License,
-		tier: string(s.Tier()), requires: map[string]string{}, permissions: s.PermissionStrings(),
+		tier: string(s.Claim()), requires: map[string]string{}, permissions: s.PermissionStrings(),
 	}
 	for _, d := range s.Dependencies() {
 		cm.requires[d.Name] = d.Range

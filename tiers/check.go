@@ -35,14 +35,23 @@ type Prompter interface {
 	Confirm(ctx context.Context, c Consent) (bool, error)
 }
 
-// Consent is the question put to the user.
+// Consent is the question put to the user: one per skill, covering
+// everything about it that needs consent (installing it at all when it is
+// experimental and named by the user, its dangerous permissions, its
+// allowed-tools skillpm cannot map).
 type Consent struct {
 	// Skill is "name@version", "" when the caller named none.
 	Skill string `json:"skill,omitempty"`
 	// Tier is the skill's effective tier.
 	Tier Tier `json:"tier"`
-	// Permission is the dangerous permission asked for.
-	Permission skill.Permission `json:"permission"`
+	// Permission is the first dangerous permission asked for (zero when
+	// none is); Permissions all of them.
+	Permission  skill.Permission   `json:"permission"`
+	Permissions []skill.Permission `json:"permissions,omitempty"`
+	// Experimental says the question is whether to install an
+	// experimental skill at all (what allowing experimental skills
+	// answers in a script).
+	Experimental bool `json:"experimental,omitempty"`
 	// Question is a sentence to show, without the answer choices.
 	Question string `json:"question"`
 }
@@ -57,7 +66,9 @@ type GrantOptions struct {
 	Yes bool
 	// AllowExperimental permits installing experimental skills.
 	AllowExperimental bool
-	// Prompter asks on a terminal; nil when there is none.
+	// Prompter asks on a terminal; nil when there is none. With one, an
+	// experimental skill the user named (no Via) is asked about instead
+	// of refused.
 	Prompter Prompter
 }
 
@@ -124,10 +135,10 @@ func (p *Policy) Check(ctx context.Context, tier Tier, permissions []skill.Permi
 	return plans[0], nil
 }
 
-// pending is a permission waiting for a prompt.
+// pending is a skill waiting for its one prompt.
 type pending struct {
-	req, grant int
-	consent    Consent
+	req     int
+	consent Consent
 }
 
 // CheckSet decides the permissions of a whole set of skills before anything
@@ -152,9 +163,16 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 			refusals = append(refusals, Refusal{Skill: r.Skill, Tier: r.Tier, Permission: perm, Grant: grant, Via: slices.Clone(r.Via), Reason: reason, Fix: fix, Kind: kind, Signers: r.Signers})
 		}
 		name := skillName(r.Skill)
+		// What this skill's one question asks.
+		var askPerms []skill.Permission
+		askExperimental, askTools := false, false
 		if r.Tier == skill.TierExperimental && !opts.AllowExperimental {
-			reason, fix := experimentalWhy(name, r)
-			refuse("", "", reason, fix, ErrExperimental)
+			if opts.Prompter != nil && len(r.Via) == 0 {
+				askExperimental = true
+			} else {
+				reason, fix := experimentalWhy(name, r)
+				refuse("", "", reason, fix, ErrExperimental)
+			}
 		}
 		ceiling := p.Ceilings.For(r.Tier)
 		for _, perm := range r.Permissions {
@@ -185,10 +203,7 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 			case opts.Yes:
 				granted(GrantedByYes)
 			case opts.Prompter != nil:
-				asks = append(asks, pending{req: i, grant: len(plan.Grants), consent: Consent{
-					Skill: r.Skill, Tier: r.Tier, Permission: perm,
-					Question: fmt.Sprintf("%s (%s) asks for %s, a dangerous permission. Allow it?", name, r.Tier, perm),
-				}})
+				askPerms = append(askPerms, perm)
 				granted(GrantedByPrompt)
 			default:
 				refuse(perm.String(), grant, fmt.Sprintf("%s (%s) declares the dangerous permission %s, which needs consent, and there is no terminal to ask", name, r.Tier, perm),
@@ -200,14 +215,19 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 			switch {
 			case opts.Yes:
 			case opts.Prompter != nil:
-				asks = append(asks, pending{req: i, grant: -1, consent: Consent{
-					Skill: r.Skill, Tier: r.Tier,
-					Question: fmt.Sprintf("%s (%s) lists allowed-tools skillpm cannot map to a permission: %s. Hosts pre-approve them. Allow them?", name, r.Tier, list),
-				}})
+				askTools = true
 			default:
 				refuse("", "", fmt.Sprintf("%s (%s) lists allowed-tools skillpm cannot map to a permission (%s), which hosts pre-approve, and there is no terminal to ask", name, r.Tier, list),
 					"review them, then consent to them", ErrNeedsConsent)
 			}
+		}
+		if askExperimental || len(askPerms) > 0 || askTools {
+			c := Consent{Skill: r.Skill, Tier: r.Tier, Permissions: askPerms, Experimental: askExperimental,
+				Question: question(name, r, askPerms, askExperimental, askTools)}
+			if len(askPerms) > 0 {
+				c.Permission = askPerms[0]
+			}
+			asks = append(asks, pending{req: i, consent: c})
 		}
 		plans[i] = plan
 	}
@@ -217,23 +237,68 @@ func (p *Policy) CheckSet(ctx context.Context, reqs []Request, opts GrantOptions
 	for _, a := range asks {
 		ok, err := opts.Prompter.Confirm(ctx, a.consent)
 		if err != nil {
-			return nil, fmt.Errorf("asking consent for %s of %s: %w", a.consent.Permission, skillName(a.consent.Skill), err)
+			return nil, fmt.Errorf("asking consent for %s: %w", skillName(a.consent.Skill), err)
 		}
 		if !ok {
 			r := reqs[a.req]
-			what, perm := a.consent.Permission.String(), a.consent.Permission.String()
-			if a.grant < 0 {
-				what, perm = "allowed-tools "+strings.Join(r.UnknownTools, ", "), ""
+			var what []string
+			if a.consent.Experimental {
+				what = append(what, "installing the experimental skill")
+			}
+			for _, p := range a.consent.Permissions {
+				what = append(what, p.String())
+			}
+			if a.consent.Permission.Domain == "" && !a.consent.Experimental {
+				what = append(what, "allowed-tools "+strings.Join(r.UnknownTools, ", "))
 			}
 			return nil, &RefusedError{Refusals: []Refusal{{
-				Skill: r.Skill, Tier: r.Tier, Permission: perm,
-				Reason: fmt.Sprintf("you declined %s for %s", what, skillName(r.Skill)),
+				Skill: r.Skill, Tier: r.Tier, Permission: a.consent.Permission.String(),
+				Reason: fmt.Sprintf("you declined %s for %s", strings.Join(what, ", "), skillName(r.Skill)),
 				Fix:    "install without that skill, or answer yes",
 				Kind:   ErrDeclined,
 			}}}
 		}
 	}
 	return plans, nil
+}
+
+// question is the one consent question about a skill: its tier and what
+// decided it, its declared permissions, and what needs consent.
+func question(name string, r Request, perms []skill.Permission, experimental, tools bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is %s", name, r.Tier)
+	switch {
+	case r.Tier == skill.TierExperimental:
+		by, why := DecidedBy(r.Claimed, r.Attested, r.Signers)
+		fmt.Fprintf(&b, " (decided by its %s: %s)", by, why)
+	case len(r.Signers) > 0:
+		fmt.Fprintf(&b, " (the trust policy gives its signer %s that tier)", strings.Join(r.Signers, ", "))
+	}
+	declared := make([]string, len(r.Permissions))
+	for i, p := range r.Permissions {
+		declared[i] = p.String()
+	}
+	if len(declared) == 0 {
+		b.WriteString("; it declares no permissions")
+	} else {
+		b.WriteString("; it declares " + strings.Join(declared, ", "))
+	}
+	if len(perms) > 0 {
+		asked := make([]string, len(perms))
+		for i, p := range perms {
+			asked[i] = p.String()
+		}
+		b.WriteString("; dangerous, needing your consent: " + strings.Join(asked, ", "))
+	}
+	if tools {
+		b.WriteString("; it lists allowed-tools skillpm cannot map to a permission, which hosts pre-approve: " + strings.Join(r.UnknownTools, ", "))
+	}
+	if experimental {
+		b.WriteString(". Install it?")
+	} else {
+		b.WriteString(". Allow it?")
+	}
+	return b.String()
 }
 
 // granted reports whether --grant covers perm.
@@ -259,14 +324,43 @@ func skillName(s string) string {
 	return s
 }
 
-// experimentalWhy says which side made a skill experimental, the tier it
-// claims or the tier its signers earn, and how to raise that side.
+// What decided a skill's tier, as refusals name it.
+const (
+	// DecidedByClaim: the skill's own security_tier held it down.
+	DecidedByClaim = "claim"
+	// DecidedBySignature: it has no verified signature.
+	DecidedBySignature = "signature"
+	// DecidedByPolicy: it is signed, but the trust policy gives its
+	// signers no higher tier.
+	DecidedByPolicy = "policy"
+)
+
+// DecidedBy says which of claim, signature or policy made a skill
+// experimental, with a sentence saying so: claimed and attested are the
+// two sides of its [Decision] ("" claimed: none), signers its verified
+// signers.
+func DecidedBy(claimed, attested Tier, signers []string) (by, why string) {
+	switch {
+	case claimed == skill.TierExperimental && attested != "" && attested != skill.TierExperimental:
+		return DecidedByClaim, fmt.Sprintf("it claims experimental (metadata.gaia.security_tier), although the trust policy attests %s for its signer", attested)
+	case len(signers) == 0:
+		return DecidedBySignature, "it has no signature that verifies with the keys and roots the trust policy names, so no policy rule can vouch for it"
+	}
+	return DecidedByPolicy, fmt.Sprintf("the trust policy gives its signer (%s) no tier above experimental", strings.Join(signers, ", "))
+}
+
+// experimentalWhy says which side made a skill experimental (the tier it
+// claims, its missing signature, or the policy over its signers) and how
+// to raise that side.
 func experimentalWhy(name string, r Request) (reason, fix string) {
 	const onPurpose = "or review it and install it on purpose, allowing experimental skills"
-	if r.Claimed == skill.TierExperimental && r.Attested != "" && r.Attested != skill.TierExperimental {
-		return fmt.Sprintf("%s is experimental because it claims experimental (metadata.gaia.security_tier), although the trust policy attests %s for its signer", name, r.Attested),
-			fmt.Sprintf("the publisher raises security_tier to %s and publishes a new version, %s", r.Attested, onPurpose)
+	by, why := DecidedBy(r.Claimed, r.Attested, r.Signers)
+	reason = fmt.Sprintf("%s is experimental (decided by its %s): %s", name, by, why)
+	switch by {
+	case DecidedByClaim:
+		return reason, fmt.Sprintf("the publisher raises security_tier to %s (or removes it, so the policy decides) and publishes a new version, %s", r.Attested, onPurpose)
+	case DecidedBySignature:
+		return reason, "sign it with a key your trust policy trusts (skillpm trust add KEY.pub trusts one), " + onPurpose
 	}
-	return fmt.Sprintf("%s is experimental: no signature the trust policy trusts (attested experimental)", name),
-		"sign it with a key or identity your trust policy lists (verifying the skill shows its signers), " + onPurpose
+	return reason, "trust its signer (skillpm trust add KEY.pub for a key; skillpm verify shows its signers), " + onPurpose
 }

@@ -156,7 +156,8 @@ func TestCheckSetNoPartialEffect(t *testing.T) {
 	reqs := []Request{
 		{Skill: "ok@1.0.0", Tier: verified, Permissions: perms(t, "shell:execute")},
 		{Skill: "asks@1.0.0", Tier: community, Permissions: perms(t, "desktop:control")},
-		{Skill: "exp@0.3.1", Tier: experimental, Permissions: perms(t, "filesystem:read", "shell:execute", "network:write")},
+		// A dependency: a prompt never installs an experimental one.
+		{Skill: "exp@0.3.1", Tier: experimental, Permissions: perms(t, "filesystem:read", "shell:execute", "network:write"), Via: []string{"ok@1.0.0", "exp@0.3.1"}},
 		{Skill: "narrow@2.0.0", Tier: community, Permissions: perms(t, "env:read")},
 	}
 	p := mustParse(t, "version: 1\nceilings:\n  community: [desktop:control]\n")
@@ -193,6 +194,55 @@ func TestCheckSetNoPartialEffect(t *testing.T) {
 	if err != nil || len(plans) != 2 || plans[0].Skill != "ok@1.0.0" || grantsOf(plans[1])[0] != "desktop:control=prompt" {
 		t.Errorf("plans = %+v, %v", plans, err)
 	}
+}
+
+// TestCheckSetOneConsent: a skill the user named is asked about once,
+// whatever needs consent (installing it although experimental, its
+// dangerous permissions, its unmapped allowed-tools); the question states
+// its tier, what decided it and its permissions.
+func TestCheckSetOneConsent(t *testing.T) {
+	rec := &recordingPrompter{answer: true}
+	reqs := []Request{
+		{Skill: "draft@0.1.0", Tier: experimental, Claimed: "", Attested: experimental, Permissions: perms(t, "filesystem:read")},
+		{Skill: "web@1.0.0", Tier: community, Attested: community, Signers: []string{"key sha256:ab"}, Permissions: perms(t, "network:read", "shell:execute:git", "desktop:control"), UnknownTools: []string{"Frob"}},
+	}
+	plans, err := Default().CheckSet(context.Background(), reqs, GrantOptions{Prompter: rec})
+	if err != nil || len(plans) != 2 {
+		t.Fatalf("plans %v, err %v", plans, err)
+	}
+	if len(rec.asked) != 2 {
+		t.Fatalf("asked %d questions, want one per skill: %+v", len(rec.asked), rec.asked)
+	}
+	q0, q1 := rec.asked[0], rec.asked[1]
+	for _, want := range []string{"draft@0.1.0 is experimental (decided by its signature", "it declares filesystem:read", "Install it?"} {
+		if !strings.Contains(q0.Question, want) || !q0.Experimental {
+			t.Errorf("question %q lacks %q (experimental %v)", q0.Question, want, q0.Experimental)
+		}
+	}
+	for _, want := range []string{"web@1.0.0 is community (the trust policy gives its signer key sha256:ab that tier)", "dangerous, needing your consent: shell:execute:git, desktop:control", "Frob"} {
+		if !strings.Contains(q1.Question, want) {
+			t.Errorf("question %q lacks %q", q1.Question, want)
+		}
+	}
+	if got := grantsOf(plans[1]); !slices.Equal(got, []string{"network:read=tier", "shell:execute:git=prompt", "desktop:control=prompt"}) {
+		t.Errorf("grants %v", got)
+	}
+	// No: the skill is refused, saying what was declined.
+	_, err = Default().CheckSet(context.Background(), reqs[:1], GrantOptions{Prompter: &recordingPrompter{}})
+	if !errors.Is(err, ErrDeclined) || !strings.Contains(err.Error(), "you declined installing the experimental skill for draft@0.1.0") {
+		t.Errorf("declined: %v", err)
+	}
+}
+
+// recordingPrompter answers answer and keeps every question.
+type recordingPrompter struct {
+	answer bool
+	asked  []Consent
+}
+
+func (r *recordingPrompter) Confirm(ctx context.Context, c Consent) (bool, error) {
+	r.asked = append(r.asked, c)
+	return r.answer, nil
 }
 
 // TestCheckSetDeclineStops: after a "no" nothing more is asked and nothing

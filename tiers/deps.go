@@ -10,6 +10,14 @@ func ExperimentalDependency(path []string) error {
 	return &ExperimentalDependencyError{Path: append([]string(nil), path...)}
 }
 
+// ExperimentalDependencyWhy is [ExperimentalDependency] saying what
+// decided the skill's tier ([DecidedBy]).
+func ExperimentalDependencyWhy(path []string, claimed, attested Tier, signers []string) error {
+	e := &ExperimentalDependencyError{Path: append([]string(nil), path...)}
+	e.DecidedBy, e.Why = DecidedBy(claimed, attested, signers)
+	return e
+}
+
 // CheckSigners enforces signer pinning: an update must be signed by at
 // least one of the identities recorded at first install (compared with
 // [SameSigner]), unless allowChange (--allow-signer-change). Nothing

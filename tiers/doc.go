@@ -43,6 +43,15 @@
 // "^(?:…)$", so "github\.com/acme/.*" cannot match a subject that merely
 // contains it.
 //
+// # Claims
+//
+// The effective tier is the lower of the attested tier and the tier the
+// skill claims in metadata.gaia.security_tier: a claim never raises a
+// tier. A skill that claims none is decided by the policy alone (its
+// attested tier), since most published skills claim nothing; [DecidedBy]
+// says whether the claim, a missing signature or the policy made a skill
+// experimental, and every refusal of one says which.
+//
 // # Audit attestations
 //
 // A policy with requireAudit grants its tier only when one of the identities

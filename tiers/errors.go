@@ -171,12 +171,20 @@ func containsErr(errs []error, err error) bool {
 // experimental skill, each element "name@version".
 type ExperimentalDependencyError struct {
 	Path []string
+	// DecidedBy and Why say what made it experimental ([DecidedBy]); ""
+	// when the caller did not say.
+	DecidedBy, Why string
 }
 
-// Error names the path and says to install the skill on purpose.
+// Error names the path, what decided the tier, and says to install the
+// skill on purpose.
 func (e *ExperimentalDependencyError) Error() string {
-	return fmt.Sprintf("%s (experimental): an experimental skill is never installed as a dependency — review it, then install it on purpose",
-		strings.Join(e.Path, " -> "))
+	why := ""
+	if e.DecidedBy != "" {
+		why = fmt.Sprintf(" (decided by its %s: %s)", e.DecidedBy, e.Why)
+	}
+	return fmt.Sprintf("%s (experimental)%s: an experimental skill is never installed as a dependency — review it, then install it on purpose",
+		strings.Join(e.Path, " -> "), why)
 }
 
 // Skill is the experimental skill, the last of Path ("" when Path is

@@ -20,12 +20,13 @@ type EvalOptions struct {
 type Decision struct {
 	// Repository is the canonical repository evaluated.
 	Repository string `json:"repository"`
-	// Claimed is the tier the skill claims (experimental when it claims
-	// none or an unknown one).
+	// Claimed is the tier the skill claims: "" when it claims none (the
+	// policy alone decides), experimental for an unknown one.
 	Claimed Tier `json:"claimed"`
 	// Attested is the highest tier a trusted signer earns.
 	Attested Tier `json:"attested"`
-	// Effective is the lower of Attested and Claimed: the tier that counts.
+	// Effective is the lower of Attested and Claimed (Attested when the
+	// skill claims none): the tier that counts.
 	Effective Tier `json:"effective"`
 	// Policy is the rule that gave the attested tier, "" when none did.
 	Policy string `json:"policy,omitempty"`
@@ -69,14 +70,13 @@ type trust struct {
 
 // Evaluate decides the tier of a skill in repository (a canonical string,
 // see [Repository]) signed by identities (the verified signers; failed
-// signatures are never passed in), claiming the tier claimed. See the
-// package documentation for the precedence rules.
+// signatures are never passed in), claiming the tier claimed ("" when it
+// claims none: then the attested tier, the policy's, is the effective
+// one). See the package documentation for the precedence rules.
 func Evaluate(p *Policy, repository string, identities []sign.Identity, claimed Tier, opts EvalOptions) Decision {
 	p = p.orDefault()
 	d := Decision{Repository: repository, Claimed: claimed, Attested: skill.TierExperimental}
-	if claimed == "" {
-		d.Claimed = skill.TierExperimental
-	} else if !claimed.Valid() {
+	if claimed != "" && !claimed.Valid() {
 		d.Claimed = skill.TierExperimental
 		d.Warnings = append(d.Warnings, fmt.Sprintf("claimed tier %s is not a tier: treated as experimental", quote(string(claimed))))
 	}
@@ -181,6 +181,11 @@ func Evaluate(p *Policy, repository string, identities []sign.Identity, claimed 
 		d.Identity = win.identity.String()
 	}
 
+	if d.Claimed == "" {
+		d.Effective = d.Attested
+		d.Why = append(d.Why, fmt.Sprintf("the skill claims no tier (metadata.gaia.security_tier), so the policy decides: effective %s", d.Effective))
+		return d
+	}
 	d.Effective = d.Attested.Lower(d.Claimed)
 	switch {
 	case d.Claimed.Compare(d.Attested) > 0:

@@ -145,8 +145,8 @@ func whyContains(d Decision, s string) bool {
 }
 
 // TestClaimCapped: a claim above the attested tier is capped with a
-// warning; a claim below it lowers the effective tier; none means
-// experimental.
+// warning; a claim below it lowers the effective tier; with none the
+// policy decides (the attested tier), and an unknown one is experimental.
 func TestClaimCapped(t *testing.T) {
 	p := loadDemo(t)
 	pub := []sign.Identity{keyID(t, "publisher")}
@@ -157,7 +157,7 @@ func TestClaimCapped(t *testing.T) {
 		{verified, community, true},
 		{community, community, false},
 		{experimental, experimental, false},
-		{"", experimental, false},
+		{"", community, false},
 		{"gold", experimental, true},
 	}
 	for _, tt := range tests {
@@ -169,6 +169,28 @@ func TestClaimCapped(t *testing.T) {
 	d := Evaluate(p, "ghcr.io/someone/x", pub, verified, EvalOptions{})
 	if !strings.Contains(d.Warnings[0], "claims verified but the trust policy attests only community") {
 		t.Errorf("warning = %q", d.Warnings)
+	}
+	// No claim and no trusted signer: experimental, as before.
+	if d := Evaluate(p, "ghcr.io/someone/x", nil, "", EvalOptions{}); d.Effective != experimental || d.Claimed != "" {
+		t.Errorf("unsigned, no claim: claimed %q effective %s", d.Claimed, d.Effective)
+	}
+}
+
+// TestDecidedBy: a refusal names what made the skill experimental.
+func TestDecidedBy(t *testing.T) {
+	for _, tt := range []struct {
+		claimed, attested Tier
+		signers           []string
+		want              string
+	}{
+		{experimental, community, []string{"k"}, DecidedByClaim},
+		{"", experimental, nil, DecidedBySignature},
+		{community, experimental, nil, DecidedBySignature},
+		{"", experimental, []string{"k"}, DecidedByPolicy},
+	} {
+		if by, why := DecidedBy(tt.claimed, tt.attested, tt.signers); by != tt.want || why == "" {
+			t.Errorf("DecidedBy(%q, %q, %q) = %s, %q; want %s", tt.claimed, tt.attested, tt.signers, by, why, tt.want)
+		}
 	}
 }
 

@@ -108,7 +108,7 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	ef := engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: true}
+	ef := engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: true, manifest: f.manifest, ask: f.ask}
 	if !f.noInstall {
 		ef.trust = &f.trustFlags
 	}

@@ -28,9 +28,14 @@ type engineFlags struct {
 	// else the project's or the configuration's (engine.PolicyFileFor),
 	// else the user's.
 	policyFile string
+	// manifest is the project manifest the command was given (--manifest;
+	// "" looks here), whose policy: is the one in force.
+	manifest string
 	// client, when set, is the registry client to use (one the command
 	// opened already).
 	client *registry.Client
+	// ask asks for consent on stdin even when it is not a terminal.
+	ask bool
 	// warn, when set, renders the engine's warnings instead of warnOnce
 	// (lock and bundle print each as "skillpm: warning: ...").
 	warn func(string)
@@ -70,20 +75,20 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
-		Consent: newTermPrompter(g), Log: slog.New(cliLog{warn: f.warn, note: g.o().Note, item: f.item}),
+		Consent: newTermPrompter(g, f.ask), Log: slog.New(cliLog{warn: f.warn, note: g.o().Note, item: f.item}),
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
 	if f.warn == nil {
 		opts.Log = slog.New(cliLog{warn: warnOnce(g), note: g.o().Note, item: f.item})
 	}
-	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, "", g.config().Policy); err != nil {
+	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, f.manifest, g.config().Policy); err != nil {
 		return nil, err
 	}
 	if f.rf != nil {
 		opts.Target = f.rf.target()
 	}
 	if f.trust != nil {
-		policy, vopts, err := f.trust.load(ctx, g)
+		policy, vopts, err := f.trust.load(ctx, g, f.manifest)
 		if err != nil {
 			return nil, err
 		}

@@ -319,7 +319,11 @@ func printInfoDir(w io.Writer, s *skill.Skill, deps []skill.Dependency) {
 	row := func(k, v string) { fmt.Fprintf(w, "  %-13s %s\n", k+":", termText(v)) }
 	row("description", s.Description)
 	row("directory", s.Dir)
-	row("tier", string(s.Tier())+" (claimed)")
+	if c := s.Claim(); c != "" {
+		row("tier", string(c)+" (claimed)")
+	} else {
+		row("tier", "no claim (the trust policy decides)")
+	}
 	if s.License != "" {
 		row("license", s.License)
 	}

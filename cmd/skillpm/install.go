@@ -22,6 +22,9 @@ type changeFlags struct {
 	engine.Consent
 	engine.Checks
 	engine.Resolution
+	// ask puts the consent question on stdin even when it is not a
+	// terminal.
+	ask bool
 }
 
 func (f *changeFlags) register(c *cobra.Command) {
@@ -32,6 +35,7 @@ func (f *changeFlags) register(c *cobra.Command) {
 	bindConsent(c.Flags(), &f.Consent)
 	bindChecks(c.Flags(), &f.Checks)
 	bindResolution(c.Flags(), &f.Resolution)
+	c.Flags().BoolVar(&f.ask, "ask", false, "ask the consent question (y/N) on stdin even when it is not a terminal, for a script that answers")
 }
 
 type installFlags struct {
@@ -122,7 +126,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, manifest: f.manifest, ask: f.ask})
 	if err != nil {
 		return err
 	}

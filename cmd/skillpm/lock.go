@@ -21,6 +21,9 @@ type lockFlags struct {
 	upgrade  bool
 	// allowRepublished accepts a git version tag moved to another commit.
 	allowRepublished bool
+	// policy is --policy: the trust policy that judges advisories and git
+	// signatures instead of the project's.
+	policy string
 }
 
 type lockJSON struct {
@@ -108,6 +111,7 @@ retries.`,
 	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
 	fl.BoolVar(&f.upgrade, "upgrade", false, "let the skills named (or all) move to the newest versions their ranges allow")
 	fl.BoolVar(&f.allowRepublished, "allow-republished", false, "accept a git version tag moved to another commit than the one locked")
+	fl.StringVar(&f.policy, "policy", "", "use the trust policy in `FILE` instead of the project's (policy: in skills.yaml), the configuration's or the search path's")
 	f.addPlainHTTP(c)
 	f.addOffline(c)
 	return c
@@ -123,7 +127,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if f.upgrade && f.frozen {
 		return usageErrorf(c, errors.New("--upgrade and --frozen contradict each other"))
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, warn: resolverWarn(g)})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, policyFile: f.policy, manifest: f.manifest, warn: resolverWarn(g)})
 	if err != nil {
 		return err
 	}

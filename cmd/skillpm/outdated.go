@@ -15,7 +15,10 @@ type outdatedFlags struct {
 	regFlags
 	rootFlags
 	from, manifest, lock string
-	all, exitCode        bool
+	// policy is --policy: the trust policy that judges statuses and
+	// advisories instead of the project's.
+	policy        string
+	all, exitCode bool
 }
 
 // errOutdated makes the exit status 1 with nothing more to say: outdated
@@ -34,9 +37,12 @@ version the requested range allows (wanted) and the newest release
 (latest). update moves a skill to wanted; update --breaking to latest.
 
 In a project (a skills.yaml here, or --manifest) it lists the skills the
-manifest asks for, installed in the project's roots; elsewhere the skills
-installed by name in every host's roots (or those --host, --scope and
---root choose), saying which root. --all lists the up-to-date ones too.
+manifest asks for, installed in the project's roots, and the dependencies
+its lock holds; elsewhere the skills installed in every host's roots (or
+those --host, --scope and --root choose), saying which root: by name, from
+git (what the reference gives now), from a folder (what it builds at now)
+and their dependencies (what resolving what needs them gives now): what
+update would move. --all lists the up-to-date ones too.
 
 Exit status: 0 when the check ran, outdated skills or not; with
 --exit-code (as git diff --exit-code) 1 when something is outdated, so a
@@ -60,6 +66,7 @@ CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 	deprecatedAlias(c, "from", "registry")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	fl.StringVar(&f.policy, "policy", "", "use the trust policy in `FILE` instead of the project's (policy: in skills.yaml), the configuration's or the search path's")
 	return c
 }
 
@@ -68,7 +75,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	// A project reads its roots leniently, as the commands that change it
 	// do; with --root no hosts table is needed.
 	lenient := len(f.roots) > 0 || engine.HasProject(f.manifest)
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: lenient})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: lenient, policyFile: f.policy, manifest: f.manifest})
 	if err != nil {
 		return err
 	}
@@ -101,8 +108,12 @@ func printOutdated(g *globals, res *engine.OutdatedResult) error {
 	tw := tabwriter.NewWriter(g.tableOut(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tINSTALLED\tLOCKED\tWANTED\tLATEST\tRANGE\tWHERE")
 	for _, r := range res.Skills {
+		rng := r.Range
+		if rng == "" {
+			rng = "(dependency)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termText(r.Name), termText(dash(r.Installed)), termText(dash(r.Locked)),
-			termText(dash(r.Wanted)), termText(dash(r.Latest)), termText(r.Range), termText(dash(r.Root)))
+			termText(dash(r.Wanted)), termText(dash(r.Latest)), termText(rng), termText(dash(r.Root)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

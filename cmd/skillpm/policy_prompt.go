@@ -9,26 +9,51 @@ import (
 	"os"
 	"strings"
 
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/tiers"
 	"golang.org/x/term"
 )
 
-// termPrompter asks for consent to dangerous permissions: the question on
-// stderr, the answer read from stdin. It is the tiers.Prompter the install
-// commands pass when both are terminals.
+// termPrompter asks for consent, one question per skill the user named
+// (its tier and why, its permissions): the question on stderr, the answer
+// read from stdin. It is the tiers.Prompter the install commands pass
+// when both are terminals, or with --ask.
 type termPrompter struct {
 	in  *bufio.Reader
 	out io.Writer
 }
 
-// newTermPrompter returns a prompter when stdin and stderr are terminals,
-// and nil otherwise, so that tiers refuses with the flag to use instead of
-// waiting for an answer nobody can give.
-func newTermPrompter(g *globals) tiers.Prompter {
-	if !isTerminal(g.stdin) || !isTerminal(g.stderr) {
+// newTermPrompter returns a prompter when stdin and stderr are terminals
+// or ask (--ask) says a script answers on stdin, and nil otherwise, so
+// that tiers refuses with the flag to use instead of waiting for an
+// answer nobody can give.
+func newTermPrompter(g *globals, ask bool) tiers.Prompter {
+	if !ask && (!isTerminal(g.stdin) || !isTerminal(g.stderr)) {
 		return nil
 	}
 	return &termPrompter{in: bufio.NewReader(g.stdin), out: g.stderr}
+}
+
+// consentFlags names the flags that answer c in a script.
+func consentFlags(c tiers.Consent) string {
+	perms := c.Permissions
+	if len(perms) == 0 && c.Permission.Domain != "" {
+		perms = []skill.Permission{c.Permission}
+	}
+	var fl []string
+	if c.Experimental {
+		fl = append(fl, "--allow-experimental")
+	}
+	for _, p := range perms {
+		fl = append(fl, "--grant "+p.Key())
+	}
+	switch {
+	case len(fl) == 0:
+		fl = append(fl, "--yes")
+	case len(perms) > 0:
+		fl = append(fl, "or --yes")
+	}
+	return "use " + strings.Join(fl, " ")
 }
 
 func isTerminal(v any) bool {
@@ -66,7 +91,7 @@ func (p *termPrompter) Confirm(ctx context.Context, c tiers.Consent) (bool, erro
 		case "":
 			if a.err != nil {
 				if errors.Is(a.err, io.EOF) {
-					return false, fmt.Errorf("no answer (end of input); use --grant %s or --yes instead", c.Permission.Key())
+					return false, fmt.Errorf("no answer (end of input); %s instead", consentFlags(c))
 				}
 				return false, a.err
 			}

@@ -57,10 +57,17 @@ func TestTermPrompterCancel(t *testing.T) {
 }
 
 // TestNoTerminalNoPrompter: without a terminal there is no prompter, so
-// tiers refuses and names the flag.
+// tiers refuses and names the flag; --ask asks on stdin anyway.
 func TestNoTerminalNoPrompter(t *testing.T) {
 	g := &globals{stdin: strings.NewReader("y\n"), stdout: io.Discard, stderr: io.Discard}
-	if p := newTermPrompter(g); p != nil {
+	if p := newTermPrompter(g, false); p != nil {
 		t.Errorf("prompter = %v on a non-terminal", p)
+	}
+	p := newTermPrompter(g, true)
+	if p == nil {
+		t.Fatal("no prompter with --ask")
+	}
+	if ok, err := p.Confirm(context.Background(), tiers.Consent{Question: "install?"}); !ok || err != nil {
+		t.Errorf("--ask answered y: %v, %v", ok, err)
 	}
 }

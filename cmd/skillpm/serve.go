@@ -76,7 +76,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	policy, vopts, err := f.trustFlags.load(ctx, g)
+	policy, vopts, err := f.trustFlags.load(ctx, g, "")
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, lenientEnv: project})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, ask: f.ask})
 	if err != nil {
 		return err
 	}

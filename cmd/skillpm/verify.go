@@ -32,10 +32,12 @@ func (f *trustFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.publicGoodRoot, "public-good-root", "", "a newer public-good Sigstore trusted_root.json `FILE` to use instead of the embedded one")
 }
 
-// load returns the effective policy and the trust material it names, plus
-// --key and the public-good root.
-func (f *trustFlags) load(ctx context.Context, g *globals) (*tiers.Policy, verified.VerifyOptions, error) {
-	file, err := engine.PolicyFileFor(ctx, f.policy, "", g.config().Policy)
+// load returns the effective policy (--policy, else the policy: of the
+// project manifest, "" for the one here, else the configuration's, else
+// the search path's) and the trust material it names, plus --key and the
+// public-good root.
+func (f *trustFlags) load(ctx context.Context, g *globals, manifest string) (*tiers.Policy, verified.VerifyOptions, error) {
+	file, err := engine.PolicyFileFor(ctx, f.policy, manifest, g.config().Policy)
 	if err != nil {
 		return nil, verified.VerifyOptions{}, err
 	}

@@ -175,7 +175,7 @@ func (m *migration) parse(data []byte) (*yaml.Node, skill.Frontmatter, error) {
 		if d.Code != skill.CodeYAMLSyntax || !split {
 			return nil, raw, m.fail(d.Line, reasonFor(d.Code), d.Message, d.Hint)
 		}
-		front, repairs, err := repairYAML(raw.YAML, raw.Line)
+		front, repairs, err := skill.RepairYAML(raw.YAML, raw.Line)
 		if err != nil {
 			return nil, raw, m.fail(d.Line, ReasonYAMLSyntax,
 				d.Message+" (quoting the values the parser points at does not fix it)", d.Hint)
@@ -185,10 +185,19 @@ func (m *migration) parse(data []byte) (*yaml.Node, skill.Frontmatter, error) {
 			return nil, raw, m.fail(raw.Line+d.Line-2, reasonFor(d.Code), d.Message, d.Hint)
 		}
 		raw.YAML = front
-		for _, r := range repairs {
-			m.change(fmt.Sprintf("%s (line %d)", r.key, r.line), "an unquoted value YAML cannot read", fmt.Sprintf("the quoted string %q", r.value),
-				"the frontmatter did not parse: YAML reads \": \" and a leading [ or @ as structure; the value was quoted as written")
+		m.quoted(repairs)
+	} else if split && ds.Has(skill.CodeYAMLUnquoted) {
+		// Lenient parsing read the unquoted values as the hosts do; the
+		// migrated file quotes them.
+		front, repairs, err := skill.RepairYAML(raw.YAML, raw.Line)
+		if err != nil {
+			return nil, raw, fmt.Errorf("%s: %w", m.file, err)
 		}
+		raw.YAML = front
+		m.quoted(repairs)
+	}
+	if split && ds.Has(skill.CodeBlankBeforeFront) {
+		m.change("---", "blank lines before the opening ---", "--- on the first line", "Claude Code drops a skill whose SKILL.md does not start with ---")
 	}
 	if !split {
 		return nil, raw, fmt.Errorf("%s: frontmatter found by the validator but not by the migrator; please report this", m.file)
@@ -200,6 +209,14 @@ func (m *migration) parse(data []byte) (*yaml.Node, skill.Frontmatter, error) {
 	top := s.Node
 	top.Style = 0
 	return top, raw, nil
+}
+
+// quoted records the values RepairYAML quoted.
+func (m *migration) quoted(repairs []skill.Repair) {
+	for _, r := range repairs {
+		m.change(fmt.Sprintf("%s (line %d)", r.Key, r.Line), "an unquoted value YAML cannot read", fmt.Sprintf("the quoted string %q", r.Value),
+			"the frontmatter did not parse: YAML reads \": \" and a leading [ or @ as structure; the value was quoted as written")
+	}
 }
 
 func (m *migration) migrate(top *yaml.Node, dir string) error {

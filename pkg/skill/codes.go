@@ -12,17 +12,22 @@ const (
 	CodeContentBeforeFront  = "content-before-frontmatter"
 	CodeFrontmatterTooLarge = "frontmatter-too-large"
 	CodeYAMLSyntax          = "yaml-syntax"
-	CodeYAMLAlias           = "yaml-alias"
-	CodeYAMLMergeKey        = "yaml-merge-key"
-	CodeDuplicateKey        = "duplicate-key"
-	CodeKeyNotScalar        = "yaml-key-not-scalar"
-	CodeFrontmatterNotMap   = "frontmatter-not-mapping"
-	CodeBodyTooLong         = "body-too-long"
-	CodeNameMissing         = "name-missing"
-	CodeNameInvalid         = "name-invalid"
-	CodeNameMismatch        = "name-mismatch"
-	CodeDescriptionMissing  = "description-missing"
-	CodeDescriptionTooLong  = "description-too-long"
+	// CodeYAMLUnquoted: a top-level value YAML cannot read as written
+	// (an unquoted ": "), read as the text the hosts read.
+	CodeYAMLUnquoted = "yaml-unquoted-value"
+	// CodeBlankBeforeFront: blank lines before the opening ---.
+	CodeBlankBeforeFront   = "blank-before-frontmatter"
+	CodeYAMLAlias          = "yaml-alias"
+	CodeYAMLMergeKey       = "yaml-merge-key"
+	CodeDuplicateKey       = "duplicate-key"
+	CodeKeyNotScalar       = "yaml-key-not-scalar"
+	CodeFrontmatterNotMap  = "frontmatter-not-mapping"
+	CodeBodyTooLong        = "body-too-long"
+	CodeNameMissing        = "name-missing"
+	CodeNameInvalid        = "name-invalid"
+	CodeNameMismatch       = "name-mismatch"
+	CodeDescriptionMissing = "description-missing"
+	CodeDescriptionTooLong = "description-too-long"
 	// CodeDescriptionPlaceholder is init's placeholder description, left
 	// unedited: a warning, an error for publishing.
 	CodeDescriptionPlaceholder = "description-placeholder"
@@ -83,7 +88,7 @@ type rule struct {
 
 var rules = map[string]rule{
 	CodeNoSkillFile:        {Error, true},
-	CodeLowercaseSkillFile: {Error, false}, // hosts load only SKILL.md
+	CodeLowercaseSkillFile: {Error, true}, // no host loads it on a case-sensitive file system
 
 	CodeUnreadable:             {Error, true},
 	CodeFrontmatterMissing:     {Error, true},
@@ -91,6 +96,8 @@ var rules = map[string]rule{
 	CodeContentBeforeFront:     {Error, true},
 	CodeFrontmatterTooLarge:    {Error, true},
 	CodeYAMLSyntax:             {Error, true},
+	CodeYAMLUnquoted:           {Error, false}, // Claude Code, Codex and OpenCode read it as text
+	CodeBlankBeforeFront:       {Error, true},  // Claude Code drops the skill
 	CodeYAMLAlias:              {Error, false}, // lenient: GAIA's PyYAML loads them; bounded expansion
 	CodeYAMLMergeKey:           {Error, false},
 	CodeDuplicateKey:           {Error, true},

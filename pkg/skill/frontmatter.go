@@ -21,6 +21,8 @@ type document struct {
 	frontLine int    // line in the file where the YAML text starts (1-based)
 	body      string
 	bodyLine  int // line in the file where the body starts
+	// blankBefore counts the blank lines before the opening fence.
+	blankBefore int
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -152,7 +154,7 @@ func splitFrontmatter(data []byte) (document, *Diagnostic) {
 	if bytes.IndexByte(body, '\r') >= 0 {
 		body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
 	}
-	return document{front: []byte(fm.YAML), frontLine: fm.Line, body: string(body), bodyLine: fm.BodyLine}, nil
+	return document{front: []byte(fm.YAML), frontLine: fm.Line, body: string(body), bodyLine: fm.BodyLine, blankBefore: open}, nil
 }
 
 var yamlKeyLine = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:`)

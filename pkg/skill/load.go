@@ -94,6 +94,19 @@ func parse(file string, data []byte) (*Skill, Diagnostics) {
 		return nil, Diagnostics{*d}
 	}
 	node, ds := parseYAML(doc)
+	var repairs []Repair
+	if node == nil && len(ds) == 1 && ds[0].Code == CodeYAMLSyntax {
+		// A top-level value with an unquoted ": " (most often the
+		// description) is text to the hosts, whose YAML readers fall back
+		// to it; read it as they do, as migrate quotes it, and say so.
+		if front, rs, err := RepairYAML(string(doc.front), doc.frontLine); err == nil {
+			fixed := doc
+			fixed.front = []byte(front)
+			if n, ds2 := parseYAML(fixed); n != nil {
+				node, ds, repairs = n, ds2, rs
+			}
+		}
+	}
 	if node == nil {
 		for i := range ds {
 			ds[i].File = file
@@ -102,6 +115,14 @@ func parse(file string, data []byte) (*Skill, Diagnostics) {
 	}
 	s := &Skill{File: file, Node: node, Body: doc.body, BodyLine: doc.bodyLine}
 	c := &checker{file: file}
+	if doc.blankBefore > 0 {
+		c.addAt(CodeBlankBeforeFront, 1, 1, fmt.Sprintf("%d blank line(s) before the opening --- of the frontmatter", doc.blankBefore),
+			"delete them: --- must be the first line (Claude Code drops a skill whose SKILL.md does not start with it)")
+	}
+	for _, r := range repairs {
+		c.addAt(CodeYAMLUnquoted, r.Line, 1, fmt.Sprintf("%s is not valid YAML as written (an unquoted \": \", or a leading [ or @); read as the text %q, as the hosts read it", r.Key, r.Value),
+			fmt.Sprintf("quote the whole value (%s: \"…\"), or run skillpm migrate, which quotes it", r.Key))
+	}
 	for _, d := range ds { // aliases and merge keys that expanded within bounds
 		d.File = file
 		c.ds = append(c.ds, d)

@@ -144,6 +144,14 @@ func (s *Skill) Tier() Tier {
 	return Tier(s.Gaia.SecurityTier)
 }
 
+// Claim returns the tier the skill claims in
+// metadata.gaia.security_tier, "" when it claims none: then the trust
+// policy alone decides its tier (tiers.Evaluate), where Tier reads the
+// absence as experimental.
+func (s *Skill) Claim() Tier {
+	return Tier(s.Gaia.SecurityTier)
+}
+
 // Dependencies returns the declared requirements.skills plus every ASF skill
 // call not declared there (as an implicit "*" requirement), sorted by name.
 func (s *Skill) Dependencies() []Dependency {
