@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -47,33 +48,66 @@ func feedProblems(ch *advisory.Checked) []string {
 }
 
 // advisoryFeed reads and judges the feed once; first is true for the
-// call that did.
+// first call to be given it (a read ahead of a resolution is not given
+// it: its problems are still reported once, by the first reader).
 func (e *Engine) advisoryFeed(ctx context.Context) (_ *advisory.Checked, first bool, _ error) {
+	ch, err := e.loadFeed(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	first = !e.feedGiven
+	e.feedGiven = true
+	return ch, first, nil
+}
+
+// loadFeed returns the feed, reading it when no caller has yet; callers
+// that arrive while it is being read wait for that read.
+func (e *Engine) loadFeed(ctx context.Context) (*advisory.Checked, error) {
 	e.mu.Lock()
 	got := e.advisories
 	e.mu.Unlock()
 	if got != nil {
-		return got, false, nil
+		return got, nil
 	}
+	v, err, _ := e.feedRead.Do("feed", func() (any, error) {
+		ch, err := e.readFeed(ctx)
+		if err == nil {
+			e.mu.Lock()
+			e.advisories = ch
+			e.mu.Unlock()
+		}
+		return ch, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*advisory.Checked), nil
+}
+
+// readFeed reads the feed of the Engine's source and judges it.
+func (e *Engine) readFeed(ctx context.Context) (*advisory.Checked, error) {
 	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	src, err := e.openSource(e.opts.Source)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	ch, err := advisory.Check(ctx, e.client, src, advisory.CheckOptions{Policy: policy, Trust: trust})
 	if err != nil {
-		return nil, false, fmt.Errorf("reading the advisory feed of %s: %w", src, err)
+		return nil, fmt.Errorf("reading the advisory feed of %s: %w", src, err)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.advisories != nil {
-		return e.advisories, false, nil
-	}
-	e.advisories = ch
-	return ch, true, nil
+	return ch, nil
+}
+
+// feedAhead reads the feed ahead of a resolution (install.Options.Ahead),
+// keeping it for the resolution's own read; what fails is left for that
+// read to report.
+func (e *Engine) feedAhead(ctx context.Context) {
+	_, _ = e.loadFeed(ctx)
 }
 
 // Advised is one advisory naming a skill.
@@ -209,23 +243,74 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest
 // InstalledAdvised is an advisory naming an installed copy.
 type InstalledAdvised struct {
 	Advised
-	// Root and Dir are where the copy is.
-	Root string `json:"root"`
+	// Dir is where the copy is; root is the root holding it.
 	Dir  string `json:"dir"`
+	root string
 	// Tree is the tree hash of the files on disk (what a digest in the
 	// advisory is compared with, besides the receipt's manifest digest).
 	Tree string `json:"tree,omitempty"`
+	// foreign is "" for a copy skillpm installed; for one it did not, it
+	// says who placed it (install.ForeignOrigin), else "another tool or
+	// a hand": such a copy is named by its tree hash alone, as adopt
+	// identifies one. doctor and quarantine say so in their words.
+	foreign string
 }
 
 // auditInstalled checks every copy in roots against the obeyed feed:
 // by the receipt's repository and version, and by the tree hash of the
-// files on disk (so an edited or foreign copy is still named by a digest
-// advisory). A feed that is not obeyed yields nothing (see
+// files on disk (so an edited copy is still named by a digest advisory);
+// copies no receipt records (placed by other tools) by their tree hash. A feed that is not obeyed yields nothing (see
 // Advisories for why).
 func (e *Engine) auditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
 	ch, _, err := e.advisoryFeed(ctx)
-	if err != nil || ch.Index == nil {
+	if err != nil {
 		return nil, err
+	}
+	return e.auditWith(ctx, ch, roots)
+}
+
+// cachedAdvisories is AuditInstalled against the feed as the caches hold
+// it (the one a command last read from the Engine's source), asking no
+// registry: what `skillpm list` shows, whose answer is local. The cached
+// feed is judged as a fresh one is (its signatures verified under the
+// trust policy, its expiry checked): feed is why it is not obeyed, or
+// that there is none in the caches; "" when it is obeyed.
+func (e *Engine) cachedAdvisories(ctx context.Context, roots []install.Root) (found []InstalledAdvised, feed string, err error) {
+	policy, trust, err := e.trustPolicy(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	s := e.opts.Source
+	if s == "" {
+		s = e.opts.FallbackSource
+	}
+	spec, err := registry.ParseSource(s)
+	if err != nil {
+		return nil, "", invalid(err)
+	}
+	off := e.client.OfflineSession()
+	src, err := off.OpenSource(spec)
+	if err != nil {
+		return nil, "", err
+	}
+	ch, err := advisory.Check(ctx, off, src, advisory.CheckOptions{Policy: policy, Trust: trust})
+	if errors.Is(err, registry.ErrOffline) {
+		return nil, fmt.Sprintf("no advisory feed of %s in the caches: any command that resolves reads it (skillpm doctor does)", src), nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the cached advisory feed of %s: %w", src, err)
+	}
+	if ch.Problem != nil {
+		return nil, ch.Problem.Error() + ": not obeyed", nil
+	}
+	found, err = e.auditWith(ctx, ch, roots)
+	return found, "", err
+}
+
+// auditWith is AuditInstalled against ch.
+func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []install.Root) ([]InstalledAdvised, error) {
+	if ch.Index == nil {
+		return nil, nil
 	}
 	var out []InstalledAdvised
 	for _, r := range roots {
@@ -243,8 +328,40 @@ func (e *Engine) auditInstalled(ctx context.Context, roots []install.Root) ([]In
 				continue
 			}
 			for _, a := range advised(ch.Index, s.Name, s.Version, s.Source, s.Digest, sum.TreeHash) {
-				out = append(out, InstalledAdvised{Advised: a, Root: r.Dir, Dir: dir, Tree: sum.TreeHash})
+				out = append(out, InstalledAdvised{Advised: a, root: r.Dir, Dir: dir, Tree: sum.TreeHash})
 			}
+		}
+		foreign, err := e.foreignAdvised(ctx, ch.Index, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, foreign...)
+	}
+	return out, nil
+}
+
+// foreignAdvised checks the copies in r that no receipt records (another
+// tool's, or a hand's) against the advisories naming digests: the tree
+// hash of the files is the one thing known of them, as for adopt.
+func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r install.Root) ([]InstalledAdvised, error) {
+	items, err := install.ListWith(ctx, []install.Root{r}, e.env.Table())
+	if err != nil {
+		return nil, err
+	}
+	var out []InstalledAdvised
+	for _, l := range items {
+		if l.Managed || l.Invalid {
+			continue
+		}
+		sum, err := archive.TreeHashInstalled(ctx, l.Dir)
+		if err != nil {
+			continue
+		}
+		for _, m := range ix.LookupDigest(sum.TreeHash) {
+			a := m.Advisory
+			out = append(out, InstalledAdvised{Advised: Advised{Name: l.Name, Version: l.Version, Source: m.Repository, ID: a.ID(), Kind: a.Kind,
+				Severity: a.Severity, Summary: a.OSV.GetSummary(), Refuses: a.Refuses(), ByDigest: true},
+				root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, foreign: cmp.Or(l.Origin, "another tool or a hand")})
 		}
 	}
 	return out, nil

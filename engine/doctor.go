@@ -363,6 +363,11 @@ func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorReport) {
 	}
 	rep.Advisories = found
 	for _, a := range found {
+		if a.foreign != "" {
+			// Nobody recorded what it is: say how it was recognised.
+			rep.Problems = append(rep.Problems, fmt.Errorf("%s: %s (a copy skillpm did not install, placed by %s, recognised by its tree hash %s; remove it or adopt it)", a.Dir, a.Advised, a.foreign, a.Tree))
+			continue
+		}
 		rep.Problems = append(rep.Problems, fmt.Errorf("%s: %s", a.Dir, a.Advised))
 	}
 }

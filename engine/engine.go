@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/auditor"
@@ -150,6 +152,12 @@ type Engine struct {
 	auditor install.Auditor
 	// advisories is the source's advisory feed, read once (Advisories).
 	advisories *advisory.Checked
+	// feedRead joins the callers reading the feed at once: the read
+	// started ahead of a resolution and the resolution's own.
+	feedRead singleflight.Group
+	// feedGiven is true once a caller has been given the feed (and
+	// reported its problems).
+	feedGiven bool
 }
 
 // Open checks opts and opens what every operation needs: the registry

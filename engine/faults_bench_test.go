@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,7 +61,9 @@ func benchCount(b *testing.B, name string, def int) int {
 // mirror, failed or not, holds only blobs that match their digests; and
 // at the end every blob in the shared cache matches its digest. It
 // reports successes, clean failures, corruptions (which also fail the
-// benchmark) and the worst wall time of one operation. `make faults`
+// benchmark) and the worst wall time of one operation. Then the faults
+// stop and every install that failed is run again where it failed: each
+// must complete (reruns-ok). `make faults`
 // runs it with 200 installs and 20 mirrors.
 func BenchmarkFaults(b *testing.B) {
 	installs := benchCount(b, "SKILLPM_FAULTS_INSTALLS", 20)
@@ -123,8 +126,12 @@ func BenchmarkFaults(b *testing.B) {
 	// Everything from here goes through the proxy. A blob that drips is
 	// a slow link, bounded by the stall timeout alone, not a fault.
 	pick := registrytest.Seeded(seed, rate, registrytest.AllFaults)
+	var healed atomic.Bool
 	proxy := registrytest.NewProxyWith(b, reg, registrytest.ProxyOptions{Drip: 5 * time.Millisecond, RetryAfter: "1", AdvertiseRanges: true,
 		Rule: func(r *http.Request, n int) registrytest.Fault {
+			if healed.Load() {
+				return registrytest.Pass
+			}
 			f := pick(r, n)
 			if f == registrytest.Drip && strings.Contains(r.URL.Path, "/blobs/") {
 				return registrytest.Pass
@@ -134,7 +141,8 @@ func BenchmarkFaults(b *testing.B) {
 	timeouts := registry.TimeoutsFor(300 * time.Millisecond)
 	ns := proxy.Host + "/faults"
 
-	var ok, clean, corrupt, mok, mclean, mcorrupt int
+	var ok, clean, corrupt, mok, mclean, mcorrupt, rerunOK int
+	var failed []string // the project directories of installs that failed cleanly
 	var worst time.Duration
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
@@ -159,6 +167,7 @@ func BenchmarkFaults(b *testing.B) {
 				ok++
 			} else {
 				clean++
+				failed = append(failed, dir)
 				b.Logf("install %d failed cleanly: %v", i, err)
 			}
 		}
@@ -181,6 +190,19 @@ func BenchmarkFaults(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	// Once the network heals, the same command run again on what each
+	// failed install left completes, and leaves what a success leaves.
+	healed.Store(true)
+	for _, dir := range failed {
+		root, lock := filepath.Join(dir, "root"), filepath.Join(dir, "skills.lock")
+		_, err := open(timeouts, dir).Install(ctx, engine.InstallRequest{Manifest: filepath.Join(dir, "skills.yaml"), Target: engine.Target{Roots: []string{root}}})
+		if problem := checkInstall(root, lock, err); problem != "" || err != nil {
+			corrupt++
+			b.Errorf("install in %s run again after a fault: %s (err %v)", dir, problem, err)
+			continue
+		}
+		rerunOK++
+	}
 	if bad := badBlobs(filepath.Join(cache, "blobs")); len(bad) > 0 {
 		corrupt++
 		b.Errorf("content cache holds blobs not matching their digests: %s", bad)
@@ -188,6 +210,7 @@ func BenchmarkFaults(b *testing.B) {
 	b.ReportMetric(float64(ok), "installs-ok")
 	b.ReportMetric(float64(clean), "installs-failed-clean")
 	b.ReportMetric(float64(corrupt), "installs-corrupt")
+	b.ReportMetric(float64(rerunOK), "reruns-ok")
 	b.ReportMetric(float64(mok), "mirrors-ok")
 	b.ReportMetric(float64(mclean), "mirrors-failed-clean")
 	b.ReportMetric(float64(mcorrupt), "mirrors-corrupt")

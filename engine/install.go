@@ -158,7 +158,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: r.Prerelease,
 		AllowSignerChange: r.AllowSignerChange, AllowDowngrade: r.AllowDowngrade, AllowRepublished: r.AllowRepublished,
 		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.warnFunc(), Progress: e.progressFunc(), OnPlan: r.OnPlan,
-		AgentsRoots: install.AgentsRoots(e.env),
+		AgentsRoots: install.AgentsRoots(e.env), Ahead: e.feedAhead,
 	}
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return opts, invalid(fmt.Errorf("minimum tier %q: use verified, community or experimental", r.MinTier))

@@ -67,6 +67,10 @@ type Listing struct {
 	// Pending describes the transactions a crash left unfinished in the
 	// roots (the next operation on a root completes its own).
 	Pending []string
+	// Advisories are the advisories of the cached feed naming copies in
+	// the roots (list asks no registry; why no cached feed was obeyed, if
+	// none was, goes to Options.Warn).
+	Advisories []InstalledAdvised
 }
 
 // List reads what is installed in the roots t names (SearchedRoots; the
@@ -87,6 +91,18 @@ func (e *Engine) List(ctx context.Context, t Target) (*Listing, error) {
 	for _, r := range roots {
 		if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
 			out.Pending = append(out.Pending, p.String())
+		}
+	}
+	if len(items) > 0 {
+		// What a list cannot check (no cached feed, a broken policy) it
+		// says, and lists.
+		found, why, err := e.cachedAdvisories(ctx, roots)
+		if err != nil {
+			why = err.Error()
+		}
+		out.Advisories = found
+		if warn := e.warnFunc(); why != "" && warn != nil {
+			warn(why)
 		}
 	}
 	return out, nil

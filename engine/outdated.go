@@ -105,6 +105,11 @@ type OutdatedResult struct {
 // a folder's from building it again.
 func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
 	t := e.target(r.Target)
+	// The feed goes out in the same round as the first tag lists; it is
+	// waited for, so that nothing of it outlives the call.
+	done := make(chan struct{})
+	go func() { defer close(done); e.feedAhead(ctx) }()
+	defer func() { <-done }()
 	out := &OutdatedResult{Skills: []OutdatedSkill{}}
 	var rows []OutdatedSkill
 	var err error

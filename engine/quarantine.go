@@ -44,14 +44,20 @@ func (e *Engine) Quarantine(ctx context.Context) (*QuarantineResult, error) {
 		if !a.Refuses {
 			continue
 		}
-		if _, ok := byRoot[a.Root]; !ok {
-			order = append(order, a.Root)
+		if a.foreign != "" {
+			// No receipt says what it is or lets a restore put it back
+			// as it was: reported, left to the user.
+			out.Left = append(out.Left, fmt.Sprintf("%s: %s, but skillpm did not install it: left in place; remove it, or adopt it and run quarantine again", a.Dir, a.Advised))
+			continue
+		}
+		if _, ok := byRoot[a.root]; !ok {
+			order = append(order, a.root)
 		}
 		var digests []string
 		if a.ByDigest {
 			digests = []string{a.Tree}
 		}
-		byRoot[a.Root] = append(byRoot[a.Root], install.QuarantineItem{Name: a.Name, Version: a.Version, Digests: digests,
+		byRoot[a.root] = append(byRoot[a.root], install.QuarantineItem{Name: a.Name, Version: a.Version, Digests: digests,
 			Advisory: a.ID, Why: a.String()})
 	}
 	for _, root := range order {

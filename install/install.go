@@ -77,6 +77,13 @@ type Options struct {
 	Warn func(string)
 	// Hide withholds versions from a resolution (resolve.LockOptions.Hide).
 	Hide resolve.HideFunc
+	// Ahead, when set, is started in its own goroutine as a resolution
+	// asks its first question of a registry (the sparse index, the roots'
+	// tag lists), so that what the caller reads from the registry either
+	// way (the advisory feed) goes out in the same round trip. It must
+	// keep what it reads for the caller and return when ctx is done; the
+	// resolution waits for it before it returns.
+	Ahead func(ctx context.Context)
 	// Check, when set, judges the lock about to be installed (resolved,
 	// or kept as it is) before anything is staged; its error refuses the
 	// install. The engine refuses revoked versions with it.
@@ -538,6 +545,12 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 // resolveAndPrepare resolves m (prev's versions preferred), then fetches
 // and verifies the solution.
 func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, error) {
+	if opts.Ahead != nil {
+		// Waited for, so that nothing it does outlives the install.
+		done := make(chan struct{})
+		go func() { defer close(done); opts.Ahead(ctx) }()
+		defer func() { <-done }()
+	}
 	// A namespace's signed sparse index answers the solver in two round
 	// trips; without one the registry does, fetched ahead of the solver.
 	if g, ok := cat.(*catalog.Graph); ok && !opts.NoIndex {

@@ -56,16 +56,14 @@ func (c *Client) FetchAdvisories(ctx context.Context, src Source) ([]byte, ocisp
 	if err != nil {
 		return nil, ocispec.Descriptor{}, nil, err
 	}
-	st, err := src.OpenRead(ctx, AdvisoriesRepository)
-	var desc ocispec.Descriptor
-	if err == nil {
-		desc, err = st.Resolve(ctx, AdvisoriesTag)
-	}
+	// Resolved as a version's tag is: kept for an offline reader, which
+	// then checks the feed it last read (signatures and expiry included).
+	desc, err := repo.resolveTag(ctx, AdvisoriesTag)
 	if err != nil {
 		if isNotFound(err) || errors.Is(err, ErrNotFound) {
 			return nil, ocispec.Descriptor{}, nil, fmt.Errorf("%s: %w (no %s:%s)", src, ErrNoAdvisories, loc(src), AdvisoriesTag)
 		}
-		return nil, ocispec.Descriptor{}, nil, repo.fail("resolve advisories", err)
+		return nil, ocispec.Descriptor{}, nil, err
 	}
 	at := fmt.Sprintf("%s@%s", repo.loc, desc.Digest)
 	raw, err := repo.fetchBytes(ctx, desc, c.opts.Limits.MaxManifestBytes, "advisories manifest")

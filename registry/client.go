@@ -113,6 +113,14 @@ type Options struct {
 	// PlainHTTPHosts are hosts ("host:port") to reach over plain HTTP
 	// whatever PlainHTTP says: the config's explicit list.
 	PlainHTTPHosts []string
+	// Mirrors lists, per registry host ("ghcr.io", "host:port"), the
+	// registries ("host[:port][/prefix]") that serve copies of its content,
+	// tried in order before it for content named by its digest; a
+	// repository ns/x of the registry is prefix/ns/x on a mirror. Their
+	// answers are verified by digest: one that fails, lacks the content or
+	// serves other bytes is passed over. Plain HTTP to a mirror follows
+	// PlainHTTP and PlainHTTPHosts, as for any registry.
+	Mirrors map[string][]string
 	// Credentials is where registry credentials are read and stored; nil
 	// means Docker's config ($DOCKER_CONFIG/config.json, else
 	// ~/.docker/config.json) and its credential helpers.
@@ -166,6 +174,9 @@ func (o Options) Validate() error {
 	}
 	if o.HostRequests < 0 {
 		return fmt.Errorf("%w: HostRequests must not be negative", ErrInvalidOptions)
+	}
+	if err := validateMirrors(o.Mirrors); err != nil {
+		return err
 	}
 	l := o.Limits
 	if l.MaxManifestBytes < 0 || l.MaxConfigBytes < 0 || l.MaxLayerBytes < 0 || l.MaxPages < 0 {
@@ -326,6 +337,17 @@ func (c *Client) Session() *Client {
 		referrers: map[string]bool{},
 		blobs:     map[string]string{},
 	}
+}
+
+// OfflineSession returns a session of c (see Session) that sends no
+// request, as a Client with Options.Offline does: it answers from the
+// content cache and the listings kept when c's sessions last asked. What
+// needs no network by contract (skillpm list) reads through it.
+func (c *Client) OfflineSession() *Client {
+	s := c.Session()
+	s.opts.Offline = true
+	s.http = &auth.Client{Client: &http.Client{Transport: offlineTransport{}}, Header: c.http.Header, Credential: c.http.Credential, Cache: auth.NewCache()}
+	return s
 }
 
 // Offline reports whether c sends no request at all (Options.Offline):

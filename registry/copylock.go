@@ -24,7 +24,8 @@ type Pinned struct {
 }
 
 // CopyPinned copies exactly the pinned skills (each at its version and
-// digest, with every referrer: signatures, countersignatures) from their
+// digest, with every referrer: signatures, countersignatures, the signed
+// status a yank or a deprecation attaches, and its status tag) from their
 // sources into dst, a directory of OCI layouts, for air-gapped installs
 // and OEM images (the CLI's `skillpm bundle`, through the resolver's lock):
 // `skillpm install --from oci-layout:DIR` reads it with no network. (A
@@ -70,6 +71,14 @@ func (c *Client) CopyPinned(ctx context.Context, pins []Pinned, dst Source, opts
 			return nil, err
 		}
 		mv := cp.version(ctx, s.Version, s.Digest, MirrorOptions{})
+		if mv.Status == MirrorCopied || mv.Status == MirrorPresent {
+			// The version's status (yanked, deprecated) travels with it,
+			// as a mirror carries it: an image installed from the bundle
+			// offline is checked against it.
+			if err := cp.statusTag(ctx, s.Version); err != nil {
+				mv.Status, mv.Err = MirrorFailed, err
+			}
+		}
 		cp.release()
 		if opts.OnVersion != nil {
 			opts.OnVersion(mv)

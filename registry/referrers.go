@@ -163,6 +163,10 @@ func pushBlob(ctx context.Context, st Storage, desc ocispec.Descriptor, data []b
 // index. The list is what the source says; [Repository.Bundles] checks
 // every entry.
 func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
+	key := "referrers " + r.loc.String() + "@" + subject.Digest.String() + " " + artifactType
+	if l, ok := r.c.keptListing(key); ok {
+		return l.Descriptors, nil
+	}
 	st, err := r.reader(ctx)
 	if err != nil {
 		return nil, err
@@ -183,6 +187,9 @@ func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, 
 	}
 	if err != nil {
 		return nil, r.fail("list referrers of "+subject.Digest.String(), err)
+	}
+	if r.remote() {
+		r.c.keepListing(ctx, listing{Key: key, Descriptors: refs})
 	}
 	return refs, nil
 }

@@ -116,6 +116,13 @@ func (r *Repository) fail(op string, err error) error {
 	return &RequestError{Op: op, Registry: r.loc.Registry, Repository: r.loc.Repository, Err: err}
 }
 
+// remote reports whether r is on a registry (not a layout directory,
+// which needs no listing kept: it is read offline as it is).
+func (r *Repository) remote() bool {
+	_, ok := r.src.(*remoteSource)
+	return ok
+}
+
 func (r *Repository) reader(ctx context.Context) (ReadStorage, error) {
 	st, err := r.src.OpenRead(ctx, r.name)
 	return st, r.fail("open", err)
@@ -132,6 +139,12 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 		return tags, nil
 	}
 	v, err := r.c.shared(ctx, "tags "+key, func(ctx context.Context) (any, error) {
+		if l, ok := r.c.keptListing("tags " + key); ok {
+			r.c.mu.Lock()
+			r.c.tags[key] = l.Tags
+			r.c.mu.Unlock()
+			return l.Tags, nil
+		}
 		st, err := r.reader(ctx)
 		if err != nil {
 			return nil, err
@@ -144,6 +157,9 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 		})
 		if err != nil {
 			return nil, r.fail("list tags", err)
+		}
+		if r.remote() {
+			r.c.keepListing(ctx, listing{Key: "tags " + key, Tags: tags})
 		}
 		r.c.mu.Lock()
 		r.c.tags[key] = tags
@@ -264,6 +280,9 @@ func (r *Repository) resolveTag(ctx context.Context, tag string) (ocispec.Descri
 	if ok {
 		return d, nil
 	}
+	if l, ok := r.c.keptListing("tag " + key); ok && len(l.Descriptors) == 1 {
+		return l.Descriptors[0], nil
+	}
 	st, err := r.reader(ctx)
 	if err != nil {
 		return ocispec.Descriptor{}, err
@@ -271,6 +290,9 @@ func (r *Repository) resolveTag(ctx context.Context, tag string) (ocispec.Descri
 	d, err = st.Resolve(ctx, tag)
 	if err != nil {
 		return ocispec.Descriptor{}, r.fail("resolve "+tag, err)
+	}
+	if r.remote() {
+		r.c.keepListing(ctx, listing{Key: "tag " + key, Descriptors: []ocispec.Descriptor{d}})
 	}
 	r.c.mu.Lock()
 	r.c.resolved[key] = d
@@ -397,9 +419,15 @@ func (r *Repository) manifestByTag(ctx context.Context, tag string) (*Manifest, 
 		return r.Manifest(ctx, d)
 	}
 	v, err := r.c.shared(ctx, "tag "+key, func(ctx context.Context) (any, error) {
+		if l, ok := r.c.keptListing("tag " + key); ok && len(l.Descriptors) == 1 {
+			return l.Descriptors[0], nil
+		}
 		d, err := r.fetchTag(ctx, tag)
 		if err != nil {
 			return nil, err
+		}
+		if r.remote() {
+			r.c.keepListing(ctx, listing{Key: "tag " + key, Descriptors: []ocispec.Descriptor{d}})
 		}
 		r.c.mu.Lock()
 		r.c.resolved[key] = d
@@ -495,6 +523,31 @@ func (r *Repository) open(ctx context.Context, desc ocispec.Descriptor, max int6
 		report(fn, progress, ProgressSkipped, desc.Size)
 		return f, nil
 	}
+	// Mirrors first, in the order configured, then the registry itself,
+	// as containerd and Docker use theirs: each copy is verified by digest
+	// as it lands, so one that fails or serves other bytes is passed over.
+	var passed []error
+	for _, m := range r.mirrors() {
+		f, err := m.fetch(ctx, desc, kind, fn, progress)
+		if err == nil {
+			return f, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.c.logMirror(ctx, m, desc, kind, err)
+		passed = append(passed, err)
+	}
+	f, err := r.fetch(ctx, desc, kind, fn, progress)
+	if err != nil && len(passed) > 0 {
+		return nil, &MirrorsError{Err: err, Mirrors: passed}
+	}
+	return f, err
+}
+
+// fetch downloads desc from this repository into the content cache (see
+// open).
+func (r *Repository) fetch(ctx context.Context, desc ocispec.Descriptor, kind string, fn ProgressFunc, progress Progress) (*os.File, error) {
 	st, err := r.reader(ctx)
 	if err != nil {
 		return nil, err

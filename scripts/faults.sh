@@ -27,6 +27,7 @@ printf '%-28s %s\n' \
 	"installs succeeded" "$(metric installs-ok)" \
 	"installs failed cleanly" "$(metric installs-failed-clean)" \
 	"installs corrupted" "$(metric installs-corrupt)" \
+	"failed installs run again ok" "$(metric reruns-ok)" \
 	"mirrors succeeded" "$(metric mirrors-ok)" \
 	"mirrors failed cleanly" "$(metric mirrors-failed-clean)" \
 	"mirrors corrupted" "$(metric mirrors-corrupt)" \

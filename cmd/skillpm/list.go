@@ -70,7 +70,15 @@ func printList(g *globals, res *engine.Listing) error {
 		if items == nil {
 			items = []install.Listed{}
 		}
-		return g.writeJSON(map[string]any{"skills": items})
+		out := map[string]any{"skills": items}
+		if len(res.Advisories) > 0 {
+			out["advisories"] = res.Advisories
+		}
+		return g.writeJSON(out)
+	}
+	advised := map[string][]string{} // dir -> "advisory ID (kind)"
+	for _, a := range res.Advisories {
+		advised[a.Dir] = append(advised[a.Dir], "advisory "+a.ID+" ("+a.Kind+")")
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(g.stdout, "no skills installed in the searched roots")
@@ -108,6 +116,9 @@ func printList(g *globals, res *engine.Listing) error {
 		}
 		if l.Managed && len(l.ReadBy) > 1 {
 			status += "; read by " + strings.Join(l.ReadBy, ", ")
+		}
+		if as := advised[l.Dir]; len(as) > 0 {
+			status += "; named by " + strings.Join(as, ", ") + " (skillpm doctor)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Root.Host, l.Root.Scope, termText(l.Name), termText(dash(l.Version)), termText(dash(string(l.Tier))), termText(dash(l.Source)), termText(status))
 	}

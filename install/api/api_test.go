@@ -14,8 +14,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install/api"
+	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sign"
 )
 
 // TestInstallListDetailRemove walks the happy path: a dry run shows the
@@ -426,5 +429,49 @@ func TestSeesNewVersions(t *testing.T) {
 	req.Host = "codex"
 	if st := f.do("POST", "/api/skills/install", req, nil, &res); st != http.StatusCreated || len(res.Skills) != 1 || res.Skills[0].Version != "0.2.0" {
 		t.Fatalf("install after 0.2.0 was published elsewhere: %d %+v", st, res)
+	}
+}
+
+// TestListShowsAdvisories: once an advisory the policy obeys names an
+// installed skill, GET /api/skills marks that copy with it (the panel
+// shows it), and a copy placed by hand with the same files is marked by
+// its tree hash; the others are unmarked.
+func TestListShowsAdvisories(t *testing.T) {
+	f := newFixture(t, nil)
+	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "notes@^1", Host: "claude"}, nil, nil); st != http.StatusCreated {
+		t.Fatalf("install: %d", st)
+	}
+	if st := f.do("POST", "/api/skills/install", api.InstallRequest{Ref: "code@^1", Host: "claude", Grants: []string{"shell:execute:git"}}, nil, nil); st != http.StatusCreated {
+		t.Fatalf("install: %d", st)
+	}
+	root := filepath.Join(f.home, ".claude", "skills")
+	sum, err := archive.TreeHashInstalled(context.Background(), filepath.Join(root, "notes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "notes-copy"), os.DirFS(filepath.Join(root, "notes"))); err != nil {
+		t.Fatal(err)
+	}
+	feed := `{"schema": "skillpm.advisories/v1", "issued": "2026-01-01T00:00:00Z", "expires": "2099-01-01T00:00:00Z", "advisories": [
+  {"id": "MAL-2026-0009", "modified": "2026-01-01T00:00:00Z", "summary": "steals tokens",
+   "affected": [{"package": {"ecosystem": "skillpm", "name": "notes"}, "ranges": [{"type": "SEMVER", "events": [{"introduced": "0"}]}],
+                 "database_specific": {"digests": ["` + sum.TreeHash + `"]}}],
+   "database_specific": {"kind": "malicious", "severity": "high"}}]}`
+	e, err := engine.Open(context.Background(), engine.Options{Client: f.client, Policy: f.cfg.Policy, Trust: f.cfg.Trust, Env: f.cfg.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.PublishAdvisories(context.Background(), engine.AdvisoryPublishRequest{File: "feed.json", Data: []byte(feed), Sign: sign.SignOptions{Key: f.key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.installed("claude")
+	for _, name := range []string{"notes", "notes-copy"} {
+		as := got[name].Advisories
+		if len(as) != 1 || as[0].ID != "MAL-2026-0009" || as[0].Kind != "malicious" || !as[0].Refuses {
+			t.Errorf("%s: advisories %+v, want MAL-2026-0009 (malicious)", name, as)
+		}
+	}
+	if as := got["code"].Advisories; len(as) != 0 {
+		t.Errorf("code: advisories %+v, want none", as)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/internal/registrytest"
@@ -80,7 +81,8 @@ func TestPanelInBrowser(t *testing.T) {
 	}
 	home := t.TempDir()
 	ts := httptest.NewUnstartedServer(nil)
-	srv, err := api.New(api.Config{Client: NewClient(t, filepath.Join(t.TempDir(), "registry")), Policy: policy, Trust: trust,
+	apiClient := NewClient(t, filepath.Join(t.TempDir(), "registry"))
+	srv, err := api.New(api.Config{Client: apiClient, Policy: policy, Trust: trust,
 		Token: token, Addr: ts.Listener.Addr().String(), Env: install.Env{Home: home, Cwd: t.TempDir()}, Host: install.HostClaude})
 	if err != nil {
 		t.Fatal(err)
@@ -329,6 +331,33 @@ func TestPanelInBrowser(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(home, ".claude", "skills", "repo-tools", "SKILL.md")); err != nil || !strings.Contains(string(b), "1.5.0") {
 		t.Errorf("repo-tools not updated: %v", err)
+	}
+
+	// An advisory the policy obeys, in the feed of the panel's source,
+	// names the installed repo-tools: its row says so.
+	feed := `{"schema": "skillpm.advisories/v1", "issued": "2026-01-01T00:00:00Z", "expires": "2099-01-01T00:00:00Z", "advisories": [
+  {"id": "GHSA-2026-0001", "modified": "2026-01-01T00:00:00Z", "summary": "runs npm scripts it was not asked to",
+   "affected": [{"package": {"ecosystem": "skillpm", "name": "` + ns + `/repo-tools"}, "versions": ["1.5.0"]}],
+   "database_specific": {"kind": "vulnerability", "severity": "moderate"}}]}`
+	pub, err := engine.Open(context.Background(), engine.Options{Client: apiClient, Policy: policy, Trust: trust, Env: install.Env{Home: home}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pub.PublishAdvisories(context.Background(), engine.AdvisoryPublishRequest{File: "feed.json", Data: []byte(feed), Sign: sign.SignOptions{Key: kp.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL()),
+		chromedp.WaitVisible(row+` .advisory[data-advisory="GHSA-2026-0001"]`),
+	)
+	if err != nil {
+		t.Fatalf("seeing the advisory in the panel: %v", err)
+	}
+	if got := run(ctx, t, chromedp.Text(row+` .advisory`)); !strings.Contains(got, "advisory GHSA-2026-0001 (vulnerability, moderate): runs npm scripts") {
+		t.Errorf("advisory in the row = %q", got)
+	}
+	if n := run(ctx, t, chromedp.Evaluate[int](`document.querySelectorAll(".advisory").length`)); n != 1 {
+		t.Errorf("%d advisories shown, want 1 (repo-tools only)", n)
 	}
 
 	// Remove it with the keyboard: the panel asks first, and "Keep"

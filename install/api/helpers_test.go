@@ -45,6 +45,11 @@ policies:
       - key: publisher.pub
 ceilings:
   community: [filesystem:read, network:read, shell:execute]
+advisors:
+  - name: publishers
+    scopes: ["*"]
+    identities:
+      - key: publisher.pub
 `
 
 // fixtureSkills are published to the embedded registry of every fixture.
@@ -175,6 +180,10 @@ type fixture struct {
 	token string
 	home  string
 	srv   *api.Server
+	// key signed the fixture's skills; client holds its registry.
+	key    *sign.KeyPair
+	client *registry.Client
+	cfg    api.Config
 	// spec checks every /api/ response the fixture gets.
 	spec *specChecker
 }
@@ -212,7 +221,7 @@ func newFixtureWith(t *testing.T, skills []testSkill, mod func(*api.Config)) *fi
 	ts.Config.Handler = srv
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &fixture{t: t, url: ts.URL, host: ts.Listener.Addr().String(), token: token, home: home, srv: srv, spec: newSpecChecker(t)}
+	return &fixture{t: t, url: ts.URL, host: ts.Listener.Addr().String(), token: token, home: home, srv: srv, key: kp, client: c, cfg: cfg, spec: newSpecChecker(t)}
 }
 
 // do sends a request (with the token unless hdr overrides it) and

@@ -29,6 +29,10 @@ type Skill struct {
 	Permissions []string        `json:"permissions"`
 	Grants      []install.Grant `json:"grants"`
 	Signers     []sign.Identity `json:"signers"`
+	// Advisories are the obeyed advisories naming this copy (by its
+	// receipt, or by its tree hash for a copy skillpm did not install),
+	// as skillpm doctor reports them.
+	Advisories []engine.Advised `json:"advisories,omitempty"`
 }
 
 // Detail is GET /api/skills/{name}: the winning copy with its manifest,
@@ -153,6 +157,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.annotateUpdates(r.Context(), skills)
+	s.annotateAdvisories(r.Context(), roots, skills)
 	hosts := make([]string, 0, len(install.HostsIn(s.cfg.Env)))
 	for _, h := range install.HostsIn(s.cfg.Env) {
 		hosts = append(hosts, string(h))
@@ -303,4 +308,37 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"schema": SchemaSearch, "query": q, "results": res})
+}
+
+// annotateAdvisories sets Advisories on each copy an obeyed advisory of
+// the feed of the server's source names, as list finds them (the feed the
+// caches hold: every install and update the server runs reads it); a
+// feed that is not there, or not obeyed, leaves the list unmarked and is
+// reported through Config.Warn.
+func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, skills []Skill) {
+	if len(skills) == 0 {
+		return
+	}
+	e, err := s.engine(ctx, s.cfg.Warn, nil)
+	if err != nil {
+		return
+	}
+	dirs := make([]string, len(roots))
+	for i, r := range roots {
+		dirs[i] = r.Dir
+	}
+	l, err := e.List(ctx, engine.Target{Roots: dirs})
+	if err != nil {
+		if s.cfg.Warn != nil {
+			s.cfg.Warn("checking the installed skills against the advisory feed: " + err.Error())
+		}
+		return
+	}
+	byDir := map[string][]engine.Advised{}
+	for _, a := range l.Advisories {
+		byDir[a.Dir] = append(byDir[a.Dir], a.Advised)
+	}
+	for i := range skills {
+		skills[i].Advisories = byDir[skills[i].Dir]
+	}
 }

@@ -9,6 +9,10 @@
 //	plain-http:
 //	  - registry.internal:5000
 //	http-timeout: 10s               # connect, stall and answer timeouts (SKILLPM_HTTP_TIMEOUT wins)
+//	mirrors:                        # pull mirrors, tried in order before the registry
+//	  ghcr.io:                      # for content named by digest (see registry.Options.Mirrors)
+//	    - mirror.internal:5000
+//	    - cache.internal/ghcr       # ghcr.io/acme/skills/x is cache.internal/ghcr/acme/skills/x there
 //	policy: team-policy.yaml        # relative to this file
 package config
 
@@ -65,6 +69,9 @@ type Config struct {
 	// $SKILLPM_HTTP_TIMEOUT, else the file's http-timeout; 0 when
 	// neither says.
 	HTTPTimeout time.Duration
+	// Mirrors is mirrors:, the pull mirrors of each registry host
+	// (registry.Options.Mirrors); nil when the file does not say.
+	Mirrors map[string][]string
 	// Policy is policy:, the trust policy file every command reads when
 	// neither the command nor the project names one (absolute: read
 	// against the configuration's directory); "" when the file does not
@@ -74,12 +81,13 @@ type Config struct {
 
 // file is the on-disk shape.
 type file struct {
-	Registry  string   `yaml:"registry"`
-	Host      string   `yaml:"host"`
-	PlainHTTP []string `yaml:"plain-http"`
-	Link      *bool    `yaml:"link"`
-	Timeout   string   `yaml:"http-timeout"`
-	Policy    string   `yaml:"policy"`
+	Registry  string              `yaml:"registry"`
+	Host      string              `yaml:"host"`
+	PlainHTTP []string            `yaml:"plain-http"`
+	Link      *bool               `yaml:"link"`
+	Timeout   string              `yaml:"http-timeout"`
+	Policy    string              `yaml:"policy"`
+	Mirrors   map[string][]string `yaml:"mirrors"`
 }
 
 // DefaultPath returns $XDG_CONFIG_HOME/skillpm/config.yaml, with
@@ -156,9 +164,9 @@ func Parse(path string, data []byte) (*Config, error) {
 	top := root.Content[0]
 	at := func(n *yaml.Node) string { return skill.Position(path, n.Line, n.Column) }
 	if top.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link, plain-http and http-timeout", at(top), ErrInvalid)
+		return nil, fmt.Errorf("%s: %w: the configuration is a mapping with the keys registry, host, link, plain-http, http-timeout, policy and mirrors", at(top), ErrInvalid)
 	}
-	known := []string{"registry", "host", "link", "plain-http", "http-timeout", "policy"}
+	known := []string{"registry", "host", "link", "plain-http", "http-timeout", "policy", "mirrors"}
 	err := yamlstrict.Mapping{Known: known, FollowAliases: true}.Pairs(top, func(_, _ *yaml.Node) error { return nil }, func(p yamlstrict.Problem) error {
 		k := p.Node
 		switch p.Kind {
@@ -215,6 +223,12 @@ func Parse(path string, data []byte) (*Config, error) {
 		if !filepath.IsAbs(cfg.Policy) {
 			cfg.Policy = filepath.Join(filepath.Dir(path), cfg.Policy)
 		}
+	}
+	if len(f.Mirrors) > 0 {
+		if err := (registry.Options{Mirrors: f.Mirrors}).Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w: mirrors: %v", at(value("mirrors")), ErrInvalid, strings.TrimPrefix(err.Error(), registry.ErrInvalidOptions.Error()+": Mirrors: "))
+		}
+		cfg.Mirrors = f.Mirrors
 	}
 	for i, h := range f.PlainHTTP {
 		spec, err := source.Parse(h)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,11 @@ func TestParse(t *testing.T) {
 		{name: "http-timeout in seconds", data: "http-timeout: 5\n", want: Config{HTTPTimeout: 5 * time.Second}},
 		{name: "bad http-timeout", data: "http-timeout: soon\n", err: "config.yaml:1:15: invalid configuration: http-timeout:"},
 		{name: "zero http-timeout", data: "http-timeout: 0s\n", err: "must be more than zero"},
+		{name: "mirrors", data: "mirrors:\n  ghcr.io:\n    - mirror.internal:5000\n    - cache.internal/ghcr\n",
+			want: Config{Mirrors: map[string][]string{"ghcr.io": {"mirror.internal:5000", "cache.internal/ghcr"}}}},
+		{name: "mirror not a registry", data: "mirrors:\n  ghcr.io: [oci-layout:dir]\n", err: "config.yaml:2:3: invalid configuration: mirrors: ghcr.io: \"oci-layout:dir\" is not a registry"},
+		{name: "mirrors of a namespace", data: "mirrors:\n  ghcr.io/acme: [m.internal]\n", err: "mirrors: \"ghcr.io/acme\" is not a registry host"},
+		{name: "mirrors not a mapping", data: "mirrors: [m.internal]\n", err: "invalid configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Parse(path, []byte(tc.data))
@@ -50,7 +56,7 @@ func TestParse(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.want.File = path
-			if got.File != tc.want.File || got.Registry != tc.want.Registry || got.Host != tc.want.Host || strings.Join(got.PlainHTTP, ",") != strings.Join(tc.want.PlainHTTP, ",") || got.HTTPTimeout != tc.want.HTTPTimeout {
+			if got.File != tc.want.File || got.Registry != tc.want.Registry || got.Host != tc.want.Host || strings.Join(got.PlainHTTP, ",") != strings.Join(tc.want.PlainHTTP, ",") || got.HTTPTimeout != tc.want.HTTPTimeout || fmt.Sprint(got.Mirrors) != fmt.Sprint(tc.want.Mirrors) {
 				t.Errorf("Parse = %+v, want %+v", *got, tc.want)
 			}
 		})

@@ -50,8 +50,15 @@ func TestLookup(t *testing.T) {
 			t.Errorf("%s@%s %s: named %v, want %v", c.repo, c.version, c.digest, got, c.want)
 		}
 	}
+	// A copy of unknown repository is named by a digest alone.
+	if ms := ix.LookupDigest("sha256:"+strings.Repeat("b", 64), "sha256:"+strings.Repeat("a", 64)); len(ms) != 1 || ms[0].Repository != "embedded/web-research" || !ms[0].ByDigest {
+		t.Errorf("LookupDigest(a) = %+v, want the advisory naming embedded/web-research", ms)
+	}
+	if ms := ix.LookupDigest("sha256:" + strings.Repeat("b", 64)); len(ms) != 0 {
+		t.Errorf("LookupDigest(b) = %+v, want none", ms)
+	}
 	scoped := NewIndex(f.Advisories, func(*Advisory, string) bool { return false })
-	if scoped.Len() != 0 || len(scoped.Lookup("embedded/web-research", "1.0.0")) != 0 {
+	if scoped.Len() != 0 || len(scoped.Lookup("embedded/web-research", "1.0.0")) != 0 || len(scoped.LookupDigest("sha256:"+strings.Repeat("a", 64))) != 0 {
 		t.Error("an advisory outside every scope was indexed")
 	}
 }

@@ -119,7 +119,10 @@
           const tr = el("tr", { "data-skill": s.name, "data-host": s.root.host, "data-scope": s.root.scope });
           tr.append(
             el("td", { "data-label": "Name" }, el("strong", { class: "token", text: s.name }), s.edited ? el("span", { class: "muted", text: " (edited)" }) : null,
-              s.shadowed_by ? el("span", { class: "muted", text: " (shadowed)" }) : null),
+              s.shadowed_by ? el("span", { class: "muted", text: " (shadowed)" }) : null,
+              ...(s.advisories || []).map((a) => el("span", { class: "advisory" + (a.refuses ? " refuses" : ""), "data-advisory": a.id,
+                text: " ⚠ advisory " + a.id + " (" + a.kind + (a.severity ? ", " + a.severity : "") + ")" + (a.summary ? ": " + a.summary : "") +
+                  (a.refuses ? " — skillpm quarantine moves it out" : "") }))),
             el("td", { "data-label": "Version" }, el("span", { class: "token", text: s.version || "—" }),
               s.update ? el("span", { class: "update-available", text: " (update available: " + s.update + ")" }) : null),
             el("td", { "data-label": "Tier" }, tierBadge(s.tier)),
