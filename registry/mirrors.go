@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"log/slog"
 	"strings"
 
@@ -36,6 +37,10 @@ func (e *MirrorsError) Error() string {
 	}
 	return fmt.Sprintf("%v (the mirrors tried first failed too: %s)", e.Err, strings.Join(parts, "; "))
 }
+
+// Class is the registry's failure's class: the mirrors were a second
+// chance, not the operation.
+func (e *MirrorsError) Class() errdef.Class { return errdef.ClassOf(e.Err) }
 
 // Unwrap returns the registry's failure first, so that the error's class
 // is the registry's, then the mirrors'.
