@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/skillpm/skillpm/pkg/errdef"
 	"log/slog"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Pull mirrors (Options.Mirrors) serve copies of a registry's content, as
