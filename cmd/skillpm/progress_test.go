@@ -3,38 +3,25 @@ package main
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
 )
 
-// syncBuffer is a bytes.Buffer safe for mpb's goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor polls out until it holds want: mpb draws on its own refresh
-// ticks, so the test waits for the frame, up to a generous deadline.
-func waitFor(t *testing.T, out *syncBuffer, want string) {
+func waitFor(t *testing.T, out *registrytest.SyncBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	// mpb draws on its own ticker, so the test polls; the bound is the
+	// test binary's own (-timeout), less a margin to say what was drawn,
+	// never a figure a loaded machine can miss.
+	deadline, ok := t.Deadline()
+	if !ok {
+		deadline = time.Now().Add(time.Hour)
+	}
+	deadline = deadline.Add(-30 * time.Second)
 	for !strings.Contains(out.String(), want) {
 		if time.Now().After(deadline) {
 			t.Fatalf("progress never drew %q; drew:\n%q", want, out.String())
@@ -48,7 +35,7 @@ func waitFor(t *testing.T, out *syncBuffer, want string) {
 // bytes of one publish add up on one line; Stop takes the line away and
 // later events draw nothing.
 func TestProgressOneLinePerRun(t *testing.T) {
-	out := &syncBuffer{}
+	out := &registrytest.SyncBuffer{}
 	v := &progressView{out: out, sizes: map[string]int64{}, moved: map[string]int64{}}
 	v.Item("publishing", 1, 3, "web-research", "1.0.0")
 	v.Blob(registry.Progress{Op: "push", Title: "config", State: registry.ProgressDone, Descriptor: ocispec.Descriptor{Digest: digest.FromString("c"), Size: 10}})
@@ -65,7 +52,7 @@ func TestProgressOneLinePerRun(t *testing.T) {
 		t.Errorf("the view drew after Stop")
 	}
 
-	out = &syncBuffer{}
+	out = &registrytest.SyncBuffer{}
 	v = &progressView{out: out, sizes: map[string]int64{}, moved: map[string]int64{}}
 	layer := ocispec.Descriptor{Digest: digest.FromString("l"), Size: 3 << 20}
 	v.Blob(registry.Progress{Op: "push", Location: registry.Location{Registry: "r", Repository: "skills/web-notes"}, State: registry.ProgressRunning, Bytes: 1 << 20, Descriptor: layer})

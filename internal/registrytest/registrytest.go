@@ -91,7 +91,7 @@ type Registry struct {
 	Username, Password string
 
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *SyncBuffer
 	done chan struct{}
 }
 
@@ -153,7 +153,7 @@ http:
 			t.Fatal(err)
 		}
 		r := &Registry{Host: host, URL: "http://" + host, Dir: dir, Username: opts.Username, Password: opts.Password,
-			out: &syncBuffer{}, done: make(chan struct{})}
+			out: &SyncBuffer{}, done: make(chan struct{})}
 		r.cmd = exec.Command(bin, "serve", cfg)
 		r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
 		if err := r.cmd.Start(); err != nil {
@@ -246,18 +246,22 @@ func OrasCmd(ctx context.Context, t testing.TB, dir string, args ...string) *exe
 	return cmd
 }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer that one goroutine writes while another
+// reads it (a child process's output, a progress bar's).
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+// String is what has been written so far.
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
