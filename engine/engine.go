@@ -266,14 +266,6 @@ func (e *Engine) auditCacheDir() string {
 // Env returns the environment roots are resolved in.
 func (e *Engine) Env() hosts.Env { return e.env }
 
-// withClient returns a copy of e that talks through c (a long-running
-// server gives each request its own registry session).
-func (e *Engine) withClient(c *registry.Client) *Engine {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return &Engine{opts: e.opts, client: c, env: e.env, policy: e.policy, trust: e.trust, auditor: e.auditor}
-}
-
 // ProcessEnv is the one environment every operation resolves roots with
 // by default: the process's home, working directory and variables, and
 // the hosts table with the user's hosts file ($SKILLPM_HOSTS, else
