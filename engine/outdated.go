@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -340,8 +341,20 @@ func (e *Engine) folderRow(ctx context.Context, rec install.Record, root string)
 		return row, err
 	}
 	row.Wanted, row.Latest = l.Artifact.Skill.Version, l.Artifact.Skill.Version
-	if l.Artifact.Pack.TreeHash == rec.Tree {
+	switch {
+	case l.Artifact.Pack.TreeHash == rec.Tree:
 		row.Wanted, row.Latest = rec.Version, rec.Version
+	case l.Artifact.Skill.Version == rec.Version:
+		// The files changed under the same declared version: update
+		// moves it, so outdated lists it, as the build of these files
+		// (the version with the tree as build metadata, as an unversioned
+		// folder's 0.0.0+tree.HASH names its files).
+		if v, err := semver.StrictNewVersion(rec.Version); err == nil && v.Metadata() == "" {
+			tv := registry.TreeVersion(l.Artifact.Pack.TreeHash)
+			if nv, err := v.SetMetadata(strings.TrimPrefix(tv, registry.Unversioned+"+")); err == nil {
+				row.Wanted, row.Latest = nv.String(), nv.String()
+			}
+		}
 	}
 	return row, nil
 }
