@@ -74,6 +74,10 @@ func gaiaRefusal(p Permission) (msg, hint string) {
 // parsed, such as the one an install stages.
 func GaiaRefusals(s *Skill) Diagnostics {
 	c := &checker{file: s.File}
+	for _, r := range s.Repairs {
+		c.addAt(CodeYAMLUnquoted, r.Line, 1, fmt.Sprintf("%s is not valid YAML as written, and GAIA's loader reads the frontmatter with a strict YAML parser", r.Key),
+			fmt.Sprintf("quote the whole value (%s: \"…\"), or run skillpm migrate, which quotes it", r.Key))
+	}
 	c.checkGaiaLoader(s)
 	return finish(c.ds, Options{Mode: Strict})
 }

@@ -113,7 +113,7 @@ func parse(file string, data []byte) (*Skill, Diagnostics) {
 		}
 		return nil, ds
 	}
-	s := &Skill{File: file, Node: node, Body: doc.body, BodyLine: doc.bodyLine}
+	s := &Skill{File: file, Node: node, Body: doc.body, BodyLine: doc.bodyLine, Repairs: repairs}
 	c := &checker{file: file}
 	if doc.blankBefore > 0 {
 		c.addAt(CodeBlankBeforeFront, 1, 1, fmt.Sprintf("%d blank line(s) before the opening --- of the frontmatter", doc.blankBefore),

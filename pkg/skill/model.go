@@ -39,6 +39,10 @@ type Skill struct {
 	Dir string
 	// File is the path of SKILL.md used in diagnostics.
 	File string
+	// Repairs are the frontmatter values read as text because YAML
+	// cannot read them as written (lenient loads only); GAIA's loader,
+	// a strict YAML reader, refuses such a skill.
+	Repairs []Repair
 
 	Name          string
 	Description   string
