@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,9 +80,12 @@ func sharesValue(c *cobra.Command, f *pflag.Flag) bool {
 // use instead as a warning on stderr (a JSON line in JSON mode), and
 // never writes to stdout.
 func TestDeprecatedAliasWarns(t *testing.T) {
-	cliEnv(t, t.TempDir())
+	dir := t.TempDir()
+	cliEnv(t, dir)
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"search", "x", "--source", "oci-layout:nowhere", "-o", "json"}, strings.NewReader(""), &out, &errb)
+	// The layout lies in the test's own folder: search builds an index
+	// there, which must not land in the source tree.
+	code := run(context.Background(), []string{"search", "x", "--source", "oci-layout:" + filepath.Join(dir, "nowhere"), "-o", "json"}, strings.NewReader(""), &out, &errb)
 	if !strings.Contains(errb.String(), `"level":"warning","message":"Flag --source has been deprecated, use --registry`) {
 		t.Errorf("exit %d; stderr %q: want the deprecation as a JSON warning", code, errb.String())
 	}
