@@ -114,15 +114,7 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 	if !tiers.ValidTier(tier) {
 		return nil, invalid(fmt.Errorf("tier %q: use verified, community or experimental", tier))
 	}
-	data, fp, err := readKey(r.Key)
-	if err != nil {
-		return nil, err
-	}
-	file, err := e.policyTarget()
-	if err != nil {
-		return nil, err
-	}
-	doc, err := readPolicyNode(file)
+	data, fp, file, doc, err := e.keyAndPolicy(r.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -164,18 +156,25 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 	return res, writePolicy(ctx, file, doc, []atomicfile.File{{Path: res.KeyFile, Data: data, Perm: 0o644}})
 }
 
+// keyAndPolicy reads the public key at key (its bytes and fingerprint)
+// and the policy file TrustKey and UntrustKey edit, parsed as a node.
+func (e *Engine) keyAndPolicy(key string) (data []byte, fp, file string, doc *yaml.Node, err error) {
+	if data, fp, err = readKey(key); err != nil {
+		return nil, "", "", nil, err
+	}
+	if file, err = e.policyTarget(); err != nil {
+		return nil, "", "", nil, err
+	}
+	if doc, err = readPolicyNode(file); err != nil {
+		return nil, "", "", nil, err
+	}
+	return data, fp, file, doc, nil
+}
+
 // UntrustKey removes what TrustKey wrote for the key in r.Key (only its
 // fingerprint is read): the policy entry and the copy of the key.
 func (e *Engine) UntrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResult, error) {
-	_, fp, err := readKey(r.Key)
-	if err != nil {
-		return nil, err
-	}
-	file, err := e.policyTarget()
-	if err != nil {
-		return nil, err
-	}
-	doc, err := readPolicyNode(file)
+	_, fp, file, doc, err := e.keyAndPolicy(r.Key)
 	if err != nil {
 		return nil, err
 	}
