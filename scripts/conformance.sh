@@ -441,7 +441,7 @@ life() { # VERSION: the conf-life source at VERSION, published to $tmp/bundle
 	printf '#!/bin/sh\necho hello %s\n' "$1" >"$tmp/src/conf-life/scripts/hello.sh"
 	chmod 755 "$tmp/src/conf-life/scripts/hello.sh"
 	echo "notes $1" >"$tmp/src/conf-life/REFERENCE.md"
-	run "$tmp/skillpm" publish "$tmp/src/conf-life" --to "oci-layout:$tmp/bundle" >/dev/null 2>&1
+	run "$tmp/skillpm" publish "$tmp/src/conf-life" --registry "oci-layout:$tmp/bundle" >/dev/null 2>&1
 }
 files_at() { # DIR VERSION: the skill's files landed, the script runs
 	if [ "$(cat "$1/REFERENCE.md" 2>/dev/null)" = "notes $2" ] && [ -x "$1/scripts/hello.sh" ] && [ "$("$1/scripts/hello.sh")" = "hello $2" ]; then
@@ -458,16 +458,19 @@ claude_omits() { # SKILL: Claude's init event does not name it
 lifehosts=(--host claude --host opencode --host gemini --host amp --host copilot --host qwen)
 scenario lifecycle
 life 1.0.0
-run "$tmp/skillpm" install conf-life --from "oci-layout:$tmp/bundle" --allow-experimental --grant shell:execute "${lifehosts[@]}" >/dev/null
+run "$tmp/skillpm" install conf-life --registry "oci-layout:$tmp/bundle" --allow-experimental --grant shell:execute "${lifehosts[@]}" >/dev/null
 lists_claude "conf-life:$home/.claude/skills"
-expect opencode lists "$home/.config/opencode/skills/conf-life"
+# OpenCode reads Claude's root too and keeps one of two skills of a name,
+# whichever its scan meets first (either, run to run): listed once, from
+# one of the two copies skillpm wrote.
+lists_opencode_once conf-life "$home/.config/opencode/skills" "$home/.claude/skills"
 expect gemini lists "$home/.gemini/skills/conf-life"
 expect amp lists "$home/.config/agents/skills/conf-life"
 expect copilot lists "$home/.copilot/skills/conf-life"
 expect qwen lists conf-life
 for d in "$home/.claude/skills" "$home/.config/opencode/skills" "$home/.gemini/skills" "$home/.config/agents/skills" "$home/.copilot/skills" "$home/.qwen/skills"; do files_at "$d/conf-life" 1.0.0; done
 life 1.1.0
-run "$tmp/skillpm" update conf-life --from "oci-layout:$tmp/bundle" --allow-experimental "${lifehosts[@]}" >/dev/null
+run "$tmp/skillpm" update conf-life --registry "oci-layout:$tmp/bundle" --allow-experimental "${lifehosts[@]}" >/dev/null
 for d in "$home/.claude/skills" "$home/.config/opencode/skills" "$home/.gemini/skills" "$home/.config/agents/skills" "$home/.copilot/skills" "$home/.qwen/skills"; do files_at "$d/conf-life" 1.1.0; done
 expect gemini lists "$home/.gemini/skills/conf-life"
 expect amp lists "$home/.config/agents/skills/conf-life"
@@ -476,7 +479,7 @@ if ! on copilot; then :; elif run timeout 120 "$bin/copilot" skill list --json 2
 lists_claude "conf-life:$home/.claude/skills"
 run "$tmp/skillpm" remove conf-life "${lifehosts[@]}" >/dev/null
 claude_omits conf-life
-expect opencode omits "$home/.config/opencode/skills/conf-life"
+expect opencode omits "$home/.config/opencode/skills/conf-life" "$home/.claude/skills/conf-life"
 expect gemini omits "$home/.gemini/skills/conf-life"
 expect amp omits "$home/.config/agents/skills/conf-life"
 expect copilot omits "$home/.copilot/skills/conf-life"
