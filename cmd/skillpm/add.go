@@ -13,7 +13,6 @@ type addFlags struct {
 	changeFlags
 	dryRun    bool
 	noInstall bool
-	from      string
 	manifest  string
 	lock      string
 }
@@ -57,8 +56,7 @@ fails or is refused.`,
 	fl := c.Flags()
 	fl.BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
 	fl.BoolVar(&f.noInstall, "no-install", false, "write skills.yaml and skills.lock without installing")
-	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)")
-	deprecatedAlias(c, "from", "registry")
+	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)", "from")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	return c
@@ -108,7 +106,7 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	ef := engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: true, manifest: f.manifest, ask: f.ask}
+	ef := engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: true, manifest: f.manifest, ask: f.ask}
 	if !f.noInstall {
 		ef.trust = &f.trustFlags
 	}

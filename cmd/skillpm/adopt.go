@@ -12,7 +12,6 @@ func newAdoptCmd(g *globals) *cobra.Command {
 	var rf rootFlags
 	var reg regFlags
 	var trust trustFlags
-	var from string
 	c := &cobra.Command{
 		Use:   "adopt NAME",
 		Short: "Take a skill placed by hand or by another tool under management",
@@ -32,7 +31,7 @@ refused: install the skill with skillpm instead.`,
   skillpm adopt pdf --host cursor --scope project --registry ghcr.io/acme/skills`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			e, err := openEngine(c.Context(), g, engineFlags{reg: &reg, trust: &trust, from: from, rf: &rf})
+			e, err := openEngine(c.Context(), g, engineFlags{reg: &reg, trust: &trust, from: reg.registry, rf: &rf})
 			if err != nil {
 				return err
 			}
@@ -51,8 +50,7 @@ refused: install the skill with skillpm instead.`,
 	rf.register(c)
 	reg.addPlainHTTP(c)
 	trust.register(c)
-	c.Flags().StringVar(&from, "registry", "", "`SOURCE` to look for a published copy in: a registry namespace or oci-layout:DIR (default: the configuration's registry)")
-	deprecatedAlias(c, "from", "registry")
+	bindRegistry(c, &reg.registryOption, "`SOURCE` to look for a published copy in: a registry namespace or oci-layout:DIR (default: the configuration's registry)", "from")
 	return c
 }
 

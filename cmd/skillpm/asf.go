@@ -19,7 +19,7 @@ type asfFlags struct {
 	state       string
 	stateRoot   string
 	session     string
-	host        string
+	host        oneHost
 }
 
 func (f *asfFlags) register(c *cobra.Command, persistent bool) {
@@ -31,7 +31,7 @@ func (f *asfFlags) register(c *cobra.Command, persistent bool) {
 	fs.StringVar(&f.state, "state", "", "the state `FILE` (default: $"+asf.EnvState+", the session's file, or .workflow/state.json in a git worktree)")
 	fs.StringVar(&f.stateRoot, "state-root", "", "the `DIR` of session state files (default: the host's, e.g. ~/.claude/state/asf)")
 	fs.StringVar(&f.session, "session", "", "the agent session `ID`: state in <state root>/ID.json (default $"+asf.EnvSession+")")
-	fs.StringVar(&f.host, "host", asf.DefaultHost, "the agent host whose state root and hook format to use: "+strings.Join(asf.HostNames(), ", "))
+	bindOneHost(fs, &f.host, asf.DefaultHost, "the agent `HOST` whose state root and hook format to use")
 }
 
 // asfSetup is what a command needs: the runner, the environment and the
@@ -47,13 +47,13 @@ func (f *asfFlags) setup() (*asfSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(env.Table().IDs(), f.host) {
-		return nil, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host, strings.Join(env.Table().IDs(), ", "))
+	if !slices.Contains(env.Table().IDs(), f.host.name) {
+		return nil, fmt.Errorf("%w %q (known: %s)", asf.ErrUnknownHost, f.host.name, strings.Join(env.Table().IDs(), ", "))
 	}
 	return &asfSetup{
 		runner: asf.New(asf.Options{SkillDirs: asf.SearchPath(f.skillsRoots, env)}),
 		env:    env,
-		so:     asf.StateOptions{Path: f.state, Root: f.stateRoot, Session: f.session, Host: f.host},
+		so:     asf.StateOptions{Path: f.state, Root: f.stateRoot, Session: f.session, Host: f.host.name},
 	}, nil
 }
 
@@ -512,7 +512,7 @@ which Claude Code treats as a non-blocking error (the hook fails open).`,
 			return nil
 		},
 		RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-			if err := asf.HooksUnsupported(f.host); err != nil {
+			if err := asf.HooksUnsupported(f.host.name); err != nil {
 				return classed(errdef.Usage, err)
 			}
 			s, err := f.setup()
@@ -566,7 +566,7 @@ is replaced atomically and keeps its mode.`,
 			Example: "  skillpm asf hooks " + name + " --host claude --scope project",
 			Args:    exactArgs(0),
 			RunE: asfRunE(g, func(c *cobra.Command, args []string) error {
-				if err := asf.HooksUnsupported(f.host); err != nil {
+				if err := asf.HooksUnsupported(f.host.name); err != nil {
 					return classed(errdef.Usage, err)
 				}
 				env, err := processEnv()
@@ -575,7 +575,7 @@ is replaced atomically and keeps its mode.`,
 				}
 				path := file
 				if path == "" {
-					if path, err = asf.HookSettingsPath(f.host, scope, env); err != nil {
+					if path, err = asf.HookSettingsPath(f.host.name, scope, env); err != nil {
 						return classed(errdef.Usage, err)
 					}
 				} else {
@@ -584,9 +584,9 @@ is replaced atomically and keeps its mode.`,
 				o := asf.SettingsOptions{Command: command, DryRun: dry}
 				var ch *asf.SettingsChange
 				if name == "install" {
-					ch, err = asf.InstallHooks(c.Context(), f.host, path, o)
+					ch, err = asf.InstallHooks(c.Context(), f.host.name, path, o)
 				} else {
-					ch, err = asf.UninstallHooks(c.Context(), f.host, path, o)
+					ch, err = asf.UninstallHooks(c.Context(), f.host.name, path, o)
 				}
 				if err != nil {
 					return err
@@ -594,7 +594,7 @@ is replaced atomically and keeps its mode.`,
 				return printSettingsChange(g, ch, name, dry)
 			}),
 		}
-		sc.Flags().StringVar(&scope, "scope", asf.ScopeUser, "user or project settings")
+		bindScope(sc.Flags(), &scope, asf.ScopeUser, "`SCOPE` of the settings edited, user or project")
 		sc.Flags().StringVar(&file, "settings", "", "edit this settings `FILE` instead")
 		sc.Flags().StringVar(&command, "command", "", "the skillpm executable the hooks run (default skillpm, from PATH)")
 		sc.Flags().BoolVar(&dry, "dry-run", false, "print the new settings instead of writing them")

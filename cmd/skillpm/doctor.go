@@ -50,7 +50,7 @@ type doctorProject struct {
 
 func newDoctorCmd(g *globals) *cobra.Command {
 	var f regFlags
-	var policy string
+	var policy policyOption
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the setup: roots per host, environment, policy, registries, pending work, lock drift",
@@ -72,7 +72,7 @@ is listed with what to do).`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Doctor(ctx, engine.DoctorRequest{PolicyFile: policy})
+			res, err := e.Doctor(ctx, engine.DoctorRequest{PolicyFile: policy.policy})
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ is listed with what to do).`,
 		},
 	}
 	f.addPlainHTTP(c)
-	c.Flags().StringVar(&policy, "policy", "", "trust policy `FILE` to check (default: the search path)")
+	bindPolicy(c.Flags(), &policy, "trust policy `FILE` to check (default: the search path)")
 	return c
 }
 

@@ -20,6 +20,20 @@ var flagConcepts = []struct {
 	{"policy", []string{"policy-file"}},
 	{"output", nil},
 	{"format", nil},
+	{"to-registry", nil},
+}
+
+// sharedConcepts are the concepts whose flag only options.go's binders
+// declare (bindRegistry, bindHosts, bindOneHost, bindScope, bindPolicy):
+// TestFlagConcepts and TestSharedFlagsBoundOnce fail on one declared
+// elsewhere.
+var sharedConcepts = []string{"registry", "host", "scope", "policy"}
+
+// deprecatedPositional warns that a command was given a registry as an
+// argument (index build SRC, mirror SRC DST), the form of older releases:
+// it still works for one release; use is the form to use instead.
+func deprecatedPositional(g *globals, form, use string) {
+	g.o().Warn(form + " is deprecated: use " + use + " (the argument form goes in the next release)")
 }
 
 // deprecatedAlias adds old to c's flags as a hidden, deprecated second

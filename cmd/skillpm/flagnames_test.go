@@ -11,25 +11,57 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// notShared are the flags named as a concept of sharedConcepts that mean
+// something else, with why.
+var notShared = map[string]string{
+	"skillpm trust add --scope": "the repositories a trusted key's signatures count for, not the roots' user or project",
+}
+
 // TestFlagConcepts walks every command's flags: a concept of flagConcepts
 // is named by its one flag; an older spelling is only a hidden,
-// deprecated alias sharing the flag's value; and a concept's flag has
-// one value type everywhere (a --host is repeatable wherever it is).
+// deprecated alias sharing the flag's value; a concept's flag has one
+// value type everywhere; a flag of sharedConcepts is declared by its
+// binder in options.go (its annotation says so); and a --host is
+// repeatable, or, on a command that acts for one host, says so in its
+// help and refuses a second --host.
 func TestFlagConcepts(t *testing.T) {
 	types := map[string]string{}
 	where := map[string]string{}
+	seen := map[string]bool{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		path := c.CommandPath()
+		for _, name := range sharedConcepts {
+			for _, fs := range []*pflag.FlagSet{c.LocalNonPersistentFlags(), c.PersistentFlags()} {
+				f := fs.Lookup(name)
+				if f == nil {
+					continue
+				}
+				key := path + " --" + name
+				if notShared[key] != "" {
+					seen[key] = true
+					continue
+				}
+				if len(f.Annotations[sharedFlag]) == 0 {
+					t.Errorf("%s is declared by the command itself: bind it with options.go's binder", key)
+				}
+				if name == "host" {
+					checkHostFlag(t, key, f)
+				}
+			}
+		}
 		for _, concept := range flagConcepts {
 			canonical := c.Flags().Lookup(concept.name)
 			if canonical == nil {
 				canonical = c.InheritedFlags().Lookup(concept.name)
 			}
-			if canonical != nil {
-				// One host or several is the command's business (run takes
-				// one); the name and the kind of value are the concept's.
-				typ := strings.TrimSuffix(canonical.Value.Type(), "Array")
+			if canonical != nil && notShared[path+" --"+concept.name] == "" {
+				typ := canonical.Value.Type()
+				if _, one := canonical.Value.(*oneHost); one {
+					// One host where one is the only meaning
+					// (checkHostFlag); a host's value all the same.
+					typ = "stringArray"
+				}
 				if prev, ok := types[concept.name]; ok && prev != typ {
 					t.Errorf("%s --%s is a %s, %s's a %s: one concept, one type", path, concept.name, typ, where[concept.name], prev)
 				} else if !ok {
@@ -63,6 +95,35 @@ func TestFlagConcepts(t *testing.T) {
 		}
 	}
 	walk(newRootCmd(&globals{}))
+	for key := range notShared {
+		if !seen[key] {
+			t.Errorf("%s is listed in notShared but no longer declared: take it off the list", key)
+		}
+	}
+}
+
+// checkHostFlag checks one --host: repeatable, or one host's, saying so
+// in its help and refusing a second value.
+func checkHostFlag(t *testing.T, key string, f *pflag.Flag) {
+	t.Helper()
+	if f.Value.Type() == "stringArray" {
+		return
+	}
+	h, ok := f.Value.(*oneHost)
+	if !ok {
+		t.Errorf("%s is a %s: a --host is repeatable (bindHosts) or one host's (bindOneHost)", key, f.Value.Type())
+		return
+	}
+	if !strings.Contains(f.Usage, "(one host") {
+		t.Errorf("%s takes one host but its help does not say so: %q", key, f.Usage)
+	}
+	probe := &oneHost{name: h.name}
+	if err := probe.Set("claude"); err != nil {
+		t.Errorf("%s: a first --host is refused: %v", key, err)
+	}
+	if err := probe.Set("codex"); err == nil || !strings.Contains(err.Error(), "give --host once") {
+		t.Errorf("%s: a second --host is taken (err %v): it must be refused", key, err)
+	}
 }
 
 // sharesValue reports whether another flag of c sets f's value.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/spf13/cobra"
@@ -47,10 +48,10 @@ type sparseJSON struct {
 func newIndexBuildCmd(g *globals) *cobra.Command {
 	var f indexBuildFlags
 	c := &cobra.Command{
-		Use:   "build [SRC]",
+		Use:   "build [--registry SRC]",
 		Short: "Write the search index and the sparse index of SRC (SRC/skillpm-index)",
-		Long: `Index build reads every skill of SRC (a registry namespace, oci-layout:DIR
-or "embedded"; default --registry, else the configuration's registry) and
+		Long: `Index build reads every skill of SRC (--registry: a registry namespace,
+oci-layout:DIR or "embedded"; default the configuration's registry) and
 pushes its search index to SRC/skillpm-index, tag latest: an artifact of
 type application/vnd.skillpm.index.v1 whose one JSON layer lists, per
 skill, its versions with their manifest digests and the latest version's
@@ -68,8 +69,8 @@ rewritten; publish and mirror keep an existing sparse index up to date.
 The skills are SRC's _catalog where the registry has one, else the
 directory's layouts; --names FILE (one name a line) for registries without
 _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
-		Example: `  skillpm index build ghcr.io/acme/skills --names skills.txt --sign --key market.key
-  skillpm index build oci-layout:./mirror`,
+		Example: `  skillpm index build --registry ghcr.io/acme/skills --names skills.txt --sign --key market.key
+  skillpm index build --registry oci-layout:./mirror`,
 		Args: func(c *cobra.Command, args []string) error {
 			if err := cobra.MaximumNArgs(1)(c, args); err != nil {
 				return usageErrorf(c, err)
@@ -86,12 +87,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			if err != nil {
 				return err
 			}
-			var src registry.Source
-			if len(args) == 1 {
-				src, err = openSourceArg(client, args[0])
-			} else {
-				src, err = regDefaultSource(client, g, &f.regFlags)
-			}
+			src, err := f.source(g, client, args)
 			if err != nil {
 				return err
 			}
@@ -118,8 +114,25 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 	c.Flags().StringVar(&f.names, "names", "", "read the skill names from `FILE` (one a line) instead of the source's listing")
 	c.Flags().IntVar(&f.jobs, "jobs", registry.DefaultMirrorJobs, "read `N` skills at once")
 	f.addPlainHTTP(c)
-	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` to index when SRC is not given (default: the configuration's registry)")
+	bindRegistry(c, &f.registryOption, "`SOURCE` to index: a registry namespace, oci-layout:DIR or embedded (default: the configuration's registry)")
 	return c
+}
+
+// source opens the source to index: --registry, else SRC as older
+// releases took it (deprecated: a warning), else the configuration's
+// registry.
+func (f *indexBuildFlags) source(g *globals, client *registry.Client, args []string) (registry.Source, error) {
+	if len(args) == 1 {
+		if f.registry != "" {
+			return nil, classed(errdef.Usage, fmt.Errorf("index build: give the source once, as --registry %s (not also as an argument)", f.registry))
+		}
+		deprecatedPositional(g, "index build SRC", "index build --registry SRC")
+		f.registry = args[0]
+	}
+	if f.registry != "" {
+		return openSourceArg(client, f.registry)
+	}
+	return regDefaultSource(client, g, &f.regFlags)
 }
 
 // indexOutput is index build's JSON document.

@@ -42,7 +42,6 @@ type installFlags struct {
 	changeFlags
 	frozen   bool
 	dryRun   bool
-	from     string
 	manifest string
 	lock     string
 	noVCS    bool
@@ -112,8 +111,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	f.rootFlags.registerLink(c)
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
-	c.Flags().StringVar(&f.from, "registry", "", "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR")
-	deprecatedAlias(c, "from", "registry")
+	bindRegistry(c, &f.registryOption, "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR", "from")
 	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
@@ -126,7 +124,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, manifest: f.manifest, ask: f.ask})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, manifest: f.manifest, ask: f.ask})
 	if err != nil {
 		return err
 	}

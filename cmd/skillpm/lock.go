@@ -16,14 +16,13 @@ type lockFlags struct {
 	regFlags
 	manifest string
 	lock     string
-	from     string
 	frozen   bool
 	upgrade  bool
 	// allowRepublished accepts a git version tag moved to another commit.
 	allowRepublished bool
-	// policy is --policy: the trust policy that judges advisories and git
-	// signatures instead of the project's.
-	policy string
+	// policyOption is --policy: the trust policy that judges advisories
+	// and git signatures instead of the project's.
+	policyOption
 }
 
 type lockJSON struct {
@@ -106,12 +105,11 @@ retries.`,
 	fl := c.Flags()
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
-	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)")
-	deprecatedAlias(c, "from", "registry")
+	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)", "from")
 	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
 	fl.BoolVar(&f.upgrade, "upgrade", false, "let the skills named (or all) move to the newest versions their ranges allow")
 	fl.BoolVar(&f.allowRepublished, "allow-republished", false, "accept a git version tag moved to another commit than the one locked")
-	fl.StringVar(&f.policy, "policy", "", "use the trust policy in `FILE` instead of the project's (policy: in skills.yaml), the configuration's or the search path's")
+	bindPolicy(fl, &f.policyOption, "")
 	f.addPlainHTTP(c)
 	f.addOffline(c)
 	return c
@@ -127,7 +125,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if f.upgrade && f.frozen {
 		return usageErrorf(c, errors.New("--upgrade and --frozen contradict each other"))
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, policyFile: f.policy, manifest: f.manifest, warn: resolverWarn(g)})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, policyFile: f.policy, manifest: f.manifest, warn: resolverWarn(g)})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,8 @@ type mirrorFlags struct {
 	minTier string
 	since   string
 	names   string
+	// toRegistry is --to-registry, the destination.
+	toRegistry string
 }
 
 type mirrorJSON struct {
@@ -55,9 +58,10 @@ type mirrorVersionJSON struct {
 func newMirrorCmd(g *globals) *cobra.Command {
 	var f mirrorFlags
 	c := &cobra.Command{
-		Use:   "mirror SRC DST [NAME...]",
+		Use:   "mirror --registry SRC --to-registry DST [NAME...]",
 		Short: "Copy skills with their signatures between registries and OCI layouts",
-		Long: `Mirror copies skills from SRC to DST, each a registry namespace
+		Long: `Mirror copies skills from SRC (--registry; default the configuration's
+registry) to DST (--to-registry), each a registry namespace
 (ghcr.io/acme/skills, localhost:5000/skills), oci-layout:DIR, or "embedded":
 every version (SemVer tag) with its manifest, blobs and every referrer
 (signatures, countersignatures), byte for byte, so digests and signatures
@@ -77,13 +81,16 @@ versions with a manifest or referrer created since then, by their
 org.opencontainers.image.created annotation (skillpm and cosign write it on
 every signature); a version with no such annotation is always considered.
 
+The form of older releases, mirror SRC DST [NAME...], still works when
+neither --registry nor --to-registry is given, with a warning; it goes in
+the next release.
+
 Exit status: 0 when everything was copied or present; 5 when a version was
 refused; 6 when a copy failed (run again to resume).`,
-		Example: `  skillpm mirror ghcr.io/acme/skills registry.internal/skills --names skills.txt
-  skillpm mirror localhost:5000/skills oci-layout:./mirror --plain-http --verify --policy marketplace.yaml
-  skillpm mirror embedded oci-layout:./out web-research --min-tier verified
-  skillpm mirror ghcr.io/acme/skills registry.internal/skills --since 24h --jobs 16`,
-		Args: minArgs(2),
+		Example: `  skillpm mirror --registry ghcr.io/acme/skills --to-registry registry.internal/skills --names skills.txt
+  skillpm mirror --registry localhost:5000/skills --to-registry oci-layout:./mirror --plain-http --verify --policy marketplace.yaml
+  skillpm mirror --registry embedded --to-registry oci-layout:./out web-research --min-tier verified
+  skillpm mirror --registry ghcr.io/acme/skills --to-registry registry.internal/skills --since 24h --jobs 16`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runMirror(c, g, &f, args)
 		},
@@ -93,9 +100,30 @@ refused; 6 when a copy failed (run again to resume).`,
 	c.Flags().StringVar(&f.minTier, "min-tier", "", "refuse versions below `TIER` (experimental, community, verified); implies --verify")
 	c.Flags().StringVar(&f.since, "since", "", "copy only versions with something created since `TIME` (RFC 3339 or a duration ago, e.g. 24h)")
 	c.Flags().StringVar(&f.names, "names", "", "read the skill names from `FILE` (one a line, # comments)")
+	bindRegistry(c, &f.registryOption, "`SOURCE` to copy from: a registry namespace, oci-layout:DIR or embedded (default: the configuration's registry)")
+	c.Flags().StringVar(&f.toRegistry, "to-registry", "", "`DEST` to copy to: a registry namespace or oci-layout:DIR")
 	f.trustFlags.register(c)
 	f.addPlainHTTP(c)
 	return c
+}
+
+// ends picks the source and the destination, and the names: --registry
+// (else the configuration's registry) and --to-registry, or, when neither
+// flag is given, the first two arguments as older releases took them
+// (deprecated: a warning).
+func (f *mirrorFlags) ends(g *globals, args []string) (from, to string, names []string, err error) {
+	if f.registry == "" && f.toRegistry == "" && len(args) >= 2 {
+		deprecatedPositional(g, "mirror SRC DST", "mirror --registry SRC --to-registry DST")
+		return args[0], args[1], args[2:], nil
+	}
+	if f.toRegistry == "" {
+		return "", "", nil, classed(errdef.Usage, errors.New("mirror needs a destination: give --to-registry DEST (a registry namespace or oci-layout:DIR)"))
+	}
+	from = cmp.Or(f.registry, g.config().Registry)
+	if from == "" {
+		return "", "", nil, classed(errdef.Usage, errors.New("mirror needs a source: give --registry SOURCE (a registry namespace, oci-layout:DIR or embedded), or set registry: in the configuration"))
+	}
+	return from, f.toRegistry, args, nil
 }
 
 // openSourceArg opens a source argument; "embedded" is the embedded
@@ -148,7 +176,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) error {
 	ctx := c.Context()
-	r, err := f.request(args)
+	r, err := f.request(g, args)
 	if err != nil {
 		return err
 	}
@@ -191,8 +219,12 @@ func refreshMirrored(ctx context.Context, g *globals, client *registry.Client, r
 
 // request checks mirror's flags and builds the engine's request: SOURCE,
 // DEST and the names (arguments and --names).
-func (f *mirrorFlags) request(args []string) (engine.MirrorRequest, error) {
+func (f *mirrorFlags) request(g *globals, args []string) (engine.MirrorRequest, error) {
 	var r engine.MirrorRequest
+	from, to, names, err := f.ends(g, args)
+	if err != nil {
+		return r, err
+	}
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
 		return r, classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
@@ -203,8 +235,8 @@ func (f *mirrorFlags) request(args []string) (engine.MirrorRequest, error) {
 	if err != nil {
 		return r, classed(errdef.Usage, err)
 	}
-	r = engine.MirrorRequest{From: args[0], To: args[1], Verify: f.verify,
-		Options: registry.MirrorOptions{Names: args[2:], Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}}
+	r = engine.MirrorRequest{From: from, To: to, Verify: f.verify,
+		Options: registry.MirrorOptions{Names: names, Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}}
 	if f.names != "" {
 		more, err := readNames(f.names)
 		if err != nil {

@@ -14,10 +14,10 @@ import (
 type outdatedFlags struct {
 	regFlags
 	rootFlags
-	from, manifest, lock string
-	// policy is --policy: the trust policy that judges statuses and
+	manifest, lock string
+	// policyOption is --policy: the trust policy that judges statuses and
 	// advisories instead of the project's.
-	policy        string
+	policyOption
 	all, exitCode bool
 }
 
@@ -62,11 +62,10 @@ CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 	fl.BoolVar(&f.pre, "pre", false, "count pre-releases as wanted and latest")
 	fl.BoolVar(&f.all, "all", false, "list every skill, not only the outdated ones")
 	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 1 when a skill is outdated (as git diff --exit-code)")
-	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
-	deprecatedAlias(c, "from", "registry")
+	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR", "from")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
-	fl.StringVar(&f.policy, "policy", "", "use the trust policy in `FILE` instead of the project's (policy: in skills.yaml), the configuration's or the search path's")
+	bindPolicy(fl, &f.policyOption, "")
 	return c
 }
 
@@ -75,7 +74,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	// A project reads its roots leniently, as the commands that change it
 	// do; with --root no hosts table is needed.
 	lenient := len(f.roots) > 0 || engine.HasProject(f.manifest)
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: lenient, policyFile: f.policy, manifest: f.manifest})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: lenient, policyFile: f.policy, manifest: f.manifest})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ add KEY.pub trusts a key of your own in the policy in force.`,
 }
 
 func newPolicyShowCmd(g *globals) *cobra.Command {
-	var file string
+	var file policyOption
 	c := &cobra.Command{
 		Use:   "show",
 		Short: "Print the effective trust policy",
@@ -48,7 +48,7 @@ file is reported with file:line:col and exit status 3.`,
   skillpm policy show --policy /etc/skillpm/policy.yaml --output json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			path, err := engine.PolicyFileFor(c.Context(), file, "", g.config().Policy)
+			path, err := engine.PolicyFileFor(c.Context(), file.policy, "", g.config().Policy)
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ file is reported with file:line:col and exit status 3.`,
 			return nil
 		},
 	}
-	c.Flags().StringVar(&file, "policy", "", "use the trust policy in `FILE` instead of the search path")
+	bindPolicy(c.Flags(), &file, "show the trust policy in `FILE` instead of the project's (policy: in skills.yaml), the configuration's or the search path's")
 	return c
 }
 

@@ -69,7 +69,7 @@ countersigned again.`,
 	f.signFlags.register(c, false)
 	// promote's --key is the signing key; the verification flags other
 	// than --key are shared with verify.
-	c.Flags().StringVar(&f.trust.policy, "policy", "", "show the tier under the trust policy in `FILE` instead of the search path's")
+	bindPolicy(c.Flags(), &f.trust.policyOption, "show the tier under the trust policy in `FILE` instead of the search path's")
 	f.addRegistry(c)
 	f.addPlainHTTP(c)
 	return c

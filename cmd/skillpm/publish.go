@@ -24,9 +24,9 @@ import (
 // login, pack) share.
 type regFlags struct {
 	plainHTTP bool
-	registry  string
-	pre       bool
-	offline   bool
+	registryOption
+	pre     bool
+	offline bool
 }
 
 // addPlainHTTP registers --plain-http.
@@ -41,7 +41,7 @@ func (f *regFlags) addOffline(c *cobra.Command) {
 
 // addRegistry registers --registry (the source of bare names) and --pre.
 func (f *regFlags) addRegistry(c *cobra.Command) {
-	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` for bare names: a registry namespace (ghcr.io/acme/skills) or oci-layout:DIR; default the configuration's registry, else the embedded one")
+	bindRegistry(c, &f.registryOption, "")
 	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges and the newest-version pick match pre-releases")
 }
 
@@ -228,7 +228,6 @@ func regBuild(c *cobra.Command, g *globals, dir string, noVCS bool) (*registry.A
 
 type publishFlags struct {
 	regFlags
-	to    string
 	force bool
 	noVCS bool
 	sign  signFlags
@@ -293,8 +292,7 @@ the registry fails after retries.`,
 			return runPublish(c, g, &f, args[0])
 		},
 	}
-	c.Flags().StringVar(&f.to, "registry", "", "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the configuration's registry, else the embedded one)")
-	deprecatedAlias(c, "to", "registry")
+	bindRegistry(c, &f.registryOption, "`SOURCE` to publish to: a registry namespace or oci-layout:DIR (default: the configuration's registry, else the embedded one)", "to")
 	c.Flags().BoolVar(&f.force, "force", false, "overwrite a version already published with other content")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "do not record the git origin and commit")
 	c.Flags().BoolVar(&f.allowAudit, "allow-audit-findings", false, "publish even when the audit blocks the skill at the tier it claims")
@@ -311,7 +309,7 @@ func (f *publishFlags) target(c *cobra.Command, g *globals) (*registry.Client, r
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	src, err := openDefaultSource(client, g, "--to", f.to)
+	src, err := regDefaultSource(client, g, &f.regFlags)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -94,7 +94,8 @@ func leafFields(v reflect.Value, prefix string) map[string]bool {
 }
 
 // TestSharedFlagsBoundOnce checks that the flags of the engine's shared
-// request options are declared in options.go only: a command that
+// request options, and those of the concepts most commands share
+// (sharedConcepts), are declared in options.go only: a command that
 // declared --grant (or --allow-downgrade, ...) itself would bind it to a
 // field of its own and copy it into the request by hand, which is how
 // update in a project once dropped two of them. The commands whose flag
@@ -106,6 +107,9 @@ func TestSharedFlagsBoundOnce(t *testing.T) {
 	bindChecks(fs, &engine.Checks{})
 	bindResolution(fs, &engine.Resolution{})
 	fs.VisitAll(func(fl *pflag.Flag) { shared[fl.Name] = true })
+	for _, name := range sharedConcepts {
+		shared[name] = true
+	}
 	// Same name, another knob: not a request's shared option.
 	other := map[string]string{
 		"asf.go:force":                    "replaces a running workflow",
@@ -120,6 +124,7 @@ func TestSharedFlagsBoundOnce(t *testing.T) {
 		"verify.go:min-tier":              "VerifyRequest's exit status",
 		"publish.go:pre":                  "regFlags.addRegistry: the commands that read one published version",
 		"outdated.go:pre":                 "OutdatedRequest counts pre-releases",
+		"trust.go:scope":                  "the repositories a trusted key's signatures count for, not the roots' user or project",
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

@@ -33,8 +33,8 @@ func (f *rootFlags) registerLink(c *cobra.Command) {
 }
 
 func (f *rootFlags) register(c *cobra.Command) {
-	c.Flags().StringArrayVar(&f.hosts, "host", nil, "agent `HOST` whose roots to use, one of those skillpm hosts lists (repeatable)")
-	c.Flags().StringVar(&f.scope, "scope", "", "`SCOPE` of the roots, user or project (default: the project's scope in a project, user elsewhere; commands that look for installed skills search both)")
+	bindHosts(c.Flags(), &f.hosts)
+	bindScope(c.Flags(), &f.scope, "", "`SCOPE` of the roots, user or project (default: the project's scope in a project, user elsewhere; commands that look for installed skills search both)")
 	c.Flags().StringArrayVar(&f.roots, "root", nil, "a custom root `DIR` instead of a host's (repeatable)")
 }
 

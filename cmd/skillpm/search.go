@@ -16,7 +16,6 @@ import (
 type searchFlags struct {
 	regFlags
 	trustFlags
-	source        string
 	limit         int
 	noVerify      bool
 	requireSigned bool
@@ -78,8 +77,7 @@ finds no signature on it that verifies.`,
 			return runSearch(c, g, &f, args)
 		},
 	}
-	c.Flags().StringVar(&f.source, "registry", "", "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry")
-	deprecatedAlias(c, "source", "registry")
+	bindRegistry(c, &f.registryOption, "search the index of `SOURCE` (registry namespace, oci-layout:DIR or embedded); default the embedded registry", "source")
 	c.Flags().IntVar(&f.limit, "limit", 20, "show at most `N` hits")
 	c.Flags().BoolVar(&f.noVerify, "no-verify", false, "do not verify the hits' or the index's signatures (every attested tier shows unverified)")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed-index", false, "refuse an index that no signature verifies for under the trust policy")
@@ -101,7 +99,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	res, err := e.Search(ctx, engine.SearchRequest{Source: f.source, Query: strings.Join(args, " "), Limit: f.limit,
+	res, err := e.Search(ctx, engine.SearchRequest{Source: f.registry, Query: strings.Join(args, " "), Limit: f.limit,
 		NoVerify: f.noVerify, RequireSignedIndex: f.requireSigned,
 		OnIndexBuilt: func(src registry.Source, n int) {
 			if !g.quiet && !g.json() {

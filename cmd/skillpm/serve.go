@@ -19,7 +19,7 @@ type serveFlags struct {
 	trustFlags
 	addr        string
 	allowRemote bool
-	host        string
+	host        oneHost
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -52,8 +52,8 @@ Stop it with Ctrl-C.`,
 	}
 	c.Flags().StringVar(&f.addr, "addr", "127.0.0.1:7878", "listen on `HOST:PORT` (loopback unless --allow-remote)")
 	c.Flags().BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --addr (risky: see above)")
-	c.Flags().StringVar(&f.host, "host", "", "default agent host for installs and removals: agents, claude, codex, gaia, opencode (default: the configuration's host, else agents)")
-	c.Flags().StringVar(&f.registry, "registry", "", "`SOURCE` of bare names and of search: a registry namespace or oci-layout:DIR; default the configuration's registry, else the embedded one")
+	bindOneHost(c.Flags(), &f.host, "", "default agent `HOST` for installs and removals (default: the configuration's host, else agents)")
+	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names and of search: a registry namespace or oci-layout:DIR; default the configuration's registry, else the embedded one")
 	f.regFlags.addPlainHTTP(c)
 	f.trustFlags.register(c)
 	return c
@@ -61,8 +61,8 @@ Stop it with Ctrl-C.`,
 
 func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	host := g.config().Host
-	if f.host != "" || host == "" {
-		h, err := install.ParseHostIn(osEnv(), cmp.Or(f.host, string(install.DefaultHost)))
+	if f.host.name != "" || host == "" {
+		h, err := install.ParseHostIn(osEnv(), cmp.Or(f.host.name, string(install.DefaultHost)))
 		if err != nil {
 			return &usageError{err}
 		}

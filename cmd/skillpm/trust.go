@@ -9,7 +9,7 @@ import (
 )
 
 type trustKeyFlags struct {
-	policy string
+	policyOption
 	scopes []string
 	tier   string
 }
@@ -54,7 +54,7 @@ func newTrustAddCmd(g *globals) *cobra.Command {
 			return printTrust(g, res, "trusts")
 		},
 	}
-	c.Flags().StringVar(&f.policy, "policy", "", "edit the trust policy in `FILE` instead of the user's")
+	bindPolicy(c.Flags(), &f.policyOption, "edit the trust policy in `FILE` instead of the user's")
 	c.Flags().StringArrayVar(&f.scopes, "scope", nil, "trust the key for the repositories `SCOPE` matches (repeatable; default embedded/*)")
 	c.Flags().StringVar(&f.tier, "tier", "", "the `TIER` its signatures earn: verified, community or experimental (default community)")
 	return c
@@ -78,7 +78,7 @@ func newTrustRemoveCmd(g *globals) *cobra.Command {
 			return printTrust(g, res, "no longer trusts")
 		},
 	}
-	c.Flags().StringVar(&f.policy, "policy", "", "edit the trust policy in `FILE` instead of the user's")
+	bindPolicy(c.Flags(), &f.policyOption, "edit the trust policy in `FILE` instead of the user's")
 	return c
 }
 

@@ -15,7 +15,6 @@ import (
 type updateFlags struct {
 	changeFlags
 	dryRun  bool
-	from    string
 	project projectUpdateFlags
 }
 
@@ -62,8 +61,7 @@ newest release is outside of) or --latest (all of them), each to
 	// Update keeps how each root holds its skills (copies or links).
 	f.rootFlags.place = install.PlaceAuto
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
-	c.Flags().StringVar(&f.from, "registry", "", "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR")
-	deprecatedAlias(c, "from", "registry")
+	bindRegistry(c, &f.registryOption, "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR", "from")
 	c.Flags().StringVar(&f.project.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	c.Flags().StringVar(&f.project.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 	c.Flags().BoolVar(&f.project.breaking, "breaking", false, "in a project: raise the ranges in skills.yaml that exclude the newest release")
@@ -80,7 +78,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.from, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, ask: f.ask})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, ask: f.ask})
 	if err != nil {
 		return err
 	}

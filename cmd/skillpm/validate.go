@@ -17,7 +17,7 @@ type validateFlags struct {
 	summary   bool
 	recursive bool
 	catalogs  []string
-	host      string
+	host      oneHost
 }
 
 func newValidateCmd(g *globals) *cobra.Command {
@@ -47,7 +47,7 @@ errors.`,
 	c.Flags().BoolVar(&f.summary, "summary", false, "print counts of diagnostics by code instead of each diagnostic")
 	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "validate every skill found below each DIR")
 	c.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an extra tool catalog `FILE` for tools_required (repeatable)")
-	c.Flags().StringVar(&f.host, "host", "", "also check what `HOST` refuses to load (gaia: its loader's permission rules)")
+	bindOneHost(c.Flags(), &f.host, "", "also check what `HOST` refuses to load (gaia: its loader's permission rules)")
 	return c
 }
 
@@ -59,7 +59,7 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	if err != nil {
 		return err
 	}
-	v, err := engine.Validate(c.Context(), engine.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat, Host: f.host})
+	v, err := engine.Validate(c.Context(), engine.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat, Host: f.host.name})
 	if err != nil {
 		return err
 	}

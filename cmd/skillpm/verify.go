@@ -21,13 +21,13 @@ import (
 // trustFlags are the flags that choose the trust policy and material:
 // verify and promote.
 type trustFlags struct {
-	policy         string
+	policyOption
 	keys           []string
 	publicGoodRoot string
 }
 
 func (f *trustFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.policy, "policy", "", "use the trust policy in `FILE` instead of the search path")
+	bindPolicy(c.Flags(), &f.policyOption, "")
 	c.Flags().StringArrayVar(&f.keys, "key", nil, "also trust the public key in `FILE` (repeatable); the policy still decides the tier its signatures earn")
 	c.Flags().StringVar(&f.publicGoodRoot, "public-good-root", "", "a newer public-good Sigstore trusted_root.json `FILE` to use instead of the embedded one")
 }

@@ -17,15 +17,14 @@ import (
 type treeFlags struct {
 	regFlags
 	rootFlags
-	from, manifest, lock string
+	manifest, lock string
 }
 
 func (f *treeFlags) register(c *cobra.Command) {
 	f.addPlainHTTP(c)
 	f.rootFlags.register(c)
 	fl := c.Flags()
-	fl.StringVar(&f.from, "registry", "", "`SOURCE` of bare names: a registry namespace or oci-layout:DIR")
-	deprecatedAlias(c, "from", "registry")
+	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR", "from")
 	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
 	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
 }
@@ -45,7 +44,7 @@ func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*engine.DepGraph,
 // engine opens the engine tree and why read with; a project's graph
 // does not need the user's hosts file to load.
 func (f *treeFlags) engine(ctx context.Context, g *globals) (*engine.Engine, error) {
-	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.from, rf: &f.rootFlags, lenientEnv: hasProject(f.manifest)})
+	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: hasProject(f.manifest)})
 }
 
 // graphsErr maps the failures of reading dependency graphs: a project's
