@@ -103,7 +103,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		NoVerify: f.noVerify, RequireSignedIndex: f.requireSigned,
 		OnIndexBuilt: func(src registry.Source, n int) {
 			if !g.quiet && !g.json() {
-				fmt.Fprintf(g.stderr, "built the search index of %s (%s); skillpm index build %s refreshes it\n", src, plural(n, "skill"), src)
+				fmt.Fprintf(g.stderr, "built the search index of %s (%s); skillpm index build --registry %s refreshes it\n", src, plural(n, "skill"), src)
 			}
 		}})
 	switch {

@@ -21,7 +21,7 @@ import (
 func refreshSparse(ctx context.Context, g *globals, client *registry.Client, src registry.Source, names []string, create bool, sopts *sign.SignOptions) {
 	e, err := engine.Open(ctx, engine.Options{Client: client, Env: hosts.Env{Getenv: os.Getenv}})
 	if err != nil {
-		g.o().Warn(fmt.Sprintf("the sparse index of %s was not updated (installs read the registry until skillpm index build %s): %v", src, src, err))
+		g.o().Warn(fmt.Sprintf("the sparse index of %s was not updated (installs read the registry until skillpm index build --registry %s): %v", src, src, err))
 		return
 	}
 	printSparseRefresh(g, e.RefreshSparse(ctx, src, names, create, sopts))
@@ -34,13 +34,13 @@ func printSparseRefresh(g *globals, r *engine.SparseRefresh) {
 	case r == nil:
 		return
 	case r.Err != nil:
-		g.o().Warn(fmt.Sprintf("the sparse index of %s was not updated (installs read the registry until skillpm index build %s): %v", r.Source, r.Source, r.Err))
+		g.o().Warn(fmt.Sprintf("the sparse index of %s was not updated (installs read the registry until skillpm index build --registry %s): %v", r.Source, r.Source, r.Err))
 		return
 	case r.SignErr != nil:
 		g.o().Warn(fmt.Sprintf("the sparse index %s@%s was updated but not signed: %v", r.Result.Location, r.Result.Descriptor.Digest, r.SignErr))
 		return
 	case !r.Signed:
-		g.o().Warn(fmt.Sprintf("the sparse index %s@%s was updated unsigned: installs ignore it until it is signed (skillpm index build %s --sign --key K)", r.Result.Location, r.Result.Descriptor.Digest, r.Source))
+		g.o().Warn(fmt.Sprintf("the sparse index %s@%s was updated unsigned: installs ignore it until it is signed (skillpm index build --registry %s --sign --key K)", r.Result.Location, r.Result.Descriptor.Digest, r.Source))
 	}
 	signed := ""
 	if r.Signed {
