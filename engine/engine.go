@@ -73,10 +73,12 @@ type Options struct {
 	// slog records (events.go): warnings that did not stop an operation
 	// (slog.LevelWarn), lines about where things came from (slog.LevelInfo:
 	// a git reference resolved from the cache, a note on a reference's
-	// form, already prefixed with "note: " or "warning: ") and each
+	// form, already prefixed with "note: " or "warning: "), each
 	// install stage as it starts (slog.LevelDebug, the install.Event in
-	// the attribute "event"; from several goroutines at once). Nil
-	// discards them.
+	// the attribute "event"; from several goroutines at once) and the
+	// decisions of install, update, add, lock and outdated: why each
+	// skill is at its version and its tier (slog.LevelDebug without the
+	// attribute "event", decisions.go). Nil discards them.
 	Log *slog.Logger
 	// Auditor audits every skill an install or update stages before it
 	// commits; nil means pkg/audit's static audit (install/auditor) naming

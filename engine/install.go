@@ -350,6 +350,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lockFile, Err: err}
 	}
 	e.statusWarnings(ctx, res)
+	e.decideInstall(res)
 	return &InstallResult{Result: res, LockFile: lockFile}, nil
 }
 

@@ -101,6 +101,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
 	}
+	e.decideLock(known, next)
 	data, err := next.Marshal()
 	if err != nil {
 		return nil, err

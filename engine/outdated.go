@@ -125,6 +125,7 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	if err != nil {
 		return nil, err
 	}
+	e.decideOutdated(rows)
 	out.Checked = len(rows)
 	for _, s := range rows {
 		if s.Outdated() {

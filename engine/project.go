@@ -72,6 +72,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 		if err != nil {
 			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
 		}
+		e.decideLock(r.Prev, lock)
 		if !r.DryRun {
 			if err := saveProject(r.Manifest, r.Lock, r.OldData, r.Data, lock); err != nil {
 				return nil, nil, err
@@ -107,6 +108,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 		return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
 	}
 	e.statusWarnings(ctx, res)
+	e.decideInstall(res)
 	if !r.DryRun {
 		if err := saveProject(r.Manifest, r.Lock, r.OldData, r.Data, res.Lock); err != nil {
 			return res, res.Lock, err

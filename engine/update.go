@@ -93,6 +93,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		}
 	}
 	e.statusWarnings(ctx, res)
+	e.decideInstall(res)
 	res.Roots = append(gitRoots, res.Roots...)
 	return &UpdateResult{Result: res, SearchedAll: all}, nil
 }

@@ -75,12 +75,17 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
-		Consent: newTermPrompter(g, f.ask), Log: slog.New(cliLog{warn: f.warn, note: g.o().Note, item: f.item}),
+		Consent:   newTermPrompter(g, f.ask),
 		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
 	}
-	if f.warn == nil {
-		opts.Log = slog.New(cliLog{warn: warnOnce(g), note: g.o().Note, item: f.item})
+	h := cliLog{warn: f.warn, note: g.o().Note, item: f.item}
+	if h.warn == nil {
+		h.warn = warnOnce(g)
 	}
+	if g.verbose() {
+		h.decision = g.o().Decision
+	}
+	opts.Log = slog.New(h)
 	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, f.manifest, g.config().Policy); err != nil {
 		return nil, err
 	}
@@ -99,16 +104,18 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 
 // cliLog renders the engine's events (Options.Log) on stderr: warnings
 // through warn, notes as they come, a PublishAll's finished skills through
-// item when set; install stages are not asked for.
+// item when set, the engine's decisions (why this version, why this tier:
+// debug records without an event) through decision when set (-v);
+// install stages are not shown.
 type cliLog struct {
-	warn, note func(string)
-	item       func(done, total int, it *engine.PublishItem)
+	warn, note, decision func(string)
+	item                 func(done, total int, it *engine.PublishItem)
 }
 
-// Enabled asks for warnings and notes, and for the debug records that
-// carry publish items when item is set.
+// Enabled asks for warnings and notes, and for the debug records when
+// publish items or decisions are wanted.
 func (h cliLog) Enabled(_ context.Context, l slog.Level) bool {
-	return l >= slog.LevelInfo || h.item != nil
+	return l >= slog.LevelInfo || h.item != nil || h.decision != nil
 }
 
 // Handle renders one warning, note or finished publish.
@@ -116,9 +123,11 @@ func (h cliLog) Handle(_ context.Context, r slog.Record) error {
 	if r.Level < slog.LevelInfo {
 		var it *engine.PublishItem
 		done, total := 0, 0
+		hasEvent := false
 		r.Attrs(func(a slog.Attr) bool {
 			switch a.Key {
 			case engine.EventKey:
+				hasEvent = true
 				it, _ = a.Value.Any().(*engine.PublishItem)
 			case "done":
 				done = int(a.Value.Int64())
@@ -129,6 +138,9 @@ func (h cliLog) Handle(_ context.Context, r slog.Record) error {
 		})
 		if it != nil && h.item != nil {
 			h.item(done, total, it)
+		}
+		if !hasEvent && h.decision != nil {
+			h.decision(r.Message)
 		}
 		return nil
 	}

@@ -151,7 +151,6 @@ func (f *installFlags) request(refs []string) engine.InstallRequest {
 // printInstall renders an install's result: JSON, the plan of a dry run,
 // or each root's installed skills and the plan's tiers and grants.
 func printInstall(g *globals, res *install.Result, dryRun bool) error {
-	printDecisions(g, res)
 	if dryRun {
 		res.Roots = dryRunRoots(res)
 	}

@@ -57,7 +57,7 @@ var contractArgs = map[string][]string{
 	"login":               {"127.0.0.1:1", "--username", "u", "--password-stdin"},
 	"logout":              {"127.0.0.1:1"},
 	"migrate":             {"$W/web-research", "--dry-run", "--output-dir", "$W/migrated"},
-	"mirror":              {"embedded", "oci-layout:$W/mirror"},
+	"mirror":              {"--registry", "embedded", "--to-registry", "oci-layout:$W/mirror"},
 	"outdated":            {"--root", "$W/r"},
 	"pack":                {"$W/web-research", "--no-vcs", "--output-file", "$W/web-research.tar.gz"},
 	"policy check":        {"$W/missing-policy.yaml"},
