@@ -52,6 +52,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	if err != nil {
 		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 	}
+	e.decideLock(nil, lock)
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return nil, err
 	}
