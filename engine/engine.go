@@ -76,7 +76,7 @@ type Options struct {
 	// form, already prefixed with "note: " or "warning: "), each
 	// install stage as it starts (slog.LevelDebug, the install.Event in
 	// the attribute "event"; from several goroutines at once) and the
-	// decisions of install, update, add, lock and outdated: why each
+	// decisions of install, update, add, lock, outdated and bundle: why each
 	// skill is at its version and its tier (slog.LevelDebug without the
 	// attribute "event", decisions.go). Nil discards them.
 	Log *slog.Logger
