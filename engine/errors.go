@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
@@ -65,7 +68,34 @@ type NotInstalledError struct {
 }
 
 func (e *NotInstalledError) Error() string {
-	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + strings.Join(e.Looked, ", ") + ")"
+	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.Looked) + ")"
+}
+
+// maxRootsShown is how many roots a message names before it counts the
+// rest: every host's roots are well over a hundred folders, which made
+// one unreadable line.
+const maxRootsShown = 4
+
+// rootsLooked words the roots a search read for a message: the first
+// few and how many more (those that exist first, as the ones a user
+// would look at).
+func rootsLooked(dirs []string) string {
+	if len(dirs) <= maxRootsShown {
+		return strings.Join(dirs, ", ")
+	}
+	sorted := slices.Clone(dirs)
+	slices.SortStableFunc(sorted, func(a, b string) int {
+		_, ea := os.Stat(a)
+		_, eb := os.Stat(b)
+		switch {
+		case ea == nil && eb != nil:
+			return -1
+		case ea != nil && eb == nil:
+			return 1
+		}
+		return 0
+	})
+	return fmt.Sprintf("%d roots: %s and %d more", len(dirs), strings.Join(sorted[:maxRootsShown], ", "), len(dirs)-maxRootsShown)
 }
 
 // Unwrap returns install.ErrNotInstalled.
