@@ -30,7 +30,7 @@ var flagConcepts = []struct {
 var sharedConcepts = []string{"registry", "host", "scope", "policy"}
 
 // deprecatedPositional warns that a command was given a registry as an
-// argument (index build SRC, mirror SRC DST), the form of older releases:
+// argument (index build SOURCE, mirror SOURCE DEST), the form of older releases:
 // it still works for one release; use is the form to use instead.
 func deprecatedPositional(g *globals, form, use string) {
 	g.o().Warn(form + " is deprecated: use " + use + " (the argument form goes in the next release)")

@@ -48,11 +48,11 @@ type sparseJSON struct {
 func newIndexBuildCmd(g *globals) *cobra.Command {
 	var f indexBuildFlags
 	c := &cobra.Command{
-		Use:   "build [--registry SRC]",
-		Short: "Write the search index and the sparse index of SRC (SRC/skillpm-index)",
-		Long: `Index build reads every skill of SRC (--registry: a registry namespace,
+		Use:   "build [--registry SOURCE]",
+		Short: "Write the search index and the sparse index of SOURCE (SOURCE/skillpm-index)",
+		Long: `Index build reads every skill of SOURCE (--registry: a registry namespace,
 oci-layout:DIR or "embedded"; default the configuration's registry) and
-pushes its search index to SRC/skillpm-index, tag latest: an artifact of
+pushes its search index to SOURCE/skillpm-index, tag latest: an artifact of
 type application/vnd.skillpm.index.v1 whose one JSON layer lists, per
 skill, its versions with their manifest digests and the latest version's
 description, claimed tier and permissions. skillpm search reads it.
@@ -61,12 +61,12 @@ It also writes the sparse index, tag sparse-v1: one document per skill
 listing every version's manifest and layer digests, requirements, claimed
 tier and permissions, from which install and update resolve a whole graph
 in two round trips when a signer the trust policy names for the index (a
-rule scoped to SRC/skillpm-index itself) signed it and it has not expired:
+rule scoped to SOURCE/skillpm-index itself) signed it and it has not expired:
 it is valid for seven days, so rebuild and sign it again before then (see
 docs/sparse-index.md). With --names only those skills' documents are
 rewritten; publish and mirror keep an existing sparse index up to date.
 
-The skills are SRC's _catalog where the registry has one, else the
+The skills are SOURCE's _catalog where the registry has one, else the
 directory's layouts; --names FILE (one name a line) for registries without
 _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 		Example: `  skillpm index build --registry ghcr.io/acme/skills --names skills.txt --sign --key market.key
@@ -118,7 +118,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 	return c
 }
 
-// source opens the source to index: --registry, else SRC as older
+// source opens the source to index: --registry, else SOURCE as older
 // releases took it (deprecated: a warning), else the configuration's
 // registry.
 func (f *indexBuildFlags) source(g *globals, client *registry.Client, args []string) (registry.Source, error) {
@@ -126,7 +126,7 @@ func (f *indexBuildFlags) source(g *globals, client *registry.Client, args []str
 		if f.registry != "" {
 			return nil, classed(errdef.Usage, fmt.Errorf("index build: give the source once, as --registry %s (not also as an argument)", f.registry))
 		}
-		deprecatedPositional(g, "index build SRC", "index build --registry SRC")
+		deprecatedPositional(g, "index build SOURCE", "index build --registry SOURCE")
 		f.registry = args[0]
 	}
 	if f.registry != "" {

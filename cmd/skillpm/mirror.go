@@ -58,21 +58,21 @@ type mirrorVersionJSON struct {
 func newMirrorCmd(g *globals) *cobra.Command {
 	var f mirrorFlags
 	c := &cobra.Command{
-		Use:   "mirror --registry SRC --to-registry DST [NAME...]",
+		Use:   "mirror --registry SOURCE --to-registry DEST [NAME...]",
 		Short: "Copy skills with their signatures between registries and OCI layouts",
-		Long: `Mirror copies skills from SRC (--registry; default the configuration's
-registry) to DST (--to-registry), each a registry namespace
+		Long: `Mirror copies skills from SOURCE (--registry; default the configuration's
+registry) to DEST (--to-registry), each a registry namespace
 (ghcr.io/acme/skills, localhost:5000/skills), oci-layout:DIR, or "embedded":
 every version (SemVer tag) with its manifest, blobs and every referrer
 (signatures, countersignatures), byte for byte, so digests and signatures
 stay valid. Registries with and without the referrers API work both ways.
 
-With no NAME, every skill SRC lists is copied: a registry's _catalog, a
+With no NAME, every skill SOURCE lists is copied: a registry's _catalog, a
 layout directory's subdirectories (--names FILE reads names, one a line, for
 registries without _catalog, such as GHCR).
 
-What DST already holds is skipped by digest, so an interrupted mirror is
-resumed by running it again. --verify verifies every version at SRC against
+What DEST already holds is skipped by digest, so an interrupted mirror is
+resumed by running it again. --verify verifies every version at SOURCE against
 the trust policy (--policy, --key) and refuses what no signature verifies
 for; --min-tier also refuses what is below the tier (it implies --verify).
 Refused versions are listed and not copied; the others are. --since TIME
@@ -81,7 +81,7 @@ versions with a manifest or referrer created since then, by their
 org.opencontainers.image.created annotation (skillpm and cosign write it on
 every signature); a version with no such annotation is always considered.
 
-The form of older releases, mirror SRC DST [NAME...], still works when
+The form of older releases, mirror SOURCE DEST [NAME...], still works when
 neither --registry nor --to-registry is given, with a warning; it goes in
 the next release.
 
@@ -113,7 +113,7 @@ refused; 6 when a copy failed (run again to resume).`,
 // (deprecated: a warning).
 func (f *mirrorFlags) ends(g *globals, args []string) (from, to string, names []string, err error) {
 	if f.registry == "" && f.toRegistry == "" && len(args) >= 2 {
-		deprecatedPositional(g, "mirror SRC DST", "mirror --registry SRC --to-registry DST")
+		deprecatedPositional(g, "mirror SOURCE DEST", "mirror --registry SOURCE --to-registry DEST")
 		return args[0], args[1], args[2:], nil
 	}
 	if f.toRegistry == "" {

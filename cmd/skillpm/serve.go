@@ -52,7 +52,7 @@ Stop it with Ctrl-C.`,
 	}
 	c.Flags().StringVar(&f.addr, "addr", "127.0.0.1:7878", "listen on `HOST:PORT` (loopback unless --allow-remote)")
 	c.Flags().BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --addr (risky: see above)")
-	bindOneHost(c.Flags(), &f.host, "", "default agent `HOST` for installs and removals (default: the configuration's host, else agents)")
+	bindOneHost(c.Flags(), &f.host, "", "the agent `HOST` installs and removals default to, instead of the configuration's host, else agents")
 	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names and of search: a registry namespace or oci-layout:DIR; default the configuration's registry, else the embedded one")
 	f.regFlags.addPlainHTTP(c)
 	f.trustFlags.register(c)
