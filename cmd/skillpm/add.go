@@ -13,8 +13,7 @@ type addFlags struct {
 	changeFlags
 	dryRun    bool
 	noInstall bool
-	manifest  string
-	lock      string
+	projectOption
 }
 
 func newAddCmd(g *globals) *cobra.Command { return addCmd(g, &addFlags{}) }
@@ -57,8 +56,7 @@ fails or is refused.`,
 	fl.BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
 	fl.BoolVar(&f.noInstall, "no-install", false, "write skills.yaml and skills.lock without installing")
 	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (a new skills.yaml records it)", "from")
-	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml)")
-	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	bindProject(fl, &f.projectOption, "project manifest `FILE` (default skills.yaml)")
 	return c
 }
 

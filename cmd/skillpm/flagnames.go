@@ -21,13 +21,16 @@ var flagConcepts = []struct {
 	{"output", nil},
 	{"format", nil},
 	{"to-registry", nil},
+	{"manifest", nil},
+	{"lock", nil},
 }
 
 // sharedConcepts are the concepts whose flag only options.go's binders
-// declare (bindRegistry, bindHosts, bindOneHost, bindScope, bindPolicy):
+// declare (bindRegistry, bindHosts, bindOneHost, bindScope, bindPolicy,
+// bindProject):
 // TestFlagConcepts and TestSharedFlagsBoundOnce fail on one declared
 // elsewhere.
-var sharedConcepts = []string{"registry", "host", "scope", "policy"}
+var sharedConcepts = []string{"registry", "host", "scope", "policy", "manifest", "lock"}
 
 // deprecatedPositional warns that a command was given a registry as an
 // argument (index build SOURCE, mirror SOURCE DEST), the form of older releases:

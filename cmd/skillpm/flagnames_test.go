@@ -15,6 +15,7 @@ import (
 // something else, with why.
 var notShared = map[string]string{
 	"skillpm trust add --scope": "the repositories a trusted key's signatures count for, not the roots' user or project",
+	"skillpm info --manifest":   "prints the OCI manifest as stored (a switch), not a project manifest file",
 }
 
 // TestFlagConcepts walks every command's flags: a concept of flagConcepts

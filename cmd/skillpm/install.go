@@ -40,12 +40,11 @@ func (f *changeFlags) register(c *cobra.Command) {
 
 type installFlags struct {
 	changeFlags
-	frozen   bool
-	dryRun   bool
-	manifest string
-	lock     string
-	noVCS    bool
-	skills   []string
+	frozen bool
+	dryRun bool
+	projectOption
+	noVCS  bool
+	skills []string
 }
 
 func newInstallCmd(g *globals) *cobra.Command { return installCmd(g, &installFlags{}) }
@@ -112,8 +111,7 @@ explicit --grant. An experimental skill is never installed as a dependency.`,
 	c.Flags().BoolVar(&f.frozen, "frozen", false, "fail instead of changing skills.lock")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve, verify and check, then write nothing")
 	bindRegistry(c, &f.registryOption, "default `SOURCE` for bare names: a registry namespace or oci-layout:DIR", "from")
-	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
-	c.Flags().StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	bindProject(c.Flags(), &f.projectOption, "")
 	c.Flags().BoolVar(&f.noVCS, "no-vcs", false, "build local directories without git origin and commit (as publish --no-vcs)")
 	c.Flags().StringArrayVar(&f.skills, "skill", nil, "from a git reference or folder holding several skills, install only `NAME` (repeatable)")
 	return c

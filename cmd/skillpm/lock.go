@@ -14,10 +14,9 @@ import (
 
 type lockFlags struct {
 	regFlags
-	manifest string
-	lock     string
-	frozen   bool
-	upgrade  bool
+	projectOption
+	frozen  bool
+	upgrade bool
 	// allowRepublished accepts a git version tag moved to another commit.
 	allowRepublished bool
 	// policyOption is --policy: the trust policy that judges advisories
@@ -103,8 +102,7 @@ retries.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
-	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	bindProject(fl, &f.projectOption, "")
 	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR (overrides the manifest's registry)", "from")
 	fl.BoolVar(&f.frozen, "frozen", false, "fail instead of changing the lock")
 	fl.BoolVar(&f.upgrade, "upgrade", false, "let the skills named (or all) move to the newest versions their ranges allow")

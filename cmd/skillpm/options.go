@@ -141,3 +141,19 @@ func bindScope(fs *pflag.FlagSet, s *string, def, usage string) {
 	fs.StringVar(s, "scope", def, usage)
 	markShared(fs, "scope")
 }
+
+// projectOption is the project a command reads or changes: --manifest
+// (skills.yaml, else gaia-agent.yaml, here) and --lock (skills.lock beside
+// the manifest); engine.FindManifest applies the defaults.
+type projectOption struct {
+	manifest, lock string
+}
+
+// bindProject binds --manifest and --lock to p; manifestUsage ("" for the
+// default) says which manifest the command reads by default.
+func bindProject(fs *pflag.FlagSet, p *projectOption, manifestUsage string) {
+	fs.StringVar(&p.manifest, "manifest", "", cmp.Or(manifestUsage, "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)"))
+	fs.StringVar(&p.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	markShared(fs, "manifest")
+	markShared(fs, "lock")
+}

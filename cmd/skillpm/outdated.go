@@ -14,7 +14,7 @@ import (
 type outdatedFlags struct {
 	regFlags
 	rootFlags
-	manifest, lock string
+	projectOption
 	// policyOption is --policy: the trust policy that judges statuses and
 	// advisories instead of the project's.
 	policyOption
@@ -63,8 +63,7 @@ CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 	fl.BoolVar(&f.all, "all", false, "list every skill, not only the outdated ones")
 	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 1 when a skill is outdated (as git diff --exit-code)")
 	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR", "from")
-	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
-	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	bindProject(fl, &f.projectOption, "")
 	bindPolicy(fl, &f.policyOption, "")
 	return c
 }

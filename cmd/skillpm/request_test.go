@@ -125,6 +125,7 @@ func TestSharedFlagsBoundOnce(t *testing.T) {
 		"publish.go:pre":                  "regFlags.addRegistry: the commands that read one published version",
 		"outdated.go:pre":                 "OutdatedRequest counts pre-releases",
 		"trust.go:scope":                  "the repositories a trusted key's signatures count for, not the roots' user or project",
+		"info.go:manifest":                "prints the OCI manifest as stored, not a project manifest file",
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

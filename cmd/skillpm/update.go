@@ -62,8 +62,7 @@ newest release is outside of) or --latest (all of them), each to
 	f.rootFlags.place = install.PlaceAuto
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and change nothing")
 	bindRegistry(c, &f.registryOption, "default `SOURCE` of bare dependency names: a registry namespace or oci-layout:DIR", "from")
-	c.Flags().StringVar(&f.project.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
-	c.Flags().StringVar(&f.project.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	bindProject(c.Flags(), &f.project.projectOption, "")
 	c.Flags().BoolVar(&f.project.breaking, "breaking", false, "in a project: raise the ranges in skills.yaml that exclude the newest release")
 	c.Flags().BoolVar(&f.project.latest, "latest", false, "in a project: set every range in skills.yaml to ^NEWEST")
 	return c

@@ -44,7 +44,7 @@ func projectNames(p *project, names []string) error {
 
 // projectUpdateFlags are update's project flags.
 type projectUpdateFlags struct {
-	manifest, lock   string
+	projectOption
 	breaking, latest bool
 }
 

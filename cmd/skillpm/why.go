@@ -17,7 +17,7 @@ import (
 type treeFlags struct {
 	regFlags
 	rootFlags
-	manifest, lock string
+	projectOption
 }
 
 func (f *treeFlags) register(c *cobra.Command) {
@@ -25,8 +25,7 @@ func (f *treeFlags) register(c *cobra.Command) {
 	f.rootFlags.register(c)
 	fl := c.Flags()
 	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR", "from")
-	fl.StringVar(&f.manifest, "manifest", "", "project manifest `FILE` (default skills.yaml, else gaia-agent.yaml)")
-	fl.StringVar(&f.lock, "lock", "", "lockfile `FILE` (default skills.lock beside the manifest)")
+	bindProject(fl, &f.projectOption, "")
 }
 
 // graphs returns the dependency graphs to show (the engine's
