@@ -539,7 +539,26 @@ func newJob(ctx context.Context, c *registry.Client, cat resolve.Catalog, m *res
 		j.receipts = append(j.receipts, rec)
 	}
 	j.changes = j.diff()
+	j.tierWarnings(warn)
 	return j, nil
+}
+
+// tierWarnings passes on what the trust policy said about the tiers of
+// the skills the job changes (a claim above what is attested); the
+// skills a root keeps as they are were warned about when they came.
+func (j *job) tierWarnings(warn func(string)) {
+	changed := map[string]bool{}
+	for _, ch := range j.changes {
+		changed[ch.Name] = true
+	}
+	for _, p := range j.plan {
+		if p.Verification == nil || !changed[p.Lock.Name] {
+			continue
+		}
+		for _, w := range p.Verification.Decision.Warnings {
+			warn(fmt.Sprintf("%s@%s: %s", p.Lock.Name, p.Lock.Version, w))
+		}
+	}
 }
 
 // resolveAndPrepare resolves m (prev's versions preferred), then fetches
@@ -714,11 +733,6 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			lock.Skills[i].Signers = append(lock.Skills[i].Signers, resolve.Signer(id))
 		}
 		p.Lock = lock.Skills[i]
-		for _, w := range p.Verification.Decision.Warnings {
-			if opts.Warn != nil {
-				opts.Warn(fmt.Sprintf("%s@%s: %s", p.Lock.Name, p.Lock.Version, w))
-			}
-		}
 	}
 	return plan, nil
 }

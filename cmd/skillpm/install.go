@@ -171,7 +171,18 @@ func printInstall(g *globals, res *install.Result, dryRun bool) error {
 		}
 	}
 	if !g.quiet {
+		// The tiers and grants of what this install placed, not of the
+		// skills the roots already held as they were.
+		placed := map[string]bool{}
+		for _, r := range res.Roots {
+			for _, n := range r.Installed {
+				placed[n] = true
+			}
+		}
 		for _, p := range res.Plan {
+			if !placed[p.Lock.Name] {
+				continue
+			}
 			grants := make([]string, 0, len(p.Grants))
 			for _, gr := range p.Grants {
 				grants = append(grants, gr.Permission+" ("+gr.By+")")
