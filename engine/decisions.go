@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -143,4 +144,26 @@ func versionWhy(s resolve.LockedSkill, neededBy map[string][]string) string {
 		return "a dependency of " + strings.Join(neededBy[s.Name], ", ")
 	}
 	return "named on the command line"
+}
+
+// decideRef reports why a reference's version is the one sel picked.
+func (e *Engine) decideRef(sel registry.Selector, pre bool, m *registry.Manifest) {
+	if !e.decides() {
+		return
+	}
+	at := m.Metadata.Name + "@" + m.Metadata.Version
+	releases := "releases only"
+	if pre {
+		releases = "pre-releases included"
+	}
+	switch sel.Kind {
+	case registry.SelectLatest:
+		e.decide(fmt.Sprintf("%s: the newest version published (%s)", at, releases))
+	case registry.SelectRange:
+		e.decide(fmt.Sprintf("%s: the newest version the range %s admits (%s)", at, sel.Raw, releases))
+	case registry.SelectVersion:
+		e.decide(fmt.Sprintf("%s: the version named", at))
+	case registry.SelectDigest:
+		e.decide(fmt.Sprintf("%s: the manifest %s names", at, sel.Digest))
+	}
 }

@@ -76,9 +76,11 @@ type Options struct {
 	// form, already prefixed with "note: " or "warning: "), each
 	// install stage as it starts (slog.LevelDebug, the install.Event in
 	// the attribute "event"; from several goroutines at once) and the
-	// decisions of install, update, add, lock, outdated and bundle: why each
-	// skill is at its version and its tier (slog.LevelDebug without the
-	// attribute "event", decisions.go). Nil discards them.
+	// decisions of install, update, add, lock, outdated and bundle, and
+	// of the calls that pick one published version (info, verify,
+	// promote, sign, audit): why each skill is at its version and its
+	// tier (slog.LevelDebug without the attribute "event", decisions.go).
+	// Nil discards them.
 	Log *slog.Logger
 	// Auditor audits every skill an install or update stages before it
 	// commits; nil means pkg/audit's static audit (install/auditor) naming

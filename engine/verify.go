@@ -57,6 +57,7 @@ func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registr
 	if err != nil {
 		return nil, nil, err
 	}
+	e.decideRef(r.Selector, pre, m)
 	return repo, m, nil
 }
 
@@ -95,6 +96,11 @@ func (e *Engine) VerifyManifest(ctx context.Context, repo *registry.Repository, 
 	}
 	out := &Verification{Repository: repo, Manifest: m, Verification: v, Audits: av, Policy: policy}
 	at := m.Metadata.Name + "@" + m.Metadata.Version
+	if e.decides() {
+		for _, why := range v.Decision.Why {
+			e.decide(fmt.Sprintf("%s: tier %s: %s", at, v.Decision.Effective, why))
+		}
+	}
 	switch {
 	case len(v.Checks) == 0:
 		return out, refused(ErrNotSigned, fmt.Errorf("%s (%s) is not signed: no signature is attached", at, m.Descriptor.Digest))

@@ -8,8 +8,8 @@ import (
 )
 
 // TestVerboseDecisions: -v adds the engine's decisions (why this
-// version, why this tier) to update, add, lock and outdated, as to
-// install; the default shows none; -q prints a subset of the default.
+// version, why this tier) to update, add, lock, outdated and the commands
+// that pick a published version (info), as to install; the default shows none; -q prints a subset of the default.
 // Each form runs on its own root or project, so that each makes the
 // same change: a second update keeps what the first moved.
 func TestVerboseDecisions(t *testing.T) {
@@ -55,6 +55,9 @@ func TestVerboseDecisions(t *testing.T) {
 		{"lock", func(form string) []string {
 			return []string{"lock", "--manifest", filepath.Join(work, "p-"+form, "skills.yaml")}
 		}, "debug: web-research@1.1.0: kept, as locked"},
+		{"info", func(string) []string {
+			return []string{"info", "web-research@^1"}
+		}, "debug: web-research@1.1.0: the newest version the range ^1 admits (releases only)"},
 		{"outdated", func(form string) []string {
 			return []string{"outdated", "--all", "--manifest", filepath.Join(work, "p-"+form, "skills.yaml")}
 		}, "debug: web-research: wants 1.1.0, the newest version the range"},
