@@ -251,7 +251,7 @@ func (c *Client) FetchIndex(ctx context.Context, src Source) (*Index, ocispec.De
 		}
 	}
 	if isNotFound(err) || errors.Is(err, ErrNotFound) {
-		return nil, ocispec.Descriptor{}, fmt.Errorf("%s: %w (no %s:%s); its maintainer can build one with skillpm index build %s", src, ErrNoIndex, src.Locate(IndexRepository), IndexTag, src)
+		return nil, ocispec.Descriptor{}, fmt.Errorf("%s: %w (no %s:%s); its maintainer can build one", src, ErrNoIndex, src.Locate(IndexRepository), IndexTag)
 	}
 	return nil, ocispec.Descriptor{}, repo.fail("resolve index", err)
 }

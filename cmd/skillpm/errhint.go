@@ -226,6 +226,7 @@ func sentinelHints() []flagHint {
 		{engine.ErrAttestationNotAttached, "run skillpm audit --sign again"},
 		{engine.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
 		{engine.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
+		{registry.ErrNoIndex, "a maintainer builds it with skillpm index build --registry SOURCE (--sign --key K signs it)"},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/asf"
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/registry"
 )
 
 func TestEditDistance(t *testing.T) {
@@ -59,6 +60,7 @@ func TestLibraryErrorsGetFlagHints(t *testing.T) {
 		{settingsErr, "pass --settings FILE or --scope project"},
 		{fmt.Errorf("install: %w", engine.ErrLockMismatch), "run skillpm install without --frozen to update the lock"},
 		{fmt.Errorf("%w in x.json", asf.ErrWorkflowRunning), "--force replaces it"},
+		{fmt.Errorf("ghcr.io/acme/skills: %w", registry.ErrNoIndex), "a maintainer builds it with skillpm index build --registry SOURCE (--sign --key K signs it)"},
 	} {
 		if tc.err == nil {
 			t.Fatalf("want an error hinted %q, got none", tc.want)
