@@ -57,7 +57,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			if r.Host == HostGaia || want == "" {
 				want = old.Tree // the enforced tier is written into SKILL.md
 			}
-			if ok && old.Digest == p.Lock.Digest && !old.IsLink() {
+			if ok && sameBuild(old, p) && !old.IsLink() {
 				sum, err := archive.TreeHashInstalled(ctx, dir)
 				if err == nil && sum.TreeHash == want {
 					st.unchanged = append(st.unchanged, p)
@@ -348,7 +348,7 @@ func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootSta
 		name := p.Lock.Name
 		old, ok := rec.Get(name)
 		dir, target := filepath.Join(r.Dir, name), filepath.Join(r.Link, name)
-		if ok && old.Digest == p.Lock.Digest && old.Link == target && isLinkTo(dir, target) {
+		if ok && sameBuild(old, p) && old.Link == target && isLinkTo(dir, target) {
 			st.unchanged = append(st.unchanged, p)
 			continue
 		}
