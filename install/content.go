@@ -198,7 +198,7 @@ func (j *job) hostsLoad(content map[string]staged) error {
 		if r.Link != "" {
 			continue
 		}
-		refusals := func(*skill.Skill) skill.Diagnostics { return nil }
+		var refusals func(*skill.Skill) skill.Diagnostics
 		switch h, err := hosts.Builtin().Get(string(r.Host)); {
 		case r.Host == HostGaia:
 			refusals = skill.GaiaRefusals
