@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/skillpm/skillpm/install/api"
+	"github.com/skillpm/skillpm/internal/registrytest"
 )
 
 // TestServe starts `skillpm serve` on a free loopback port, reads the URL
@@ -51,7 +51,7 @@ func startServe(t *testing.T) (host, token string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	var stderr syncBuffer
+	var stderr registrytest.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), pw, &stderr)
@@ -84,24 +84,6 @@ func startServe(t *testing.T) (host, token string, stop func()) {
 		t.Fatalf("URL %q: %v", raw, err)
 	}
 	return u.Host, u.Query().Get("token"), stop
-}
-
-// syncBuffer is a strings.Builder safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // TestServeReadsProjectPolicy checks that the API decides tiers with the
