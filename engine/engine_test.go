@@ -172,14 +172,14 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.List(ctx, engine.Target{})
+	got, err := e.List(ctx, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Skills) != 1 || got.Skills[0].Name != "notes" || !got.Skills[0].Managed || got.Skills[0].Root.Dir != res.Roots[0].Root.Dir {
 		t.Fatalf("listed %+v, installed into %s", got.Skills, res.Roots[0].Root.Dir)
 	}
-	if _, err := e.List(ctx, engine.Target{Scope: "galaxy"}); !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.List(ctx, engine.ListRequest{Target: engine.Target{Scope: "galaxy"}}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("an unknown scope: %v, want ErrInvalidRequest", err)
 	}
 }

@@ -40,7 +40,7 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 	var src registry.Source
 	var err error
 	if r.Source != "" {
-		src, err = OpenSourceArg(e.client, r.Source)
+		src, err = openSourceArg(e.client, r.Source)
 	} else {
 		src, err = e.openSource("")
 	}

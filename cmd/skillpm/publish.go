@@ -16,7 +16,6 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
 
@@ -304,30 +303,12 @@ the registry fails after retries.`,
 	return c
 }
 
-// target is where publish sends skills (--to, else the configured or
-// embedded registry) and how it signs them.
-func (f *publishFlags) target(c *cobra.Command, g *globals) (*registry.Client, registry.Source, *sign.SignOptions, error) {
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	src, err := openDefaultSource(client, g, "--to", f.to)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	signOpts, err := f.sign.publishOptions(c.Context(), g)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return client, src, signOpts, nil
-}
-
 func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
-	client, src, signOpts, err := f.target(c, g)
+	signOpts, err := f.sign.publishOptions(c.Context(), g)
 	if err != nil {
 		return err
 	}
-	e, err := openEngine(c.Context(), g, engineFlags{client: client, item: func(done, total int, it *engine.PublishItem) {
+	e, err := openEngine(c.Context(), g, engineFlags{reg: &f.regFlags, item: func(done, total int, it *engine.PublishItem) {
 		name, version := it.Path, ""
 		if it.PublishResult != nil && it.Artifact != nil {
 			name, version = it.Artifact.Skill.Name, it.Artifact.Skill.Version
@@ -338,18 +319,17 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		return err
 	}
 	if f.recursive || gitsource.Looks(dir) {
-		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, To: f.to, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
 			mapped, _ := engineErr(g, err)
 			return mapped
 		}
 		return printPublishAll(g, res, f.allowAudit)
 	}
-	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, To: f.to, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 	if gerr := publishFailure(g, dir, out, f.allowAudit, err); gerr != nil {
 		return gerr
 	}
-	printSparseRefresh(g, out.Sparse)
 	return printPublished(g, out)
 }
 
