@@ -23,8 +23,8 @@
 //   - Making skills: Validate (a function), Audit, Publish, PublishAll.
 //   - Signing and trust: Sign, Verify, Promote, TrustKey, UntrustKey,
 //     VerifyBlob (a function).
-//   - Registries: Info, Pull, Search, Bundle, Mirror, BuildIndex,
-//     SetStatus, PublishAdvisories.
+//   - Registries: Info, Pull, Search, SourceNames, Bundle, Mirror,
+//     BuildIndex, SetStatus, PublishAdvisories.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

@@ -193,9 +193,6 @@ func emptyTrust(t sign.VerifyOptions) bool {
 	return len(t.PublicKeys) == 0 && len(t.TrustedRoots) == 0
 }
 
-// Client returns the engine's registry client.
-func (e *Engine) Client() *registry.Client { return e.client }
-
 // trustPolicy returns the trust policy in force and its signature trust
 // material, loading them on first use: Options.Policy, else the
 // effective policy (PolicyFile, else the search path, else the built-in

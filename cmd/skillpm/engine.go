@@ -215,7 +215,7 @@ func installFailure(ctx context.Context, g *globals, e *engine.Engine, err error
 	}
 	mapped := installExit(ie.Manifest, ie.LockFile, cause)
 	if hint && ie.Graph != nil {
-		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, mapped)
+		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, mapped)
 	}
 	return mapped
 }

@@ -109,7 +109,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)
 	case err != nil:
-		return nameSuggestion(ctx, g, &f.regFlags, arg, refErr(g, f.registry, arg, err))
+		return nameSuggestion(ctx, e, arg, refErr(g, f.registry, arg, err))
 	case d.Installed != nil:
 		return printInfoInstalled(g, arg, d.Installed)
 	case f.manifest:
@@ -122,18 +122,14 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 // nameSuggestion adds to a bare name's not-found error the names closest
 // to it that the source of bare names publishes or the roots hold, as
 // cobra does for commands: "did you mean web-research?".
-func nameSuggestion(ctx context.Context, g *globals, f *regFlags, arg string, err error) error {
+func nameSuggestion(ctx context.Context, e *engine.Engine, arg string, err error) error {
 	ref, perr := registry.ParseRef(arg)
 	if perr != nil || ref.Kind != registry.KindName || !errors.Is(err, registry.ErrNotFound) {
 		return err
 	}
 	names := installedNames()
-	if c, cerr := regClient(g, f); cerr == nil {
-		if s, serr := regDefaultSource(c, g, f); serr == nil {
-			if published, nerr := c.SourceNames(ctx, s); nerr == nil {
-				names = append(names, published...)
-			}
-		}
+	if published, nerr := e.SourceNames(ctx, engine.SourceNamesRequest{}); nerr == nil {
+		names = append(names, published...)
 	}
 	if s := suggest(ref.Name, names); len(s) > 0 {
 		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))

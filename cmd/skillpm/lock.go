@@ -153,7 +153,7 @@ func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags
 	case isUsageError(err):
 		return err
 	case errors.As(err, &ie):
-		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
+		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
 	}
 	if mapped, ok := engineErr(g, err); ok {
 		return mapped

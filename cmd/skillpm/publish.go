@@ -131,26 +131,6 @@ func (h *outputHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *outputHandler) WithGroup(string) slog.Handler { return h }
 
-// regDefaultSource returns the source of bare names: --registry, else the
-// configuration's registry, else the embedded registry.
-func regDefaultSource(c *registry.Client, g *globals, f *regFlags) (registry.Source, error) {
-	return openDefaultSource(c, g, "--registry", f.registry)
-}
-
-// openDefaultSource opens flagValue (named flag in errors) or, when it is
-// "", the configuration's registry, else the embedded one.
-func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (registry.Source, error) {
-	what, s := flag, flagValue
-	if s == "" {
-		what, s = "registry in "+g.config().File, g.config().Registry
-	}
-	spec, err := registry.ParseSource(s)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return c.OpenSource(spec)
-}
-
 // regProgress draws the bytes of the client's transfers on the run's
 // progress line (a terminal's stderr, without -q); nil otherwise.
 func regProgress(g *globals) registry.ProgressFunc {

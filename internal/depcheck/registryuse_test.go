@@ -18,7 +18,7 @@ import (
 // the way install does.
 var (
 	registryFuncs   = []string{"New", "ParseRef", "ParseSource"}
-	registryMethods = []string{"OpenRef", "OpenSource", "SourceNames", "Repository"}
+	registryMethods = []string{"OpenRef", "OpenSource", "Repository"}
 )
 
 // cliRegistryUses are the functions of cmd/skillpm that still do some of
@@ -30,14 +30,10 @@ var cliRegistryUses = map[string]string{
 	// engine's (Options.Client), with the terminal's progress, timeouts,
 	// mirrors and trace; login and serve use it too.
 	"publish.go:regClient": "builds the engine's client from the flags and configuration",
-	// The source of bare names for the three name suggestions below.
-	"publish.go:openDefaultSource": "opens the source of bare names for the suggestions below: to go with them",
-	// Name suggestions list the names a source publishes: an engine
-	// operation that lists a source's names would take these.
-	"conventions.go:publishedNames": "lists the default source's names for a suggestion: needs an engine operation",
-	"errhint.go:closeNames":         "lists a source's names for a not-found hint: needs an engine operation",
-	"info.go:nameSuggestion":        "tells a bare name (ParseRef) and lists the source's names: needs an engine operation",
-	"info.go:refErr":                "tells a directory reference (ParseRef) to word the error with its flag",
+	// info's wording of a failure tells a bare name and a directory
+	// (registry.ParseRef) to add a suggestion or name its flag.
+	"info.go:nameSuggestion": "tells a bare name (ParseRef) before asking the engine for names",
+	"info.go:refErr":         "tells a directory reference (ParseRef) to word the error with its flag",
 	// serve opens the API server's session client on the source it
 	// serves (install/api takes a client and a source).
 	"serve.go:runServe":    "the API server's source: install/api's configuration takes a parsed source",
