@@ -39,8 +39,10 @@ func TestMirrorFallback(t *testing.T) {
 		// The client logs from its own goroutines (the wait notice's
 		// timer) while the test reads the log.
 		var log registrytest.SyncBuffer
+		// The default timeouts: no fault here stalls, and a mirror is
+		// asked once, so a short stall bound would pass over a slow but
+		// working mirror on a loaded machine.
 		c := remoteClient(t, func(o *Options) {
-			o.Timeouts = faultTimeouts
 			o.Mirrors = map[string][]string{originHost: mirrors}
 			o.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		})
@@ -73,7 +75,7 @@ func TestMirrorFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, f := range []registrytest.Fault{registrytest.Corrupt, registrytest.Truncate, registrytest.Pad, registrytest.WrongLength} {
+	for _, f := range []registrytest.Fault{registrytest.Corrupt, registrytest.Truncate, registrytest.Pad, registrytest.WrongLength, registrytest.ResetMidBody, registrytest.Status503} {
 		t.Run("mirror "+f.String(), func(t *testing.T) {
 			t.Parallel()
 			bad := registrytest.NewProxy(t, mirror, mangled(f))
@@ -85,17 +87,14 @@ func TestMirrorFallback(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Error("the SKILL.md that landed is not the published one")
 			}
-			// Bytes that are not the blob's are not fetched twice. A body
-			// cut short is a broken transfer: each try resumes it (Range)
-			// and is retried, so how often a truncating mirror is asked
-			// depends on the retry and resume timing (16 to 17 requests
-			// here); what must hold is that it is passed over and the
-			// registry serves the blob once.
+			// A mirror is asked once, with no retry or resume: bytes that
+			// are not the blob's, or a body cut short, pass it over at
+			// once, and the registry serves the blob once.
 			level := "WARN"
-			if f == registrytest.Truncate {
+			if f == registrytest.Truncate || f == registrytest.ResetMidBody || f == registrytest.Status503 {
 				level = "INFO"
 			}
-			if n := bad.Count(http.MethodGet, "/blobs/"+layer); n < 1 || f != registrytest.Truncate && n > 1 {
+			if n := bad.Count(http.MethodGet, "/blobs/"+layer); n != 1 {
 				t.Errorf("%d downloads of the layer from the mirror, want 1", n)
 			}
 			if n := good.Count(http.MethodGet, "/blobs/"); n != 1 {

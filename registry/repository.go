@@ -526,9 +526,13 @@ func (r *Repository) open(ctx context.Context, desc ocispec.Descriptor, max int6
 	// Mirrors first, in the order configured, then the registry itself,
 	// as containerd and Docker use theirs: each copy is verified by digest
 	// as it lands, so one that fails or serves other bytes is passed over.
+	// A mirror is a second chance, not the source: it is asked once, with
+	// no retry, resume or backoff, so that a failing one costs one request
+	// per blob (TUF's rule: never wait on a mirror) and the registry, with
+	// the whole retry policy, is next.
 	var passed []error
 	for _, m := range r.mirrors() {
-		f, err := m.fetch(ctx, desc, kind, fn, progress)
+		f, err := m.fetch(withoutRetries(ctx), desc, kind, fn, progress)
 		if err == nil {
 			return f, nil
 		}
@@ -590,7 +594,7 @@ func (r *Repository) retryFetch(ctx context.Context, attempt int, desc ocispec.D
 		return ctx.Err()
 	}
 	pol := r.c.opts.Retry
-	if !isTransient(err) || attempt >= pol.MaxRetries {
+	if !isTransient(err) || attempt >= pol.retries(ctx) {
 		var ne *NetError
 		if !errors.As(err, &ne) && isTransient(err) {
 			// A body cut midway: the error is the socket's; the

@@ -30,7 +30,7 @@ func (rr *resumeReader) Read(p []byte) (int, error) {
 		}
 		s, ok := rr.rc.(io.Seeker)
 		pol := rr.r.c.opts.Retry
-		if !ok || rr.resumes >= pol.MaxRetries {
+		if !ok || rr.resumes >= pol.retries(rr.ctx) {
 			return n, err
 		}
 		wait := pol.backoff(rr.resumes)

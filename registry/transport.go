@@ -57,6 +57,25 @@ const waitNotice = 2 * time.Second
 // timeoutRetries is how often a request that timed out is tried again.
 const timeoutRetries = 1
 
+// noRetriesKey marks a context whose requests and transfers are tried
+// once: a mirror's (see Repository.open).
+type noRetriesKey struct{}
+
+// withoutRetries returns ctx with retries off for whatever is fetched
+// under it.
+func withoutRetries(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRetriesKey{}, true)
+}
+
+// retries is how often something fetched under ctx may be tried again:
+// p.MaxRetries, or none under withoutRetries.
+func (p RetryPolicy) retries(ctx context.Context) int {
+	if off, _ := ctx.Value(noRetriesKey{}).(bool); off {
+		return 0
+	}
+	return p.MaxRetries
+}
+
 func (p RetryPolicy) validate() error {
 	if p.MaxRetries < 0 || p.MinWait < 0 || p.MaxWait < p.MinWait || p.MaxRetryAfter < 0 {
 		return errors.New("RetryPolicy needs MaxRetries >= 0, 0 <= MinWait <= MaxWait and MaxRetryAfter >= 0")
@@ -244,6 +263,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	h := t.host(req.URL.Host)
 	timeouts := 0
+	maxRetries := t.policy.retries(req.Context())
 	for attempt := 0; ; attempt++ {
 		if e := t.down(h); e != nil {
 			return nil, e.again()
@@ -275,7 +295,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if ne.timedOut() {
 				timeouts++
 			}
-			retry := ne.transient() && idempotent(req) && attempt < t.policy.MaxRetries &&
+			retry := ne.transient() && idempotent(req) && attempt < maxRetries &&
 				(!ne.timedOut() || timeouts <= timeoutRetries)
 			if !retry {
 				if ne.Kind == KindTimeout || ne.Kind == KindConnectTimeout {
@@ -290,7 +310,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			continue
 		}
-		if !retryableStatus(resp.StatusCode) || !idempotent(req) || attempt >= t.policy.MaxRetries {
+		if !retryableStatus(resp.StatusCode) || !idempotent(req) || attempt >= maxRetries {
 			return resp, nil
 		}
 		wait := t.policy.backoff(attempt)
