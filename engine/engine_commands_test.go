@@ -336,3 +336,49 @@ func hostsOf(env hosts.Env, ids []string) ([]engine.HostView, error) {
 	}
 	return e.Hosts(context.Background(), engine.HostsRequest{IDs: ids})
 }
+
+// TestPull: Pull unpacks the version a reference selects into the
+// directory asked for, checked against the tree hash; a directory that
+// exists is refused and left as it was; a local directory as the
+// reference is a bad request.
+func TestPull(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
+	out := filepath.Join(t.TempDir(), "notes")
+	res, err := e.Pull(ctx, engine.PullRequest{Ref: "notes@~1.0", Dir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dir != out || res.Manifest.Metadata.Version != "1.0.0" || !res.TreeVerified || res.Summary.Files != 1 {
+		t.Errorf("pulled %s@%s into %s: verified %v, %d files; want notes@1.0.0 in %s, verified, 1 file", res.Manifest.Metadata.Name, res.Manifest.Metadata.Version, res.Dir, res.TreeVerified, res.Summary.Files, out)
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "SKILL.md")); err != nil || !strings.Contains(string(data), "version: 1.0.0") {
+		t.Errorf("SKILL.md pulled: %q, %v", data, err)
+	}
+	if _, err := e.Pull(ctx, engine.PullRequest{Ref: "notes", Dir: out}); err == nil {
+		t.Error("a pull into a directory that exists succeeded")
+	}
+	if _, err := e.Pull(ctx, engine.PullRequest{Ref: "./notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a directory as the reference: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestSourceNames: the source of bare names lists what was published in
+// it; a bare name is not a source.
+func TestSourceNames(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	for _, src := range []string{"", "embedded"} {
+		names, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: src})
+		if err != nil || len(names) != 1 || names[0] != "notes" {
+			t.Errorf("source %q: %q, %v; want [notes]", src, names, err)
+		}
+	}
+	if _, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: "notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a bare name as the source: %v, want ErrInvalidRequest", err)
+	}
+}
