@@ -99,6 +99,8 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			res, err := e.BuildIndex(ctx, engine.IndexRequest{Source: src, Names: names, Jobs: f.jobs, Sign: sopts})
 			if errors.Is(err, registry.ErrNoCatalog) {
 				return fmt.Errorf("%w: give --names FILE", err)
+			} else if err != nil && src == "" {
+				return sourceErr(g, f.registry, err)
 			} else if err != nil {
 				return err
 			}

@@ -148,13 +148,23 @@ func refErr(g *globals, registryFlag, arg string, err error) error {
 	case perr == nil && ref.Kind == registry.KindDir:
 		return classed(errdef.Usage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	case errors.Is(err, registry.ErrInvalidRef):
-		what := "--registry"
-		if registryFlag == "" {
-			what = "registry in " + g.config().File
-		}
-		return fmt.Errorf("%s: %w", what, err)
+		return sourceErr(g, registryFlag, err)
 	}
 	return rootsErr(g, err)
+}
+
+// sourceErr names where a source the engine could not parse came from:
+// --registry when given (registryFlag), else the configuration's
+// registry. Other errors are returned as they are.
+func sourceErr(g *globals, registryFlag string, err error) error {
+	if !errors.Is(err, engine.ErrInvalidRequest) || !errors.Is(err, registry.ErrInvalidRef) {
+		return err
+	}
+	what := "--registry"
+	if registryFlag == "" {
+		what = "registry in " + g.config().File
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // printInfo renders a published version.

@@ -53,7 +53,7 @@ countersigned again.`,
 			}
 			pr, err := e.Promote(ctx, engine.PromoteRequest{Ref: args[0], Sign: opts, Prerelease: f.pre})
 			if err != nil {
-				return err
+				return sourceErr(g, f.registry, err)
 			}
 			return printPromotion(g, pr)
 		},

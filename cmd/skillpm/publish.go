@@ -301,13 +301,13 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if f.recursive || gitsource.Looks(dir) {
 		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, To: f.to, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
-			mapped, _ := engineErr(g, err)
+			mapped, _ := engineErr(g, sourceErr(g, f.to, err))
 			return mapped
 		}
 		return printPublishAll(g, res, f.allowAudit)
 	}
 	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, To: f.to, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
-	if gerr := publishFailure(g, dir, out, f.allowAudit, err); gerr != nil {
+	if gerr := publishFailure(g, dir, out, f.allowAudit, sourceErr(g, f.to, err)); gerr != nil {
 		return gerr
 	}
 	return printPublished(g, out)

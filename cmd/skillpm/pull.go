@@ -59,7 +59,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	}
 	res, err := e.Pull(ctx, engine.PullRequest{Ref: arg, Dir: f.out, Prerelease: f.pre})
 	if err != nil {
-		return err
+		return sourceErr(g, f.registry, err)
 	}
 	m, dest := res.Manifest, res.Dir
 	md := m.Metadata

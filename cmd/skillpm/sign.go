@@ -286,7 +286,7 @@ SOURCE_DATE_EPOCH sets the signature's created time.`,
 			}
 			out, err := e.Sign(ctx, engine.SignRequest{Ref: args[0], Sign: opts, Prerelease: f.pre})
 			if err != nil {
-				return err
+				return sourceErr(g, f.registry, err)
 			}
 			if g.json() {
 				return g.writeJSON(out)

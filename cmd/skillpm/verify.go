@@ -154,7 +154,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	}
 	ver, verr := e.Verify(ctx, engine.VerifyRequest{Ref: arg, MinTier: f.minTier, Prerelease: f.pre})
 	if ver == nil {
-		return verr
+		return sourceErr(g, f.registry, verr)
 	}
 	if err := printVerify(g, ver, f.minTier); err != nil {
 		return err
