@@ -243,12 +243,21 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 			}
 		}
 	}
-	out.Result, out.Lock, err = e.apply(ctx, applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
-		Prev: p.Prev.Without(r.Names...), InstallRequest: r.InstallRequest})
+	out.Result, out.Lock, err = e.apply(ctx, p.update(data, r.Names, r.InstallRequest))
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// update is the apply of an update of the skills named (all when none)
+// to the manifest data: their locked versions are dropped, so that they
+// and what they need resolve afresh (git references to their newest
+// commits), the others keep theirs. Outdated resolves the same request
+// without installing, so that it lists what an update moves.
+func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRequest {
+	return applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
+		Prev: p.Prev.Without(names...), InstallRequest: ir}
 }
 
 // rangeBumps returns the manifest edits of an update with Breaking
