@@ -36,7 +36,7 @@ var cliRegistryUses = map[string]string{
 	"info.go:refErr":         "tells a directory reference (ParseRef) to word the error with its flag",
 	// serve opens the API server's session client on the source it
 	// serves (install/api takes a client and a source).
-	"serve.go:runServe":    "the API server's source: install/api's configuration takes a parsed source",
+	"serve.go:config":      "the API server's source: install/api's configuration takes a parsed source",
 	"serve.go:serveSearch": "the panel's search opens the source per request: an engine Search per request would take it",
 }
 
