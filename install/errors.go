@@ -112,13 +112,20 @@ type GaiaRefusedError struct {
 }
 
 func (e *GaiaRefusedError) Error() string {
+	return refusedMessage(e.Name, e.Version, "GAIA", e.Root, e.Refusals)
+}
+
+// refusedMessage says that host would not load name@version, so it was
+// not installed in root, with each refusal at its line and the first's
+// hint.
+func refusedMessage(name, version, host, root string, refusals skill.Diagnostics) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s@%s: GAIA would not load it, so it is not installed in %s (nothing was written):", e.Name, e.Version, e.Root)
-	for _, d := range e.Refusals {
+	fmt.Fprintf(&b, "%s@%s: %s would not load it, so it is not installed in %s (nothing was written):", name, version, host, root)
+	for _, d := range refusals {
 		fmt.Fprintf(&b, "\n\t%s: %s", skill.Position(skill.SkillFile, d.Line, d.Column), d.Message)
 	}
-	if len(e.Refusals) > 0 {
-		fmt.Fprintf(&b, "\n\t%s", e.Refusals[0].Hint)
+	if len(refusals) > 0 {
+		fmt.Fprintf(&b, "\n\t%s", refusals[0].Hint)
 	}
 	return b.String()
 }
@@ -138,15 +145,7 @@ type HostRefusedError struct {
 }
 
 func (e *HostRefusedError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s@%s: %s would not load it, so it is not installed in %s (nothing was written):", e.Name, e.Version, e.Host, e.Root)
-	for _, d := range e.Refusals {
-		fmt.Fprintf(&b, "\n\t%s: %s", skill.Position(skill.SkillFile, d.Line, d.Column), d.Message)
-	}
-	if len(e.Refusals) > 0 {
-		fmt.Fprintf(&b, "\n\t%s", e.Refusals[0].Hint)
-	}
-	return b.String()
+	return refusedMessage(e.Name, e.Version, e.Host, e.Root, e.Refusals)
 }
 
 // Unwrap makes errors.Is(err, ErrHostRefused) true.
