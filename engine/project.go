@@ -82,7 +82,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 	roots := r.Roots
 	if len(roots) == 0 {
 		t := e.target(r.Target)
-		t.Placement = Placement(t, m, e.opts.Link)
+		t.Placement = placement(t, m, e.opts.Link)
 		if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
 			return nil, nil, err
 		}
@@ -190,8 +190,6 @@ type ProjectUpdateRequest struct {
 	Manifest, Lock string
 	// Names are the skills to move (all when none).
 	Names []string
-	// CheckNames, when set, vets Names against the project first.
-	CheckNames func(p *Project, names []string) error
 	// Breaking raises the ranges the newest release is outside of, Latest
 	// every range, each to ^NEWEST, before resolving.
 	Breaking, Latest bool
@@ -223,10 +221,8 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 	if err != nil {
 		return nil, err
 	}
-	if r.CheckNames != nil {
-		if err := r.CheckNames(p, r.Names); err != nil {
-			return nil, err
-		}
+	if err := projectNames(p.ManifestFile, p.Manifest, p.Prev, r.Names); err != nil {
+		return nil, err
 	}
 	out := &ProjectUpdate{Project: p}
 	data := p.Data

@@ -52,7 +52,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		var err error
 		// An update keeps how each root holds its skills (copies or
 		// links) unless told otherwise.
-		t.Placement = Placement(t, nil, e.opts.Link)
+		t.Placement = placement(t, nil, e.opts.Link)
 		if roots, all, err = rootsHolding(e.env, t, def, r.Names); err != nil {
 			return nil, err
 		}

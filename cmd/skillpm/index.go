@@ -82,18 +82,9 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			if err != nil {
 				return err
 			}
-			client, err := regClient(g, &f.regFlags)
-			if err != nil {
-				return err
-			}
-			var src registry.Source
+			var src string
 			if len(args) == 1 {
-				src, err = openSourceArg(client, args[0])
-			} else {
-				src, err = regDefaultSource(client, g, &f.regFlags)
-			}
-			if err != nil {
-				return err
+				src = args[0]
 			}
 			var names []string
 			if f.names != "" {
@@ -101,13 +92,15 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 					return err
 				}
 			}
-			e, err := openEngine(ctx, g, engineFlags{client: client, lenientEnv: true})
+			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, lenientEnv: true})
 			if err != nil {
 				return err
 			}
-			res, err := e.BuildIndex(ctx, engine.IndexRequest{Src: src, Names: names, Jobs: f.jobs, Sign: sopts})
+			res, err := e.BuildIndex(ctx, engine.IndexRequest{Source: src, Names: names, Jobs: f.jobs, Sign: sopts})
 			if errors.Is(err, registry.ErrNoCatalog) {
 				return fmt.Errorf("%w: give --names FILE", err)
+			} else if err != nil && src == "" {
+				return sourceErr(g, f.registry, err)
 			} else if err != nil {
 				return err
 			}

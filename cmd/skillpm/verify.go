@@ -163,17 +163,13 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 		return classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
 	ctx := c.Context()
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry})
 	if err != nil {
 		return err
 	}
-	repo, m, err := resolveRef(ctx, g, &f.regFlags, arg)
-	if err != nil {
-		return err
-	}
-	ver, verr := e.VerifyManifest(ctx, repo, m, engine.VerifyRequest{MinTier: f.minTier})
+	ver, verr := e.Verify(ctx, engine.VerifyRequest{Ref: arg, MinTier: f.minTier, Prerelease: f.pre})
 	if ver == nil {
-		return verr
+		return sourceErr(g, f.registry, verr)
 	}
 	if err := printVerify(g, ver, f.minTier); err != nil {
 		return err
