@@ -124,7 +124,8 @@ faults:
 
 ## conformance: install pinned Claude Code, Codex, OpenCode, Gemini CLI, Amp,
 ## Copilot and Qwen Code from npm into a temporary prefix and check that each
-## lists the skills skillpm installs, updates and removes for it; then show
+## lists the skills skillpm installs, updates and removes for it, and loads
+## hand-made folders exactly when skillpm installs them for it; then show
 ## that it fails when a host entry is broken on purpose (a root, a variable,
 ## a project root, the symlink rule; hosts/conformance_test.go, Codex alone).
 conformance:
@@ -135,7 +136,9 @@ conformance:
 ## CLIs of CONFORMANCE_CI_HOSTS (Qwen Code, whose listing gives names only,
 ## stays in make conformance) over the scenarios of CONFORMANCE_CI_SCENARIOS
 ## (default and moved roots, project scope, --link, the lifecycle; the
-## relative and literal-~ variables and the Codex hooks stay in make
+## relative and literal-~ variables, the lenient loads (hand-made folders
+## each host is asked about once more: some 50 s for Gemini CLI, Amp and
+## Copilot alone, over CI's budget) and the Codex hooks stay in make
 ## conformance), and no mutation run.
 CONFORMANCE_CI_HOSTS ?= claude codex opencode gemini amp copilot
 CONFORMANCE_CI_SCENARIOS ?= default moved project link default4 moved4 lifecycle

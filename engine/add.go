@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
@@ -14,23 +16,17 @@ import (
 type AddRequest struct {
 	// Manifest and Lock name the project's files (FindManifest).
 	Manifest, Lock string
-	// Skills are the requirements to add, in order.
-	Skills []AddSkill
+	// Refs are the requirements to add, in order, each NAME[@RANGE]:
+	// NAME a bare name or a registry repository; without a range, a skill
+	// the manifest has keeps its range, and a new one gets ^ the version
+	// it resolves to (as cargo add and uv add do). InstallRequest.Refs is
+	// not read.
+	Refs []string
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
 	// InstallRequest carries the consent, checks, target, DryRun and
 	// OnPlan, as for Apply.
 	InstallRequest
-}
-
-// AddSkill is one requirement to add.
-type AddSkill struct {
-	// Name is a bare name or a registry repository.
-	Name string
-	// Range is the range to write; "" keeps the manifest's range for a
-	// skill it has, else writes ^ the version the name resolves to (as
-	// cargo add and uv add do).
-	Range string
 }
 
 // AddResult is what Add did (or, with DryRun, would do).
@@ -55,7 +51,7 @@ type Added struct {
 	Version string `json:"version,omitempty"`
 }
 
-// Add adds r.Skills to the project. A new manifest records the source
+// Add adds r.Refs to the project. A new manifest records the source
 // of bare names (Source, else FallbackSource), the scope (the target's,
 // else project) and, unless custom roots are the target, the hosts of
 // the project roots it installs into. Nothing is written when anything
@@ -64,14 +60,19 @@ type Added struct {
 // ErrInvalidRequest.
 func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	set := map[string]string{}
+	var names []string
 	var open []string // names whose range comes from the version resolved
-	for _, s := range r.Skills {
-		rng := s.Range
+	for _, ref := range r.Refs {
+		name, rng, err := parseAddRef(ref)
+		if err != nil {
+			return nil, invalid(err)
+		}
 		if rng == "" {
 			rng = resolve.AnyRange
-			open = append(open, s.Name)
+			open = append(open, name)
 		}
-		set[s.Name] = rng
+		set[name] = rng
+		names = append(names, name)
 	}
 	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
@@ -106,10 +107,10 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	if out.Manifest, err = parseProjectManifest(p, data); err != nil {
 		return nil, err
 	}
-	for _, s := range r.Skills {
-		a := Added{Name: s.Name, Range: manifestRange(out.Manifest, s.Name)}
+	for _, name := range names {
+		a := Added{Name: name, Range: manifestRange(out.Manifest, name)}
 		if out.Lock != nil {
-			if ls := out.Lock.Get(resolve.ShortName(s.Name)); ls != nil {
+			if ls := out.Lock.Get(resolve.ShortName(name)); ls != nil {
 				a.Version = ls.Version
 			}
 		}
@@ -133,7 +134,7 @@ func (e *Engine) newManifestEdit(p *Project, set map[string]string, target Targe
 		return edit, nil
 	}
 	m := &resolve.Manifest{File: p.ManifestFile, Dir: p.Manifest.Dir}
-	t.Placement = Placement(t, m, e.opts.Link)
+	t.Placement = placement(t, m, e.opts.Link)
 	placed, err := projectRoots(e.env, t, m, e.opts.Host)
 	if err != nil {
 		return edit, err
@@ -192,4 +193,28 @@ func manifestRange(m *resolve.Manifest, name string) string {
 		}
 	}
 	return ""
+}
+
+// parseAddRef splits NAME[@RANGE]; the range is "" when none is given.
+// The refusals say what add takes instead.
+func parseAddRef(arg string) (name, rng string, err error) {
+	switch {
+	case strings.Contains(arg, "://"):
+		return "", "", fmt.Errorf("%q is a URL: add takes published skill names (web-research@^1, ghcr.io/acme/skills/NAME@^1); git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO", arg)
+	case strings.HasPrefix(arg, ".") || strings.HasPrefix(arg, "/"):
+		return "", "", fmt.Errorf("%q is a directory: add takes published skill names; install a local skill with skillpm install %s", arg, arg)
+	}
+	name, rng, _ = strings.Cut(arg, "@")
+	if name == "" {
+		return "", "", fmt.Errorf("%q: write NAME or NAME@RANGE", arg)
+	}
+	if strings.HasPrefix(rng, "sha256:") {
+		return "", "", fmt.Errorf("%q: skills.yaml holds version ranges, not digests; write NAME@RANGE (the lock records the digest)", arg)
+	}
+	if rng != "" {
+		if _, err := resolve.ParseRange(rng, true); err != nil {
+			return "", "", fmt.Errorf("%q: the range %q does not parse: use ^1.2, ~1.4, \">=1.0, <2.0\", 1.x or \"*\"", arg, rng)
+		}
+	}
+	return name, rng, nil
 }

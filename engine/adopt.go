@@ -34,7 +34,7 @@ func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) ([]Adoption, error) 
 	if def == "" {
 		def = install.DefaultHost
 	}
-	p, err := Roots(e.env, e.target(r.Target), def)
+	p, err := placedRoots(e.env, e.target(r.Target), def)
 	if err != nil {
 		return nil, err
 	}

@@ -234,7 +234,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest
 		return nil, err
 	}
 	out := &AdvisoryPublished{Source: src.String(), Digest: desc.Digest.String(), Advisories: len(f.Advisories), Expires: f.Expires}
-	if out.Signed, err = e.SignDigest(ctx, repo, desc, registry.AdvisoriesTag, r.Sign); err != nil {
+	if out.Signed, err = e.signDigest(ctx, repo, desc, registry.AdvisoriesTag, r.Sign); err != nil {
 		return out, err
 	}
 	return out, nil

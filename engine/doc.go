@@ -19,13 +19,12 @@
 //
 //   - Using skills: Install, Add, Update, UpdateProject, Remove,
 //     RemoveProject, Lock, Adopt, List, Describe, Outdated, Why,
-//     DependencyGraphs, Doctor, Quarantine, Restore.
+//     DependencyGraphs, Doctor, Hosts, Quarantine, Restore.
 //   - Making skills: Validate (a function), Audit, Publish, PublishAll.
-//   - Signing and trust: Sign, SignDigest, Verify, VerifyManifest,
-//     Promote, PromoteManifest, TrustKey, UntrustKey, VerifyBlob (a
-//     function).
-//   - Registries: Info, Search, Bundle, Mirror, BuildIndex,
-//     RefreshSparse, SetStatus, PublishAdvisories.
+//   - Signing and trust: Sign, Verify, Promote, TrustKey, UntrustKey,
+//     VerifyBlob (a function).
+//   - Registries: Info, Pull, Search, SourceNames, Bundle, Mirror,
+//     BuildIndex, SetStatus, PublishAdvisories.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

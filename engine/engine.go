@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto"
 	"log/slog"
 	"path/filepath"
 
@@ -46,15 +45,11 @@ type Options struct {
 	Policy *tiers.Policy
 	// PolicyFile is read when Policy is nil; "" searches.
 	PolicyFile string
-	// Trust is the signature trust material. When it holds nothing, Open
-	// derives it from the policy (verified.PolicyTrust) with Keys and
-	// PublicGoodRoot.
+	// Trust is the signature trust material. When it holds nothing, it
+	// is derived from the policy (verified.PolicyTrust); a program that
+	// trusts more keys, or a newer public-good root, derives it itself
+	// with verified.TrustOptions.
 	Trust sign.VerifyOptions
-	// Keys are public keys trusted besides the policy's; the policy still
-	// decides the tier their signatures earn.
-	Keys []crypto.PublicKey
-	// PublicGoodRoot is a newer public-good trusted_root.json file.
-	PublicGoodRoot string
 
 	// Env locates home, working directory, variables and the hosts table.
 	// A zero Env means the process's, with the user's hosts file.
@@ -123,11 +118,11 @@ type Target struct {
 // Empty reports whether t names nothing, so defaults apply.
 func (t Target) Empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
 
-// Placement is how an install reaches t's hosts: t.Placement when set,
+// placement is how an install reaches t's hosts: t.Placement when set,
 // else link: from the project manifest m (nil outside a project), else
 // configured (the configuration's link:), else install.PlaceAuto, which
 // keeps the mode the roots have.
-func Placement(t Target, m *resolve.Manifest, configured *bool) install.Placement {
+func placement(t Target, m *resolve.Manifest, configured *bool) install.Placement {
 	link := configured
 	if m != nil && m.Link != nil {
 		link = m.Link
@@ -202,14 +197,10 @@ func emptyTrust(t sign.VerifyOptions) bool {
 	return len(t.PublicKeys) == 0 && len(t.TrustedRoots) == 0
 }
 
-// Client returns the engine's registry client.
-func (e *Engine) Client() *registry.Client { return e.client }
-
 // trustPolicy returns the trust policy in force and its signature trust
 // material, loading them on first use: Options.Policy, else the
 // effective policy (PolicyFile, else the search path, else the built-in
-// default); Options.Trust, else the policy's material with Keys and
-// PublicGoodRoot. A policy that does not load is tiers' error (a
+// default); Options.Trust, else the policy's material. A policy that does not load is tiers' error (a
 // *tiers.PolicyError for a malformed one).
 func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error) {
 	e.mu.Lock()
@@ -222,7 +213,7 @@ func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 		e.policy = p
 	}
 	if emptyTrust(e.trust) {
-		trust, err := verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{PublicGoodRoot: e.opts.PublicGoodRoot, Keys: e.opts.Keys})
+		trust, err := verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{})
 		if err != nil {
 			return nil, sign.VerifyOptions{}, err
 		}
@@ -266,9 +257,6 @@ func (e *Engine) auditCacheDir() string {
 	}
 	return filepath.Join(dir, "audit")
 }
-
-// Env returns the environment roots are resolved in.
-func (e *Engine) Env() hosts.Env { return e.env }
 
 // ProcessEnv is the one environment every operation resolves roots with
 // by default: the process's home, working directory and variables, and

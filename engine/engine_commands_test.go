@@ -19,14 +19,14 @@ import (
 func TestHosts(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	env := hosts.Env{Home: home, Cwd: cwd}
-	all, err := engine.Hosts(context.Background(), env, nil)
+	all, err := hostsOf(env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids := env.Table().IDs(); len(all) != len(ids) || all[0].ID != ids[0] {
 		t.Fatalf("%d hosts, want the table's %d (%v)", len(all), len(ids), ids)
 	}
-	two, err := engine.Hosts(context.Background(), env, []string{"codex", "claude"})
+	two, err := hostsOf(env, []string{"codex", "claude"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestHosts(t *testing.T) {
 			t.Errorf("%s: user roots %v, want them under %s", v.ID, v.UserDirs, home)
 		}
 	}
-	homeless, err := engine.Hosts(context.Background(), hosts.Env{Cwd: cwd}, []string{"claude"})
+	homeless, err := hostsOf(hosts.Env{Cwd: cwd}, []string{"claude"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +48,10 @@ func TestHosts(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if two, _ = engine.Hosts(context.Background(), env, []string{"codex", "claude"}); !two[0].Present || two[0].PresentBy != filepath.Join(home, ".codex") || two[1].Present {
+	if two, _ = hostsOf(env, []string{"codex", "claude"}); !two[0].Present || two[0].PresentBy != filepath.Join(home, ".codex") || two[1].Present {
 		t.Errorf("with ~/.codex alone: codex present %v by %q, claude present %v", two[0].Present, two[0].PresentBy, two[1].Present)
 	}
-	if _, err := engine.Hosts(context.Background(), env, []string{"nosuchhost"}); !errors.Is(err, hosts.ErrUnknownHost) {
+	if _, err := hostsOf(env, []string{"nosuchhost"}); !errors.Is(err, hosts.ErrUnknownHost) {
 		t.Errorf("an unknown host: %v, want ErrUnknownHost", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestAdd(t *testing.T) {
 	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
 	proj := t.TempDir()
 	manifest := filepath.Join(proj, "skills.yaml")
-	dry, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "notes"}}, InstallRequest: engine.InstallRequest{DryRun: true}})
+	dry, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"notes"}, InstallRequest: engine.InstallRequest{DryRun: true}})
 	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
@@ -250,7 +250,7 @@ func TestAdd(t *testing.T) {
 			t.Fatalf("a dry run wrote %s: %v", f, err)
 		}
 	}
-	res, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "notes", Range: "~1.0"}}, NoInstall: true})
+	res, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"notes@~1.0"}, NoInstall: true})
 	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
 		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
 	}
@@ -269,11 +269,11 @@ func TestAdd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, ".agents", "skills", "notes")); !os.IsNotExist(err) {
 		t.Errorf("NoInstall installed: %v", err)
 	}
-	again, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "notes"}}})
+	again, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"notes"}})
 	if err != nil || again.Added[0].Range != "~1.0" || again.Result == nil || len(again.Result.Roots) == 0 {
 		t.Fatalf("adding a name the manifest has: %+v, %v", again, err)
 	}
-	if _, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Skills: []engine.AddSkill{{Name: "nosuchskill"}}}); err == nil {
+	if _, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"nosuchskill"}}); err == nil {
 		t.Error("adding a name no source has: no error")
 	}
 	if after, _ := os.ReadFile(manifest); string(after) != string(data) {
@@ -325,5 +325,60 @@ func TestAudit(t *testing.T) {
 	s := res.Skills[0]
 	if s.Path != "notes@1.0.0" || s.Manifest == nil || s.Attestation == nil || s.Attestation.Digest != s.Manifest.Descriptor.Digest.String() {
 		t.Errorf("a published version, attested: %+v", s)
+	}
+}
+
+// hostsOf is Engine.Hosts for an engine opened on env.
+func hostsOf(env hosts.Env, ids []string) ([]engine.HostView, error) {
+	e, err := engine.Open(context.Background(), engine.Options{Env: env})
+	if err != nil {
+		return nil, err
+	}
+	return e.Hosts(context.Background(), engine.HostsRequest{IDs: ids})
+}
+
+// TestPull: Pull unpacks the version a reference selects into the
+// directory asked for, checked against the tree hash; a directory that
+// exists is refused and left as it was; a local directory as the
+// reference is a bad request.
+func TestPull(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
+	out := filepath.Join(t.TempDir(), "notes")
+	res, err := e.Pull(ctx, engine.PullRequest{Ref: "notes@~1.0", Dir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dir != out || res.Manifest.Metadata.Version != "1.0.0" || !res.TreeVerified || res.Summary.Files != 1 {
+		t.Errorf("pulled %s@%s into %s: verified %v, %d files; want notes@1.0.0 in %s, verified, 1 file", res.Manifest.Metadata.Name, res.Manifest.Metadata.Version, res.Dir, res.TreeVerified, res.Summary.Files, out)
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "SKILL.md")); err != nil || !strings.Contains(string(data), "version: 1.0.0") {
+		t.Errorf("SKILL.md pulled: %q, %v", data, err)
+	}
+	if _, err := e.Pull(ctx, engine.PullRequest{Ref: "notes", Dir: out}); err == nil {
+		t.Error("a pull into a directory that exists succeeded")
+	}
+	if _, err := e.Pull(ctx, engine.PullRequest{Ref: "./notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a directory as the reference: %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestSourceNames: the source of bare names lists what was published in
+// it; a bare name is not a source.
+func TestSourceNames(t *testing.T) {
+	e, key, dir, _, done := exampleSetup()
+	t.Cleanup(done)
+	ctx := context.Background()
+	publishVersions(t, e, key, dir, "1.0.0")
+	for _, src := range []string{"", "embedded"} {
+		names, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: src})
+		if err != nil || len(names) != 1 || names[0] != "notes" {
+			t.Errorf("source %q: %q, %v; want [notes]", src, names, err)
+		}
+	}
+	if _, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: "notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("a bare name as the source: %v, want ErrInvalidRequest", err)
 	}
 }

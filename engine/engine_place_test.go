@@ -12,49 +12,27 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 )
-
-// TestPlacement: --link (Target.Placement) wins over the manifest's
-// link:, which wins over the configuration's; with none of them an
-// install keeps each root's mode.
-func TestPlacement(t *testing.T) {
-	yes, no := true, false
-	cases := []struct {
-		name       string
-		t          engine.Target
-		m          *resolve.Manifest
-		configured *bool
-		want       install.Placement
-	}{
-		{"nothing said", engine.Target{}, nil, nil, install.PlaceAuto},
-		{"configured", engine.Target{}, nil, &yes, install.PlaceLink},
-		{"configured copies", engine.Target{}, nil, &no, install.PlaceCopy},
-		{"manifest over configuration", engine.Target{}, &resolve.Manifest{Link: &no}, &yes, install.PlaceCopy},
-		{"manifest without link:", engine.Target{}, &resolve.Manifest{}, &yes, install.PlaceLink},
-		{"flag over manifest", engine.Target{Placement: install.PlaceLink}, &resolve.Manifest{Link: &no}, &no, install.PlaceLink},
-	}
-	for _, c := range cases {
-		if got := engine.Placement(c.t, c.m, c.configured); got != c.want {
-			t.Errorf("%s: %s, want %s", c.name, got, c.want)
-		}
-	}
-}
 
 // TestInstallLinks: an install with Placement link puts the copy in the
 // agents root and a relative link in claude's root, with a note for
 // codex, which reads the copy; a later install that says nothing keeps
 // the link.
 func TestInstallLinks(t *testing.T) {
-	e, key, dir, home, done := exampleSetup()
+	opts, key, dir, home, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 		t.Fatal(err)
 	}
 	rec := &recorder{level: slog.LevelInfo}
-	e, err := engine.Open(ctx, engine.Options{Client: e.Client(), Env: e.Env(), Log: slog.New(rec), PolicyFile: filepath.Join(filepath.Dir(filepath.Dir(dir)), "policy.yaml")})
+	opts.Log = slog.New(rec)
+	e, err = engine.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +74,19 @@ func (a *refusingAuditor) Audit(_ context.Context, _ string, tier skill.Tier) (i
 // TestOptionsAuditor: the engine's installs run Options.Auditor, not the
 // static audit, so its refusal stops the install and nothing lands.
 func TestOptionsAuditor(t *testing.T) {
-	e, key, dir, home, done := exampleSetup()
+	opts, key, dir, home, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 		t.Fatal(err)
 	}
 	aud := &refusingAuditor{}
-	e, err := engine.Open(ctx, engine.Options{Client: e.Client(), Env: e.Env(), Auditor: aud, PolicyFile: filepath.Join(filepath.Dir(filepath.Dir(dir)), "policy.yaml")})
+	opts.Auditor = aud
+	e, err = engine.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,10 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillpm/skillpm/engine"
@@ -138,21 +140,33 @@ func TestMirrorVerifies(t *testing.T) {
 }
 
 // TestSearchBuildsLocalIndex: the embedded registry has no index until
-// the first search builds it; hits are verified under the policy.
+// the first search builds it (and says so, a note to Options.Log); hits
+// are verified under the policy.
 func TestSearchBuildsLocalIndex(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
+	notes := &recorder{level: slog.LevelInfo}
+	opts.Log = slog.New(notes)
 	ctx := context.Background()
-	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
-		t.Fatal(err)
-	}
-	built := 0
-	res, err := e.Search(ctx, engine.SearchRequest{Query: "notes remember", Limit: 5, OnIndexBuilt: func(_ registry.Source, n int) { built = n }})
+	e, err := engine.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Search(ctx, engine.SearchRequest{Query: "notes remember", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := 0
+	for _, m := range notes.messages() {
+		if strings.HasPrefix(m, "built the search index of ") && strings.Contains(m, "(1 skill)") {
+			built++
+		}
+	}
 	if built != 1 || len(res.Hits) != 1 || res.Hits[0].Skill.Name != "notes" || res.Hits[0].Effective != "community" {
-		t.Fatalf("built %d, hits %+v", built, res.Hits)
+		t.Fatalf("built %d (notes %q), hits %+v", built, notes.messages(), res.Hits)
 	}
 	if _, err := e.Search(ctx, engine.SearchRequest{Query: "notes", NoVerify: true, RequireSignedIndex: true}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a signed index without verification: %v, want ErrInvalidRequest", err)
@@ -172,14 +186,14 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.List(ctx, engine.Target{})
+	got, err := e.List(ctx, engine.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Skills) != 1 || got.Skills[0].Name != "notes" || !got.Skills[0].Managed || got.Skills[0].Root.Dir != res.Roots[0].Root.Dir {
 		t.Fatalf("listed %+v, installed into %s", got.Skills, res.Roots[0].Root.Dir)
 	}
-	if _, err := e.List(ctx, engine.Target{Scope: "galaxy"}); !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.List(ctx, engine.ListRequest{Target: engine.Target{Scope: "galaxy"}}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("an unknown scope: %v, want ErrInvalidRequest", err)
 	}
 }

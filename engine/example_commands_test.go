@@ -30,7 +30,7 @@ func ExampleEngine_Add() {
 
 	res, err := e.Add(ctx, engine.AddRequest{
 		Manifest: filepath.Join(proj, "skills.yaml"),
-		Skills:   []engine.AddSkill{{Name: "notes"}},
+		Refs:     []string{"notes"},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -142,19 +142,19 @@ func ExampleEngine_Verify() {
 	}
 
 	// Not signed yet: refused, with what was found.
-	_, err := e.Verify(ctx, "notes@1.0.0", engine.VerifyRequest{})
+	_, err := e.Verify(ctx, engine.VerifyRequest{Ref: "notes@1.0.0"})
 	fmt.Println("unsigned refused:", err != nil)
 
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 		log.Fatal(err)
 	}
-	v, err := e.Verify(ctx, "notes@1.0.0", engine.VerifyRequest{MinTier: "community"})
+	v, err := e.Verify(ctx, engine.VerifyRequest{Ref: "notes@1.0.0", MinTier: "community"})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(v.Manifest.Metadata.Name, v.Manifest.Metadata.Version, "verified signatures:", v.Verified(), "tier:", v.Decision.Effective)
 
-	_, err = e.Verify(ctx, "notes@1.0.0", engine.VerifyRequest{MinTier: "verified"})
+	_, err = e.Verify(ctx, engine.VerifyRequest{Ref: "notes@1.0.0", MinTier: "verified"})
 	fmt.Println("below verified:", err != nil)
 	// Output:
 	// unsigned refused: true

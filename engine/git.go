@@ -322,60 +322,6 @@ func within(p, dir string) bool {
 	return dir == "" || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-// updateGit moves the skills installed from git in each root (those named,
-// or all) to the newest commit of the reference they were asked for by,
-// through a normal install into that root. It returns the names it
-// handled, which install.Update (which leaves local builds alone) must not
-// be given.
-func (e *Engine) updateGit(ctx context.Context, graph resolve.Catalog, names []string, opts install.Options) (map[string]bool, []install.RootResult, error) {
-	handled := map[string]bool{}
-	var results []install.RootResult
-	var cache *gitFetches
-	for _, root := range opts.Roots {
-		rec, err := install.ReadReceipts(root.Dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", root.Dir, err)
-		}
-		var locals []install.Local
-		var dones []func()
-		doneAll := func() {
-			for _, d := range dones {
-				d()
-			}
-		}
-		for _, r := range rec.Skills {
-			if r.Git == "" || len(names) > 0 && !slices.Contains(names, r.Name) {
-				continue
-			}
-			handled[r.Name] = true
-			if cache == nil {
-				if cache, err = openGitFetches(false); err != nil {
-					return nil, nil, err
-				}
-			}
-			ls, _, done, err := e.gitLocals(ctx, cache, r.Git, nil)
-			dones = append(dones, done)
-			if err != nil {
-				doneAll()
-				return nil, nil, err
-			}
-			locals = append(locals, ls...)
-		}
-		if len(locals) == 0 {
-			continue
-		}
-		o := opts
-		o.Roots, o.Local = []install.Root{root}, locals
-		res, err := install.Install(ctx, e.client, graph, &resolve.Manifest{File: "the receipts of " + root.Dir}, nil, o)
-		doneAll()
-		if err != nil {
-			return nil, nil, err
-		}
-		results = append(results, res.Roots...)
-	}
-	return handled, results, nil
-}
-
 // gitLock is gitFrozen for a frozen operation, else gitResolve.
 func gitLock(frozen bool) gitLockMode {
 	if frozen {

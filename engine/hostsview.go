@@ -22,10 +22,18 @@ type HostView struct {
 	PresentBy string `json:"presentBy,omitempty"`
 }
 
-// Hosts describes the hosts ids name, in that order, or every host of
-// env's table when ids is empty. An id the table does not hold is a
-// *hosts.UnknownHostError.
-func Hosts(ctx context.Context, env hosts.Env, ids []string) ([]HostView, error) {
+// HostsRequest names the hosts Hosts describes.
+type HostsRequest struct {
+	// IDs are the hosts, in the order shown; empty means every host of
+	// the table (the built-in one and the user's hosts file).
+	IDs []string
+}
+
+// Hosts describes the hosts r.IDs name, in that order, or every host of
+// the Engine's table when there are none, as `skillpm hosts` does. An id
+// the table does not hold is a *hosts.UnknownHostError.
+func (e *Engine) Hosts(ctx context.Context, r HostsRequest) ([]HostView, error) {
+	env, ids := e.env, r.IDs
 	t := env.Table()
 	if len(ids) == 0 {
 		ids = t.IDs()

@@ -15,17 +15,16 @@ import (
 // IndexRequest is a build of a source's search index and sparse index.
 type IndexRequest struct {
 	// Source names the source indexed (a registry namespace,
-	// oci-layout:DIR or "embedded"); "" means FallbackSource, else the
-	// embedded registry. Src, when set, is the opened source and wins.
+	// oci-layout:DIR or "embedded"); "" means Options.Source, else
+	// FallbackSource, else the embedded registry.
 	Source string
-	Src    registry.Source
 	// Names are the skills to index; none means every skill the source
 	// lists (a registry without _catalog needs them: registry.ErrNoCatalog).
 	// The sparse index then rewrites only their documents.
 	Names []string
 	// Jobs bounds the skills read at once; 0 means the default.
 	Jobs int
-	// Sign, when set, signs both indexes (see Engine.SignDigest).
+	// Sign, when set, signs both indexes (see Engine.Sign).
 	Sign *sign.SignOptions
 }
 
@@ -49,19 +48,17 @@ type IndexResult struct {
 
 // BuildIndex reads every skill of the source (or r.Names), pushes its
 // search index and its sparse index beside it and, when asked, signs
-// both (idempotently, as SignDigest does).
+// both (idempotently, as Sign does).
 func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, error) {
-	src := r.Src
-	if src == nil {
-		var err error
-		if r.Source == "" {
-			src, err = e.openSource("")
-		} else {
-			src, err = OpenSourceArg(e.client, r.Source)
-		}
-		if err != nil {
-			return nil, err
-		}
+	var src registry.Source
+	var err error
+	if r.Source == "" {
+		src, err = e.openSource(e.opts.Source)
+	} else {
+		src, err = openSourceArg(e.client, r.Source)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if src.String() != e.client.Embedded().String() {
 		if err := layoutExists(src.String()); err != nil {
@@ -82,7 +79,7 @@ func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, 
 	}
 	out := &IndexResult{Source: src, Repository: repo.Location(), Descriptor: desc, Skills: len(idx.Skills)}
 	if r.Sign != nil {
-		if out.Signed, err = e.SignDigest(ctx, repo, desc, registry.IndexTag, *r.Sign); err != nil {
+		if out.Signed, err = e.signDigest(ctx, repo, desc, registry.IndexTag, *r.Sign); err != nil {
 			return out, err
 		}
 	}
@@ -90,7 +87,7 @@ func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, 
 		return out, err
 	}
 	if r.Sign != nil {
-		if out.SparseSigned, err = e.SignDigest(ctx, repo, out.Sparse.Descriptor, sparse.Tag, *r.Sign); err != nil {
+		if out.SparseSigned, err = e.signDigest(ctx, repo, out.Sparse.Descriptor, sparse.Tag, *r.Sign); err != nil {
 			return out, err
 		}
 	}

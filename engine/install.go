@@ -217,8 +217,8 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		} else if def == "" {
 			def = install.DefaultHost
 		}
-		t.Placement = Placement(t, nil, e.opts.Link)
-		if roots, err = e.place(Roots(e.env, t, def)); err != nil {
+		t.Placement = placement(t, nil, e.opts.Link)
+		if roots, err = e.place(placedRoots(e.env, t, def)); err != nil {
 			return nil, err
 		}
 	}
@@ -247,7 +247,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		defer done()
 		if len(roots) == 0 {
-			t.Placement = Placement(t, m, e.opts.Link)
+			t.Placement = placement(t, m, e.opts.Link)
 			if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
 				return nil, err
 			}

@@ -17,7 +17,7 @@ import (
 // roots is ErrInvalidRequest.
 func SearchedRoots(env hosts.Env, t Target) ([]install.Root, error) {
 	if len(t.Roots) > 0 {
-		p, err := Roots(env, t, install.DefaultHost)
+		p, err := placedRoots(env, t, install.DefaultHost)
 		if err != nil {
 			return nil, err
 		}
@@ -73,10 +73,17 @@ type Listing struct {
 	Advisories []InstalledAdvised
 }
 
-// List reads what is installed in the roots t names (SearchedRoots; the
-// Engine's Target when t is empty), as `skillpm list` does.
-func (e *Engine) List(ctx context.Context, t Target) (*Listing, error) {
-	roots, err := SearchedRoots(e.env, e.target(t))
+// ListRequest names the roots List reads.
+type ListRequest struct {
+	// Target overrides the Engine's Target (SearchedRoots).
+	Target Target
+}
+
+// List reads what is installed in the roots r.Target names
+// (SearchedRoots; the Engine's Target when it is empty), as `skillpm
+// list` does.
+func (e *Engine) List(ctx context.Context, r ListRequest) (*Listing, error) {
+	roots, err := SearchedRoots(e.env, e.target(r.Target))
 	if err != nil {
 		return nil, err
 	}

@@ -26,10 +26,6 @@ type LockRequest struct {
 	// AllowRepublished accepts a git version tag moved to another commit
 	// than the one locked (see gitRequirements).
 	AllowRepublished bool
-	// CheckNames, when set, vets Names against the manifest (git
-	// references taken out) and the previous lock before anything is
-	// resolved, so a front end can answer a typo with its suggestions.
-	CheckNames func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error
 }
 
 // LockResult is what Lock resolved and whether it wrote it.
@@ -77,10 +73,8 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	// What install verified of the entries that do not move is kept.
 	known := prev
 	if r.Upgrade {
-		if r.CheckNames != nil {
-			if err := r.CheckNames(m, prev, r.Names); err != nil {
-				return nil, err
-			}
+		if err := projectNames(mpath, m, prev, r.Names); err != nil {
+			return nil, err
 		}
 		prev = prev.Without(r.Names...)
 	}

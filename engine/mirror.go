@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/registry/verified"
 )
 
@@ -34,11 +36,11 @@ type MirrorResult struct {
 // r.From to r.To, as `skillpm mirror` does: with Verify or a minimum
 // tier, each version is verified under the engine's trust policy first.
 func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, error) {
-	src, err := OpenSourceArg(e.client, r.From)
+	src, err := openSourceArg(e.client, r.From)
 	if err != nil {
 		return nil, err
 	}
-	dst, err := OpenSourceArg(e.client, r.To)
+	dst, err := openSourceArg(e.client, r.To)
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +62,23 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 	if out.Advisories, err = e.client.CopyAdvisories(ctx, src, dst); err != nil {
 		return out, fmt.Errorf("copying the advisory feed of %s: %w", src, err)
 	}
+	var copied []string
+	for _, v := range res.Versions {
+		if v.Status == registry.MirrorCopied && !slices.Contains(copied, v.Name) {
+			copied = append(copied, v.Name)
+		}
+	}
+	_, srcErr := sparse.Fetch(ctx, src)
+	// To's sparse index describes the skills copied (one is created
+	// when From has one); how that went goes to Options.Log.
+	e.refreshSparse(ctx, dst, copied, srcErr == nil, nil)
 	return out, nil
 }
 
-// OpenSourceArg opens a source named as an argument (mirror's, index's,
+// openSourceArg opens a source named as an argument (mirror's, index's,
 // search's): a registry namespace, oci-layout:DIR, or "embedded"; a bare
 // name is refused (ErrInvalidRequest).
-func OpenSourceArg(c *registry.Client, arg string) (registry.Source, error) {
+func openSourceArg(c *registry.Client, arg string) (registry.Source, error) {
 	if arg == "embedded" {
 		return c.Embedded(), nil
 	}

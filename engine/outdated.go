@@ -151,11 +151,11 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 		return nil, err
 	}
 	var rows []OutdatedSkill
-	git := gitVersions{e: e, seen: map[string]map[string]string{}}
-	defer git.close()
+	b := e.localBuilds()
+	defer b.close()
 	for _, req := range m.Skills {
 		if resolve.IsGitName(req.Name) {
-			rs, err := git.project(ctx, p, req, placed.Roots)
+			rs, err := b.project(ctx, p, req, placed.Roots)
 			if err != nil {
 				return nil, err
 			}
@@ -185,20 +185,15 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 		}
 		rows = append(rows, row)
 	}
-	// The dependencies the lock holds move to what resolving the
-	// manifest's registry requirements afresh gives, as update moves them.
-	reg := &resolve.Manifest{File: m.File, Registry: m.Registry}
+	// The dependencies the lock holds move to what the update of every
+	// skill resolves (Project.update, not installed): those of the
+	// registry requirements and of the git references alike.
 	asked := map[string]bool{}
-	for _, req := range m.Skills {
-		if !resolve.IsGitName(req.Name) {
-			reg.Skills = append(reg.Skills, req)
-		}
-	}
 	for _, r := range rows {
 		asked[r.Name] = true
 	}
-	if p.Prev != nil && len(reg.Skills) > 0 {
-		fresh := e.freshLock(ctx, graph, reg, pre)
+	if p.Prev != nil {
+		fresh := e.updateLock(ctx, p, pre)
 		for _, ls := range p.Prev.Skills {
 			if asked[ls.Name] || ls.Source == "" {
 				continue
@@ -223,12 +218,15 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 	return rows, nil
 }
 
-// freshLock resolves m with nothing locked, as an update of everything
-// does; nil when it does not resolve (the update would say why).
-func (e *Engine) freshLock(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, pre bool) *resolve.Lockfile {
-	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: pre, Hide: e.hideYanked(graph)})
+// updateLock is the lock an update of every skill of p would write
+// (Project.update, resolved without installing); nil when it does not
+// resolve (the update would say why).
+func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.Lockfile {
+	req := p.update(p.Data, nil, InstallRequest{DryRun: true, Resolution: Resolution{Prerelease: pre}})
+	req.NoInstall = true
+	_, lock, err := e.apply(ctx, req)
 	if err != nil {
-		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", m.File, err))
+		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", p.ManifestFile, err))
 		return nil
 	}
 	return lock
@@ -250,7 +248,7 @@ func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Graph, fresh
 
 // outdatedInstalled checks the skills installed in the roots t searches:
 // by name, from git, from a folder (built again), and the dependencies
-// they pulled in (what resolving the root's skills afresh gives).
+// they pulled in (what an update of the root resolves: rootUpdateLock).
 func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]OutdatedSkill, error) {
 	roots, err := SearchedRoots(e.env, t)
 	if err != nil {
@@ -261,10 +259,14 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 		return nil, err
 	}
 	var rows []OutdatedSkill
-	git := gitVersions{e: e, seen: map[string]map[string]string{}}
-	defer git.close()
+	b := e.localBuilds()
+	defer b.close()
 	for _, root := range roots {
 		rec, err := install.ReadReceipts(root.Dir)
+		if err != nil {
+			return nil, err
+		}
+		built, err := b.root(ctx, rec, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -275,19 +277,11 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 				continue // it follows its copy
 			}
 			if s.Explicit() && s.Git != "" {
-				row, err := git.row(ctx, s, root.Dir)
-				if err != nil {
-					return nil, err
-				}
-				rows = append(rows, row)
+				rows = append(rows, gitRow(s, root.Dir, built))
 				continue
 			}
-			if s.Explicit() && s.Source == "" && s.LocalPath != "" {
-				row, err := e.folderRow(ctx, s, root.Dir)
-				if err != nil {
-					return nil, err
-				}
-				rows = append(rows, row)
+			if fromFolder(s) {
+				rows = append(rows, folderRow(s, root.Dir, built))
 				continue
 			}
 			if s.Source == "" {
@@ -295,7 +289,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 			}
 			if !s.Explicit() {
 				if !freshDone {
-					fresh, freshDone = e.freshLock(ctx, graph, receiptsManifest(rec, root.Dir), pre), true
+					fresh, freshDone = e.rootUpdateLock(ctx, graph, rec, root.Dir, built, pre), true
 				}
 				row := OutdatedSkill{Name: s.Name, Installed: s.Version, Root: root.Dir, Source: s.Source}
 				if err := e.fillDependency(ctx, graph, fresh, &row, pre); err != nil {
@@ -314,32 +308,37 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 	return rows, nil
 }
 
-// receiptsManifest is what an update of every skill of a root resolves:
-// the skills asked for by name, in the ranges they were asked for, from
-// the sources recorded.
-func receiptsManifest(rec *install.Receipts, root string) *resolve.Manifest {
-	m := &resolve.Manifest{File: "the receipts of " + root}
-	for _, r := range rec.Skills {
-		if r.Source == "" || r.IsLink() || !r.Explicit() {
-			continue
+// rootUpdateLock resolves what an update of every skill of a root moves
+// its dependencies to: the skills asked for by name in their recorded
+// ranges, and those from git and folders as they build now (what Update
+// installs them again from), with nothing locked; nil when it does not
+// resolve (the update would say why).
+func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Graph, rec *install.Receipts, root string, built rootBuilds, pre bool) *resolve.Lockfile {
+	var cat resolve.Catalog = graph
+	m := install.UpdateManifest(rec, "the receipts of "+root)
+	if len(built.locals) > 0 {
+		var err error
+		if cat, m, err = install.CatalogWith(graph, m, built.locals); err != nil {
+			e.warn(fmt.Sprintf("outdated: the dependencies in %s were not checked: %v", root, err))
+			return nil
 		}
-		name := r.Name
-		if !strings.HasPrefix(r.Source, resolve.EmbeddedSource+"/") {
-			name = r.Source
-		}
-		m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: r.Requested})
 	}
-	return m
+	lock, err := resolve.Lock(ctx, cat, m, nil, resolve.LockOptions{Prerelease: pre, Hide: e.hideYanked(graph)})
+	if err != nil {
+		e.warn(fmt.Sprintf("outdated: the dependencies in %s were not checked: %v", root, err))
+		return nil
+	}
+	return lock
 }
 
 // folderRow is the outdated row of rec, installed in root from a folder:
-// the version the folder builds at now is wanted and latest; a folder
-// that is gone has neither.
-func (e *Engine) folderRow(ctx context.Context, rec install.Record, root string) (OutdatedSkill, error) {
+// the version the folder builds at now (built) is wanted and latest; a
+// folder that is gone has neither.
+func folderRow(rec install.Record, root string, built rootBuilds) OutdatedSkill {
 	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.LocalPath}
-	l, ok, err := e.rebuildFolder(ctx, rec)
-	if err != nil || !ok {
-		return row, err
+	l, ok := built.byName(rec.Name)
+	if !ok {
+		return row
 	}
 	row.Wanted, row.Latest = l.Artifact.Skill.Version, l.Artifact.Skill.Version
 	switch {
@@ -357,7 +356,7 @@ func (e *Engine) folderRow(ctx context.Context, rec install.Record, root string)
 			}
 		}
 	}
-	return row, nil
+	return row
 }
 
 // rebuildFolder builds again the folder rec was installed from; ok is
@@ -426,62 +425,25 @@ func orAnyRange(r string) string {
 	return r
 }
 
-// gitVersions answers, for skills installed from git, the version the
-// reference they were asked for by gives now: what update would move
-// them to. Each reference is fetched and built once.
-type gitVersions struct {
-	e     *Engine
-	cache *gitFetches
-	// seen maps a reference to its skills' versions by name.
-	seen  map[string]map[string]string
-	dones []func()
-}
-
-// row is the outdated row of rec, installed in root from git.
-func (g *gitVersions) row(ctx context.Context, rec install.Record, root string) (OutdatedSkill, error) {
+// gitRow is the outdated row of rec, installed in root from git: wanted
+// and latest are the version the reference it was asked for by gives now
+// (built).
+func gitRow(rec install.Record, root string, built rootBuilds) OutdatedSkill {
 	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.Git}
 	if ref, err := gitsource.Parse(rec.Git); err == nil && ref.Rev != "" {
 		row.Range = ref.Rev
 	}
-	vs, err := g.versions(ctx, rec.Git)
-	if err != nil {
-		return row, err
+	if l, ok := built.byName(rec.Name); ok {
+		row.Wanted, row.Latest = l.Artifact.Skill.Version, l.Artifact.Skill.Version
 	}
-	row.Wanted, row.Latest = vs[rec.Name], vs[rec.Name]
-	return row, nil
-}
-
-// versions are the versions of the skills the git reference ref gives
-// now, by name.
-func (g *gitVersions) versions(ctx context.Context, ref string) (map[string]string, error) {
-	if vs, ok := g.seen[ref]; ok {
-		return vs, nil
-	}
-	if g.cache == nil {
-		c, err := openGitFetches(false)
-		if err != nil {
-			return nil, err
-		}
-		g.cache = c
-	}
-	ls, _, done, err := g.e.gitLocals(ctx, g.cache, ref, nil)
-	g.dones = append(g.dones, done)
-	if err != nil {
-		return nil, err
-	}
-	vs := map[string]string{}
-	for _, l := range ls {
-		vs[l.Artifact.Skill.Name] = l.Artifact.Skill.Version
-	}
-	g.seen[ref] = vs
-	return vs, nil
+	return row
 }
 
 // project gives the rows of the skills the manifest's git requirement
 // req brings: locked as p's lock says, installed in the first of roots
 // holding each, wanted and latest what the reference (with req's range
 // over its version tags) gives now, as install would resolve it again.
-func (g *gitVersions) project(ctx context.Context, p *Project, req resolve.Requirement, roots []install.Root) ([]OutdatedSkill, error) {
+func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requirement, roots []install.Root) ([]OutdatedSkill, error) {
 	at := fmt.Sprintf("%s:%d", p.Manifest.File, req.Line)
 	ref, err := gitsource.Parse(req.Name)
 	if err != nil {
@@ -490,9 +452,13 @@ func (g *gitVersions) project(ctx context.Context, p *Project, req resolve.Requi
 	if req.Range != resolve.AnyRange && req.Range != "" && ref.Rev == "" {
 		ref = ref.At(req.Range)
 	}
-	vs, err := g.versions(ctx, ref.String())
+	ls, err := b.git(ctx, ref.String())
 	if err != nil {
 		return nil, err
+	}
+	vs := map[string]string{}
+	for _, l := range ls {
+		vs[l.Artifact.Skill.Name] = l.Artifact.Skill.Version
 	}
 	var rows []OutdatedSkill
 	for _, name := range slices.Sorted(maps.Keys(vs)) {
@@ -513,11 +479,4 @@ func (g *gitVersions) project(ctx context.Context, p *Project, req resolve.Requi
 		rows = append(rows, row)
 	}
 	return rows, nil
-}
-
-// close removes the trees the references were exported into.
-func (g *gitVersions) close() {
-	for _, d := range g.dones {
-		d()
-	}
 }

@@ -83,7 +83,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 	roots := r.Roots
 	if len(roots) == 0 {
 		t := e.target(r.Target)
-		t.Placement = Placement(t, m, e.opts.Link)
+		t.Placement = placement(t, m, e.opts.Link)
 		if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
 			return nil, nil, err
 		}
@@ -192,8 +192,6 @@ type ProjectUpdateRequest struct {
 	Manifest, Lock string
 	// Names are the skills to move (all when none).
 	Names []string
-	// CheckNames, when set, vets Names against the project first.
-	CheckNames func(p *Project, names []string) error
 	// Breaking raises the ranges the newest release is outside of, Latest
 	// every range, each to ^NEWEST, before resolving.
 	Breaking, Latest bool
@@ -225,10 +223,8 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 	if err != nil {
 		return nil, err
 	}
-	if r.CheckNames != nil {
-		if err := r.CheckNames(p, r.Names); err != nil {
-			return nil, err
-		}
+	if err := projectNames(p.ManifestFile, p.Manifest, p.Prev, r.Names); err != nil {
+		return nil, err
 	}
 	out := &ProjectUpdate{Project: p}
 	data := p.Data
@@ -249,12 +245,21 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 			}
 		}
 	}
-	out.Result, out.Lock, err = e.apply(ctx, applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
-		Prev: p.Prev.Without(r.Names...), InstallRequest: r.InstallRequest})
+	out.Result, out.Lock, err = e.apply(ctx, p.update(data, r.Names, r.InstallRequest))
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// update is the apply of an update of the skills named (all when none)
+// to the manifest data: their locked versions are dropped, so that they
+// and what they need resolve afresh (git references to their newest
+// commits), the others keep theirs. Outdated resolves the same request
+// without installing, so that it lists what an update moves.
+func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRequest {
+	return applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
+		Prev: p.Prev.Without(names...), InstallRequest: ir}
 }
 
 // rangeBumps returns the manifest edits of an update with Breaking

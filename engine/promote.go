@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
 
 // PromoteRequest is one marketplace promotion: a countersignature.
 type PromoteRequest struct {
+	// Ref names the published version, as for Verify.
+	Ref string
 	// Sign is the auditor's signing key or keyless identity.
 	Sign sign.SignOptions
 	// Prerelease lets a range select pre-releases.
@@ -29,44 +30,41 @@ type Promotion struct {
 	Trusted bool
 }
 
-// Promote countersigns the version ref names and verifies it again, as
-// `skillpm promote` does. The trust policy is loaded first, so an invalid
-// one stops the promotion before anything is signed.
-func (e *Engine) Promote(ctx context.Context, ref string, r PromoteRequest) (*Promotion, error) {
-	if _, _, err := e.trustPolicy(ctx); err != nil {
-		return nil, err
-	}
-	repo, m, err := e.resolveRef(ctx, ref, r.Prerelease)
-	if err != nil {
-		return nil, err
-	}
-	return e.PromoteManifest(ctx, repo, m, r)
-}
-
-// PromoteManifest is Promote for a version already fetched.
-func (e *Engine) PromoteManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r PromoteRequest) (*Promotion, error) {
+// Promote countersigns the version r.Ref names, verifies it again and
+// refreshes the namespace's sparse index, as `skillpm promote` does. The
+// trust policy is loaded first, so an invalid one stops the promotion
+// before anything is signed.
+func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*Promotion, error) {
 	policy, _, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
 	}
-	signed, err := e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, r.Sign)
+	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
+	if err != nil {
+		return nil, err
+	}
+	signed, err := e.signDigest(ctx, repo, m.Descriptor, m.Metadata.Version, r.Sign)
 	if err != nil {
 		return nil, err
 	}
 	// Verified as Verify does (audit attestations included); a version
 	// below a tier is not an error here: the promotion is what it is.
-	v, err := e.VerifyManifest(ctx, repo, m, VerifyRequest{})
+	v, err := e.verifyManifest(ctx, repo, m, "")
 	if v == nil {
 		return nil, err
 	}
 	if err != nil && !errors.Is(err, tiers.ErrRefused) {
 		return nil, err
 	}
-	return &Promotion{Signed: signed, Verification: v, Trusted: Trusts(policy, signed.Signer)}, nil
+	out := &Promotion{Signed: signed, Verification: v, Trusted: trusts(policy, signed.Signer)}
+	if !signed.Unchanged {
+		e.refreshSparse(ctx, repo.Source(), []string{repo.Name()}, false, &r.Sign)
+	}
+	return out, nil
 }
 
-// Trusts reports whether any identity of any rule of p matches id.
-func Trusts(p *tiers.Policy, id sign.Identity) bool {
+// trusts reports whether any identity of any rule of p matches id.
+func trusts(p *tiers.Policy, id sign.Identity) bool {
 	if p == nil {
 		return false
 	}

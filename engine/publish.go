@@ -19,10 +19,8 @@ type PublishRequest struct {
 	// Dir is the skill directory (with its SKILL.md).
 	Dir string
 	// To is where to publish: a registry namespace or oci-layout:DIR; ""
-	// means FallbackSource, else the embedded registry. Dest, when set,
-	// is the opened source and wins.
-	To   string
-	Dest registry.Source
+	// means FallbackSource, else the embedded registry.
+	To string
 	// Force overwrites a version already published with other content.
 	Force bool
 	// NoVCS does not record the git origin and commit.
@@ -30,7 +28,7 @@ type PublishRequest struct {
 	// AllowAuditFindings publishes although the audit blocks the skill at
 	// the tier it claims.
 	AllowAuditFindings bool
-	// Sign, when set, signs the published version (see Engine.SignDigest).
+	// Sign, when set, signs the published version (see Engine.Sign).
 	Sign *sign.SignOptions
 }
 
@@ -44,9 +42,6 @@ type PublishResult struct {
 	Audit *AuditOutcome
 	// Signed is the signature, when the request asked for one.
 	Signed *Signed
-	// Sparse is the refresh of the source's sparse index when the version
-	// changed and the source has one; nil otherwise.
-	Sparse *SparseRefresh
 }
 
 // AuditOutcome is a static audit and its verdict.
@@ -62,11 +57,11 @@ type AuditOutcome struct {
 // it with ErrAuditBlocked unless AllowAuditFindings), pushes it and, when
 // asked, signs it (idempotently: a key that already signed it is not used
 // again); when the version changed, the source's sparse index (where it
-// has one) re-describes the skill (RefreshSparse). An invalid skill is a
+// has one) re-describes the skill (a warning to Options.Log when it cannot). An invalid skill is a
 // *BuildError. Once the skill is built, a failure returns the result so
 // far (the artifact, the audit) with the error.
 func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult, error) {
-	src, created, err := e.publishTarget(r.Dest, r.To)
+	src, created, err := e.publishTarget(r.To)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +77,7 @@ func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult,
 		}
 	}
 	if !out.Unchanged {
-		out.Sparse = e.RefreshSparse(ctx, src, []string{out.Artifact.Skill.Name}, false, r.Sign)
+		e.refreshSparse(ctx, src, []string{out.Artifact.Skill.Name}, false, r.Sign)
 	}
 	return out, nil
 }
@@ -109,13 +104,13 @@ func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string
 	return out, nil
 }
 
-// signPublished signs the version out pushed to src (SignDigest).
+// signPublished signs the version out pushed to src (signDigest).
 func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *PublishResult, opts sign.SignOptions) (*Signed, error) {
 	repo, err := e.client.Repository(src, out.Artifact.Skill.Name)
 	if err != nil {
 		return nil, err
 	}
-	return e.SignDigest(ctx, repo, out.Descriptor, out.Artifact.Skill.Version, opts)
+	return e.signDigest(ctx, repo, out.Descriptor, out.Artifact.Skill.Version, opts)
 }
 
 // auditArtifact audits the files of a built skill as they will be
@@ -155,14 +150,12 @@ func (e *Engine) openSource(s string) (registry.Source, error) {
 	return e.client.OpenSource(spec)
 }
 
-// publishTarget is where a publish writes (dest, else the source to names)
-// and the time its artifacts record (SOURCE_DATE_EPOCH, else none).
-func (e *Engine) publishTarget(dest registry.Source, to string) (registry.Source, time.Time, error) {
-	if dest == nil {
-		var err error
-		if dest, err = e.openSource(to); err != nil {
-			return nil, time.Time{}, err
-		}
+// publishTarget is where a publish writes (the source to names) and the
+// time its artifacts record (SOURCE_DATE_EPOCH, else none).
+func (e *Engine) publishTarget(to string) (registry.Source, time.Time, error) {
+	dest, err := e.openSource(to)
+	if err != nil {
+		return nil, time.Time{}, err
 	}
 	created, err := registry.SourceDateEpoch(e.opts.Getenv)
 	if err != nil {

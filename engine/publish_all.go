@@ -27,9 +27,8 @@ type PublishAllRequest struct {
 	// (gitsource.Looks), whose repository (credentials removed) and commit
 	// each artifact records unless NoVCS.
 	Source string
-	// To and Dest are where to publish, as in PublishRequest.
-	To   string
-	Dest registry.Source
+	// To is where to publish, as in PublishRequest.
+	To string
 	// Force, NoVCS and AllowAuditFindings are as in PublishRequest.
 	Force, NoVCS, AllowAuditFindings bool
 	// Sign, when set, signs each version that changed.
@@ -46,9 +45,6 @@ type PublishAllResult struct {
 	Source, Commit string
 	// Items are the skills found, in order.
 	Items []PublishItem
-	// Sparse is the refresh of the destination's sparse index for the
-	// skills that changed; nil when there was none.
-	Sparse *SparseRefresh
 }
 
 // PublishItem is the publish of one skill of a PublishAll.
@@ -111,7 +107,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			items = append(items, item{path: rel, dir: d})
 		}
 	}
-	src, created, err := e.publishTarget(r.Dest, r.To)
+	src, created, err := e.publishTarget(r.To)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +150,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			o.Signed, o.Err = e.signPublished(ctx, src, o.PublishResult, *r.Sign)
 		}
 	}
-	out.Sparse = e.RefreshSparse(ctx, src, changed, false, r.Sign)
+	e.refreshSparse(ctx, src, changed, false, r.Sign)
 	return out, nil
 }
 

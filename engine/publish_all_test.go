@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,18 +68,33 @@ func TestPublishAll(t *testing.T) {
 
 // TestPublishRefreshesSparse: once the source has a sparse index, a
 // publish that changes a version re-describes it there and signs the
-// index with the publish's key; an unchanged publish leaves it alone.
+// index with the publish's key, and says so (a note to Options.Log); an
+// unchanged publish leaves it alone.
 func TestPublishRefreshesSparse(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	eopts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
+	notes, warnings := &recorder{level: slog.LevelInfo}, &recorder{level: slog.LevelWarn}
+	eopts.Log = slog.New(teeHandler{notes, warnings})
 	ctx := context.Background()
-	opts := &sign.SignOptions{Key: key.Key}
-	first, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: opts})
+	e, err := engine.Open(ctx, eopts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Sparse != nil {
-		t.Errorf("no sparse index yet, but the publish refreshed one: %+v", first.Sparse)
+	sparseNotes := func() []string {
+		var out []string
+		for _, m := range notes.messages() {
+			if strings.Contains(m, "sparse index") {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	opts := &sign.SignOptions{Key: key.Key}
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: opts}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sparseNotes(); len(got) != 0 {
+		t.Errorf("no sparse index yet, but the publish refreshed one: %q", got)
 	}
 	if _, err := e.BuildIndex(ctx, engine.IndexRequest{Sign: opts}); err != nil {
 		t.Fatal(err)
@@ -93,16 +109,20 @@ func TestPublishRefreshesSparse(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(v2, "SKILL.md"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Publish(ctx, engine.PublishRequest{Dir: v2, Sign: opts})
-	if err != nil {
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: v2, Sign: opts}); err != nil {
 		t.Fatal(err)
 	}
-	if s := res.Sparse; s == nil || s.Err != nil || s.SignErr != nil || !s.Signed || len(s.Result.Changed) != 1 || s.Result.Changed[0] != "notes" {
-		t.Errorf("sparse refresh = %+v; want notes re-described and the index signed", s)
+	if got := sparseNotes(); len(got) != 1 || !strings.HasPrefix(got[0], "updated the sparse index ") || !strings.HasSuffix(got[0], ", signed)") {
+		t.Errorf("sparse refresh notes = %q; want one saying the index was updated and signed", got)
 	}
-	again, err := e.Publish(ctx, engine.PublishRequest{Dir: v2, Sign: opts})
-	if err != nil || again.Sparse != nil {
-		t.Errorf("an unchanged publish: sparse %+v, %v; want no refresh", again.Sparse, err)
+	if w := warnings.messages(); len(w) != 0 {
+		t.Errorf("warnings %q; want none", w)
+	}
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: v2, Sign: opts}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sparseNotes(); len(got) != 1 {
+		t.Errorf("an unchanged publish refreshed the index: %q", got)
 	}
 }
 
@@ -126,3 +146,29 @@ func copyDir(t *testing.T, src, dst string) {
 		}
 	}
 }
+
+// teeHandler hands each record to every handler that wants its level.
+type teeHandler []slog.Handler
+
+func (t teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	for _, h := range t {
+		if h.Enabled(ctx, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	for _, h := range t {
+		if h.Enabled(ctx, r.Level) {
+			if err := h.Handle(ctx, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (t teeHandler) WithAttrs([]slog.Attr) slog.Handler { return t }
+func (t teeHandler) WithGroup(string) slog.Handler      { return t }

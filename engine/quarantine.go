@@ -17,13 +17,17 @@ type QuarantineResult struct {
 	Feed string `json:"feed,omitempty"`
 }
 
+// QuarantineRequest is one quarantine: it has no knobs (every host's
+// roots, the engine's feed), and is a struct so that it can grow some.
+type QuarantineRequest struct{}
+
 // Quarantine moves every installed copy that an obeyed malicious or
 // revoked advisory names out of every host's roots (user and project)
 // into each root's quarantine, never deleting it (install.Quarantine: a
 // journaled transaction, a receipt saying why and from where; only a copy
 // whose bytes match exactly). A feed that cannot be read fails before
 // anything moves; one that is not obeyed moves nothing and says so.
-func (e *Engine) Quarantine(ctx context.Context) (*QuarantineResult, error) {
+func (e *Engine) Quarantine(ctx context.Context, _ QuarantineRequest) (*QuarantineResult, error) {
 	ch, _, err := e.advisoryFeed(ctx)
 	if err != nil {
 		return nil, err
@@ -71,21 +75,34 @@ func (e *Engine) Quarantine(ctx context.Context) (*QuarantineResult, error) {
 	return out, nil
 }
 
-// Restore puts the quarantined copies of names back where they were, in
+// RestoreRequest names the skills Restore puts back.
+type RestoreRequest struct {
+	// Names are the skills whose quarantined copies are restored.
+	Names []string
+}
+
+// RestoreResult is what Restore put back.
+type RestoreResult struct {
+	// Restored are the copies put back, with where they were.
+	Restored []install.Quarantined
+}
+
+// Restore puts the quarantined copies of r.Names back where they were, in
 // every host's roots, byte for byte with their receipts. It restores what
 // an advisory flagged wrongly (or what the user keeps on purpose); the
-// next install or doctor still reports what the feed names.
-func (e *Engine) Restore(ctx context.Context, names []string) ([]install.Quarantined, error) {
-	var out []install.Quarantined
-	for _, r := range install.AllSearchRoots(e.env) {
-		got, err := install.Restore(ctx, r.Dir, names, install.QuarantineOptions{LockWait: e.opts.LockWait})
+// next install or doctor still reports what the feed names. On an error
+// the result holds what was restored before it.
+func (e *Engine) Restore(ctx context.Context, r RestoreRequest) (*RestoreResult, error) {
+	out := &RestoreResult{}
+	for _, root := range install.AllSearchRoots(e.env) {
+		got, err := install.Restore(ctx, root.Dir, r.Names, install.QuarantineOptions{LockWait: e.opts.LockWait})
 		if err != nil {
 			return out, err
 		}
-		out = append(out, got...)
+		out.Restored = append(out.Restored, got...)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: no quarantined copy of %v in any host's roots", ErrNoSuchSkill, names)
+	if len(out.Restored) == 0 {
+		return nil, fmt.Errorf("%w: no quarantined copy of %v in any host's roots", ErrNoSuchSkill, r.Names)
 	}
 	return out, nil
 }

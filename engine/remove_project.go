@@ -36,13 +36,38 @@ type ProjectRemoval struct {
 	Lock *resolve.Lockfile
 }
 
-// NotInProjectError is a skill a project removal was asked for that the
-// project manifest does not list.
+// NotInProjectError is a skill a project operation (a removal, an
+// update, a lock upgrade) was asked for that the project does not have:
+// so that a front end can answer a typo with the names it has.
 type NotInProjectError struct {
 	// Name is the skill asked for; Manifest the project manifest.
 	Name, Manifest string
-	// Have are the manifest's requirements.
+	// Have are the project's skills: the manifest's requirements (for a
+	// removal), or its skills' short names and the locked skills'.
 	Have []string
+}
+
+// projectNames checks that the project (manifest m at mpath, lock prev)
+// has every skill of names: a requirement of m, by its full or short
+// name, or a locked skill; the first it lacks is a *NotInProjectError.
+func projectNames(mpath string, m *resolve.Manifest, prev *resolve.Lockfile, names []string) error {
+	var have []string
+	for _, r := range m.Skills {
+		have = append(have, resolve.ShortName(r.Name))
+	}
+	if prev != nil {
+		for _, s := range prev.Skills {
+			have = append(have, s.Name)
+		}
+	}
+	slices.Sort(have)
+	have = slices.Compact(have)
+	for _, n := range names {
+		if !slices.Contains(have, n) && !slices.ContainsFunc(m.Skills, func(r resolve.Requirement) bool { return r.Name == n }) {
+			return &NotInProjectError{Name: n, Manifest: mpath, Have: have}
+		}
+	}
+	return nil
 }
 
 func (e *NotInProjectError) Error() string { return e.Name + " is not in " + e.Manifest }

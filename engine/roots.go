@@ -13,12 +13,12 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// Roots returns the roots t names in env, placed as t.Placement says
+// placedRoots returns the roots t names in env, placed as t.Placement says
 // ("" copies into each host's own root): the custom roots, else the hosts'
 // roots at t's scope (hosts default to def, scope to user), with what the
 // placement says about them (install.PlaceRoots). Hosts that share a root
 // (the .agents family at project scope) share one copy.
-func Roots(env hosts.Env, t Target, def install.Host) (*install.Placed, error) {
+func placedRoots(env hosts.Env, t Target, def install.Host) (*install.Placed, error) {
 	if len(t.Roots) > 0 {
 		out := &install.Placed{}
 		for _, r := range t.Roots {
@@ -113,7 +113,7 @@ func defaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
 // empty); otherwise the roots t names. searchedAll says which it was.
 func rootsHolding(env hosts.Env, t Target, def install.Host, names []string) (roots []install.Root, searchedAll bool, err error) {
 	if !t.Empty() {
-		p, err := Roots(env, t, def)
+		p, err := placedRoots(env, t, def)
 		if err != nil {
 			return nil, false, err
 		}
@@ -160,7 +160,7 @@ func projectScope(m *resolve.Manifest) install.Scope {
 // table, the user's hosts file included, as --host takes it.
 func projectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured install.Host) (*install.Placed, error) {
 	if len(t.Roots) > 0 {
-		return Roots(env, t, install.DefaultHost)
+		return placedRoots(env, t, install.DefaultHost)
 	}
 	scope := projectScope(m)
 	if t.Scope != "" {

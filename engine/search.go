@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/skillpm/skillpm/registry"
@@ -23,16 +24,13 @@ type SearchRequest struct {
 	NoVerify bool
 	// RequireSignedIndex refuses an index no trusted signature covers.
 	RequireSignedIndex bool
-	// OnIndexBuilt, when set, is told that a local source had no index
-	// and one was built (with n skills) before searching.
-	OnIndexBuilt func(src registry.Source, n int)
 }
 
 // Search searches a source's index as `skillpm search` does: hits and the
 // index are verified under the trust policy unless NoVerify, and a source
 // on this machine (the embedded registry, a layout directory) without an
 // index gets one built first; a remote one is its maintainer's to build
-// (registry.ErrNoIndex).
+// (registry.ErrNoIndex). An index built here is a note to Options.Log.
 func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchResult, error) {
 	if r.RequireSignedIndex && r.NoVerify {
 		return nil, invalid(errors.New("requiring a signed index verifies its signatures; it cannot be combined with no verification"))
@@ -40,7 +38,7 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 	var src registry.Source
 	var err error
 	if r.Source != "" {
-		src, err = OpenSourceArg(e.client, r.Source)
+		src, err = openSourceArg(e.client, r.Source)
 	} else {
 		src, err = e.openSource("")
 	}
@@ -71,9 +69,11 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 		if _, err := e.client.PushIndex(ctx, src, idx); err != nil {
 			return nil, err
 		}
-		if r.OnIndexBuilt != nil {
-			r.OnIndexBuilt(src, len(idx.Skills))
+		skills := fmt.Sprintf("%d skills", len(idx.Skills))
+		if len(idx.Skills) == 1 {
+			skills = "1 skill"
 		}
+		e.note(fmt.Sprintf("built the search index of %s (%s); skillpm index build %s refreshes it", src, skills, src))
 		return verified.Search(ctx, e.client, src, r.Query, opts)
 	}
 	return res, err

@@ -22,13 +22,19 @@ type SignRequest struct {
 }
 
 // Sign signs the version r.Ref selects and attaches the signature, as
-// `skillpm sign` does: idempotently for keys (SignDigest).
+// `skillpm sign` does: idempotently for keys (nothing is signed when a
+// signature by r.Sign.Key verifies already), then refreshes the
+// namespace's sparse index, which lists each version's signatures.
 func (e *Engine) Sign(ctx context.Context, r SignRequest) (*Signed, error) {
 	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
 	if err != nil {
 		return nil, err
 	}
-	return e.SignDigest(ctx, repo, m.Descriptor, m.Metadata.Version, r.Sign)
+	out, err := e.signDigest(ctx, repo, m.Descriptor, m.Metadata.Version, r.Sign)
+	if err == nil && !out.Unchanged {
+		e.refreshSparse(ctx, repo.Source(), []string{repo.Name()}, false, &r.Sign)
+	}
+	return out, err
 }
 
 // Signed is a signature attached to a published skill version.
@@ -48,11 +54,11 @@ type Signed struct {
 	Junk int `json:"junkReferrers,omitempty"`
 }
 
-// SignDigest signs desc (a version of repo's skill) and attaches the
+// signDigest signs desc (a version of repo's skill) and attaches the
 // signature as an OCI referrer in cosign's format. It is idempotent for
 // keys: when a signature by opts.Key already verifies, nothing is signed
 // and the result says Unchanged.
-func (e *Engine) SignDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*Signed, error) {
+func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*Signed, error) {
 	out := &Signed{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
 	set, err := repo.Signatures(ctx, desc)
 	if err != nil {

@@ -2,56 +2,49 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/sign"
 )
 
-// SparseRefresh is what re-describing skills in a source's sparse index
-// did. Neither failure is an operation's error: the skills are in the
-// registry, and installs read it (with a warning) while the index is
-// stale or unsigned.
-type SparseRefresh struct {
-	// Source is the source whose index it is.
-	Source registry.Source
-	// Result is the index written; nil when Err is set.
-	Result *sparse.UpdateResult
-	// Err is why the index was not updated.
-	Err error
-	// Signed says the new index was signed with the key given; SignErr
-	// why it was not although a key was given. Without a key it is
-	// written unsigned, and installs ignore it until it is signed.
-	Signed  bool
-	SignErr error
-}
-
-// RefreshSparse re-describes names in src's sparse index after they
-// changed (a publish, a signature), where src has an index or create is
-// set, and signs the new index when opts gives a key. It returns nil
-// when there was nothing to do: no names, no index, or no document
-// changed.
-func (e *Engine) RefreshSparse(ctx context.Context, src registry.Source, names []string, create bool, opts *sign.SignOptions) *SparseRefresh {
+// refreshSparse re-describes names in src's sparse index after they
+// changed (a publish, a signature, a mirror), where src has an index or
+// create is set, and signs the new index when opts gives a key. Nothing
+// is done without names, without an index, or when no document changed.
+//
+// Its outcome goes to Options.Log, not to the operation's result or
+// error: the skills are in the registry whatever happens to the index,
+// and installs read the registry (with a warning) while the index is
+// stale or unsigned. A failure or an unsigned index is a warning; the
+// index written is a note.
+func (e *Engine) refreshSparse(ctx context.Context, src registry.Source, names []string, create bool, opts *sign.SignOptions) {
 	if len(names) == 0 {
-		return nil
+		return
 	}
-	out := &SparseRefresh{Source: src}
 	res, err := sparse.Update(ctx, e.client, src, sparse.UpdateOptions{Names: names, IfExists: !create})
 	if err != nil {
-		out.Err = err
-		return out
+		e.warn(fmt.Sprintf("the sparse index of %s was not updated (installs read the registry until skillpm index build %s): %v", src, src, err))
+		return
 	}
 	if res.Descriptor.Digest == "" || len(res.Changed)+len(res.Removed) == 0 {
-		return nil
+		return
 	}
-	out.Result = res
-	if opts == nil || opts.Key == nil {
-		return out
+	signed := ""
+	switch {
+	case opts == nil || opts.Key == nil:
+		e.warn(fmt.Sprintf("the sparse index %s@%s was updated unsigned: installs ignore it until it is signed (skillpm index build %s, signing it)", res.Location, res.Descriptor.Digest, src))
+	default:
+		repo, err := e.client.Repository(src, sparse.Repository)
+		if err == nil {
+			_, err = e.signDigest(ctx, repo, res.Descriptor, sparse.Tag, *opts)
+		}
+		if err != nil {
+			e.warn(fmt.Sprintf("the sparse index %s@%s was updated but not signed: %v", res.Location, res.Descriptor.Digest, err))
+			return
+		}
+		signed = ", signed"
 	}
-	repo, err := e.client.Repository(src, sparse.Repository)
-	if err == nil {
-		_, err = e.SignDigest(ctx, repo, res.Descriptor, sparse.Tag, *opts)
-	}
-	out.Signed, out.SignErr = err == nil, err
-	return out
+	e.note(fmt.Sprintf("updated the sparse index %s:%s (%s%s)", res.Location, sparse.Tag, res.Descriptor.Digest, signed))
 }

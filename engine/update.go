@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/skillpm/skillpm/install"
@@ -38,7 +37,9 @@ type UpdateResult struct {
 // when they were asked for, as `skillpm update` does outside a project.
 // Skills installed from git move to the newest commit of the reference
 // they were installed from; skills installed from a folder are built
-// again from it and move when its files changed.
+// again from it and move when its files changed; what either needs from
+// registries is resolved afresh (updateLocal). Outdated lists what this
+// moves.
 func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
 	t := e.target(r.Target)
 	roots := r.Roots
@@ -51,7 +52,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		var err error
 		// An update keeps how each root holds its skills (copies or
 		// links) unless told otherwise.
-		t.Placement = Placement(t, nil, e.opts.Link)
+		t.Placement = placement(t, nil, e.opts.Link)
 		if roots, all, err = rootsHolding(e.env, t, def, r.Names); err != nil {
 			return nil, err
 		}
@@ -73,66 +74,72 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	}
 	opts.Hide = e.hideYanked(graph)
 	opts.Check = e.checkAdvisories
-	gitDone, gitRoots := map[string]bool{}, []install.RootResult(nil)
-	if !r.RegistryOnly {
-		if gitDone, gitRoots, err = e.updateGit(ctx, graph, r.Names, opts); err != nil {
-			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+	// The skills from git and folders and those from registries are
+	// planned apart; an empty plan is shown once, when both are.
+	planned, show := false, opts.OnPlan
+	if show != nil {
+		opts.OnPlan = func(ctx context.Context, changes []install.Change) error {
+			if len(changes) == 0 {
+				return nil
+			}
+			planned = true
+			return show(ctx, changes)
 		}
-		folderDone, folderRoots, err := e.updateFolders(ctx, graph, r.Names, opts)
-		if err != nil {
-			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
-		}
-		maps.Copy(gitDone, folderDone)
-		gitRoots = append(gitRoots, folderRoots...)
 	}
-	rest := slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return gitDone[n] })
+	localDone, localRoots := map[string]bool{}, []install.RootResult(nil)
+	if !r.RegistryOnly {
+		if localDone, localRoots, err = e.updateLocal(ctx, graph, r.Names, opts); err != nil {
+			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+		}
+	}
+	rest := slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return localDone[n] })
 	res := &install.Result{}
 	if len(r.Names) == 0 || len(rest) > 0 {
 		if res, err = install.Update(ctx, e.client, graph, rest, opts); err != nil {
 			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
 		}
 	}
+	if show != nil && !planned {
+		if err := show(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
-	res.Roots = append(gitRoots, res.Roots...)
+	res.Roots = append(localRoots, res.Roots...)
 	return &UpdateResult{Result: res, SearchedAll: all}, nil
 }
 
-// updateFolders builds again, in each root of opts, the skills installed
-// there from a folder (those named, or all) whose folder still holds
-// them, and installs those whose files changed. It returns the names it
-// handled and the roots' results.
-func (e *Engine) updateFolders(ctx context.Context, graph resolve.Catalog, names []string, opts install.Options) (map[string]bool, []install.RootResult, error) {
+// updateLocal moves, in each root of opts, the skills installed there
+// from git or from a folder (those named, or all) to what they build now
+// (localBuilds.root), with what they need resolved afresh, as installing
+// them again would. It returns the names it handled and the roots'
+// results.
+func (e *Engine) updateLocal(ctx context.Context, graph resolve.Catalog, names []string, opts install.Options) (map[string]bool, []install.RootResult, error) {
 	handled := map[string]bool{}
 	var results []install.RootResult
+	b := e.localBuilds()
+	defer b.close()
 	for _, root := range opts.Roots {
 		rec, err := install.ReadReceipts(root.Dir)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", root.Dir, err)
 		}
-		var locals []install.Local
-		for _, r := range rec.Skills {
-			if !r.Explicit() || r.IsLink() || r.Source != "" || r.Git != "" || r.LocalPath == "" || len(names) > 0 && !slices.Contains(names, r.Name) {
-				continue
-			}
-			handled[r.Name] = true
-			l, ok, err := e.rebuildFolder(ctx, r)
-			if err != nil {
-				return nil, nil, err
-			}
-			if !ok {
-				e.warn(fmt.Sprintf("%s in %s was installed from %s, which no longer holds it: left as it is", r.Name, root.Dir, r.LocalPath))
-				continue
-			}
-			if l.Artifact.Pack.TreeHash != r.Tree {
-				locals = append(locals, l)
-			}
+		built, err := b.root(ctx, rec, names)
+		if err != nil {
+			return nil, nil, err
 		}
-		if len(locals) == 0 {
+		for _, r := range built.handled {
+			handled[r.Name] = true
+		}
+		for _, r := range built.gone {
+			e.warn(fmt.Sprintf("%s in %s was installed from %s, which no longer holds it: left as it is", r.Name, root.Dir, r.LocalPath))
+		}
+		if len(built.locals) == 0 {
 			continue
 		}
 		o := opts
-		o.Roots, o.Local = []install.Root{root}, locals
+		o.Roots, o.Local = []install.Root{root}, built.locals
 		res, err := install.Install(ctx, e.client, graph, &resolve.Manifest{File: "the receipts of " + root.Dir}, nil, o)
 		if err != nil {
 			return nil, nil, err
@@ -140,4 +147,115 @@ func (e *Engine) updateFolders(ctx context.Context, graph resolve.Catalog, names
 		results = append(results, res.Roots...)
 	}
 	return handled, results, nil
+}
+
+// localBuilds builds again what update reinstalls the skills installed
+// from git or from a folder from: what the git reference they were asked
+// for by gives now, the folder as it is now. Outdated reads the same
+// builds, so that it lists what update moves. Each reference is fetched
+// and built once per command.
+type localBuilds struct {
+	e     *Engine
+	cache *gitFetches
+	refs  map[string][]install.Local
+	dones []func()
+}
+
+// localBuilds starts the builds of one command; close them when done.
+func (e *Engine) localBuilds() *localBuilds {
+	return &localBuilds{e: e, refs: map[string][]install.Local{}}
+}
+
+// rootBuilds are the builds of one root's skills from git and folders.
+type rootBuilds struct {
+	// locals are the skills as they build now, one per name.
+	locals []install.Local
+	// handled are the records built (or gone); gone those whose folder
+	// no longer holds their skill.
+	handled, gone []install.Record
+}
+
+// byName is the build of the skill name, if any.
+func (r rootBuilds) byName(name string) (install.Local, bool) {
+	for _, l := range r.locals {
+		if l.Artifact.Skill.Name == name {
+			return l, true
+		}
+	}
+	return install.Local{}, false
+}
+
+// fromFolder reports whether r was installed by name from a folder
+// (not from git, not a link to a copy).
+func fromFolder(r install.Record) bool {
+	return r.Explicit() && !r.IsLink() && r.Source == "" && r.Git == "" && r.LocalPath != ""
+}
+
+// root builds the skills of rec (those named, or all) installed from git
+// or from a folder.
+func (b *localBuilds) root(ctx context.Context, rec *install.Receipts, names []string) (rootBuilds, error) {
+	var out rootBuilds
+	seen := map[string]bool{}
+	add := func(ls ...install.Local) {
+		for _, l := range ls {
+			if !seen[l.Artifact.Skill.Name] {
+				seen[l.Artifact.Skill.Name] = true
+				out.locals = append(out.locals, l)
+			}
+		}
+	}
+	for _, r := range rec.Skills {
+		if len(names) > 0 && !slices.Contains(names, r.Name) {
+			continue
+		}
+		switch {
+		case r.Git != "":
+			out.handled = append(out.handled, r)
+			ls, err := b.git(ctx, r.Git)
+			if err != nil {
+				return out, err
+			}
+			add(ls...)
+		case fromFolder(r):
+			out.handled = append(out.handled, r)
+			l, ok, err := b.e.rebuildFolder(ctx, r)
+			if err != nil {
+				return out, err
+			}
+			if !ok {
+				out.gone = append(out.gone, r)
+				continue
+			}
+			add(l)
+		}
+	}
+	return out, nil
+}
+
+// git is what the git reference ref gives now, built.
+func (b *localBuilds) git(ctx context.Context, ref string) ([]install.Local, error) {
+	if ls, ok := b.refs[ref]; ok {
+		return ls, nil
+	}
+	if b.cache == nil {
+		c, err := openGitFetches(false)
+		if err != nil {
+			return nil, err
+		}
+		b.cache = c
+	}
+	ls, _, done, err := b.e.gitLocals(ctx, b.cache, ref, nil)
+	b.dones = append(b.dones, done)
+	if err != nil {
+		return nil, err
+	}
+	b.refs[ref] = ls
+	return ls, nil
+}
+
+// close removes the trees the references were exported into.
+func (b *localBuilds) close() {
+	for _, d := range b.dones {
+		d()
+	}
 }

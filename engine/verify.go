@@ -27,6 +27,9 @@ type Verification struct {
 
 // VerifyRequest is one verification.
 type VerifyRequest struct {
+	// Ref names the published version, as for Info (a directory is
+	// refused: it is not published).
+	Ref string
 	// MinTier refuses a version whose effective tier is below it.
 	MinTier string
 	// Prerelease lets a range select pre-releases.
@@ -43,7 +46,7 @@ func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registr
 		return nil, nil, err
 	}
 	if r.Kind == registry.KindDir {
-		return nil, nil, invalid(fmt.Errorf("%s is a directory, not a published skill", ref))
+		return nil, nil, invalid(fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", ref, ref))
 	}
 	def, err := e.openSource(e.opts.Source)
 	if err != nil {
@@ -61,25 +64,25 @@ func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registr
 	return repo, m, nil
 }
 
-// Verify verifies every signature attached to the version ref names
+// Verify verifies every signature attached to the version r.Ref names
 // against the trust policy and returns the tier it gets, as `skillpm
 // verify` does. The Verification is returned also when the version is
 // refused: not signed (ErrNotSigned), no signature verifies
 // (ErrNoVerifiedSignature), or below r.MinTier (ErrBelowMinTier); each
 // wraps tiers.ErrRefused.
-func (e *Engine) Verify(ctx context.Context, ref string, r VerifyRequest) (*Verification, error) {
-	repo, m, err := e.resolveRef(ctx, ref, r.Prerelease)
-	if err != nil {
-		return nil, err
-	}
-	return e.VerifyManifest(ctx, repo, m, r)
-}
-
-// VerifyManifest is Verify for a version already fetched.
-func (e *Engine) VerifyManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r VerifyRequest) (*Verification, error) {
+func (e *Engine) Verify(ctx context.Context, r VerifyRequest) (*Verification, error) {
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return nil, invalid(fmt.Errorf("minimum tier %q: use experimental, community or verified", r.MinTier))
 	}
+	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
+	if err != nil {
+		return nil, err
+	}
+	return e.verifyManifest(ctx, repo, m, r.MinTier)
+}
+
+// verifyManifest is Verify for a version already fetched.
+func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, minTier string) (*Verification, error) {
 	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
@@ -106,8 +109,8 @@ func (e *Engine) VerifyManifest(ctx context.Context, repo *registry.Repository, 
 		return out, refused(ErrNotSigned, fmt.Errorf("%s (%s) is not signed: no signature is attached", at, m.Descriptor.Digest))
 	case len(v.Signers) == 0:
 		return out, refused(ErrNoVerifiedSignature, fmt.Errorf("%s: no signature verifies (%d failed); the trust policy names no key or root that signed it", at, len(v.Checks)))
-	case r.MinTier != "" && tiers.Rank(string(v.Decision.Effective)) < tiers.Rank(r.MinTier):
-		return out, refused(ErrBelowMinTier, fmt.Errorf("%s is %s, below the minimum tier %s", at, v.Decision.Effective, r.MinTier))
+	case minTier != "" && tiers.Rank(string(v.Decision.Effective)) < tiers.Rank(minTier):
+		return out, refused(ErrBelowMinTier, fmt.Errorf("%s is %s, below the minimum tier %s", at, v.Decision.Effective, minTier))
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -362,7 +363,11 @@ func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName s
 		// git records only as the objects' promisor; that record goes
 		// once the fetch is done, so nothing is ever fetched lazily.
 		filter := fmt.Sprintf("--filter=blob:limit=%d", c.maxBlob()+1)
+		// No automatic maintenance after the fetch: the cache is pruned
+		// by skillpm (cache prune), and a gc or maintenance run started
+		// by a fetch is one more process on every cold install.
 		_, err := c.cmd(dir, r, "-c", "remote."+fetchRemote+".url="+r.fetchURL(), "-c", "protocol.version=2",
+			"-c", "maintenance.auto=false", "-c", "gc.auto=0",
 			"fetch", "-q", "--depth=1", filter, "--no-tags", "--no-write-fetch-head", "--", fetchRemote, commit).output(ctx)
 		_, _ = c.cmd(dir, nil, "config", "--remove-section", "remote."+fetchRemote).output(ctx)
 		if err != nil {
@@ -373,13 +378,10 @@ func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName s
 			return fetchErr(err)
 		}
 	}
-	if _, err := c.cmd(dir, nil, "update-ref", "refs/skillpm/commits/"+commit, commit).output(ctx); err != nil {
-		return err
-	}
+	// Both refs in one git process (and one ref transaction).
+	refs := "update refs/skillpm/commits/" + commit + " " + commit + "\n"
 	if refName != "" {
-		if _, err := c.cmd(dir, nil, "update-ref", "refs/skillpm/"+refName, commit).output(ctx); err != nil {
-			return err
-		}
+		refs += "update refs/skillpm/" + refName + " " + commit + "\n"
 	}
-	return nil
+	return c.cmd(dir, nil, "update-ref", "--stdin").exec(ctx, strings.NewReader(refs), io.Discard)
 }

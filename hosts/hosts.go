@@ -211,6 +211,10 @@ type Host struct {
 	State *Dir `yaml:"state,omitempty" json:"state,omitempty"`
 	// Detect tells how to find the host on this machine.
 	Detect Detect `yaml:"detect,omitempty" json:"detect"`
+	// StrictYAML is true for a host that reads the frontmatter with a
+	// strict YAML parser: a value with an unquoted ": ", which most hosts
+	// read as text, makes it leave the skill out.
+	StrictYAML bool `yaml:"strict_yaml,omitempty" json:"strictYaml,omitempty"`
 	// Sources back the facts above.
 	Sources []Source `yaml:"sources" json:"sources"`
 	// Builtin is false for hosts added by a user file.

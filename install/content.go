@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -57,7 +58,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			if r.Host == HostGaia || want == "" {
 				want = old.Tree // the enforced tier is written into SKILL.md
 			}
-			if ok && old.Digest == p.Lock.Digest && !old.IsLink() {
+			if ok && sameBuild(old, p) && !old.IsLink() {
 				sum, err := archive.TreeHashInstalled(ctx, dir)
 				if err == nil && sum.TreeHash == want {
 					st.unchanged = append(st.unchanged, p)
@@ -179,20 +180,31 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if err := j.gaiaLoads(content); err != nil {
+	if err := j.hostsLoad(content); err != nil {
 		return err
 	}
 	j.changes = j.diff()
 	return nil
 }
 
-// gaiaLoads refuses a skill to be written into a GAIA root that GAIA's
-// loader would refuse, judged from the SKILL.md staged (content, the
-// bytes that land): installing it would put a skill where GAIA refuses
-// it, whatever skillpm's own grants allowed.
-func (j *job) gaiaLoads(content map[string]staged) error {
+// hostsLoad refuses a skill to be written into a root whose host would
+// not load it, judged from the SKILL.md staged (content, the bytes that
+// land): GAIA's loader (skill.GaiaRefusals), or a host that reads the
+// frontmatter as strict YAML (hosts.Host.StrictYAML) where a lenient load
+// read a value as text. Installing it would put a skill where its host
+// leaves it out, whatever skillpm's own grants allowed.
+func (j *job) hostsLoad(content map[string]staged) error {
 	for i, r := range j.roots {
-		if r.Host != HostGaia || r.Link != "" {
+		if r.Link != "" {
+			continue
+		}
+		var refusals func(*skill.Skill) skill.Diagnostics
+		switch h, err := hosts.Builtin().Get(string(r.Host)); {
+		case r.Host == HostGaia:
+			refusals = skill.GaiaRefusals
+		case err == nil && h.StrictYAML:
+			refusals = func(s *skill.Skill) skill.Diagnostics { return skill.StrictYAMLRefusals(s, h.Name) }
+		default:
 			continue
 		}
 		for _, p := range j.stages[i].todo {
@@ -200,8 +212,11 @@ func (j *job) gaiaLoads(content map[string]staged) error {
 			if !ok || s.skill == nil {
 				continue
 			}
-			if ds := skill.GaiaRefusals(s.skill); len(ds) > 0 {
-				return &GaiaRefusedError{Root: r.Dir, Name: p.Lock.Name, Version: p.Lock.Version, Refusals: ds}
+			if ds := refusals(s.skill); len(ds) > 0 {
+				if r.Host == HostGaia {
+					return &GaiaRefusedError{Root: r.Dir, Name: p.Lock.Name, Version: p.Lock.Version, Refusals: ds}
+				}
+				return &HostRefusedError{Host: string(r.Host), Root: r.Dir, Name: p.Lock.Name, Version: p.Lock.Version, Refusals: ds}
 			}
 		}
 	}
@@ -348,7 +363,7 @@ func (j *job) stageLinks(ctx context.Context, r Root, rec *Receipts, st *rootSta
 		name := p.Lock.Name
 		old, ok := rec.Get(name)
 		dir, target := filepath.Join(r.Dir, name), filepath.Join(r.Link, name)
-		if ok && old.Digest == p.Lock.Digest && old.Link == target && isLinkTo(dir, target) {
+		if ok && sameBuild(old, p) && old.Link == target && isLinkTo(dir, target) {
 			st.unchanged = append(st.unchanged, p)
 			continue
 		}

@@ -55,6 +55,10 @@ var (
 	// ErrGaiaRefused means a skill to install for GAIA declares what
 	// GAIA's loader refuses (skill.GaiaRefusals): GAIA would not load it.
 	ErrGaiaRefused = errdef.New(errdef.Validation, "GAIA would not load the skill")
+	// ErrHostRefused means a skill to install for a host that reads the
+	// frontmatter as strict YAML has a value only a lenient reader reads
+	// (skill.StrictYAMLRefusals): that host would leave it out.
+	ErrHostRefused = errdef.New(errdef.Validation, "the host would not load the skill")
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
 	ErrUnsupportedRef = errdef.New(errdef.Usage, "reference cannot be installed")
 )
@@ -108,19 +112,44 @@ type GaiaRefusedError struct {
 }
 
 func (e *GaiaRefusedError) Error() string {
+	return refusedMessage(e.Name, e.Version, "GAIA", e.Root, e.Refusals)
+}
+
+// refusedMessage says that host would not load name@version, so it was
+// not installed in root, with each refusal at its line and the first's
+// hint.
+func refusedMessage(name, version, host, root string, refusals skill.Diagnostics) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s@%s: GAIA would not load it, so it is not installed in %s (nothing was written):", e.Name, e.Version, e.Root)
-	for _, d := range e.Refusals {
+	fmt.Fprintf(&b, "%s@%s: %s would not load it, so it is not installed in %s (nothing was written):", name, version, host, root)
+	for _, d := range refusals {
 		fmt.Fprintf(&b, "\n\t%s: %s", skill.Position(skill.SkillFile, d.Line, d.Column), d.Message)
 	}
-	if len(e.Refusals) > 0 {
-		fmt.Fprintf(&b, "\n\t%s", e.Refusals[0].Hint)
+	if len(refusals) > 0 {
+		fmt.Fprintf(&b, "\n\t%s", refusals[0].Hint)
 	}
 	return b.String()
 }
 
 // Unwrap makes errors.Is(err, ErrGaiaRefused) true.
 func (e *GaiaRefusedError) Unwrap() error { return ErrGaiaRefused }
+
+// HostRefusedError names a skill a host would leave out (its
+// frontmatter needs a lenient YAML reader, and the host's is strict), the
+// root it was to be installed in, and each refusal at its line of
+// SKILL.md.
+type HostRefusedError struct {
+	// Host is the host's id; Root its root; Name and Version the skill.
+	Host, Root, Name, Version string
+	// Refusals are skill.StrictYAMLRefusals of the SKILL.md staged.
+	Refusals skill.Diagnostics
+}
+
+func (e *HostRefusedError) Error() string {
+	return refusedMessage(e.Name, e.Version, e.Host, e.Root, e.Refusals)
+}
+
+// Unwrap makes errors.Is(err, ErrHostRefused) true.
+func (e *HostRefusedError) Unwrap() error { return ErrHostRefused }
 
 // DriftError is a skill whose installed files differ from the locked,
 // verified content although its receipt records them: receipts are a

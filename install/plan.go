@@ -48,7 +48,7 @@ func (j *job) diff() []Change {
 	for i, r := range j.roots {
 		for _, p := range j.plan {
 			old, ok := j.receipts[i].Get(p.Lock.Name)
-			if ok && old.Digest == p.Lock.Digest {
+			if ok && sameBuild(old, p) {
 				continue
 			}
 			c := Change{Root: r.Dir, Name: p.Lock.Name, Kind: ChangeAdd, To: p.Lock.Version, ToTier: p.Lock.Tier}
@@ -155,6 +155,19 @@ func (j *job) carried() map[string]map[string]string {
 	return out
 }
 
+// sameBuild reports whether old, a root's receipt, is p as planned: the
+// same manifest digest, or, for a skill built from a folder or git
+// (p.local), the same version and files. A local build's digest also
+// covers what the build was annotated with (the folder's VCS revision,
+// which a commit elsewhere in the repository moves), so the same files
+// built again are the same skill, kept rather than installed again.
+func sameBuild(old Record, p *Planned) bool {
+	if old.Digest == p.Lock.Digest {
+		return true
+	}
+	return p.local != nil && old.Version == p.Lock.Version && old.Tree != "" && old.Tree == p.local.Artifact.Pack.TreeHash
+}
+
 // kept returns the skills every root already holds at the planned digest
 // and tier, with the grants their receipts record.
 func (j *job) kept() map[string][]Grant {
@@ -164,7 +177,7 @@ func (j *job) kept() map[string][]Grant {
 		all := len(j.roots) > 0
 		for i := range j.roots {
 			old, ok := j.receipts[i].Get(p.Lock.Name)
-			if !ok || old.Digest != p.Lock.Digest || old.Tier != p.Lock.Tier {
+			if !ok || !sameBuild(old, p) || old.Tier != p.Lock.Tier {
 				all = false
 				break
 			}

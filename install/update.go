@@ -247,7 +247,7 @@ func refreshLinks(ctx context.Context, r Root, opts Options) (RootResult, error)
 // updated, so they stay while they fit. found collects the names given
 // that the root has.
 func updateRequest(rec *Receipts, names []string, found map[string]bool) (*resolve.Manifest, *resolve.Lockfile) {
-	m := &resolve.Manifest{}
+	m := UpdateManifest(rec, "")
 	prev := &resolve.Lockfile{Version: resolve.LockVersion}
 	for _, r := range rec.Skills {
 		if r.Source == "" || r.IsLink() {
@@ -260,20 +260,33 @@ func updateRequest(rec *Receipts, names []string, found map[string]bool) (*resol
 			prev.Skills = append(prev.Skills, resolve.LockedSkill{Name: r.Name, Version: r.Version, Source: r.Source, Digest: r.Digest,
 				Tree: r.Tree, Requested: r.Requested, Dependencies: r.Dependencies, Signers: signersOf(r)})
 		}
-		if r.Explicit() {
-			name := r.Name
-			if !strings.HasPrefix(r.Source, resolve.EmbeddedSource+"/") {
-				name = r.Source
-			}
-			m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: r.Requested})
-		}
 	}
 	if len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { _, ok := rec.Get(n); return ok }) {
 		m.Skills = nil // nothing named is here: leave the root alone
 	}
-	slices.SortFunc(m.Skills, func(a, b resolve.Requirement) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(prev.Skills, func(a, b resolve.LockedSkill) int { return strings.Compare(a.Name, b.Name) })
 	return m, prev
+}
+
+// UpdateManifest is what an update of a root's registry skills resolves
+// (file names it in messages): every skill its receipts record as asked
+// for by name, in the range it was asked for, from the source recorded.
+// Skills from a local directory or git, and links, are not in it: they
+// are built again from where they came from.
+func UpdateManifest(rec *Receipts, file string) *resolve.Manifest {
+	m := &resolve.Manifest{File: file}
+	for _, r := range rec.Skills {
+		if r.Source == "" || r.IsLink() || !r.Explicit() {
+			continue
+		}
+		name := r.Name
+		if !strings.HasPrefix(r.Source, resolve.EmbeddedSource+"/") {
+			name = r.Source
+		}
+		m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: r.Requested})
+	}
+	slices.SortFunc(m.Skills, func(a, b resolve.Requirement) int { return strings.Compare(a.Name, b.Name) })
+	return m
 }
 
 // sourcesChosen refuses to update a project root's skill from the source

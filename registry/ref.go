@@ -13,7 +13,7 @@ import (
 
 // LayoutPrefix starts a reference or source stored as OCI image layouts on
 // disk: "oci-layout:DIR/web-research@1.2.3", "oci-layout:DIR".
-const LayoutPrefix = "oci-layout:"
+const LayoutPrefix = source.LayoutPrefix
 
 // maxRefLen bounds a reference; real ones are well under 300 bytes.
 const maxRefLen = 4096
@@ -180,7 +180,7 @@ func ParseRef(s string) (Ref, error) {
 		return Ref{Kind: KindName, Name: path, Selector: sel}, nil
 	}
 	host, _, _ := strings.Cut(path, "/")
-	if !looksLikeHost(host) {
+	if !source.LooksLikeHost(host) {
 		return Ref{}, fmt.Errorf("%w: %q: a registry reference starts with a host (ghcr.io/acme/skills/NAME, localhost:5000/NAME); write ./%s for a local directory", ErrInvalidRef, s, path)
 	}
 	i := strings.LastIndexByte(path, '/')
@@ -248,11 +248,6 @@ func checkName(name, ref string) error {
 
 func isDirRef(s string) bool {
 	return s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "/")
-}
-
-// looksLikeHost is Docker's rule for the first element of a reference.
-func looksLikeHost(s string) bool {
-	return s == "localhost" || strings.ContainsAny(s, ".:")
 }
 
 // SourceSpec is a parsed source: where a publish goes (--to) or where bare

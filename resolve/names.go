@@ -14,7 +14,7 @@ import (
 const EmbeddedSource = source.Embedded
 
 // layoutPrefix starts a source stored as OCI image layouts on disk.
-const layoutPrefix = "oci-layout:"
+const layoutPrefix = source.LayoutPrefix
 
 // Namespace turns the skill names people write into the names the solver
 // works on, so that one name means one repository everywhere in a solve.
@@ -64,15 +64,10 @@ func CanonicalSource(spec, dir string) (string, error) {
 	return s, nil
 }
 
-// looksLikeHost is Docker's rule for the first element of a reference.
-func looksLikeHost(s string) bool {
-	return s == "localhost" || strings.ContainsAny(s, ".:")
-}
-
 // splitRef splits a reference without a version into its source and skill
 // name: ("", "fix") for a bare name. It checks the shape only; whether the
 // source exists is the registry's business.
-func splitRef(ref string) (source, name string, err error) {
+func splitRef(ref string) (src, name string, err error) {
 	bad := func(hint string) (string, string, error) {
 		return "", "", fmt.Errorf("%w: %q: %s", ErrInvalidName, ref, hint)
 	}
@@ -89,29 +84,29 @@ func splitRef(ref string) (source, name string, err error) {
 		}
 		return "", ref, nil
 	}
-	source, name = ref[:i], ref[i+1:]
+	src, name = ref[:i], ref[i+1:]
 	if !skill.ValidName(name) {
 		return bad(fmt.Sprintf("%q is not a skill name (lower-case letters and digits in words joined by single hyphens)", name))
 	}
-	if strings.HasPrefix(source, layoutPrefix) {
-		if source == layoutPrefix {
+	if strings.HasPrefix(src, layoutPrefix) {
+		if src == layoutPrefix {
 			return bad("write oci-layout:DIR/NAME")
 		}
-		return source, name, nil
+		return src, name, nil
 	}
-	if source == EmbeddedSource {
-		return source, name, nil
+	if src == EmbeddedSource {
+		return src, name, nil
 	}
-	host, _, _ := strings.Cut(source, "/")
-	if !looksLikeHost(host) {
+	host, _, _ := strings.Cut(src, "/")
+	if !source.LooksLikeHost(host) {
 		return bad("a reference with a registry starts with a host (ghcr.io/acme/skills/NAME, localhost:5000/NAME)")
 	}
-	for _, seg := range strings.Split(source, "/") {
+	for _, seg := range strings.Split(src, "/") {
 		if seg == "" || strings.ContainsAny(seg, " \t") {
 			return bad("empty or blank path element")
 		}
 	}
-	return source, name, nil
+	return src, name, nil
 }
 
 // Key returns the solver name of a skill written as a bare name ("fix",

@@ -38,6 +38,10 @@
 # shown to fail (hosts/conformance_test.go does).
 # CONFORMANCE_NPM_PREFIX installs the CLIs there and keeps them, for runs
 # one after another (the mutation test).
+# The lenient scenario puts hand-made skill folders (an unquoted ": ", a
+# lowercase skill.md, a blank line before ---) into each host's root by
+# hand and checks that the host loads each exactly when skillpm's install
+# for that host accepts it.
 # CONFORMANCE_SCENARIOS (space-separated, default all) runs those
 # scenarios; the ones that are not optional (default, moved, link, default4,
 # moved4, lifecycle) set up what later ones read, so they always run.
@@ -59,7 +63,7 @@ start=$SECONDS
 all_hosts="claude codex opencode gemini amp copilot qwen"
 hosts=" ${CONFORMANCE_HOSTS:-$all_hosts} "
 on() { [[ $hosts == *" $1 "* ]]; } # on HOST: HOST's checks run
-all_scenarios="default moved relative tilde project link default4 moved4 relative4 tilde4 lifecycle codex-hooks"
+all_scenarios="default moved relative tilde project link default4 moved4 relative4 tilde4 lifecycle lenient codex-hooks"
 scenarios=" ${CONFORMANCE_SCENARIOS:-$all_scenarios} "
 want() { [[ $scenarios == *" $1 "* ]]; } # want NAME: scenario NAME runs
 for sc in $scenarios; do
@@ -114,7 +118,7 @@ scenario() {
 	mkdir -p "$home" "$proj"
 	git -C "$proj" init -q
 	vars=(HOME="$home" PATH="$PATH" "$@")
-	echo "== $name ${*:-(default roots)}"
+	echo "== $name ${*:-(default roots)} (at $((SECONDS - start)) s)"
 }
 
 run() { (cd "$proj" && exec env -i "${vars[@]}" "$@"); }
@@ -484,6 +488,72 @@ expect gemini omits "$home/.gemini/skills/conf-life"
 expect amp omits "$home/.config/agents/skills/conf-life"
 expect copilot omits "$home/.copilot/skills/conf-life"
 expect qwen omits conf-life
+
+# Lenient: hand-made skill folders put straight into each host's user
+# root (not through skillpm), one of each per host, named for it: a
+# description with an unquoted ": " (len-colon), a folder whose only file
+# is a lowercase skill.md (len-lower), a blank line before the opening ---
+# (len-blank), and a plain skill (len-ok) that shows the host listed at
+# all. The host loads each exactly when skillpm's install for that host
+# (into a separate home) accepts it: lenient validation, info and install
+# follow the hosts in both directions.
+lenient_skill() { # KIND HOST: the folder $tmp/lenient-src/len-KIND-HOST
+	local n=len-$1-$2 d=$tmp/lenient-src/len-$1-$2 f=SKILL.md lead=
+	mkdir -p "$d"
+	case $1 in
+	lower) f=skill.md ;;
+	blank) lead=$'\n' ;;
+	esac
+	if [ "$1" = colon ]; then
+		printf -- '%s---\nname: %s\ndescription: Conformance skill %s. Use when: a host lists it.\n---\nSay hello.\n' "$lead" "$n" "$n" >"$d/$f"
+	else
+		printf -- '%s---\nname: %s\ndescription: Conformance skill %s.\n---\nSay hello.\n' "$lead" "$n" "$n" >"$d/$f"
+	fi
+}
+lenient_listed() { # HOST: the skill names HOST lists, one a line
+	case $1 in
+	claude)
+		claude_run hello
+		claude_stop
+		claude_skills | tr ' ' '\n'
+		;;
+	codex) run timeout 120 "$bin/codex" debug prompt-input 2>/dev/null | grep -o -- '- len-[a-z]*-codex: ' | sed 's/^- //; s/: $//' || true ;;
+	*) seen "$1" | sed 's|.*/||' ;;
+	esac
+}
+# A difference known and kept, HOST/KIND: why (hosts.yaml says it too).
+# It is reported, and a failure once the host and skillpm agree again.
+declare -A lenient_known=([amp/lower]="Amp lists a folder whose only file is a lowercase skill.md; skillpm refuses it for every host, as the others leave it out")
+if want lenient; then
+	scenario lenient
+	declare -A lenient_root=([claude]=.claude/skills [codex]=.codex/skills [opencode]=.config/opencode/skills
+		[gemini]=.gemini/skills [amp]=.config/agents/skills [copilot]=.copilot/skills [qwen]=.qwen/skills)
+	for h in $hosts; do
+		for k in colon lower blank ok; do
+			lenient_skill "$k" "$h"
+			mkdir -p "$home/${lenient_root[$h]}"
+			cp -R "$tmp/lenient-src/len-$k-$h" "$home/${lenient_root[$h]}/"
+		done
+	done
+	for h in $hosts; do
+		listed=$(lenient_listed "$h")
+		if ! grep -qxF "len-ok-$h" <<<"$listed"; then
+			bad "$h does not list the plain len-ok-$h: its listing is not read"
+			continue
+		fi
+		for k in colon lower blank; do
+			s=len-$k-$h
+			accepts=no loads=no
+			if env -i HOME="$tmp/lenient/skillpm-home" PATH="$PATH" "$tmp/skillpm" install "$tmp/lenient-src/$s" --host "$h" --no-vcs --allow-experimental >/dev/null 2>&1; then accepts=yes; fi
+			if grep -qxF "$s" <<<"$listed"; then loads=yes; fi
+			known=${lenient_known[$h/$k]:-}
+			if [ "$accepts" = "$loads" ] && [ -z "$known" ]; then ok "$h loads $s: $loads, as skillpm install --host $h says"
+			elif [ "$accepts" = "$loads" ]; then bad "$h loads $s: $loads, as skillpm install --host $h says: the known difference ($known) is gone; drop it here and in hosts/hosts.yaml"
+			elif [ -n "$known" ]; then ok "$h loads $s: $loads; skillpm install --host $h accepts it: $accepts (known: $known)"
+			else bad "$h loads $s: $loads; skillpm install --host $h accepts it: $accepts"; fi
+		done
+	done
+fi
 
 # codex_prompt UNTIL PROMPT ARGS...: codex exec PROMPT with a dummy key,
 # stopped (it retries the network for minutes) once the session's

@@ -74,7 +74,7 @@ func Parse(s string) (Spec, error) {
 	}
 	loc := strings.TrimRight(s, "/")
 	host, _, _ := strings.Cut(loc, "/")
-	if !looksLikeHost(host) || strings.ContainsAny(loc, " \t@") || strings.Contains(loc, "//") {
+	if !LooksLikeHost(host) || strings.ContainsAny(loc, " \t@") || strings.Contains(loc, "//") {
 		return Spec{}, &Error{Source: s, Reason: "a registry source starts with a host (ghcr.io/acme/skills, localhost:5000); write oci-layout:DIR for a directory"}
 	}
 	// Validate host and namespace as OCI does, with a placeholder
@@ -85,8 +85,11 @@ func Parse(s string) (Spec, error) {
 	return Spec{Kind: KindRemote, Location: loc}, nil
 }
 
-// looksLikeHost is Docker's rule for the first element of a reference.
-func looksLikeHost(s string) bool {
+// LooksLikeHost is Docker's rule for the first element of a reference:
+// a registry host ("localhost", or a name with a dot or a port) rather
+// than a path element. The registry's references and the resolver's
+// names apply it from here.
+func LooksLikeHost(s string) bool {
 	return s == "localhost" || strings.ContainsAny(s, ".:")
 }
 

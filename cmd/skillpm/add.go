@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
@@ -60,29 +58,6 @@ fails or is refused.`,
 	return c
 }
 
-// parseAddArg splits NAME[@RANGE]; the range is "" when none is given.
-func parseAddArg(arg string) (name, rng string, err error) {
-	switch {
-	case strings.Contains(arg, "://"):
-		return "", "", fmt.Errorf("%q is a URL: add takes published skill names (web-research@^1, ghcr.io/acme/skills/NAME@^1); git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO", arg)
-	case strings.HasPrefix(arg, ".") || strings.HasPrefix(arg, "/"):
-		return "", "", fmt.Errorf("%q is a directory: add takes published skill names; install a local skill with skillpm install %s", arg, arg)
-	}
-	name, rng, _ = strings.Cut(arg, "@")
-	if name == "" {
-		return "", "", fmt.Errorf("%q: write NAME or NAME@RANGE", arg)
-	}
-	if strings.HasPrefix(rng, "sha256:") {
-		return "", "", fmt.Errorf("%q: skills.yaml holds version ranges, not digests; write NAME@RANGE (the lock records the digest)", arg)
-	}
-	if rng != "" {
-		if _, err := resolve.ParseRange(rng, true); err != nil {
-			return "", "", fmt.Errorf("%q: the range %q does not parse: use ^1.2, ~1.4, \">=1.0, <2.0\", 1.x or \"*\"", arg, rng)
-		}
-	}
-	return name, rng, nil
-}
-
 // request is what add passes on to the install: every flag that sets a
 // field of the request (TestRequestFields checks it).
 func (f *addFlags) request() engine.InstallRequest {
@@ -94,13 +69,7 @@ func (f *addFlags) request() engine.InstallRequest {
 func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	ctx := c.Context()
 	r := engine.AddRequest{Manifest: f.manifest, Lock: f.lock, NoInstall: f.noInstall, InstallRequest: f.request()}
-	for _, a := range args {
-		name, rng, err := parseAddArg(a)
-		if err != nil {
-			return &usageError{err}
-		}
-		r.Skills = append(r.Skills, engine.AddSkill{Name: name, Range: rng})
-	}
+	r.Refs = args
 	if err := f.check(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
@@ -99,15 +100,11 @@ func publishedNames(ctx context.Context, g *globals) []string {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c, err := regClient(g, &regFlags{})
+	e, err := openEngine(ctx, g, engineFlags{lenientEnv: true, noPolicy: true})
 	if err != nil {
 		return nil
 	}
-	s, err := regDefaultSource(c, g, &regFlags{})
-	if err != nil {
-		return nil
-	}
-	names, err := c.SourceNames(ctx, s)
+	names, err := e.SourceNames(ctx, engine.SourceNamesRequest{})
 	if err != nil {
 		return nil
 	}

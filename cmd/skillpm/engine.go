@@ -41,6 +41,9 @@ type engineFlags struct {
 	warn func(string)
 	// item, when set, is told of each skill a PublishAll finishes.
 	item func(done, total int, it *engine.PublishItem)
+	// noPolicy looks for no policy file (sign, pull: they verify nothing,
+	// and a broken project manifest here is none of their business).
+	noPolicy bool
 	// lenientEnv resolves roots with the built-in hosts table when the
 	// user's hosts file does not load (osEnv), for commands that read
 	// every host's roots without --host, --scope or --root.
@@ -86,8 +89,10 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 		h.decision = g.o().Decision
 	}
 	opts.Log = slog.New(h)
-	if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, f.manifest, g.config().Policy); err != nil {
-		return nil, err
+	if !f.noPolicy {
+		if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, f.manifest, g.config().Policy); err != nil {
+			return nil, err
+		}
 	}
 	if f.rf != nil {
 		opts.Target = f.rf.target()
@@ -222,7 +227,7 @@ func installFailure(ctx context.Context, g *globals, e *engine.Engine, err error
 	}
 	mapped := installExit(ie.Manifest, ie.LockFile, cause)
 	if hint && ie.Graph != nil {
-		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, mapped)
+		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, mapped)
 	}
 	return mapped
 }

@@ -31,12 +31,12 @@ const maxShownVersions = 5
 // raw is the failure as the library returned it; err is what the command
 // would report (raw mapped to an exit code), returned unchanged when raw
 // is not about resolution.
-func notFoundHint(ctx context.Context, c *registry.Client, graph *catalog.Graph, m *resolve.Manifest, raw, err error) error {
+func notFoundHint(ctx context.Context, e *engine.Engine, graph *catalog.Graph, m *resolve.Manifest, raw, err error) error {
 	var nse *resolve.NoSolutionError
 	if raw == nil || (!errors.As(raw, &nse) && !errors.Is(raw, resolve.ErrNotFound) && !errors.Is(raw, registry.ErrNotFound)) {
 		return err
 	}
-	hints := requirementHints(ctx, c, graph, m, false)
+	hints := requirementHints(ctx, e, graph, m, false)
 	if len(hints) == 0 {
 		return err
 	}
@@ -45,7 +45,7 @@ func notFoundHint(ctx context.Context, c *registry.Client, graph *catalog.Graph,
 
 // requirementHints describes, for each requirement of m nothing
 // published satisfies, what the source has.
-func requirementHints(ctx context.Context, c *registry.Client, graph *catalog.Graph, m *resolve.Manifest, pre bool) []string {
+func requirementHints(ctx context.Context, e *engine.Engine, graph *catalog.Graph, m *resolve.Manifest, pre bool) []string {
 	ns := graph.Namespace()
 	var out []string
 	for _, r := range m.Skills {
@@ -67,7 +67,7 @@ func requirementHints(ctx context.Context, c *registry.Client, graph *catalog.Gr
 			continue
 		}
 		if len(vs) == 0 {
-			out = append(out, fmt.Sprintf("%s is not published in %s.%s", name, sourceName(src), closeNames(ctx, c, src, name)))
+			out = append(out, fmt.Sprintf("%s is not published in %s.%s", name, sourceName(src), closeNames(ctx, e, src, name)))
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %s: no version matches in %s; it has %s.", name, orAny(r.Range), sourceName(src), newestVersions(vs)))
@@ -110,19 +110,8 @@ func newestVersions(vs []*semver.Version) string {
 
 // closeNames suggests the names src holds within a small edit distance of
 // name, as " Did you mean a, b?"; "" when it has none or cannot list.
-func closeNames(ctx context.Context, c *registry.Client, src, name string) string {
-	spec := registry.SourceSpec{}
-	if src != resolve.EmbeddedSource {
-		var err error
-		if spec, err = registry.ParseSource(src); err != nil {
-			return ""
-		}
-	}
-	s, err := c.OpenSource(spec)
-	if err != nil {
-		return ""
-	}
-	names, err := c.SourceNames(ctx, s)
+func closeNames(ctx context.Context, e *engine.Engine, src, name string) string {
+	names, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: src})
 	if err != nil {
 		return ""
 	}

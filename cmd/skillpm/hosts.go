@@ -31,7 +31,11 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 			if err != nil {
 				return err
 			}
-			views, err := engine.Hosts(c.Context(), env, args)
+			e, err := engine.Open(c.Context(), engine.Options{Env: env})
+			if err != nil {
+				return err
+			}
+			views, err := e.Hosts(c.Context(), engine.HostsRequest{IDs: args})
 			if err != nil {
 				return err
 			}

@@ -83,11 +83,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			if err != nil {
 				return err
 			}
-			client, err := regClient(g, &f.regFlags)
-			if err != nil {
-				return err
-			}
-			src, err := f.source(g, client, args)
+			src, err := f.source(g, args)
 			if err != nil {
 				return err
 			}
@@ -97,13 +93,15 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 					return err
 				}
 			}
-			e, err := openEngine(ctx, g, engineFlags{client: client, lenientEnv: true})
+			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, lenientEnv: true})
 			if err != nil {
 				return err
 			}
-			res, err := e.BuildIndex(ctx, engine.IndexRequest{Src: src, Names: names, Jobs: f.jobs, Sign: sopts})
+			res, err := e.BuildIndex(ctx, engine.IndexRequest{Source: src, Names: names, Jobs: f.jobs, Sign: sopts})
 			if errors.Is(err, registry.ErrNoCatalog) {
 				return fmt.Errorf("%w: give --names FILE", err)
+			} else if err != nil && src == "" {
+				return sourceErr(g, f.registry, err)
 			} else if err != nil {
 				return err
 			}
@@ -118,21 +116,18 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 	return c
 }
 
-// source opens the source to index: --registry, else SOURCE as older
-// releases took it (deprecated: a warning), else the configuration's
-// registry.
-func (f *indexBuildFlags) source(g *globals, client *registry.Client, args []string) (registry.Source, error) {
-	if len(args) == 1 {
-		if f.registry != "" {
-			return nil, classed(errdef.Usage, fmt.Errorf("index build: give the source once, as --registry %s (not also as an argument)", f.registry))
-		}
-		deprecatedPositional(g, "index build SOURCE", "index build --registry SOURCE")
-		f.registry = args[0]
+// source is the source to index as an argument older releases took
+// (deprecated: a warning), else "": --registry, else the configuration's
+// registry (engine.IndexRequest.Source).
+func (f *indexBuildFlags) source(g *globals, args []string) (string, error) {
+	if len(args) == 0 {
+		return "", nil
 	}
 	if f.registry != "" {
-		return openSourceArg(client, f.registry)
+		return "", classed(errdef.Usage, fmt.Errorf("index build: give the source once, as --registry %s (not also as an argument)", f.registry))
 	}
-	return regDefaultSource(client, g, &f.regFlags)
+	deprecatedPositional(g, "index build SOURCE", "index build --registry SOURCE")
+	return args[0], nil
 }
 
 // indexOutput is index build's JSON document.

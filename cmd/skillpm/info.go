@@ -109,7 +109,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)
 	case err != nil:
-		return nameSuggestion(ctx, g, &f.regFlags, arg, refErr(g, f.registry, arg, err))
+		return nameSuggestion(ctx, e, arg, refErr(g, f.registry, arg, err))
 	case d.Installed != nil:
 		return printInfoInstalled(g, arg, d.Installed)
 	case f.manifest:
@@ -122,18 +122,14 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 // nameSuggestion adds to a bare name's not-found error the names closest
 // to it that the source of bare names publishes or the roots hold, as
 // cobra does for commands: "did you mean web-research?".
-func nameSuggestion(ctx context.Context, g *globals, f *regFlags, arg string, err error) error {
+func nameSuggestion(ctx context.Context, e *engine.Engine, arg string, err error) error {
 	ref, perr := registry.ParseRef(arg)
 	if perr != nil || ref.Kind != registry.KindName || !errors.Is(err, registry.ErrNotFound) {
 		return err
 	}
 	names := installedNames()
-	if c, cerr := regClient(g, f); cerr == nil {
-		if s, serr := regDefaultSource(c, g, f); serr == nil {
-			if published, nerr := c.SourceNames(ctx, s); nerr == nil {
-				names = append(names, published...)
-			}
-		}
+	if published, nerr := e.SourceNames(ctx, engine.SourceNamesRequest{}); nerr == nil {
+		names = append(names, published...)
 	}
 	if s := suggest(ref.Name, names); len(s) > 0 {
 		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))
@@ -152,13 +148,23 @@ func refErr(g *globals, registryFlag, arg string, err error) error {
 	case perr == nil && ref.Kind == registry.KindDir:
 		return classed(errdef.Usage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	case errors.Is(err, registry.ErrInvalidRef):
-		what := "--registry"
-		if registryFlag == "" {
-			what = "registry in " + g.config().File
-		}
-		return fmt.Errorf("%s: %w", what, err)
+		return sourceErr(g, registryFlag, err)
 	}
 	return rootsErr(g, err)
+}
+
+// sourceErr names where a source the engine could not parse came from:
+// --registry when given (registryFlag), else the configuration's
+// registry. Other errors are returned as they are.
+func sourceErr(g *globals, registryFlag string, err error) error {
+	if !errors.Is(err, engine.ErrInvalidRequest) || !errors.Is(err, registry.ErrInvalidRef) {
+		return err
+	}
+	what := "--registry"
+	if registryFlag == "" {
+		what = "registry in " + g.config().File
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // printInfo renders a published version.

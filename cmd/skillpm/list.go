@@ -36,7 +36,7 @@ only the names, once each.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.List(c.Context(), engine.Target{})
+			res, err := e.List(c.Context(), engine.ListRequest{})
 			if err != nil {
 				return rootsErr(g, err)
 			}

@@ -127,12 +127,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Lock(ctx, engine.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished,
-		CheckNames: func(m *resolve.Manifest, prev *resolve.Lockfile, names []string) error {
-			mpath, _ := lockPaths(f)
-			return projectNames(&project{mpath: mpath, m: m, prev: prev}, names)
-		},
-	})
+	res, err := e.Lock(ctx, engine.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished})
 	if err != nil {
 		return lockFailure(ctx, g, e, f, err)
 	}
@@ -143,7 +138,10 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags, err error) error {
 	mpath, _ := lockPaths(f)
 	var ie *engine.InstallError
+	var nip *engine.NotInProjectError
 	switch {
+	case errors.As(err, &nip):
+		return notInProjectErr(nip)
 	case errors.Is(err, engine.ErrNoManifest):
 		return classed(errdef.Usage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
 	case errors.Is(err, engine.ErrInvalidLock):
@@ -151,7 +149,7 @@ func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags
 	case isUsageError(err):
 		return err
 	case errors.As(err, &ie):
-		return notFoundHint(ctx, e.Client(), ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
+		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
 	}
 	if mapped, ok := engineErr(g, err); ok {
 		return mapped

@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -126,13 +123,6 @@ func (f *mirrorFlags) ends(g *globals, args []string) (from, to string, names []
 	return from, f.toRegistry, args, nil
 }
 
-// openSourceArg opens a source argument; "embedded" is the embedded
-// registry.
-func openSourceArg(client *registry.Client, arg string) (registry.Source, error) {
-	src, err := engine.OpenSourceArg(client, arg)
-	return src, err
-}
-
 // readNames reads a names file: one skill name a line, blank lines and #
 // comments ignored.
 func readNames(path string) ([]string, error) {
@@ -200,21 +190,7 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 	if err != nil {
 		return mirrorFailure(err)
 	}
-	refreshMirrored(ctx, g, e.Client(), res)
 	return printMirror(g, res)
-}
-
-// refreshMirrored updates the destination's sparse index with what
-// landed there; a source with an index gets its mirror one.
-func refreshMirrored(ctx context.Context, g *globals, client *registry.Client, res *engine.MirrorResult) {
-	var copied []string
-	for _, v := range res.Versions {
-		if v.Status == registry.MirrorCopied && !slices.Contains(copied, v.Name) {
-			copied = append(copied, v.Name)
-		}
-	}
-	_, srcErr := sparse.Fetch(ctx, res.From)
-	refreshSparse(ctx, g, client, res.To, copied, srcErr == nil, nil)
 }
 
 // request checks mirror's flags and builds the engine's request: SOURCE,

@@ -7,24 +7,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
-	"github.com/skillpm/skillpm/resolve"
 )
-
-// project is a project's manifest and lock as read from disk, for the
-// commands that change them together (add, remove, update, lock).
-type project struct {
-	mpath, lpath string
-	// m is the manifest; data its bytes, nil when there is none yet.
-	m    *resolve.Manifest
-	data []byte
-	// prev is the lock, nil when there is none yet.
-	prev *resolve.Lockfile
-}
-
-// cliProject is the command line's view of an engine project.
-func cliProject(p *engine.Project) *project {
-	return &project{mpath: p.ManifestFile, lpath: p.LockFile, m: p.Manifest, data: p.Data, prev: p.Prev}
-}
 
 // projectOpenErr gives the engine's project-opening failures their exit codes and
 // hints.
@@ -41,6 +24,9 @@ func projectOpenErr(err error) error {
 
 // projectFailure maps the failures of an engine operation on a project.
 func projectFailure(ctx context.Context, g *globals, e *engine.Engine, err error) error {
+	if nip, ok := errors.AsType[*engine.NotInProjectError](err); ok {
+		return notInProjectErr(nip)
+	}
 	var ie *engine.InstallError
 	if errors.As(err, &ie) && ie.Graph == nil {
 		return projectOpenErr(err)

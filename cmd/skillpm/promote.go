@@ -43,7 +43,7 @@ countersigned again.`,
 			ctx := c.Context()
 			// The policy first: an invalid one stops the promotion before
 			// anything is signed.
-			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trust})
+			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trust, from: f.registry})
 			if err != nil {
 				return err
 			}
@@ -51,17 +51,9 @@ countersigned again.`,
 			if err != nil {
 				return err
 			}
-			repo, m, err := resolveRef(ctx, g, &f.regFlags, args[0])
+			pr, err := e.Promote(ctx, engine.PromoteRequest{Ref: args[0], Sign: opts, Prerelease: f.pre})
 			if err != nil {
-				return err
-			}
-			pr, err := e.PromoteManifest(ctx, repo, m, engine.PromoteRequest{Sign: opts})
-			if err != nil {
-				return err
-			}
-			// The namespace's sparse index lists each version's signatures.
-			if ic, err := regClient(g, &f.regFlags); err == nil && !pr.Signed.Unchanged {
-				refreshSparse(ctx, g, ic, repo.Source(), []string{repo.Name()}, false, &opts)
+				return sourceErr(g, f.registry, err)
 			}
 			return printPromotion(g, pr)
 		},

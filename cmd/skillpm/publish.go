@@ -16,7 +16,6 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
 
@@ -131,26 +130,6 @@ func (h *outputHandler) WithAttrs(as []slog.Attr) slog.Handler {
 }
 
 func (h *outputHandler) WithGroup(string) slog.Handler { return h }
-
-// regDefaultSource returns the source of bare names: --registry, else the
-// configuration's registry, else the embedded registry.
-func regDefaultSource(c *registry.Client, g *globals, f *regFlags) (registry.Source, error) {
-	return openDefaultSource(c, g, "--registry", f.registry)
-}
-
-// openDefaultSource opens flagValue (named flag in errors) or, when it is
-// "", the configuration's registry, else the embedded one.
-func openDefaultSource(c *registry.Client, g *globals, flag, flagValue string) (registry.Source, error) {
-	what, s := flag, flagValue
-	if s == "" {
-		what, s = "registry in "+g.config().File, g.config().Registry
-	}
-	spec, err := registry.ParseSource(s)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return c.OpenSource(spec)
-}
 
 // regProgress draws the bytes of the client's transfers on the run's
 // progress line (a terminal's stderr, without -q); nil otherwise.
@@ -302,30 +281,12 @@ the registry fails after retries.`,
 	return c
 }
 
-// target is where publish sends skills (--to, else the configured or
-// embedded registry) and how it signs them.
-func (f *publishFlags) target(c *cobra.Command, g *globals) (*registry.Client, registry.Source, *sign.SignOptions, error) {
-	client, err := regClient(g, &f.regFlags)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	src, err := regDefaultSource(client, g, &f.regFlags)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	signOpts, err := f.sign.publishOptions(c.Context(), g)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return client, src, signOpts, nil
-}
-
 func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error {
-	client, src, signOpts, err := f.target(c, g)
+	signOpts, err := f.sign.publishOptions(c.Context(), g)
 	if err != nil {
 		return err
 	}
-	e, err := openEngine(c.Context(), g, engineFlags{client: client, item: func(done, total int, it *engine.PublishItem) {
+	e, err := openEngine(c.Context(), g, engineFlags{reg: &f.regFlags, item: func(done, total int, it *engine.PublishItem) {
 		name, version := it.Path, ""
 		if it.PublishResult != nil && it.Artifact != nil {
 			name, version = it.Artifact.Skill.Name, it.Artifact.Skill.Version
@@ -336,18 +297,17 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		return err
 	}
 	if f.recursive || gitsource.Looks(dir) {
-		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, To: f.registry, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
-			mapped, _ := engineErr(g, err)
+			mapped, _ := engineErr(g, sourceErr(g, f.registry, err))
 			return mapped
 		}
 		return printPublishAll(g, res, f.allowAudit)
 	}
-	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, Dest: src, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
-	if gerr := publishFailure(g, dir, out, f.allowAudit, err); gerr != nil {
+	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, To: f.registry, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+	if gerr := publishFailure(g, dir, out, f.allowAudit, sourceErr(g, f.registry, err)); gerr != nil {
 		return gerr
 	}
-	printSparseRefresh(g, out.Sparse)
 	return printPublished(g, out)
 }
 

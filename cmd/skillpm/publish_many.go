@@ -59,7 +59,6 @@ func printPublishAll(g *globals, res *engine.PublishAllResult, allowAudit bool) 
 			fmt.Fprintf(g.stderr, "%s: not published: %v\n", o.Path, err)
 		}
 	}
-	defer printSparseRefresh(g, res.Sparse)
 	if g.json() {
 		if err := g.writeJSON(report); err != nil {
 			return err

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -53,22 +53,19 @@ retries or serves content that does not match its digest.`,
 
 func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	ctx := c.Context()
-	repo, m, err := resolveRef(ctx, g, &f.regFlags, arg)
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, lenientEnv: true, noPolicy: true})
 	if err != nil {
 		return err
 	}
-	dest := f.out
-	if dest == "" {
-		dest = repo.Name()
-	}
-	res, err := repo.Pull(ctx, m, dest, registry.PullOptions{})
+	res, err := e.Pull(ctx, engine.PullRequest{Ref: arg, Dir: f.out, Prerelease: f.pre})
 	if err != nil {
-		return err
+		return sourceErr(g, f.registry, err)
 	}
+	m, dest := res.Manifest, res.Dir
 	md := m.Metadata
 	if g.json() {
 		abs, _ := filepath.Abs(dest)
-		return g.writeJSON(pullJSON{Name: md.Name, Version: md.Version, Repository: repo.Location().String(),
+		return g.writeJSON(pullJSON{Name: md.Name, Version: md.Version, Repository: res.Repository.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Dir: abs, Tree: res.Summary.TreeHash, TreeVerified: res.TreeVerified,
 			Files: res.Summary.Files, Bytes: res.Summary.Bytes})
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/skillpm/skillpm/engine"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,7 @@ obeyed, leaves everything in place and says so.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Quarantine(ctx)
+			res, err := e.Quarantine(ctx, engine.QuarantineRequest{})
 			if err != nil {
 				return err
 			}
@@ -75,14 +76,14 @@ The advisory still stands: install and doctor keep reporting it.`,
 			if err != nil {
 				return err
 			}
-			got, err := e.Restore(ctx, args)
+			got, err := e.Restore(ctx, engine.RestoreRequest{Names: args})
 			if err != nil {
 				return err
 			}
 			if g.json() {
-				return g.writeJSON(got)
+				return g.writeJSON(got.Restored)
 			}
-			for _, q := range got {
+			for _, q := range got.Restored {
 				fmt.Fprintf(g.stdout, "restored %s into %s\n", q.Name, q.Root)
 			}
 			return nil

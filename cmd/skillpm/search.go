@@ -8,7 +8,6 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/spf13/cobra"
 )
@@ -100,12 +99,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 		return err
 	}
 	res, err := e.Search(ctx, engine.SearchRequest{Source: f.registry, Query: strings.Join(args, " "), Limit: f.limit,
-		NoVerify: f.noVerify, RequireSignedIndex: f.requireSigned,
-		OnIndexBuilt: func(src registry.Source, n int) {
-			if !g.quiet && !g.json() {
-				fmt.Fprintf(g.stderr, "built the search index of %s (%s); skillpm index build --registry %s refreshes it\n", src, plural(n, "skill"), src)
-			}
-		}})
+		NoVerify: f.noVerify, RequireSignedIndex: f.requireSigned})
 	switch {
 	case err != nil:
 		return err

@@ -11,6 +11,8 @@ import (
 	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
 
@@ -40,6 +42,12 @@ that the request does not name (there is no prompt).
 
 A non-loopback --addr needs --allow-remote: anyone who can reach the port
 and learns the token can install and remove skills, over plain HTTP.
+
+It serves one project, the directory it runs in: a request's project scope
+means that directory's roots, and no request can name another. Every request
+reads the trust policy a command run there reads (--policy, else the
+policy: of its skills.yaml, else config.yaml's policy:, else the search
+path's), so a policy edited while it runs holds from the next request.
 
 Stop it with Ctrl-C.`,
 		Example: `  skillpm serve
@@ -72,22 +80,11 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	if _, err := api.CheckAddr(f.addr, f.allowRemote); err != nil {
 		return serveAddrErr(f.addr, err)
 	}
-	client, err := regClient(g, &f.regFlags)
+	cfg, err := f.config(ctx, g, host, from)
 	if err != nil {
 		return err
 	}
-	policy, vopts, err := f.trustFlags.load(ctx, g, "")
-	if err != nil {
-		return err
-	}
-	spec, err := registry.ParseSource(from)
-	if err != nil {
-		return fmt.Errorf("--registry: %w", err)
-	}
-	err = api.ListenAndServe(ctx, api.Config{
-		Client: client, Policy: policy, Trust: vopts.Trust, From: from, Env: osEnv(), Host: host,
-		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, &vopts, from), Warn: func(s string) { g.o().Warn(s) },
-	}, api.ServeOptions{Addr: f.addr, AllowRemote: f.allowRemote, Listening: func(srv *api.Server, remote bool) { printServing(g, srv, remote) }})
+	err = api.ListenAndServe(ctx, cfg, api.ServeOptions{Addr: f.addr, AllowRemote: f.allowRemote, Listening: func(srv *api.Server, remote bool) { printServing(g, srv, remote) }})
 	if err != nil {
 		return serveAddrErr(f.addr, err)
 	}
@@ -95,6 +92,50 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 		fmt.Fprintln(g.stderr, "skillpm serve: stopped")
 	}
 	return nil
+}
+
+// config is the API's configuration: the registry client, the source of
+// bare names and search, the host, and the trust read for each request
+// (trustLoader).
+func (f *serveFlags) config(ctx context.Context, g *globals, host install.Host, from string) (api.Config, error) {
+	client, err := regClient(g, &f.regFlags)
+	if err != nil {
+		return api.Config{}, err
+	}
+	load, err := f.trustLoader(ctx, g)
+	if err != nil {
+		return api.Config{}, err
+	}
+	spec, err := registry.ParseSource(from)
+	if err != nil {
+		return api.Config{}, fmt.Errorf("--registry: %w", err)
+	}
+	return api.Config{
+		Client: client, From: from, Env: osEnv(), Host: host,
+		LoadTrust: func(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error) {
+			p, v, err := load(ctx)
+			return p, v.Trust, err
+		},
+		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, load, from), Warn: func(s string) { g.o().Warn(s) },
+	}, nil
+}
+
+// trustLoader returns what gives, for each request, the policy and trust
+// material a command run here would read (--policy, else the project's,
+// else config.yaml's, else the search path's): a policy edited while
+// serving holds from the next request. A policy that does not load stops
+// serve before it listens; the --key files are read once.
+func (f *serveFlags) trustLoader(ctx context.Context, g *globals) (func(context.Context) (*tiers.Policy, verified.VerifyOptions, error), error) {
+	if _, _, err := f.trustFlags.load(ctx, g, ""); err != nil {
+		return nil, err
+	}
+	keys, err := f.publicKeys()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (*tiers.Policy, verified.VerifyOptions, error) {
+		return f.trustFlags.loadWith(ctx, g, "", keys, func(err error) error { return err })
+	}, nil
 }
 
 // serveAddrErr names --addr and --allow-remote in the address failures
@@ -123,16 +164,20 @@ func printServing(g *globals, srv *api.Server, remote bool) {
 }
 
 // serveSearch is the panel's search: each request in its own registry
-// session, hits verified with vopts, each with the reference that
-// installs it.
-func serveSearch(client *registry.Client, spec registry.SourceSpec, vopts *verified.VerifyOptions, from string) api.SearchFunc {
+// session, hits verified with what load gives for it, each with the
+// reference that installs it.
+func serveSearch(client *registry.Client, spec registry.SourceSpec, load func(context.Context) (*tiers.Policy, verified.VerifyOptions, error), from string) api.SearchFunc {
 	return func(ctx context.Context, q string) (any, error) {
+		_, vopts, err := load(ctx)
+		if err != nil {
+			return nil, err
+		}
 		session := client.Session()
 		src, err := session.OpenSource(spec)
 		if err != nil {
 			return nil, err
 		}
-		res, err := verified.Search(ctx, session, src, q, verified.SearchOptions{Verify: vopts})
+		res, err := verified.Search(ctx, session, src, q, verified.SearchOptions{Verify: &vopts})
 		if err != nil {
 			return nil, err
 		}

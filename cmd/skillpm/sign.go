@@ -9,10 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
@@ -228,17 +226,6 @@ func loadSigningKey(ctx context.Context, g *globals, path string) (*sign.Private
 // "signature" (skillpm.Signed).
 type signedJSON = engine.Signed
 
-// signAttach signs desc and attaches the signature, unless opts.Key
-// signed it already (the engine's SignDigest).
-func signAttach(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*signedJSON, error) {
-	e, err := engine.Open(ctx, engine.Options{Env: hosts.Env{Getenv: os.Getenv}})
-	if err != nil {
-		return nil, err
-	}
-	out, err := e.SignDigest(ctx, repo, desc, version, opts)
-	return out, err
-}
-
 // warnJunk warns on w (stderr) when referrers posing as signatures are
 // not readable bundles.
 func warnJunk(w io.Writer, s *signedJSON) {
@@ -256,35 +243,6 @@ func printSigned(w io.Writer, s *signedJSON, verb string) {
 		return
 	}
 	fmt.Fprintf(w, "%s %s@%s (%s) as %s; signature %s attached to %s\n", verb, s.Name, s.Version, s.Digest, s.Signer, s.Referrer, s.Repository)
-}
-
-// resolveRef opens the repository a reference names and fetches the
-// manifest it selects.
-func resolveRef(ctx context.Context, g *globals, f *regFlags, arg string) (*registry.Repository, *registry.Manifest, error) {
-	ref, err := registry.ParseRef(arg)
-	if err != nil {
-		return nil, nil, err
-	}
-	if ref.Kind == registry.KindDir {
-		return nil, nil, classed(errdef.Usage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
-	}
-	client, err := regClient(g, f)
-	if err != nil {
-		return nil, nil, err
-	}
-	def, err := regDefaultSource(client, g, f)
-	if err != nil {
-		return nil, nil, err
-	}
-	repo, err := client.OpenRef(ref, def)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := repo.Get(ctx, ref.Selector, f.pre)
-	if err != nil {
-		return nil, nil, err
-	}
-	return repo, m, nil
 }
 
 type signCmdFlags struct {
@@ -322,17 +280,13 @@ SOURCE_DATE_EPOCH sets the signature's created time.`,
 			if err != nil {
 				return err
 			}
-			repo, m, err := resolveRef(ctx, g, &f.regFlags, args[0])
+			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, lenientEnv: true, noPolicy: true})
 			if err != nil {
 				return err
 			}
-			out, err := signAttach(ctx, repo, m.Descriptor, m.Metadata.Version, opts)
+			out, err := e.Sign(ctx, engine.SignRequest{Ref: args[0], Sign: opts, Prerelease: f.pre})
 			if err != nil {
-				return err
-			}
-			// The namespace's sparse index lists each version's signatures.
-			if ic, err := regClient(g, &f.regFlags); err == nil && !out.Unchanged {
-				refreshSparse(ctx, g, ic, repo.Source(), []string{repo.Name()}, false, &opts)
+				return sourceErr(g, f.registry, err)
 			}
 			if g.json() {
 				return g.writeJSON(out)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
@@ -13,33 +12,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// projectNames checks that every name is a skill of the project (listed
-// in its manifest or its lock) and returns them; a name that is not is a
-// usage error listing what the project has.
-func projectNames(p *project, names []string) error {
-	var have []string
-	for _, r := range p.m.Skills {
-		have = append(have, resolve.ShortName(r.Name))
+// notInProjectErr words a skill the project does not have, with the
+// names it has closest to it, else all of them.
+func notInProjectErr(nip *engine.NotInProjectError) error {
+	msg := fmt.Sprintf("%s is not a skill of %s", nip.Name, nip.Manifest)
+	if s := suggest(nip.Name, nip.Have); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, ", ") + "?"
+	} else if len(nip.Have) > 0 {
+		msg += " (it has " + strings.Join(nip.Have, ", ") + ")"
 	}
-	if p.prev != nil {
-		for _, s := range p.prev.Skills {
-			have = append(have, s.Name)
-		}
-	}
-	sort.Strings(have)
-	have = slices.Compact(have)
-	for _, n := range names {
-		if !slices.Contains(have, n) && !slices.ContainsFunc(p.m.Skills, func(r resolve.Requirement) bool { return r.Name == n }) {
-			msg := fmt.Sprintf("%s is not a skill of %s", n, p.mpath)
-			if s := suggest(n, have); len(s) > 0 {
-				msg += "; did you mean " + strings.Join(s, ", ") + "?"
-			} else if len(have) > 0 {
-				msg += " (it has " + strings.Join(have, ", ") + ")"
-			}
-			return &usageError{errors.New(msg)}
-		}
-	}
-	return nil
+	return &usageError{errors.New(msg)}
 }
 
 // projectUpdateFlags are update's project flags.
@@ -56,7 +38,6 @@ type projectUpdateFlags struct {
 func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, names []string) error {
 	res, err := e.UpdateProject(c.Context(), engine.ProjectUpdateRequest{
 		Manifest: f.project.manifest, Lock: f.project.lock, Names: names, Breaking: f.project.breaking, Latest: f.project.latest,
-		CheckNames:     func(p *engine.Project, names []string) error { return projectNames(cliProject(p), names) },
 		OnRanges:       printRangeBumps(g),
 		InstallRequest: f.request(g, true),
 	})

@@ -37,31 +37,46 @@ func (f *trustFlags) register(c *cobra.Command) {
 // the search path's) and the trust material it names, plus --key and the
 // public-good root.
 func (f *trustFlags) load(ctx context.Context, g *globals, manifest string) (*tiers.Policy, verified.VerifyOptions, error) {
+	keys, err := f.publicKeys()
+	if err != nil {
+		return nil, verified.VerifyOptions{}, err
+	}
+	return f.loadWith(ctx, g, manifest, keys, func(err error) error { return policyLoadError(g, err) })
+}
+
+// loadWith is load with the --key keys read; a policy that does not load
+// is reported through policyErr.
+func (f *trustFlags) loadWith(ctx context.Context, g *globals, manifest string, keys []crypto.PublicKey, policyErr func(error) error) (*tiers.Policy, verified.VerifyOptions, error) {
 	file, err := engine.PolicyFileFor(ctx, f.policy, manifest, g.config().Policy)
 	if err != nil {
 		return nil, verified.VerifyOptions{}, err
 	}
 	p, err := tiers.LoadEffective(ctx, file, os.Getenv)
 	if err != nil {
-		return nil, verified.VerifyOptions{}, policyLoadError(g, err)
-	}
-	var keys []crypto.PublicKey
-	for _, path := range f.keys {
-		data, err := readBounded(path)
-		if err != nil {
-			return nil, verified.VerifyOptions{}, classed(errdef.Usage, fmt.Errorf("--key: %w", err))
-		}
-		k, err := sign.LoadPublicKey(data)
-		if err != nil {
-			return nil, verified.VerifyOptions{}, classed(errdef.Usage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
-		}
-		keys = append(keys, k)
+		return nil, verified.VerifyOptions{}, policyErr(err)
 	}
 	trust, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{PublicGoodRoot: f.publicGoodRoot, Keys: keys})
 	if err != nil {
 		return nil, verified.VerifyOptions{}, err
 	}
 	return p, verified.VerifyOptions{Trust: trust, Policy: p}, nil
+}
+
+// publicKeys reads the --key files.
+func (f *trustFlags) publicKeys() ([]crypto.PublicKey, error) {
+	var keys []crypto.PublicKey
+	for _, path := range f.keys {
+		data, err := readBounded(path)
+		if err != nil {
+			return nil, classed(errdef.Usage, fmt.Errorf("--key: %w", err))
+		}
+		k, err := sign.LoadPublicKey(data)
+		if err != nil {
+			return nil, classed(errdef.Usage, fmt.Errorf("--key %s: %w (give the .pub file)", path, err))
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
 
 type verifyFlags struct {
@@ -148,17 +163,13 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 		return classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
 	ctx := c.Context()
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry})
 	if err != nil {
 		return err
 	}
-	repo, m, err := resolveRef(ctx, g, &f.regFlags, arg)
-	if err != nil {
-		return err
-	}
-	ver, verr := e.VerifyManifest(ctx, repo, m, engine.VerifyRequest{MinTier: f.minTier})
+	ver, verr := e.Verify(ctx, engine.VerifyRequest{Ref: arg, MinTier: f.minTier, Prerelease: f.pre})
 	if ver == nil {
-		return verr
+		return sourceErr(g, f.registry, verr)
 	}
 	if err := printVerify(g, ver, f.minTier); err != nil {
 		return err

@@ -62,6 +62,14 @@ type Config struct {
 	Policy *tiers.Policy
 	// Trust is the signature trust material (verified.PolicyTrust).
 	Trust sign.VerifyOptions
+	// LoadTrust, when set, gives the policy and trust material for each
+	// request in place of Policy and Trust, so that a policy edited while
+	// the server runs (skillpm trust add) holds from the next request on.
+	// The server has one project, the directory it runs in: its project
+	// roots are that directory's, and no request can name another; the
+	// CLI's LoadTrust reads that project's policy as every command run
+	// there does (engine.PolicyFileFor).
+	LoadTrust func(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error)
 	// From is the default source of bare names ("" means the embedded
 	// registry), as install --from.
 	From string

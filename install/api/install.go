@@ -195,15 +195,22 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 }
 
 // engine opens the library engine for one request: a fresh registry
-// session, the server's policy, trust, source, environment and host, and
+// session, the server's policy and trust (loaded for the request with
+// LoadTrust), source, environment and host, and
 // the audit tool name the CLI writes.
 func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event)) (*engine.Engine, error) {
-	policy := s.cfg.Policy
+	policy, trust := s.cfg.Policy, s.cfg.Trust
+	if s.cfg.LoadTrust != nil {
+		var err error
+		if policy, trust, err = s.cfg.LoadTrust(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if policy == nil {
 		policy = tiers.Default()
 	}
 	return engine.Open(ctx, engine.Options{
-		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: s.cfg.Trust,
+		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: trust,
 		Env: s.cfg.Env, Host: s.cfg.Host, Auditor: s.cfg.Auditor, AuditTool: s.cfg.AuditTool, LockWait: s.cfg.LockWait,
 		Log: slog.New(sink{warn: warn, progress: progress}),
 	})

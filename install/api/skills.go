@@ -327,7 +327,7 @@ func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, s
 	for i, r := range roots {
 		dirs[i] = r.Dir
 	}
-	l, err := e.List(ctx, engine.Target{Roots: dirs})
+	l, err := e.List(ctx, engine.ListRequest{Target: engine.Target{Roots: dirs}})
 	if err != nil {
 		if s.cfg.Warn != nil {
 			s.cfg.Warn("checking the installed skills against the advisory feed: " + err.Error())

@@ -197,7 +197,7 @@ func (m *migration) parse(data []byte) (*yaml.Node, skill.Frontmatter, error) {
 		m.quoted(repairs)
 	}
 	if split && ds.Has(skill.CodeBlankBeforeFront) {
-		m.change("---", "blank lines before the opening ---", "--- on the first line", "Claude Code drops a skill whose SKILL.md does not start with ---")
+		m.change("---", "blank lines before the opening ---", "--- on the first line", "Claude Code, Codex and OpenCode drop a skill whose SKILL.md does not start with ---")
 	}
 	if !split {
 		return nil, raw, fmt.Errorf("%s: frontmatter found by the validator but not by the migrator; please report this", m.file)

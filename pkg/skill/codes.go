@@ -97,7 +97,7 @@ var rules = map[string]rule{
 	CodeFrontmatterTooLarge:    {Error, true},
 	CodeYAMLSyntax:             {Error, true},
 	CodeYAMLUnquoted:           {Error, false}, // Claude Code, Codex and OpenCode read it as text
-	CodeBlankBeforeFront:       {Error, true},  // Claude Code drops the skill
+	CodeBlankBeforeFront:       {Error, true},  // Claude Code, Codex and OpenCode drop the skill
 	CodeYAMLAlias:              {Error, false}, // lenient: GAIA's PyYAML loads them; bounded expansion
 	CodeYAMLMergeKey:           {Error, false},
 	CodeDuplicateKey:           {Error, true},

@@ -74,10 +74,25 @@ func gaiaRefusal(p Permission) (msg, hint string) {
 // parsed, such as the one an install stages.
 func GaiaRefusals(s *Skill) Diagnostics {
 	c := &checker{file: s.File}
-	for _, r := range s.Repairs {
-		c.addAt(CodeYAMLUnquoted, r.Line, 1, fmt.Sprintf("%s is not valid YAML as written, and GAIA's loader reads the frontmatter with a strict YAML parser", r.Key),
-			fmt.Sprintf("quote the whole value (%s: \"…\"), or run skillpm migrate, which quotes it", r.Key))
-	}
+	c.strictYAML(s, "GAIA's loader")
 	c.checkGaiaLoader(s)
 	return finish(c.ds, Options{Mode: Strict})
+}
+
+// StrictYAMLRefusals returns, as errors, the frontmatter values of s that
+// a lenient load read as text (s.Repairs) and a strict YAML reader
+// refuses: what a host that reads the frontmatter strictly (reader, such
+// as "Amp") would leave the skill out for.
+func StrictYAMLRefusals(s *Skill, reader string) Diagnostics {
+	c := &checker{file: s.File}
+	c.strictYAML(s, reader)
+	return finish(c.ds, Options{Mode: Strict})
+}
+
+// strictYAML reports each value of s a strict YAML reader refuses.
+func (c *checker) strictYAML(s *Skill, reader string) {
+	for _, r := range s.Repairs {
+		c.addAt(CodeYAMLUnquoted, r.Line, 1, fmt.Sprintf("%s is not valid YAML as written, and %s reads the frontmatter with a strict YAML parser", r.Key, reader),
+			fmt.Sprintf("quote the whole value (%s: \"…\"), or run skillpm migrate, which quotes it", r.Key))
+	}
 }

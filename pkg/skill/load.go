@@ -117,7 +117,7 @@ func parse(file string, data []byte) (*Skill, Diagnostics) {
 	c := &checker{file: file}
 	if doc.blankBefore > 0 {
 		c.addAt(CodeBlankBeforeFront, 1, 1, fmt.Sprintf("%d blank line(s) before the opening --- of the frontmatter", doc.blankBefore),
-			"delete them: --- must be the first line (Claude Code drops a skill whose SKILL.md does not start with it)")
+			"delete them: --- must be the first line (Claude Code, Codex and OpenCode drop a skill whose SKILL.md does not start with it)")
 	}
 	for _, r := range repairs {
 		c.addAt(CodeYAMLUnquoted, r.Line, 1, fmt.Sprintf("%s is not valid YAML as written (an unquoted \": \", or a leading [ or @); read as the text %q, as the hosts read it", r.Key, r.Value),
