@@ -64,14 +64,17 @@ func (e *env) publish(name, version, requires string) *registry.PublishResult {
 }
 
 // An update re-pushes only the documents of the skills it names, keeps
-// the others' digests, and an unchanged index keeps its manifest digest
-// (and so its signatures).
+// the others' digests, and an unchanged index issued at the same second
+// keeps its manifest digest (and so its signatures). The issued-at time
+// is fixed here: the manifest carries it, so two updates a second apart
+// are two digests by design.
 func TestUpdateIsIncremental(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
+	issued := time.Now()
 	e.publish("lib", "1.0.0", "")
 	app := e.publish("app", "1.0.0", "lib")
-	first, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}})
+	first, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}, Issued: issued})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +90,7 @@ func TestUpdateIsIncremental(t *testing.T) {
 		t.Errorf("app's root entry requires %q, want [lib]", got)
 	}
 
-	again, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}})
+	again, err := sparse.Update(ctx, e.c, e.src, sparse.UpdateOptions{Names: []string{"app", "lib"}, Issued: issued})
 	if err != nil {
 		t.Fatal(err)
 	}
