@@ -73,7 +73,7 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 		if len(idx.Skills) == 1 {
 			skills = "1 skill"
 		}
-		e.note(fmt.Sprintf("built the search index of %s (%s); skillpm index build %s refreshes it", src, skills, src))
+		e.note(fmt.Sprintf("built the search index of %s (%s); skillpm index build --registry %s refreshes it", src, skills, src))
 		return verified.Search(ctx, e.client, src, r.Query, opts)
 	}
 	return res, err

@@ -25,7 +25,7 @@ func (e *Engine) refreshSparse(ctx context.Context, src registry.Source, names [
 	}
 	res, err := sparse.Update(ctx, e.client, src, sparse.UpdateOptions{Names: names, IfExists: !create})
 	if err != nil {
-		e.warn(fmt.Sprintf("the sparse index of %s was not updated (installs read the registry until skillpm index build %s): %v", src, src, err))
+		e.warn(fmt.Sprintf("the sparse index of %s was not updated (installs read the registry until skillpm index build --registry %s): %v", src, src, err))
 		return
 	}
 	if res.Descriptor.Digest == "" || len(res.Changed)+len(res.Removed) == 0 {
@@ -34,7 +34,7 @@ func (e *Engine) refreshSparse(ctx context.Context, src registry.Source, names [
 	signed := ""
 	switch {
 	case opts == nil || opts.Key == nil:
-		e.warn(fmt.Sprintf("the sparse index %s@%s was updated unsigned: installs ignore it until it is signed (skillpm index build %s, signing it)", res.Location, res.Descriptor.Digest, src))
+		e.warn(fmt.Sprintf("the sparse index %s@%s was updated unsigned: installs ignore it until it is signed (skillpm index build --registry %s --sign)", res.Location, res.Descriptor.Digest, src))
 	default:
 		repo, err := e.client.Repository(src, sparse.Repository)
 		if err == nil {
