@@ -91,7 +91,7 @@ func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 	if f.layout != "" {
 		fmt.Fprintf(g.stdout, "packed %s@%s into %s (tag %s, read back as oci-layout:%s/%s): %s\n", j.Name, j.Version, j.Layout, j.Tag, f.layout, j.Name, j.Digest)
 	} else {
-		fmt.Fprintf(g.stdout, "packed %s@%s into %s (%s, %d files, tree %s); manifest %s\n", j.Name, j.Version, f.out, regBytes(j.Size), j.Files, j.Tree, j.Digest)
+		fmt.Fprintf(g.stdout, "packed %s@%s into %s (%s, %s, tree %s); manifest %s\n", j.Name, j.Version, f.out, regBytes(j.Size), plural(j.Files, "file"), j.Tree, j.Digest)
 	}
 	return nil
 }

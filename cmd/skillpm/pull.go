@@ -73,7 +73,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	if !res.TreeVerified {
 		check = "NOT checked: the artifact carries no tree hash"
 	}
-	fmt.Fprintf(g.stdout, "pulled %s@%s (%s) into %s: %d files, %s; tree %s %s\n", md.Name, md.Version, m.Descriptor.Digest,
-		dest, res.Summary.Files, regBytes(res.Summary.Bytes), res.Summary.TreeHash, check)
+	fmt.Fprintf(g.stdout, "pulled %s@%s (%s) into %s: %s, %s; tree %s %s\n", md.Name, md.Version, m.Descriptor.Digest,
+		dest, plural(res.Summary.Files, "file"), regBytes(res.Summary.Bytes), res.Summary.TreeHash, check)
 	return nil
 }
