@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
@@ -87,6 +88,10 @@ type Scanner struct {
 	// urlRe finds URLs whose host decides a vendor from an attacker
 	// (origin.go).
 	urlRe *regexp.Regexp
+	// compiled builds instr, kw, md and urlRe on the first scan (newRun):
+	// a process whose every skill is answered from the report cache never
+	// pays for them.
+	compiled sync.Once
 }
 
 // treeLanguages are the tree-sitter grammars; they are immutable.
@@ -117,13 +122,10 @@ func New(opts Options) (*Scanner, error) {
 	for _, r := range Rules() {
 		s.rules[r.ID] = r
 	}
-	s.instr, s.kw = compileInstrRules()
 	s.langs = newTreeLanguages()
-	s.md = goldmark.New().Parser()
 	if opts.CacheDir != "" {
 		s.rulesDigest = RulesDigest()
 	}
-	s.urlRe = newURLRe()
 	s.parsers = new(treesitter.Pool)
 	// The pooled instances live in the process-wide wasm runtime until
 	// closed, so they are closed when the Scanner is collected.
@@ -244,6 +246,11 @@ type run struct {
 }
 
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
+	s.compiled.Do(func() {
+		s.instr, s.kw = compileInstrRules()
+		s.md = goldmark.New().Parser()
+		s.urlRe = newURLRe()
+	})
 	return &run{
 		ctx: ctx, s: s, dir: dir,
 		envVars:    map[string]bool{},
