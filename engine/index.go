@@ -50,13 +50,7 @@ type IndexResult struct {
 // search index and its sparse index beside it and, when asked, signs
 // both (idempotently, as Sign does).
 func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, error) {
-	var src registry.Source
-	var err error
-	if r.Source == "" {
-		src, err = e.openSource(e.opts.Source)
-	} else {
-		src, err = openSourceArg(e.client, r.Source)
-	}
+	src, err := e.sourceArg(r.Source)
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,15 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 	return out, nil
 }
 
+// sourceArg opens arg, the source a request names, or the source of bare
+// names (Options.Source) when it names none.
+func (e *Engine) sourceArg(arg string) (registry.Source, error) {
+	if arg == "" {
+		return e.openSource(e.opts.Source)
+	}
+	return openSourceArg(e.client, arg)
+}
+
 // openSourceArg opens a source named as an argument (mirror's, index's,
 // search's): a registry namespace, oci-layout:DIR, or "embedded"; a bare
 // name is refused (ErrInvalidRequest).

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-
-	"github.com/skillpm/skillpm/registry"
 )
 
 // SourceNamesRequest names the source whose skills SourceNames lists.
@@ -18,13 +16,7 @@ type SourceNamesRequest struct {
 // end's completions and "did you mean" hints. A registry that does not
 // list its repositories is registry.ErrNoCatalog.
 func (e *Engine) SourceNames(ctx context.Context, r SourceNamesRequest) ([]string, error) {
-	var src registry.Source
-	var err error
-	if r.Source == "" {
-		src, err = e.openSource(e.opts.Source)
-	} else {
-		src, err = openSourceArg(e.client, r.Source)
-	}
+	src, err := e.sourceArg(r.Source)
 	if err != nil {
 		return nil, err
 	}

@@ -13,16 +13,8 @@ import (
 // Each form runs on its own root or project, so that each makes the
 // same change: a second update keeps what the first moved.
 func TestVerboseDecisions(t *testing.T) {
-	work := t.TempDir()
-	cliEnv(t, work)
-	t.Setenv("NO_COLOR", "1")
-	t.Setenv("SKILLPM_LOG", "")
-	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "skills", "web-research"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	work := plainOutputWork(t)
 	dir := filepath.Join(work, "web-research")
-	copyTree(t, src, dir)
 	skillpm(t, 0, "publish", dir, "--no-vcs")
 	forms := map[string][]string{"default": nil, "verbose": {"-v"}, "quiet": {"-q"}}
 	for form := range forms {

@@ -101,15 +101,7 @@ var contractSkipped = map[string]string{
 // prints are among those the default prints; -v and -q exit as the
 // default does.
 func TestOutputContract(t *testing.T) {
-	work := t.TempDir()
-	cliEnv(t, work)
-	t.Setenv("NO_COLOR", "1")
-	t.Setenv("SKILLPM_LOG", "")
-	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "skills", "web-research"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyTree(t, src, filepath.Join(work, "web-research"))
+	work := plainOutputWork(t)
 	if err := os.MkdirAll(filepath.Join(work, "proj"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -251,4 +243,21 @@ func copyTree(t *testing.T, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// plainOutputWork is a fresh CLI environment with plain output (no
+// colour, no SKILLPM_LOG) and a copy of testdata's web-research skill in
+// its work folder, which it returns.
+func plainOutputWork(t *testing.T) string {
+	t.Helper()
+	work := t.TempDir()
+	cliEnv(t, work)
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("SKILLPM_LOG", "")
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "skills", "web-research"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, src, filepath.Join(work, "web-research"))
+	return work
 }
