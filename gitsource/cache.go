@@ -378,10 +378,13 @@ func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName s
 			return fetchErr(err)
 		}
 	}
-	// Both refs in one git process (and one ref transaction).
-	refs := "update refs/skillpm/commits/" + commit + " " + commit + "\n"
+	// Both refs in one git process (and one ref transaction). -z: fields
+	// end in NUL, so a ref name the remote advertised cannot add fields
+	// or commands (git still checks each name's format).
+	update := func(ref string) string { return "update " + ref + "\x00" + commit + "\x00\x00" }
+	refs := update("refs/skillpm/commits/" + commit)
 	if refName != "" {
-		refs += "update refs/skillpm/" + refName + " " + commit + "\n"
+		refs += update("refs/skillpm/" + refName)
 	}
-	return c.cmd(dir, nil, "update-ref", "--stdin").exec(ctx, strings.NewReader(refs), io.Discard)
+	return c.cmd(dir, nil, "update-ref", "-z", "--stdin").exec(ctx, strings.NewReader(refs), io.Discard)
 }
