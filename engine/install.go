@@ -152,7 +152,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 		return install.Options{}, err
 	}
 	opts := install.Options{
-		Roots: roots, Policy: policy, Trust: trust,
+		Roots: roots, Hosts: e.env.Table(), Policy: policy, Trust: trust,
 		Grants: r.Grants, Yes: r.Yes, AllowExperimental: r.AllowExperimental, Prompter: e.opts.Consent,
 		AllowAuditFindings: r.AllowAuditFindings, Auditor: aud,
 		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: r.Prerelease,

@@ -180,7 +180,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if err := j.hostsLoad(content); err != nil {
+	if err := j.hostsLoad(content, opts.Hosts); err != nil {
 		return err
 	}
 	j.changes = j.diff()
@@ -193,13 +193,16 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 // frontmatter as strict YAML (hosts.Host.StrictYAML) where a lenient load
 // read a value as text. Installing it would put a skill where its host
 // leaves it out, whatever skillpm's own grants allowed.
-func (j *job) hostsLoad(content map[string]staged) error {
+func (j *job) hostsLoad(content map[string]staged, t *hosts.Table) error {
+	if t == nil {
+		t = hosts.Builtin()
+	}
 	for i, r := range j.roots {
 		if r.Link != "" {
 			continue
 		}
 		var refusals func(*skill.Skill) skill.Diagnostics
-		switch h, err := hosts.Builtin().Get(string(r.Host)); {
+		switch h, err := t.Get(string(r.Host)); {
 		case r.Host == HostGaia:
 			refusals = skill.GaiaRefusals
 		case err == nil && h.StrictYAML:

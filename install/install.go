@@ -17,6 +17,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
@@ -31,6 +32,10 @@ import (
 type Options struct {
 	// Roots are the discovery roots to install into (one transaction each).
 	Roots []Root
+	// Hosts is the hosts table the roots' hosts come from (the built-in
+	// one and the user's file): what each host loads is read from it.
+	// Nil means hosts.Builtin().
+	Hosts *hosts.Table
 	// Auditor audits every skill before it is installed (install/auditor
 	// adapts pkg/audit). Without one, installs fail with ErrNoAuditor
 	// unless NoAuditUnsafe is set.
