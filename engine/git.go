@@ -99,6 +99,11 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	if err != nil {
 		return fail(gitErr(err))
 	}
+	for _, s := range skills {
+		if base := skillBase(s, res); len(pick) == 0 || slices.Contains(pick, base) {
+			e.prepareAudit(ctx, s.Dir)
+		}
+	}
 	created, err := registry.SourceDateEpoch(e.opts.Getenv)
 	if err != nil {
 		return fail(invalid(err))
@@ -127,10 +132,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	var have []string
 	for _, s := range skills {
 		origin := s.Ref(res).String()
-		base := path.Base("/" + s.Path)
-		if s.Path == "" {
-			base = path.Base(res.Ref.Path)
-		}
+		base := skillBase(s, res)
 		have = append(have, base)
 		if len(pick) > 0 && !slices.Contains(pick, base) {
 			continue
@@ -162,6 +164,15 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 		}
 	}
 	return out, res, cleanup, nil
+}
+
+// skillBase is the name a pick matches an exported skill by: its folder,
+// or the repository's name for a skill at the top.
+func skillBase(s gitsource.Skill, res *gitsource.Resolved) string {
+	if s.Path == "" {
+		return path.Base(res.Ref.Path)
+	}
+	return path.Base("/" + s.Path)
 }
 
 // gitLockMode says how gitRequirements uses the project's lock.

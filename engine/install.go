@@ -476,6 +476,7 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	if err != nil {
 		return install.Local{}, invalid(err)
 	}
+	e.prepareAudit(ctx, abs)
 	// A folder's skill need not declare a version: it installs at
 	// registry.TreeVersion of its files.
 	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true, Lenient: true})
@@ -483,6 +484,23 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 		return install.Local{}, &BuildError{Where: dir, Dir: true, Err: err}
 	}
 	return install.Local{Dir: abs, Artifact: a}, nil
+}
+
+// auditPreparer is an auditor that can start, in the background, what
+// auditing a copy of a directory will need (install/auditor.Static).
+type auditPreparer interface {
+	Prepare(ctx context.Context, dir string)
+}
+
+// prepareAudit lets the auditor start on dir, a skill about to be built,
+// staged and audited: its compiles then overlap the build and staging.
+// It decides nothing; the audit still reads the staged bytes.
+func (e *Engine) prepareAudit(ctx context.Context, dir string) {
+	if a, err := e.loadAuditor(); err == nil {
+		if p, ok := a.(auditPreparer); ok {
+			p.Prepare(ctx, dir)
+		}
+	}
 }
 
 // staleLock lists the skills a lock pins below what the roots hold:
