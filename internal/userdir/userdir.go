@@ -55,6 +55,25 @@ func ConfigHome(goos string, getenv func(string) string) string {
 	return ""
 }
 
+// StateHome returns the directory that holds per-application state (what
+// a program remembers on this machine that is neither configuration nor
+// cache): $XDG_STATE_HOME when it is an absolute path, else %LOCALAPPDATA%
+// on Windows, else ~/.local/state. It returns "" when none can be found.
+func StateHome(goos string, getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" && isAbs(goos, d) {
+		return d
+	}
+	if goos == "windows" {
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return d
+		}
+	}
+	if h := Home(goos, getenv); h != "" {
+		return filepath.Join(h, ".local", "state")
+	}
+	return ""
+}
+
 // isAbs is filepath.IsAbs for goos, so that the Windows rules can be
 // tested on any system: a drive letter followed by a separator, or a UNC
 // path, is absolute there.
