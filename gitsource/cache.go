@@ -182,6 +182,16 @@ func (c *Cache) resolve(ctx context.Context, r *Ref) (*Resolved, error) {
 		res.Commit = r.Rev
 		return res, c.fetch(ctx, dir, r, res.Commit, "", created)
 	}
+	// A repository this command created holds nothing yet: the default
+	// branch is fetched by name, asking the remote once (listing its refs
+	// first is a connection of its own). Any failure falls back to the
+	// listing, whose messages say what is wrong.
+	if r.Rev == "" && created {
+		if commit, err := c.fetchHead(ctx, dir, r); err == nil {
+			res.Commit = commit
+			return res, nil
+		}
+	}
 	var refs map[string]string
 	if c.opts.Offline {
 		refs, err = c.cachedRefs(ctx, dir)
@@ -373,24 +383,7 @@ func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName s
 		if c.opts.Offline {
 			return fmt.Errorf("%w: commit %s was never fetched; run once with the network", ErrOffline, commit)
 		}
-		// Blobs over a skill file's size limit stay on the server (a
-		// partial fetch, which servers that do not support it ignore):
-		// the export refuses a skill holding one, and one elsewhere in
-		// the repository never lands in the cache. The URL, with any
-		// credentials, is given on the command line as a remote that is
-		// the objects' promisor for this fetch only: declared a promisor
-		// on the command line too, it is never written to the
-		// repository's configuration (as git does for a remote it makes
-		// a promisor itself), so nothing is ever fetched lazily later.
-		limit := fmt.Sprintf("blob:limit=%d", c.maxBlob()+1)
-		// No automatic maintenance after the fetch: the cache is pruned
-		// by skillpm (cache prune), and a gc or maintenance run started
-		// by a fetch is one more process on every cold install.
-		_, err := c.cmd(dir, r, "-c", "remote."+fetchRemote+".url="+r.fetchURL(),
-			"-c", "remote."+fetchRemote+".promisor=true", "-c", "remote."+fetchRemote+".partialclonefilter="+limit,
-			"-c", "protocol.version=2", "-c", "maintenance.auto=false", "-c", "gc.auto=0",
-			"fetch", "-q", "--depth=1", "--filter="+limit, "--no-tags", "--no-write-fetch-head", "--", fetchRemote, commit).output(ctx)
-		if err != nil {
+		if err := c.fetchShallow(ctx, dir, r, commit); err != nil {
 			var ge *gitError
 			if errors.As(err, &ge) && (strings.Contains(ge.msg, "not our ref") || strings.Contains(ge.msg, "unadvertised object") || strings.Contains(ge.msg, "couldn't find remote ref")) {
 				return fmt.Errorf("%w: commit %s is not in the repository", ErrRevNotFound, commit)
@@ -398,6 +391,48 @@ func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName s
 			return fetchErr(err)
 		}
 	}
+	return c.recordRefs(ctx, dir, commit, refName)
+}
+
+// fetchHead fetches the remote's default branch (HEAD) shallowly into
+// refs/skillpm/HEAD and returns its commit, recorded as fetch records it.
+func (c *Cache) fetchHead(ctx context.Context, dir string, r *Ref) (string, error) {
+	if err := c.fetchShallow(ctx, dir, r, "+HEAD:refs/skillpm/HEAD"); err != nil {
+		return "", err
+	}
+	out, err := c.cmd(dir, nil, "rev-parse", "--verify", "-q", "refs/skillpm/HEAD^{commit}").output(ctx)
+	commit := strings.TrimSpace(out)
+	if err != nil || !IsCommit(commit) {
+		return "", fmt.Errorf("git rev-parse: unexpected %q (%v)", commit, err)
+	}
+	return commit, c.recordRefs(ctx, dir, commit, "HEAD")
+}
+
+// fetchShallow fetches what (a commit id or a refspec) at depth 1.
+func (c *Cache) fetchShallow(ctx context.Context, dir string, r *Ref, what string) error {
+	// Blobs over a skill file's size limit stay on the server (a
+	// partial fetch, which servers that do not support it ignore):
+	// the export refuses a skill holding one, and one elsewhere in
+	// the repository never lands in the cache. The URL, with any
+	// credentials, is given on the command line as a remote that is
+	// the objects' promisor for this fetch only: declared a promisor
+	// on the command line too, it is never written to the
+	// repository's configuration (as git does for a remote it makes
+	// a promisor itself), so nothing is ever fetched lazily later.
+	limit := fmt.Sprintf("blob:limit=%d", c.maxBlob()+1)
+	// No automatic maintenance after the fetch: the cache is pruned
+	// by skillpm (cache prune), and a gc or maintenance run started
+	// by a fetch is one more process on every cold install.
+	_, err := c.cmd(dir, r, "-c", "remote."+fetchRemote+".url="+r.fetchURL(),
+		"-c", "remote."+fetchRemote+".promisor=true", "-c", "remote."+fetchRemote+".partialclonefilter="+limit,
+		"-c", "protocol.version=2", "-c", "maintenance.auto=false", "-c", "gc.auto=0",
+		"fetch", "-q", "--depth=1", "--filter="+limit, "--no-tags", "--no-write-fetch-head", "--", fetchRemote, what).output(ctx)
+	return err
+}
+
+// recordRefs records commit under refs/skillpm/commits/ and, with
+// refName, under refs/skillpm/REFNAME.
+func (c *Cache) recordRefs(ctx context.Context, dir, commit, refName string) error {
 	// Both refs in one git process (and one ref transaction). -z: fields
 	// end in NUL, so a ref name the remote advertised cannot add fields
 	// or commands (git still checks each name's format).

@@ -4,6 +4,7 @@ package gitsource_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,87 +34,117 @@ func loggingGit(t *testing.T) (gitPath, logFile string) {
 	return gitPath, logFile
 }
 
-// TestColdInstallGitProcesses: resolving a branch into an empty cache,
+// TestColdInstallGitProcesses: resolving a reference into an empty cache,
 // exporting it and reading its signer and commit time runs git seven
-// times (init, config, ls-remote, fetch, update-ref, ls-tree, one
-// cat-file --batch for the commit and the blobs); the fetch leaves no
-// remote in the repository's configuration, so nothing is ever fetched
-// from it lazily; and the commit time is the committer's.
+// times: a branch is listed (ls-remote) and its commit fetched; the
+// default branch is fetched by name, with no listing, which is one
+// connection to the remote instead of two. The fetch leaves no remote
+// in the repository's configuration, so nothing is ever fetched from it
+// lazily; the commit time is the committer's; a second command finds the
+// commit in the cache and fetches nothing.
 func TestColdInstallGitProcesses(t *testing.T) {
 	ctx := context.Background()
 	work := t.TempDir()
 	repo, commits := multiRepo(t, work)
-	git, logFile := loggingGit(t)
-	c := gitsource.New(gitsource.Options{Dir: filepath.Join(t.TempDir(), "git"), Env: gittest.Env(), Git: git})
-	r, err := gitsource.Parse(repo.FileURL() + "@main")
+	for _, tt := range []struct {
+		rev  string
+		want []string
+	}{
+		{"@main", []string{"init", "config", "ls-remote", "fetch", "update-ref", "ls-tree", "cat-file"}},
+		{"", []string{"init", "config", "fetch", "rev-parse", "update-ref", "ls-tree", "cat-file"}},
+	} {
+		t.Run("rev="+tt.rev, func(t *testing.T) {
+			git, logFile := loggingGit(t)
+			c := gitsource.New(gitsource.Options{Dir: filepath.Join(t.TempDir(), "git"), Env: gittest.Env(), Git: git})
+			r, err := gitsource.Parse(repo.FileURL() + tt.rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Resolve(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Commit != commits["main"] {
+				t.Fatalf("resolved %s, want %s", res.Commit, commits["main"])
+			}
+			skills, err := c.Export(ctx, res, filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, err := c.CommitSigner(ctx, res); err != nil || ok {
+				t.Fatalf("CommitSigner of an unsigned commit: %v, %v", ok, err)
+			}
+			when, err := c.CommitTime(ctx, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC); !when.Equal(want) {
+				t.Errorf("commit time %s, want %s", when, want)
+			}
+			// Each skill carries its folder's tree id, as git names it.
+			if tree := repo.Git("rev-parse", commits["main"]+"^{tree}:skills/pdf"); len(skills) != 2 || skills[1].GitTree != tree {
+				t.Errorf("skills %+v, want skills/pdf at tree %s", skills, tree)
+			}
+			data, err := os.ReadFile(logFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ops []string
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				ops = append(ops, gitOp(line))
+			}
+			if strings.Join(ops, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("git ran %q, want %q", ops, tt.want)
+			}
+			dir := filepath.Join(c.Dir(), "repos")
+			entries, err := os.ReadDir(dir)
+			if err != nil || len(entries) == 0 {
+				t.Fatalf("no repository in the cache: %v", err)
+			}
+			for _, e := range entries {
+				if !e.IsDir() {
+					continue
+				}
+				cfg, err := os.ReadFile(filepath.Join(dir, e.Name(), "config"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(cfg), "[remote") || strings.Contains(string(cfg), "promisor") {
+					t.Errorf("the cache repository's configuration names a remote:\n%s", cfg)
+				}
+			}
+			// The commit is recorded for offline use and pruning.
+			c2 := gitsource.New(gitsource.Options{Dir: c.Dir(), Env: gittest.Env(), Git: git, Offline: true})
+			if off, err := c2.Resolve(ctx, r); err != nil || off.Commit != res.Commit {
+				t.Fatalf("offline: %v, %v", off, err)
+			}
+			if err := os.Remove(logFile); err != nil {
+				t.Fatal(err)
+			}
+			c3 := gitsource.New(gitsource.Options{Dir: c.Dir(), Env: gittest.Env(), Git: git})
+			if _, err := c3.Resolve(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			data, _ = os.ReadFile(logFile)
+			if strings.Contains(string(data), "fetch") || !strings.Contains(string(data), "cat-file -e") {
+				t.Errorf("a warm resolve ran:\n%s", data)
+			}
+		})
+	}
+}
+
+// TestFetchHeadFallsBack: a default branch that cannot be fetched by name
+// (an empty repository) fails as the listing says, not with the fetch's
+// message.
+func TestFetchHeadFallsBack(t *testing.T) {
+	repo := gittest.NewRepo(t, t.TempDir(), "empty")
+	r, err := gitsource.Parse(repo.FileURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Resolve(ctx, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Commit != commits["main"] {
-		t.Fatalf("resolved %s, want %s", res.Commit, commits["main"])
-	}
-	skills, err := c.Export(ctx, res, filepath.Join(t.TempDir(), "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, err := c.CommitSigner(ctx, res); err != nil || ok {
-		t.Fatalf("CommitSigner of an unsigned commit: %v, %v", ok, err)
-	}
-	when, err := c.CommitTime(ctx, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC); !when.Equal(want) {
-		t.Errorf("commit time %s, want %s", when, want)
-	}
-	// Each skill carries its folder's tree id, as git names it.
-	if tree := repo.Git("rev-parse", commits["main"]+"^{tree}:skills/pdf"); len(skills) != 2 || skills[1].GitTree != tree {
-		t.Errorf("skills %+v, want skills/pdf at tree %s", skills, tree)
-	}
-	data, err := os.ReadFile(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ops []string
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		ops = append(ops, gitOp(line))
-	}
-	want := []string{"init", "config", "ls-remote", "fetch", "update-ref", "ls-tree", "cat-file"}
-	if strings.Join(ops, " ") != strings.Join(want, " ") {
-		t.Errorf("git ran %q, want %q", ops, want)
-	}
-	dir := filepath.Join(c.Dir(), "repos")
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) == 0 {
-		t.Fatalf("no repository in the cache: %v", err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		cfg, err := os.ReadFile(filepath.Join(dir, e.Name(), "config"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(cfg), "[remote") || strings.Contains(string(cfg), "promisor") {
-			t.Errorf("the cache repository's configuration names a remote:\n%s", cfg)
-		}
-	}
-	// A second command finds the commit in the cache and fetches nothing.
-	if err := os.Remove(logFile); err != nil {
-		t.Fatal(err)
-	}
-	c2 := gitsource.New(gitsource.Options{Dir: c.Dir(), Env: gittest.Env(), Git: git})
-	if _, err := c2.Resolve(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	data, _ = os.ReadFile(logFile)
-	if strings.Contains(string(data), "fetch") || !strings.Contains(string(data), "cat-file -e") {
-		t.Errorf("a warm resolve ran:\n%s", data)
+	_, err = newCache(t).Resolve(context.Background(), r)
+	if !errors.Is(err, gitsource.ErrRevNotFound) || strings.Contains(err.Error(), "HEAD:refs/skillpm") {
+		t.Fatalf("resolving an empty repository: %v", err)
 	}
 }
 
