@@ -139,8 +139,10 @@ func (c *Cache) openRepo(ctx context.Context, r *Ref) (dir string, created bool,
 	if _, err := c.cmd("", nil, "init", "-q", "--bare", dir).output(ctx); err != nil {
 		return "", false, err
 	}
-	// The remote's URL (credentials removed) says what the folder is.
-	if _, err := c.cmd(dir, nil, "config", "skillpm.remote", r.Remote()).output(ctx); err != nil {
+	// The remote's URL (credentials removed) says what the folder is, in
+	// the file git keeps for a repository's description (written here,
+	// not by one more git process on every cold fetch).
+	if err := os.WriteFile(filepath.Join(dir, "description"), []byte(r.Remote()+"\n"), 0o644); err != nil {
 		return "", false, err
 	}
 	return dir, true, nil

@@ -35,8 +35,9 @@ func loggingGit(t *testing.T) (gitPath, logFile string) {
 }
 
 // TestColdInstallGitProcesses: resolving a reference into an empty cache,
-// exporting it and reading its signer and commit time runs git seven
-// times: a branch is listed (ls-remote) and its commit fetched; the
+// exporting it and reading its signer and commit time runs git six
+// times (the repository's description, the remote's URL, is written
+// directly): a branch is listed (ls-remote) and its commit fetched; the
 // default branch is fetched by name, with no listing, which is one
 // connection to the remote instead of two. The fetch leaves no remote
 // in the repository's configuration, so nothing is ever fetched from it
@@ -50,8 +51,8 @@ func TestColdInstallGitProcesses(t *testing.T) {
 		rev  string
 		want []string
 	}{
-		{"@main", []string{"init", "config", "ls-remote", "fetch", "update-ref", "ls-tree", "cat-file"}},
-		{"", []string{"init", "config", "fetch", "rev-parse", "update-ref", "ls-tree", "cat-file"}},
+		{"@main", []string{"init", "ls-remote", "fetch", "update-ref", "ls-tree", "cat-file"}},
+		{"", []string{"init", "fetch", "rev-parse", "update-ref", "ls-tree", "cat-file"}},
 	} {
 		t.Run("rev="+tt.rev, func(t *testing.T) {
 			git, logFile := loggingGit(t)
@@ -111,6 +112,10 @@ func TestColdInstallGitProcesses(t *testing.T) {
 				}
 				if strings.Contains(string(cfg), "[remote") || strings.Contains(string(cfg), "promisor") {
 					t.Errorf("the cache repository's configuration names a remote:\n%s", cfg)
+				}
+				desc, err := os.ReadFile(filepath.Join(dir, e.Name(), "description"))
+				if err != nil || strings.TrimSpace(string(desc)) != r.Remote() {
+					t.Errorf("the cache repository's description is %q (%v), want %s", desc, err, r.Remote())
 				}
 			}
 			// The commit is recorded for offline use and pruning.
