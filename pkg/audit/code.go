@@ -31,12 +31,17 @@ func newTreeLanguages() treeLanguages {
 // them), so that the compile overlaps the audit of the files before the
 // first one; a grammar no file needs is not compiled (code in a Markdown
 // block or a shebang script compiles its grammar when it is parsed).
-func (s *Scanner) prepareParsers(entries []string) {
+// ahead says the caller has other work until it scans (Scanner.Prepare).
+func (s *Scanner) prepareParsers(entries []string, ahead bool) {
 	var seen [4]bool
 	prepare := func(i int, l treesitter.Language) {
 		if !seen[i] {
 			seen[i] = true
-			treesitter.Prepare(l)
+			if ahead {
+				treesitter.PrepareAhead(l)
+			} else {
+				treesitter.Prepare(l)
+			}
 		}
 	}
 	for _, rel := range entries {

@@ -173,7 +173,7 @@ func (s *Scanner) Prepare(ctx context.Context, dir string) {
 				return
 			}
 		}
-		s.prepareParsers(slices.Collect(maps.Keys(tree.sums)))
+		s.prepareParsers(slices.Collect(maps.Keys(tree.sums)), true)
 		s.compiled.Do(s.compile)
 	}()
 }
@@ -655,7 +655,7 @@ func (r *run) walk() error {
 		r.paths[rel] = true
 		r.noteLocalModule(rel)
 	}
-	r.s.prepareParsers(entries)
+	r.s.prepareParsers(entries, false)
 	for _, rel := range entries {
 		if err := r.ctx.Err(); err != nil {
 			return fmt.Errorf("audit %s: %w", r.dir, err)
