@@ -33,6 +33,10 @@ func gitCache(offline bool) (*gitsource.Cache, error) {
 type gitFetches struct {
 	cache *gitsource.Cache
 	done  map[string]*gitsource.Resolved
+	// audits says the command audits the skills it builds from these
+	// fetches (an install): the auditor may start on each as soon as it
+	// is exported. A command that only resolves (lock) compiles nothing.
+	audits bool
 }
 
 // openGitFetches opens the git cache (see gitCache) for one command.
@@ -100,7 +104,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 		return fail(gitErr(err))
 	}
 	for _, s := range skills {
-		if base := skillBase(s, res); len(pick) == 0 || slices.Contains(pick, base) {
+		if base := skillBase(s, res); fetches.audits && (len(pick) == 0 || slices.Contains(pick, base)) {
 			e.prepareAudit(ctx, s.Dir)
 		}
 	}
@@ -264,6 +268,7 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 			if cache, err = openGitFetches(opts.Offline); err != nil {
 				return fail(err)
 			}
+			cache.audits = opts.Audit
 		}
 		ls, res, d, err := e.gitLocals(ctx, cache, ref.String(), nil)
 		dones = append(dones, d)
@@ -301,6 +306,9 @@ type gitOptions struct {
 	// AllowRepublished accepts a version tag moved to another commit
 	// than the one locked.
 	AllowRepublished bool
+	// Audit says the skills built are audited next (an install), so
+	// the auditor may start on them early (gitFetches.audits).
+	Audit bool
 }
 
 // movedTag refuses a skill built from a reference resolved through a tag

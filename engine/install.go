@@ -242,7 +242,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished}); err != nil {
+		if m, local, done, err = e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished, Audit: true}); err != nil {
 			return nil, err
 		}
 		defer done()
@@ -276,6 +276,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 					if cache, err = openGitFetches(e.client.Offline()); err != nil {
 						return nil, err
 					}
+					cache.audits = true
 				}
 				ls, _, done, err := e.gitLocals(ctx, cache, a, r.Skills)
 				defer done()
@@ -444,6 +445,10 @@ func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick [
 	}
 	out := make([]install.Local, len(build))
 	err := forEach(ctx, len(build), func(ctx context.Context, i int) error {
+		// Installs audit what they build: the auditor starts on it now.
+		if abs, err := filepath.Abs(build[i]); err == nil {
+			e.prepareAudit(ctx, abs)
+		}
 		var err error
 		out[i], err = e.buildLocal(ctx, build[i], noVCS)
 		return err
@@ -476,7 +481,6 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	if err != nil {
 		return install.Local{}, invalid(err)
 	}
-	e.prepareAudit(ctx, abs)
 	// A folder's skill need not declare a version: it installs at
 	// registry.TreeVersion of its files.
 	a, err := registry.Build(ctx, abs, registry.BuildOptions{Created: created, NoVCS: noVCS, Unversioned: true, Lenient: true})
@@ -492,9 +496,9 @@ type auditPreparer interface {
 	Prepare(ctx context.Context, dir string)
 }
 
-// prepareAudit lets the auditor start on dir, a skill about to be built,
-// staged and audited: its compiles then overlap the build and staging.
-// It decides nothing; the audit still reads the staged bytes.
+// prepareAudit lets the auditor start on dir, a skill an install is about
+// to build, stage and audit: its compiles then overlap the build and
+// staging. It decides nothing; the audit still reads the staged bytes.
 func (e *Engine) prepareAudit(ctx context.Context, dir string) {
 	if a, err := e.loadAuditor(); err == nil {
 		if p, ok := a.(auditPreparer); ok {
