@@ -193,7 +193,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 			rep.Env[k] = v
 		}
 	}
-	if p := tiers.Find(r.PolicyFile, e.opts.Getenv, os.Stat); p != "" {
+	if p := tiers.Find(r.PolicyFile, e.getenv, os.Stat); p != "" {
 		rep.Policy = p
 		if _, err := tiers.Load(ctx, p); err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("policy %s: %w", p, err))
@@ -302,7 +302,7 @@ func (e *Engine) reachable(ctx context.Context, src string) error {
 // claim: a project commits its receipts with the files.
 func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 	out := []error{}
-	if p.Prev == nil {
+	if p.prev == nil {
 		return append(out, &LockDrift{Kind: DriftNoLock, Manifest: p.ManifestFile, Lock: p.LockFile})
 	}
 	for _, r := range roots {
@@ -311,7 +311,7 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 			out = append(out, fmt.Errorf("%s: %w", r.Dir, err))
 			continue
 		}
-		for _, ls := range p.Prev.Skills {
+		for _, ls := range p.prev.Skills {
 			d := &LockDrift{Manifest: p.ManifestFile, Lock: p.LockFile, Name: ls.Name, Locked: ls.Version, Root: r.Dir}
 			got, ok := rec.Get(ls.Name)
 			switch {

@@ -68,9 +68,10 @@ type Options struct {
 	// slog records (events.go): warnings that did not stop an operation
 	// (slog.LevelWarn), lines about where things came from (slog.LevelInfo:
 	// a git reference resolved from the cache, a note on a reference's
-	// form, already prefixed with "note: " or "warning: "), each
-	// install stage as it starts (slog.LevelDebug, the install.Event in
-	// the attribute "event"; from several goroutines at once) and the
+	// form, already prefixed with "note: " or "warning: "), events
+	// (slog.LevelDebug, the event in the attribute EventKey: install
+	// stages, from several goroutines at once, plans, a project's range
+	// changes, PublishAll's finished skills; events.go) and the
 	// decisions of install, update, add, lock, outdated and bundle, and
 	// of the calls that pick one published version (info, verify,
 	// promote, sign, audit): why each skill is at its version and its
@@ -92,8 +93,6 @@ type Options struct {
 	// LockWait bounds the wait for another skillpm on a root; 0 means
 	// install.DefaultLockWait.
 	LockWait time.Duration
-	// Getenv reads variables such as SOURCE_DATE_EPOCH; nil means Env's.
-	Getenv func(string) string
 }
 
 // Target names the roots an operation writes to: custom root directories,
@@ -144,6 +143,8 @@ type Engine struct {
 	opts   Options
 	client *registry.Client
 	env    hosts.Env
+	// getenv reads variables such as SOURCE_DATE_EPOCH: env's.
+	getenv func(string) string
 
 	mu      sync.Mutex
 	policy  *tiers.Policy
@@ -181,11 +182,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	} else {
 		e.env = opts.Env
 	}
-	if e.opts.Getenv == nil {
-		e.opts.Getenv = e.env.Getenv
-		if e.opts.Getenv == nil {
-			e.opts.Getenv = func(string) string { return "" }
-		}
+	if e.getenv = e.env.Getenv; e.getenv == nil {
+		e.getenv = func(string) string { return "" }
 	}
 	if e.opts.AuditTool == "" {
 		e.opts.AuditTool = "skillpm"
@@ -206,7 +204,7 @@ func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.policy == nil {
-		p, err := tiers.LoadEffective(ctx, e.opts.PolicyFile, e.opts.Getenv)
+		p, err := tiers.LoadEffective(ctx, e.opts.PolicyFile, e.getenv)
 		if err != nil {
 			return nil, sign.VerifyOptions{}, err
 		}

@@ -61,14 +61,14 @@ func (e *BuildError) Unwrap() error { return e.Err }
 type NotInstalledError struct {
 	// Names are the skills asked for.
 	Names []string
-	// Looked are the roots read.
-	Looked []string
+	// looked are the roots read.
+	looked []string
 	// Err is install.ErrNotInstalled.
 	Err error
 }
 
 func (e *NotInstalledError) Error() string {
-	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.Looked) + ")"
+	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.looked) + ")"
 }
 
 // maxRootsShown is how many roots a message names before it counts the

@@ -128,5 +128,5 @@ func projectLock(ctx context.Context) *resolve.Lockfile {
 	if err != nil {
 		return nil
 	}
-	return p.Prev
+	return p.prev
 }

@@ -125,12 +125,12 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			o := &out.Items[i]
 			o.Path = it.path
 			o.PublishResult, o.Err = e.publishDir(ctx, src, it.dir, bopts, it.path, it.revision == "", r.Force, r.AllowAuditFindings)
-			if l := e.opts.Log; l != nil && l.Enabled(ctx, slog.LevelDebug) {
+			if e.events() {
 				// One record per finished skill, in order of finishing, so a
 				// front end can draw "[12/50] publishing web-notes 0.3.0".
 				itemMu.Lock()
 				done++
-				l.LogAttrs(ctx, slog.LevelDebug, "published", slog.Int("done", done), slog.Int("total", len(items)), slog.Any(EventKey, o))
+				e.event("published", o, slog.Int("done", done), slog.Int("total", len(items)))
 				itemMu.Unlock()
 			}
 			return nil

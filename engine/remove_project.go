@@ -97,7 +97,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 		}
 		out.Removed = append(out.Removed, p.Manifest.Skills[i].Name)
 	}
-	data, err := resolve.EditManifest(p.ManifestFile, p.Data, resolve.ManifestEdit{Remove: out.Removed})
+	data, err := resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Remove: out.Removed})
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -106,7 +106,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
 	}
 	m.Dir = p.Manifest.Dir
-	out.Lock = keepNeeded(p.Prev, m)
+	out.Lock = keepNeeded(p.prev, m)
 	placed, err := projectRoots(e.env, e.target(r.Target), p.Manifest, e.opts.Host)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := saveProject(p.ManifestFile, p.LockFile, p.Data, data, out.Lock); err != nil {
+		if err := saveProject(p.ManifestFile, p.LockFile, p.data, data, out.Lock); err != nil {
 			return out, err
 		}
 	}

@@ -281,6 +281,11 @@ type StatusRequest struct {
 	Sign sign.SignOptions
 }
 
+// StatusResult is what SetStatus did, version by version.
+type StatusResult struct {
+	Changes []StatusChange
+}
+
 // StatusChange is one version whose status a StatusRequest set.
 type StatusChange struct {
 	// Name, Version and Digest name the version.
@@ -300,8 +305,16 @@ type StatusChange struct {
 // (and tags it, see registry.StatusTag). A yank names one exact version.
 // The signer must be a publisher of each version: with a key, one whose
 // signature of the version verifies with that key (ErrNotPublisher
-// otherwise), checked before anything is attached.
-func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) ([]StatusChange, error) {
+// otherwise), checked before anything is attached. The result is never
+// nil: on a failure it holds the versions done before it.
+func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) (*StatusResult, error) {
+	out, err := e.setStatuses(ctx, r)
+	return &StatusResult{Changes: out}, err
+}
+
+// setStatuses is SetStatus; on a failure it returns the versions done so
+// far with it.
+func (e *Engine) setStatuses(ctx context.Context, r StatusRequest) ([]StatusChange, error) {
 	ref, err := registry.ParseRef(r.Ref)
 	if err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func (e *Engine) policyTarget() (string, error) {
 	if e.opts.PolicyFile != "" {
 		return e.opts.PolicyFile, nil
 	}
-	sp := tiers.SearchPath(e.opts.Getenv)
+	sp := tiers.SearchPath(e.getenv)
 	if len(sp) == 0 {
 		return "", errors.New("no user configuration directory to keep a trust policy in")
 	}

@@ -44,7 +44,7 @@ A copy links still point to is refused unless --force.`,
 				return runProjectRemove(c, g, e, opts, args)
 			}
 			done, err := e.Remove(c.Context(), engine.RemoveRequest{Names: args, Options: opts})
-			if perr := printRemovals(g, done, opts.DryRun); perr != nil {
+			if perr := printRemovals(g, done.Roots, opts.DryRun); perr != nil {
 				return perr
 			}
 			if mapped, ok := engineErr(g, err); ok {

@@ -36,10 +36,10 @@ type projectUpdateFlags struct {
 // the result is installed into the project's roots, and skills.yaml and
 // skills.lock are written together once it is.
 func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, names []string) error {
+	ir := f.request()
+	ir.Manifest, ir.Lock = f.project.manifest, f.project.lock
 	res, err := e.UpdateProject(c.Context(), engine.ProjectUpdateRequest{
-		Manifest: f.project.manifest, Lock: f.project.lock, Names: names, Breaking: f.project.breaking, Latest: f.project.latest,
-		OnRanges:       printRangeBumps(g),
-		InstallRequest: f.request(g, true),
+		Names: names, Breaking: f.project.breaking, Latest: f.project.latest, InstallRequest: ir,
 	})
 	if err != nil {
 		return projectFailure(c.Context(), g, e, err)
@@ -47,13 +47,14 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.En
 	return printProjectUpdate(g, res, f.dryRun)
 }
 
-// printRangeBumps shows each range update moves in skills.yaml, before
-// the plan.
-func printRangeBumps(g *globals) func(p *engine.Project, set map[string]string) {
-	return func(p *engine.Project, set map[string]string) {
+// printRangeBumps shows each range update moves in skills.yaml (an event
+// of the engine's log), before the plan.
+func printRangeBumps(g *globals) func(*engine.ProjectUpdate) {
+	return func(u *engine.ProjectUpdate) {
 		if !g.quiet && !g.json() {
-			for _, n := range slices.Sorted(maps.Keys(set)) {
-				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), set[n], p.ManifestFile)
+			p := u.Project
+			for _, n := range slices.Sorted(maps.Keys(u.Ranges)) {
+				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), u.Ranges[n], p.ManifestFile)
 			}
 		}
 	}

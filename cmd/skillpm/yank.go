@@ -83,11 +83,11 @@ func runStatus(c *cobra.Command, g *globals, f *statusFlags, r engine.StatusRequ
 	if err != nil {
 		return err
 	}
-	out, err := e.SetStatus(ctx, r)
+	res, err := e.SetStatus(ctx, r)
 	if g.json() && err == nil {
-		return g.writeJSON(out)
+		return g.writeJSON(res.Changes)
 	}
-	for _, s := range out {
+	for _, s := range res.Changes {
 		fmt.Fprintln(g.stdout, statusLine(s))
 	}
 	return err
