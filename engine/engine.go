@@ -93,6 +93,8 @@ type Options struct {
 	// LockWait bounds the wait for another skillpm on a root; 0 means
 	// install.DefaultLockWait.
 	LockWait time.Duration
+	// Getenv reads variables such as SOURCE_DATE_EPOCH; nil means Env's.
+	Getenv func(string) string
 }
 
 // Target names the roots an operation writes to: custom root directories,
@@ -143,8 +145,6 @@ type Engine struct {
 	opts   Options
 	client *registry.Client
 	env    hosts.Env
-	// getenv reads variables such as SOURCE_DATE_EPOCH: env's.
-	getenv func(string) string
 
 	mu      sync.Mutex
 	policy  *tiers.Policy
@@ -182,8 +182,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	} else {
 		e.env = opts.Env
 	}
-	if e.getenv = e.env.Getenv; e.getenv == nil {
-		e.getenv = func(string) string { return "" }
+	if e.opts.Getenv == nil {
+		e.opts.Getenv = e.env.Getenv
+		if e.opts.Getenv == nil {
+			e.opts.Getenv = func(string) string { return "" }
+		}
 	}
 	if e.opts.AuditTool == "" {
 		e.opts.AuditTool = "skillpm"
@@ -204,7 +207,7 @@ func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.policy == nil {
-		p, err := tiers.LoadEffective(ctx, e.opts.PolicyFile, e.getenv)
+		p, err := tiers.LoadEffective(ctx, e.opts.PolicyFile, e.opts.Getenv)
 		if err != nil {
 			return nil, sign.VerifyOptions{}, err
 		}

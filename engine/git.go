@@ -99,7 +99,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	if err != nil {
 		return fail(gitErr(err))
 	}
-	created, err := registry.SourceDateEpoch(e.getenv)
+	created, err := registry.SourceDateEpoch(e.opts.Getenv)
 	if err != nil {
 		return fail(invalid(err))
 	}

@@ -157,7 +157,7 @@ func (e *Engine) publishTarget(to string) (registry.Source, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	created, err := registry.SourceDateEpoch(e.getenv)
+	created, err := registry.SourceDateEpoch(e.opts.Getenv)
 	if err != nil {
 		return nil, time.Time{}, invalid(err)
 	}
