@@ -37,7 +37,7 @@ import (
 // (Adopt, Remove, SetStatus, DependencyGraphs, Hosts, Migrate,
 // SourceNames: 14 names) were paid for by the plan and range-change
 // callbacks becoming events, dropping the request fields that shadowed
-// their InstallRequest's (AddRequest's and ProjectUpdateRequest's
+// their InstallRequest's (AddRequest's and UpdateProjectRequest's
 // Manifest and Lock), Bundle returning MirrorResult, and unexporting what
 // only the engine read.
 const apiCeiling = 657

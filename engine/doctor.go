@@ -31,9 +31,9 @@ type DoctorRequest struct {
 	LookupEnv func(string) (string, bool)
 }
 
-// DoctorReport is what Doctor found. Problems lists every problem in the
+// DoctorResult is what Doctor found. Problems lists every problem in the
 // order a user reads them; the other fields say what is in use.
-type DoctorReport struct {
+type DoctorResult struct {
 	// Host is the default host ("" when it cannot be chosen: a problem).
 	Host install.Host
 	// Env are the variables set that change where skillpm reads and
@@ -169,8 +169,8 @@ func doctorEnv(t *hosts.Table) []string {
 // pending transactions), a project's drift from its lock, and whether
 // the sources of bare names answer. What is wrong is reported, not
 // returned: the error is for a check that could not run at all.
-func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, error) {
-	rep := &DoctorReport{Env: map[string]string{}}
+func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, error) {
+	rep := &DoctorResult{Env: map[string]string{}}
 	env := e.env
 	if _, err := hosts.Load(env); err != nil {
 		// Reported, and the engine's table is used (a lenient opener
@@ -351,7 +351,7 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 
 // doctorAdvisories checks every root against the advisory feed: the
 // feed's problems and each installed copy an advisory names are problems.
-func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorReport) {
+func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorResult) {
 	ch, _, err := e.advisoryFeed(ctx)
 	if err != nil {
 		rep.Problems = append(rep.Problems, err)

@@ -186,8 +186,8 @@ func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 	return p, nil
 }
 
-// ProjectUpdateRequest is `skillpm update` in a project.
-type ProjectUpdateRequest struct {
+// UpdateProjectRequest is `skillpm update` in a project.
+type UpdateProjectRequest struct {
 	// Names are the skills to move (all when none).
 	Names []string
 	// Breaking raises the ranges the newest release is outside of, Latest
@@ -199,8 +199,8 @@ type ProjectUpdateRequest struct {
 	InstallRequest
 }
 
-// ProjectUpdate is what an update in a project did.
-type ProjectUpdate struct {
+// UpdateProjectResult is what an update in a project did.
+type UpdateProjectResult struct {
 	Project *Project
 	// Ranges are the manifest's range changes.
 	Ranges map[string]string
@@ -214,7 +214,7 @@ type ProjectUpdate struct {
 // move first), the others keep their locked versions, the result is
 // installed into the project's roots, and the manifest and lock are
 // written together once it is (Apply).
-func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*ProjectUpdate, error) {
+func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*UpdateProjectResult, error) {
 	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 	if err := projectNames(p.ManifestFile, p.Manifest, p.prev, r.Names); err != nil {
 		return nil, err
 	}
-	out := &ProjectUpdate{Project: p}
+	out := &UpdateProjectResult{Project: p}
 	data := p.data
 	if r.Breaking || r.Latest {
 		graph, err := e.graph(p.Manifest)

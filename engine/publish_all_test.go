@@ -96,7 +96,7 @@ func TestPublishRefreshesSparse(t *testing.T) {
 	if got := sparseNotes(); len(got) != 0 {
 		t.Errorf("no sparse index yet, but the publish refreshed one: %q", got)
 	}
-	if _, err := e.BuildIndex(ctx, engine.IndexRequest{Sign: opts}); err != nil {
+	if _, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Sign: opts}); err != nil {
 		t.Fatal(err)
 	}
 	v2 := filepath.Join(t.TempDir(), "notes")

@@ -9,8 +9,8 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// ProjectRemoveRequest is `skillpm remove` in a project.
-type ProjectRemoveRequest struct {
+// RemoveProjectRequest is `skillpm remove` in a project.
+type RemoveProjectRequest struct {
 	// Manifest and Lock name the project's files; "" means FindManifest's.
 	Manifest, Lock string
 	// Names are the skills to remove, as the manifest names them or by
@@ -23,8 +23,8 @@ type ProjectRemoveRequest struct {
 	Options install.RemoveOptions
 }
 
-// ProjectRemoval is what a removal from a project did.
-type ProjectRemoval struct {
+// RemoveProjectResult is what a removal from a project did.
+type RemoveProjectResult struct {
 	// Project is the project as it was read.
 	Project *Project
 	// Removed are the manifest's requirements removed, as it wrote them.
@@ -80,12 +80,12 @@ func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 // removes the skills and the dependencies nothing else needs from the
 // project's roots, and then writes the manifest and the lock together.
 // Nothing is written when a root refuses, or with DryRun.
-func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*ProjectRemoval, error) {
+func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*RemoveProjectResult, error) {
 	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
 		return nil, err
 	}
-	out := &ProjectRemoval{Project: p}
+	out := &RemoveProjectResult{Project: p}
 	for _, n := range r.Names {
 		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
 		if i < 0 {

@@ -263,9 +263,9 @@ func reason(r string) string {
 	return " (" + r + ")"
 }
 
-// StatusRequest changes the status of published versions: `skillpm yank`
+// SetStatusRequest changes the status of published versions: `skillpm yank`
 // and `skillpm deprecate`.
-type StatusRequest struct {
+type SetStatusRequest struct {
 	// Ref names the versions: NAME@VERSION for a yank, NAME or
 	// NAME@RANGE for a deprecation (every version the range holds).
 	Ref string
@@ -281,12 +281,12 @@ type StatusRequest struct {
 	Sign sign.SignOptions
 }
 
-// StatusResult is what SetStatus did, version by version.
-type StatusResult struct {
+// SetStatusResult is what SetStatus did, version by version.
+type SetStatusResult struct {
 	Changes []StatusChange
 }
 
-// StatusChange is one version whose status a StatusRequest set.
+// StatusChange is one version whose status a SetStatusRequest set.
 type StatusChange struct {
 	// Name, Version and Digest name the version.
 	Name    string `json:"name"`
@@ -307,14 +307,14 @@ type StatusChange struct {
 // signature of the version verifies with that key (ErrNotPublisher
 // otherwise), checked before anything is attached. The result is never
 // nil: on a failure it holds the versions done before it.
-func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) (*StatusResult, error) {
+func (e *Engine) SetStatus(ctx context.Context, r SetStatusRequest) (*SetStatusResult, error) {
 	out, err := e.setStatuses(ctx, r)
-	return &StatusResult{Changes: out}, err
+	return &SetStatusResult{Changes: out}, err
 }
 
 // setStatuses is SetStatus; on a failure it returns the versions done so
 // far with it.
-func (e *Engine) setStatuses(ctx context.Context, r StatusRequest) ([]StatusChange, error) {
+func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusChange, error) {
 	ref, err := registry.ParseRef(r.Ref)
 	if err != nil {
 		return nil, err
@@ -394,7 +394,7 @@ func (e *Engine) checkPublisher(ctx context.Context, repo *registry.Repository, 
 	return nil
 }
 
-func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r StatusRequest) (*StatusChange, error) {
+func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r SetStatusRequest) (*StatusChange, error) {
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	cur, err := e.statusOf(ctx, repo, m)
 	if err != nil {

@@ -43,7 +43,7 @@ type engineFlags struct {
 	// plan, when set, is shown the plan of an install or update before
 	// consent; ranges an update's range changes in a project.
 	plan   func([]install.Change)
-	ranges func(*engine.ProjectUpdate)
+	ranges func(*engine.UpdateProjectResult)
 	// noPolicy looks for no policy file (sign, pull: they verify nothing,
 	// and a broken project manifest here is none of their business).
 	noPolicy bool
@@ -139,7 +139,7 @@ type cliLog struct {
 	warn, note, decision func(string)
 	item                 func(done, total int, it *engine.PublishItem)
 	plan                 func([]install.Change)
-	ranges               func(*engine.ProjectUpdate)
+	ranges               func(*engine.UpdateProjectResult)
 }
 
 // Enabled asks for warnings and notes, and for the debug records when
@@ -165,7 +165,7 @@ func (h cliLog) Handle(_ context.Context, r slog.Record) error {
 					if h.plan != nil {
 						h.plan(v)
 					}
-				case *engine.ProjectUpdate:
+				case *engine.UpdateProjectResult:
 					if h.ranges != nil {
 						h.ranges(v)
 					}

@@ -168,7 +168,7 @@ func sourceErr(g *globals, registryFlag string, err error) error {
 }
 
 // printInfo renders a published version.
-func printInfo(g *globals, info *engine.Info) error {
+func printInfo(g *globals, info *engine.InfoResult) error {
 	repo, m := info.Repository, info.Manifest
 	versions := make([]string, len(info.Versions))
 	shown := make([]string, len(info.Versions))

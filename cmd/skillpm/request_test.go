@@ -42,7 +42,7 @@ func TestRequestFields(t *testing.T) {
 		// whole project, without git sources of its own.
 		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
 		// update names installed skills or the project (UpdateRequest,
-		// ProjectUpdateRequest, the same request), never references.
+		// UpdateProjectRequest, the same request), never references.
 		{"update", updateCmd(g, fu), fu.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
 	} {
 		if tc.cmd != nil {

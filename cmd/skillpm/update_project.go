@@ -38,7 +38,7 @@ type projectUpdateFlags struct {
 func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, names []string) error {
 	ir := f.request()
 	ir.Manifest, ir.Lock = f.project.manifest, f.project.lock
-	res, err := e.UpdateProject(c.Context(), engine.ProjectUpdateRequest{
+	res, err := e.UpdateProject(c.Context(), engine.UpdateProjectRequest{
 		Names: names, Breaking: f.project.breaking, Latest: f.project.latest, InstallRequest: ir,
 	})
 	if err != nil {
@@ -49,8 +49,8 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.En
 
 // printRangeBumps shows each range update moves in skills.yaml (an event
 // of the engine's log), before the plan.
-func printRangeBumps(g *globals) func(*engine.ProjectUpdate) {
-	return func(u *engine.ProjectUpdate) {
+func printRangeBumps(g *globals) func(*engine.UpdateProjectResult) {
+	return func(u *engine.UpdateProjectResult) {
 		if !g.quiet && !g.json() {
 			p := u.Project
 			for _, n := range slices.Sorted(maps.Keys(u.Ranges)) {
@@ -61,7 +61,7 @@ func printRangeBumps(g *globals) func(*engine.ProjectUpdate) {
 }
 
 // printProjectUpdate renders an update in a project.
-func printProjectUpdate(g *globals, res *engine.ProjectUpdate, dryRun bool) error {
+func printProjectUpdate(g *globals, res *engine.UpdateProjectResult, dryRun bool) error {
 	lpath, lock := res.Project.LockFile, res.Lock
 	if g.json() {
 		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})
