@@ -116,8 +116,8 @@ type Target struct {
 	Placement install.Placement
 }
 
-// Empty reports whether t names nothing, so defaults apply.
-func (t Target) Empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
+// empty reports whether t names nothing, so defaults apply.
+func (t Target) empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
 
 // placement is how an install reaches t's hosts: t.Placement when set,
 // else link: from the project manifest m (nil outside a project), else

@@ -98,7 +98,7 @@ func layoutExists(arg string) error {
 		return nil
 	}
 	if fi, err := os.Stat(ss.Location); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%w: %s: %s is not a directory of published skills; publish to it first, or name the registry that holds them", ErrNoSuchSource, arg, ss.Location)
+		return fmt.Errorf("%w: %s: %s is not a directory of published skills; publish to it first, or name the registry that holds them", errNoSuchSource, arg, ss.Location)
 	}
 	return nil
 }

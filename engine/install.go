@@ -181,7 +181,7 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 
 // target is the request's Target, else the Engine's.
 func (e *Engine) target(t Target) Target {
-	if t.Empty() {
+	if t.empty() {
 		return e.opts.Target
 	}
 	return t

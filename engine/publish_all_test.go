@@ -32,7 +32,7 @@ func TestPublishAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := &sign.SignOptions{Key: key.Key}
-	res, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: tree, Sign: opts})
+	res, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: tree, PublishRequest: engine.PublishRequest{Sign: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestPublishAll(t *testing.T) {
 		t.Errorf("broken: %+v; want a BuildError with the diagnostics", broken)
 	}
 
-	again, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Join(tree, "notes"), Sign: opts})
+	again, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Join(tree, "notes"), PublishRequest: engine.PublishRequest{Sign: opts}})
 	if err != nil || len(again.Items) != 1 {
 		t.Fatalf("again: %+v, %v", again, err)
 	}

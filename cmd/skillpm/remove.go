@@ -36,7 +36,7 @@ A copy links still point to is refused unless --force.`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			project := !noSave && len(rf.roots) == 0 && hasProject("")
-			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: project || rf.target().Empty()})
+			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: project || rf.none()})
 			if err != nil {
 				return err
 			}
