@@ -49,9 +49,9 @@ func (dg *DepGraph) Ranges(n *DepNode) map[string]string {
 	return dg.ranges(n)
 }
 
-// Chains returns every path from a skill asked for by name to target,
+// chains returns every path from a skill asked for by name to target,
 // shortest first.
-func (dg *DepGraph) Chains(target string) [][]string {
+func (dg *DepGraph) chains(target string) [][]string {
 	var out [][]string
 	var walk func(path []string)
 	walk = func(path []string) {
@@ -227,7 +227,7 @@ func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
 		for n := range dg.Nodes {
 			out.Known = append(out.Known, n)
 		}
-		for _, ch := range dg.Chains(name) {
+		for _, ch := range dg.chains(name) {
 			steps := []WhyStep{}
 			for i, s := range ch {
 				n := dg.Nodes[s]
