@@ -8,6 +8,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/source"
 )
 
 // MirrorRequest is one mirror of skills from a source to another.
@@ -91,11 +92,11 @@ func openSourceArg(c *registry.Client, arg string) (registry.Source, error) {
 	if arg == "embedded" {
 		return c.Embedded(), nil
 	}
-	spec, err := registry.ParseSource(arg)
+	spec, err := source.Parse(arg)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	if spec.Kind == registry.KindName {
+	if spec.Kind == source.KindEmbedded {
 		return nil, invalid(fmt.Errorf("%q is not a source: give a registry namespace (host/namespace), oci-layout:DIR or embedded", arg))
 	}
 	return c.OpenSource(spec)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/source"
 )
 
 // SearchRequest is one search of a source's index.
@@ -58,7 +58,7 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 	// layout was empty is built again, so that "holds no skills" is said
 	// only of a layout that holds none.
 	stale := err == nil && res.Indexed == 0
-	if (stale || errors.Is(err, registry.ErrNoIndex)) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
+	if spec, perr := source.Parse(src.String()); (stale || errors.Is(err, registry.ErrNoIndex)) && perr == nil && spec.Kind == source.KindLayout {
 		idx, err := e.client.BuildIndex(ctx, src, registry.IndexOptions{})
 		if err != nil {
 			return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // statusPredicateType is the in-toto predicate type of a version's status
@@ -302,14 +303,14 @@ type StatusChange struct {
 // signature of the version verifies with that key (ErrNotPublisher
 // otherwise), checked before anything is attached.
 func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) ([]StatusChange, error) {
-	ref, err := registry.ParseRef(r.Ref)
+	ref, err := source.ParseRef(r.Ref)
 	if err != nil {
 		return nil, err
 	}
-	if ref.Kind == registry.KindDir {
+	if ref.Kind == source.RefDir {
 		return nil, invalid(fmt.Errorf("%s is a directory, not a published skill", r.Ref))
 	}
-	if r.Yank != nil && ref.Selector.Kind != registry.SelectVersion {
+	if r.Yank != nil && ref.Selector.Kind != source.SelectVersion {
 		return nil, invalid(fmt.Errorf("%s: a yank names one version, as NAME@VERSION", r.Ref))
 	}
 	def, err := e.openSource(e.opts.Source)
@@ -321,7 +322,7 @@ func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) ([]StatusChange
 		return nil, err
 	}
 	var ms []*registry.Manifest
-	if ref.Selector.Kind == registry.SelectVersion || ref.Selector.Kind == registry.SelectDigest {
+	if ref.Selector.Kind == source.SelectVersion || ref.Selector.Kind == source.SelectDigest {
 		m, err := repo.Get(ctx, ref.Selector, true)
 		if err != nil {
 			return nil, err
@@ -333,7 +334,7 @@ func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) ([]StatusChange
 			return nil, err
 		}
 		for _, v := range vs {
-			if ref.Selector.Kind == registry.SelectRange && !ref.Selector.Range.Check(v) {
+			if ref.Selector.Kind == source.SelectRange && !ref.Selector.Range.Check(v) {
 				continue
 			}
 			m, err := repo.Metadata(ctx, v)

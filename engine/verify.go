@@ -6,6 +6,7 @@ import (
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -41,11 +42,11 @@ type VerifyRequest struct {
 // selects. A local directory is refused (ErrInvalidRequest): it is not
 // published.
 func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.Manifest, error) {
-	r, err := registry.ParseRef(ref)
+	r, err := source.ParseRef(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Kind == registry.KindDir {
+	if r.Kind == source.RefDir {
 		return nil, nil, invalid(fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", ref, ref))
 	}
 	def, err := e.openSource(e.opts.Source)

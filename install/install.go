@@ -24,6 +24,7 @@ import (
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 	"golang.org/x/sync/errgroup"
 )
@@ -668,7 +669,7 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 				lockedRefs, refsFetched, wait = prefetchLocked(gctx, repo, ls)
 				defer wait()
 			}
-			m, err := repo.Get(gctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: d}, true)
+			m, err := repo.Get(gctx, source.Selector{Kind: source.SelectDigest, Raw: ls.Digest, Digest: d}, true)
 			if err != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, err)
 			}
@@ -744,20 +745,15 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 
 // OpenLocked opens the repository a lock entry's canonical source names.
 func OpenLocked(c *registry.Client, ls resolve.LockedSkill) (*registry.Repository, error) {
-	src := strings.TrimSuffix(ls.Source, "/"+ls.Name)
-	if src == ls.Source {
+	r, err := source.ParseName(ls.Source)
+	spec, ok := r.Spec()
+	if err != nil || !ok || r.Name != ls.Name {
 		return nil, fmt.Errorf("%s: lock source %q does not end in the skill's name", ls.Name, ls.Source)
 	}
-	var s registry.Source
-	var err error
-	switch {
-	case src == resolve.EmbeddedSource:
-		s = c.Embedded()
-	case strings.HasPrefix(src, registry.LayoutPrefix):
-		s, err = c.Layout(filepath.FromSlash(strings.TrimPrefix(src, registry.LayoutPrefix)))
-	default:
-		s, err = c.Remote(src)
+	if spec.Kind == source.KindLayout {
+		spec.Location = filepath.FromSlash(spec.Location)
 	}
+	s, err := c.OpenSource(spec)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -166,7 +167,7 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 	a := l.Artifact
 	p := &Planned{Lock: ls, Permissions: a.Skill.PermissionStrings(), Claimed: a.Skill.Claim(), local: l}
 	if repo, err := OpenLocked(c, ls); err == nil {
-		m, err := repo.Get(ctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: digest.Digest(ls.Digest)}, true)
+		m, err := repo.Get(ctx, source.Selector{Kind: source.SelectDigest, Raw: ls.Digest, Digest: digest.Digest(ls.Digest)}, true)
 		if err == nil && m.Metadata.Name == ls.Name && m.Metadata.Version == ls.Version {
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			v, err := verified.VerifySkill(ctx, repo, m, verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})

@@ -12,6 +12,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -106,7 +107,7 @@ func (f *serveFlags) config(ctx context.Context, g *globals, host install.Host, 
 	if err != nil {
 		return api.Config{}, err
 	}
-	spec, err := registry.ParseSource(from)
+	spec, err := source.Parse(from)
 	if err != nil {
 		return api.Config{}, fmt.Errorf("--registry: %w", err)
 	}
@@ -166,7 +167,7 @@ func printServing(g *globals, srv *api.Server, remote bool) {
 // serveSearch is the panel's search: each request in its own registry
 // session, hits verified with what load gives for it, each with the
 // reference that installs it.
-func serveSearch(client *registry.Client, spec registry.SourceSpec, load func(context.Context) (*tiers.Policy, verified.VerifyOptions, error), from string) api.SearchFunc {
+func serveSearch(client *registry.Client, spec source.Spec, load func(context.Context) (*tiers.Policy, verified.VerifyOptions, error), from string) api.SearchFunc {
 	return func(ctx context.Context, q string) (any, error) {
 		_, vopts, err := load(ctx)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // TestInstallListDetailRemove walks the happy path: a dry run shows the
@@ -423,7 +424,7 @@ func TestSeesNewVersions(t *testing.T) {
 	if st := f.do("POST", "/api/skills/install", req, nil, &res); st != http.StatusCreated || len(res.Skills) != 1 || res.Skills[0].Version != "0.1.0" {
 		t.Fatalf("install: %d %+v", st, res)
 	}
-	other := NewClient(t, strings.TrimPrefix(client.Embedded().String(), registry.LayoutPrefix))
+	other := NewClient(t, strings.TrimPrefix(client.Embedded().String(), source.LayoutPrefix))
 	Publish(t, other, other.Embedded(), nil, []testSkill{{name: "wild", version: "0.2.0", unsigned: true}})
 	// Into another root (the first keeps what it has, as install does).
 	req.Host = "codex"
