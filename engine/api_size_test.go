@@ -29,8 +29,12 @@ import (
 // references (AddSkill); SourceNames, which took the command line's last
 // listings of a registry, cost one more than the Client accessor and the
 // OnIndexBuilt callback (now a note) it let go: 643 to 637 over issue 28's
-// second pass.
-const apiCeiling = 637
+// second pass. It went up a second time, by 20 (637 to 657), for
+// LoadPolicy and ApprovePolicy with their request and result types, which
+// replaced PolicyFileFor: a cloned project's own policy counts only once
+// this machine approves its bytes, a security rule no front end may
+// restate.
+const apiCeiling = 657
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

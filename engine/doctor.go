@@ -21,8 +21,9 @@ import (
 
 // DoctorRequest asks for a check of the setup, as `skillpm doctor` does.
 type DoctorRequest struct {
-	// PolicyFile is the trust policy to check; "" searches for it
-	// (tiers.Find).
+	// PolicyFile is the trust policy to check; "" means the one the
+	// engine obeys (Options.PolicyFile, else tiers.Find), and reports a
+	// project policy set aside because this machine has not approved it.
 	PolicyFile string
 	// Manifest and Lock name a project's files (FindManifest); the
 	// project is checked when its manifest exists.
@@ -194,7 +195,14 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, er
 			rep.Env[k] = v
 		}
 	}
-	if p := tiers.Find(r.PolicyFile, e.opts.Getenv, os.Stat); p != "" {
+	file := r.PolicyFile
+	if file == "" {
+		file = e.opts.PolicyFile
+		if proj, err := projectPolicy(ctx, r.Manifest); err == nil && proj != "" && proj != file {
+			rep.Problems = append(rep.Problems, fmt.Errorf("this project's policy %s is not approved on this machine (or changed since), so every command run here ignores it: review it, then run skillpm policy approve", proj))
+		}
+	}
+	if p := tiers.Find(file, e.opts.Getenv, os.Stat); p != "" {
 		rep.Policy = p
 		if _, err := tiers.Load(ctx, p); err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("policy %s: %w", p, err))

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/skillpm/skillpm/internal/approval"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
@@ -153,7 +155,7 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 		rules.Content = append(rules.Content, rule)
 	}
 	res.Changed = true
-	return res, writePolicy(ctx, file, doc, []atomicfile.File{{Path: res.KeyFile, Data: data, Perm: 0o644}})
+	return res, e.writePolicy(ctx, file, doc, []atomicfile.File{{Path: res.KeyFile, Data: data, Perm: 0o644}})
 }
 
 // keyAndPolicy reads the public key at key (its bytes and fingerprint)
@@ -187,7 +189,7 @@ func (e *Engine) UntrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyRe
 		return res, nil
 	}
 	res.Changed = true
-	if err := writePolicy(ctx, file, doc, nil); err != nil {
+	if err := e.writePolicy(ctx, file, doc, nil); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(res.KeyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -255,8 +257,11 @@ func ruleName(n *yaml.Node) string {
 
 // writePolicy writes doc to file with extra files (the key copy), after
 // parsing the result as every command will: a policy that would not load
-// is never written.
-func writePolicy(ctx context.Context, file string, doc *yaml.Node, extra []atomicfile.File) error {
+// is never written. The result is approved on this machine when the file
+// was (approvedBefore), so a project policy trust add creates or edits
+// keeps counting.
+func (e *Engine) writePolicy(ctx context.Context, file string, doc *yaml.Node, extra []atomicfile.File) error {
+	keep := e.approvedBefore(ctx, file)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -276,42 +281,199 @@ func writePolicy(ctx context.Context, file string, doc *yaml.Node, extra []atomi
 			return err
 		}
 	}
-	if _, err := tiers.Parse(ctx, file, data); err != nil {
+	p, err := tiers.Parse(ctx, file, data)
+	if err != nil {
 		return fmt.Errorf("the edited policy %s would not load: %w", file, err)
 	}
-	return atomicfile.Write(file, data, 0o644)
+	if err := atomicfile.Write(file, data, 0o644); err != nil {
+		return err
+	}
+	if !keep {
+		return nil
+	}
+	return approval.Default(e.opts.Getenv).Approve(file, p.Digest, time.Now())
 }
 
-// PolicyFileFor is the one rule for which trust policy file a command
-// reads: flag (--policy) when set, else the policy: of the project
-// manifest FindManifest(manifest) finds (read against the manifest's
-// directory), else configured (config.yaml's policy:), else "": the
-// search path, then the built-in default (tiers.LoadEffective). So a
-// project's policy, written once, holds for every command run in it.
-func PolicyFileFor(ctx context.Context, flag, manifest, configured string) (string, error) {
-	if flag != "" {
-		return flag, nil
+// PolicyRequest says where a command looks for its trust policy
+// (LoadPolicy).
+type PolicyRequest struct {
+	// File is the policy named on the command line (--policy); it wins.
+	File string
+	// Manifest is the project manifest, "" for the one in the working
+	// directory (FindManifest): its policy: names the project's policy.
+	Manifest string
+	// Configured is config.yaml's policy:, read when the project names
+	// none (or names one this machine has not approved).
+	Configured string
+}
+
+// PolicyChoice is the trust policy a command obeys and where it came
+// from.
+type PolicyChoice struct {
+	// Policy is the loaded policy; nil when File does not exist yet (a
+	// project's policy: naming a file that trust add will create), with
+	// LoadPolicy's error wrapping fs.ErrNotExist.
+	Policy *tiers.Policy
+	// File is the policy's file, "" for the built-in default: the file
+	// skillpm trust add edits.
+	File string
+	// Unapproved is the project policy set aside because this machine has
+	// not approved its current bytes; Changed says it was approved once
+	// and has changed since. Policy and File are then what the project's
+	// absence would give.
+	Unapproved string
+	Changed    bool
+}
+
+// LoadPolicy is the one rule for which trust policy a command obeys:
+// r.File when set, else the policy: of the project manifest (read
+// against the manifest's directory), else r.Configured, else the search
+// path, else the built-in default (tiers.LoadEffective).
+//
+// A project's policy counts only while this machine has approved exactly
+// its bytes (ApprovePolicy, or TrustKey writing it): a repository that
+// ships a policy trusting its own key cannot raise its skills' tier on
+// the machine that clones it. An unapproved or changed project policy is
+// reported in PolicyChoice.Unapproved and the choice falls through to
+// r.Configured. The policy is loaded once, here, and the approval is
+// checked against the bytes that load read, so the policy a command
+// obeys is the one approved.
+func LoadPolicy(ctx context.Context, r PolicyRequest) (*PolicyChoice, error) {
+	getenv := os.Getenv
+	load := func(file string, c *PolicyChoice) (*PolicyChoice, error) {
+		c.File = tiers.Find(file, getenv, os.Stat)
+		p, err := tiers.LoadEffective(ctx, c.File, getenv)
+		c.Policy = p
+		return c, err
 	}
-	// Absolute, so that messages say which project's policy it is.
-	abs := func(p string) string {
-		if a, err := filepath.Abs(p); err == nil {
-			return a
+	if r.File != "" {
+		return load(r.File, &PolicyChoice{})
+	}
+	project, err := projectPolicy(ctx, r.Manifest)
+	if err != nil || project == "" {
+		if err != nil {
+			return nil, err
 		}
-		return p
+		return load(r.Configured, &PolicyChoice{})
 	}
+	p, err := tiers.Load(ctx, project)
+	if err != nil {
+		// A project policy that does not exist yet is the file trust add
+		// creates; one that does not parse stops the command, naming it.
+		return &PolicyChoice{File: project}, err
+	}
+	store := approval.Default(getenv)
+	if store.Approved(project, p.Digest) {
+		return &PolicyChoice{Policy: p, File: project}, nil
+	}
+	_, before := store.Lookup(project)
+	return load(r.Configured, &PolicyChoice{Unapproved: project, Changed: before})
+}
+
+// projectPolicy returns the policy file the project manifest names
+// (absolute, so that messages say which project's it is), "" when there
+// is no project or it names none.
+func projectPolicy(ctx context.Context, manifest string) (string, error) {
 	mpath, _ := FindManifest(manifest, "")
-	if filepath.Base(mpath) == resolve.ManifestFile {
-		m, err := resolve.ReadManifest(ctx, mpath)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return "", invalid(err)
-		case m.Policy != "":
-			if filepath.IsAbs(m.Policy) {
-				return m.Policy, nil
-			}
-			return abs(filepath.Join(filepath.Dir(mpath), m.Policy)), nil
-		}
+	if filepath.Base(mpath) != resolve.ManifestFile {
+		return "", nil
 	}
-	return configured, nil
+	m, err := resolve.ReadManifest(ctx, mpath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", invalid(err)
+	case m.Policy == "":
+		return "", nil
+	case filepath.IsAbs(m.Policy):
+		return m.Policy, nil
+	}
+	p := filepath.Join(filepath.Dir(mpath), m.Policy)
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
+	return p, nil
+}
+
+// ApprovePolicyRequest approves, or with Revoke withdraws the approval
+// of, a project's trust policy on this machine.
+type ApprovePolicyRequest struct {
+	// File is the policy; "" means the one the project manifest names.
+	File string
+	// Manifest is the project manifest, "" for the one here.
+	Manifest string
+	// Digest, when set, is the digest the user reviewed
+	// (tiers.Policy.Digest): the approval is refused if the file no
+	// longer has it, so what is approved is what was shown.
+	Digest string
+	// Revoke withdraws the approval instead.
+	Revoke bool
+	// DryRun loads the policy and says whether it is approved, recording
+	// nothing: what a front end shows before it asks.
+	DryRun bool
+}
+
+// ApprovePolicyResult is what ApprovePolicy approved.
+type ApprovePolicyResult struct {
+	// Policy is the policy approved (nil for Revoke).
+	Policy *tiers.Policy
+	// File is its file.
+	File string
+	// Changed is false when it was approved already (or, for Revoke, not
+	// approved); for DryRun, whether an approval would change anything.
+	Changed bool
+}
+
+// ApprovePolicy records that this machine trusts the bytes of a project's
+// trust policy as they are now (the policy file, its key files and
+// trusted roots: tiers.Policy.Digest), or with r.Revoke forgets that.
+// Every command run in the project then obeys the policy, until any of
+// those bytes change.
+func ApprovePolicy(ctx context.Context, r ApprovePolicyRequest) (*ApprovePolicyResult, error) {
+	store := approval.Default(os.Getenv)
+	file := r.File
+	if file == "" {
+		p, err := projectPolicy(ctx, r.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		if p == "" {
+			return nil, invalid(errors.New("this project's skills.yaml names no trust policy (policy: FILE): name the file to approve"))
+		}
+		file = p
+	}
+	if r.Revoke {
+		ok, err := store.Revoke(file)
+		return &ApprovePolicyResult{File: file, Changed: ok}, err
+	}
+	p, err := tiers.Load(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	if r.Digest != "" && r.Digest != p.Digest {
+		return nil, invalid(fmt.Errorf("%s changed while it was shown (now %s): run the command again to review it as it is", file, p.Digest))
+	}
+	res := &ApprovePolicyResult{Policy: p, File: file}
+	if store.Approved(file, p.Digest) {
+		return res, nil
+	}
+	res.Changed = true
+	if r.DryRun {
+		return res, nil
+	}
+	return res, store.Approve(file, p.Digest, time.Now())
+}
+
+// approvedBefore reports whether a policy file TrustKey or UntrustKey is
+// about to write may be approved as written: it does not exist yet (the
+// edit creates it), or this machine approved its current bytes. An edit
+// never approves what the user has not approved, so trust add on a
+// cloned project's policy leaves its other entries unapproved.
+func (e *Engine) approvedBefore(ctx context.Context, file string) bool {
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	p, err := tiers.Load(ctx, file)
+	return err == nil && approval.Default(e.opts.Getenv).Approved(file, p.Digest)
 }

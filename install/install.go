@@ -71,7 +71,8 @@ type Options struct {
 	// Jobs bounds concurrent fetches; 0 means registry.DefaultHostRequests
 	// (the Client bounds the requests per host in any case).
 	Jobs int
-	// LockWait bounds the wait for another skillpm on a root.
+	// LockWait bounds the wait for another skillpm on a root; 0 is
+	// DefaultLockWait, a negative wait tries each lock once.
 	LockWait time.Duration
 	// AgentsRoots are where the copies that links point to may be
 	// (AgentsRoots): a receipt's link record naming a copy elsewhere is
@@ -461,7 +462,7 @@ func (h *heldRoots) unlock() {
 		if _, ok := h.locks[d]; ok || !h.fresh[d] || h.committed[d] {
 			continue
 		}
-		if l, err := Lock(context.Background(), d, time.Millisecond); err == nil {
+		if l, err := Lock(context.Background(), d, 0); err == nil {
 			h.locks[d] = l
 			h.order = append(h.order, d)
 		}

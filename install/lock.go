@@ -24,16 +24,19 @@ type RootLock struct {
 // DefaultLockWait is how long Lock waits for another skillpm.
 const DefaultLockWait = 30 * time.Second
 
-// Lock takes the root's lock, waiting up to wait for another holder.
-// The holder's PID is kept beside the lock so a waiter can name it.
+// Lock takes the root's lock, waiting up to wait for another holder; a
+// wait of 0 or less tries once, however long that try takes (a deadline
+// as short as a millisecond can pass before the first try on a busy
+// machine). The holder's PID is kept beside the lock so a waiter can
+// name it.
 func Lock(ctx context.Context, root string, wait time.Duration) (*RootLock, error) {
 	dir := filepath.Join(root, stateDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
+	wctx, cancel := context.WithTimeout(ctx, max(wait, 0))
 	defer cancel()
-	fl, ok, err := lockFile(wctx, dir)
+	fl, ok, err := lockFile(wctx, dir, wait <= 0)
 	if !ok {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -42,7 +45,7 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*RootLock, erro
 		if b, rerr := os.ReadFile(filepath.Join(dir, "lock.pid")); rerr == nil {
 			le.PID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		}
-		if err != nil && wctx.Err() == nil {
+		if err != nil && (wait <= 0 || wctx.Err() == nil) {
 			return nil, err
 		}
 		return nil, le
@@ -57,14 +60,20 @@ func Lock(ctx context.Context, root string, wait time.Duration) (*RootLock, erro
 // unlocks (a refused install into a root that had no state leaves none
 // behind), so a lock won on a file no longer at the path is let go and
 // taken again on the file that is.
-func lockFile(ctx context.Context, dir string) (*flock.Flock, bool, error) {
+func lockFile(ctx context.Context, dir string, once bool) (*flock.Flock, bool, error) {
 	path := filepath.Join(dir, "lock")
 	for {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, false, err
 		}
 		fl := flock.New(path)
-		ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
+		var ok bool
+		var err error
+		if once {
+			ok, err = fl.TryLock()
+		} else {
+			ok, err = fl.TryLockContext(ctx, 50*time.Millisecond)
+		}
 		if !ok || err != nil {
 			return fl, ok, err
 		}

@@ -67,7 +67,8 @@ func TestInstallDoesNotLoseConcurrentUpdate(t *testing.T) {
 	_, err := reg.installRefs(root, []string{"txb"}, func(o *Options) {
 		o.OnPlan = func(context.Context, []Change) error {
 			aRan = true
-			_, aErr = reg.update(root, []string{"txa"}, time.Millisecond)
+			// A tries the lock once: B must have let it go.
+			_, aErr = reg.update(root, []string{"txa"}, -1)
 			return nil
 		}
 	})

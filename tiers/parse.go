@@ -3,8 +3,12 @@ package tiers
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -26,6 +30,7 @@ import (
 const (
 	maxPolicyBytes = 1 << 20
 	maxKeyBytes    = 64 << 10
+	maxRootBytes   = 4 << 20
 	maxProblems    = 100
 )
 
@@ -104,7 +109,8 @@ func Parse(ctx context.Context, name string, data []byte) (*Policy, error) {
 	if name == "" {
 		name = "policy.yaml"
 	}
-	p := &parser{ctx: ctx, file: name, dir: filepath.Dir(name)}
+	p := &parser{ctx: ctx, file: name, dir: filepath.Dir(name), digest: sha256.New()}
+	p.read("", data)
 	pol := p.parse(data)
 	if len(p.problems) > 0 {
 		sort.SliceStable(p.problems, func(i, j int) bool {
@@ -120,6 +126,7 @@ func Parse(ctx context.Context, name string, data []byte) (*Policy, error) {
 		return nil, err
 	}
 	pol.Source = name
+	pol.Digest = "sha256:" + hex.EncodeToString(p.digest.Sum(nil))
 	return pol, nil
 }
 
@@ -128,6 +135,20 @@ type parser struct {
 	file     string
 	dir      string
 	problems []Problem
+	// digest hashes every byte the parse read (Policy.Digest).
+	digest hash.Hash
+}
+
+// read adds a file the parse read to the policy's digest: its name as
+// written and its bytes, each length-prefixed so that no two sequences
+// of files hash alike.
+func (p *parser) read(name string, data []byte) {
+	var n [8]byte
+	for _, b := range [][]byte{[]byte(name), data} {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		p.digest.Write(n[:])
+		p.digest.Write(b)
+	}
 }
 
 func (p *parser) add(line, col int, msg, hint string) {
@@ -524,6 +545,7 @@ func (p *parser) keyFile(n *yaml.Node, id *IdentityRule) {
 		err = errors.New("it is too large to be a public key")
 	}
 	if err == nil {
+		p.read(id.Key, data)
 		id.KeyFingerprint, err = FingerprintPEM(data)
 	}
 	if err != nil {
@@ -618,6 +640,12 @@ func (p *parser) roots(n *yaml.Node) []string {
 			p.errorf(it, "name a Sigstore trusted root JSON file", "trusted root %s is not a regular file", quote(s))
 			continue
 		}
+		data, err := boundedfile.ReadRegular(path, maxRootBytes)
+		if err != nil {
+			p.errorf(it, "name a Sigstore trusted root JSON file", "trusted root %s cannot be read: %v", quote(s), unwrapPath(err))
+			continue
+		}
+		p.read(s, data)
 		out = append(out, path)
 	}
 	return out

@@ -18,6 +18,12 @@ type Policy struct {
 	// Source is the file the policy was read from, "" for the built-in
 	// default.
 	Source string `json:"source,omitempty"`
+	// Digest is "sha256:<hex>" over every byte the load read: the file
+	// and the key files and trusted roots it names, "" for the built-in
+	// default. It changes when any of them does, so an approval of a
+	// project's policy (engine.LoadPolicy) is an approval of exactly
+	// these bytes.
+	Digest string `json:"digest,omitempty"`
 	// Version is the file's version: 1.
 	Version int `json:"version"`
 	// Rules are the file's policies, in file order.

@@ -58,7 +58,7 @@ func treeOf(t *testing.T, dir string) map[string]string {
 func TestBundleOfflineInstall(t *testing.T) {
 	work := t.TempDir()
 	for k, v := range map[string]string{"HOME": filepath.Join(work, "home"), "XDG_CONFIG_HOME": filepath.Join(work, "config"),
-		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "SKILLPM_PASSWORD": "", "SOURCE_DATE_EPOCH": ""} {
+		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "XDG_STATE_HOME": filepath.Join(work, "state"), "SKILLPM_PASSWORD": "", "SOURCE_DATE_EPOCH": ""} {
 		t.Setenv(k, v)
 	}
 	testdata, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "asf"))

@@ -13,7 +13,7 @@ import (
 // passphrase environment.
 func cliEnv(t *testing.T, work string) {
 	t.Helper()
-	for k, sub := range map[string]string{"HOME": "home", "XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data", "XDG_CACHE_HOME": "cache", "DOCKER_CONFIG": "docker"} {
+	for k, sub := range map[string]string{"HOME": "home", "XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data", "XDG_CACHE_HOME": "cache", "XDG_STATE_HOME": "state", "DOCKER_CONFIG": "docker"} {
 		t.Setenv(k, filepath.Join(work, sub))
 	}
 	t.Setenv("SOURCE_DATE_EPOCH", "")

@@ -25,7 +25,7 @@ type engineFlags struct {
 	from  string
 	rf    *rootFlags
 	// policyFile is the policy file the engine edits (trust add): --policy,
-	// else the project's or the configuration's (engine.PolicyFileFor),
+	// else the project's or the configuration's (engine.LoadPolicy),
 	// else the user's.
 	policyFile string
 	// manifest is the project manifest the command was given (--manifest;
@@ -89,20 +89,39 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 		h.decision = g.o().Decision
 	}
 	opts.Log = slog.New(h)
-	if !f.noPolicy {
-		if opts.PolicyFile, err = engine.PolicyFileFor(ctx, f.policyFile, f.manifest, g.config().Policy); err != nil {
-			return nil, err
-		}
-	}
 	if f.rf != nil {
 		opts.Target = f.rf.target()
 	}
+	if f.noPolicy {
+		return engine.Open(ctx, opts)
+	}
+	file := f.policyFile
 	if f.trust != nil {
-		policy, vopts, err := f.trust.load(ctx, g, f.manifest)
+		file = f.trust.policy
+	}
+	c, err := choosePolicy(ctx, g, file, f.manifest, h.warn)
+	switch {
+	case c == nil:
+		return nil, err
+	case err != nil && f.trust != nil:
+		return nil, policyLoadError(g, err)
+	case err != nil:
+		// The engine reports the failure when an operation needs the
+		// policy; trust add creates a project's missing one.
+		opts.PolicyFile = c.File
+	default:
+		opts.Policy, opts.PolicyFile = c.Policy, c.File
+	}
+	if f.trust != nil {
+		keys, err := f.trust.publicKeys()
 		if err != nil {
 			return nil, err
 		}
-		opts.Policy, opts.Trust = policy, vopts.Trust
+		_, vopts, err := f.trust.trustIn(ctx, c.Policy, keys)
+		if err != nil {
+			return nil, err
+		}
+		opts.Trust = vopts.Trust
 	}
 	return engine.Open(ctx, opts)
 }

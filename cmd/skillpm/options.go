@@ -80,7 +80,7 @@ func bindRegistry(c *cobra.Command, r *registryOption, usage string, old ...stri
 
 // policyOption is the trust policy file a command reads or edits
 // (engine.Options.PolicyFile; "" means the project's, the
-// configuration's or the search path's: engine.PolicyFileFor).
+// configuration's or the search path's: engine.LoadPolicy).
 type policyOption struct {
 	policy string
 }

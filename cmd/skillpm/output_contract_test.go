@@ -60,6 +60,7 @@ var contractArgs = map[string][]string{
 	"mirror":              {"--registry", "embedded", "--to-registry", "oci-layout:$W/mirror"},
 	"outdated":            {"--root", "$W/r"},
 	"pack":                {"$W/web-research", "--no-vcs", "--output-file", "$W/web-research.tar.gz"},
+	"policy approve":      {"$W/missing-policy.yaml", "--yes"},
 	"policy check":        {"$W/missing-policy.yaml"},
 	"policy show":         {},
 	"promote":             {"web-research@1.0.0", "--key", "$W/missing.key"},

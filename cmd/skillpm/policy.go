@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,14 +25,21 @@ granted. It is read from --policy FILE, else the file a project's skills.yaml
 names (policy: FILE, beside it), else config.yaml's policy:, else
 $XDG_CONFIG_HOME/skillpm/policy.yaml, else /etc/skillpm/policy.yaml; with none
 of them, the built-in default makes every skill experimental. skillpm trust
-add KEY.pub trusts a key of your own in the policy in force.`,
+add KEY.pub trusts a key of your own in the policy in force.
+
+A project's own policy counts only once this machine has approved it
+(skillpm policy approve, or skillpm trust add creating it): a cloned
+repository must not be able to trust its own keys. Until then, and again
+after any change to it or to a key file it names, commands warn and use
+the policy they would use without it.`,
 		Example: `  skillpm policy show
   skillpm policy show --policy ./policy.yaml --output json
-  skillpm policy check ./policy.yaml`,
+  skillpm policy check ./policy.yaml
+  skillpm policy approve`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
-	c.AddCommand(newPolicyShowCmd(g), newPolicyCheckCmd(g))
+	c.AddCommand(newPolicyShowCmd(g), newPolicyCheckCmd(g), newPolicyApproveCmd(g))
 	return c
 }
 
@@ -48,14 +56,14 @@ file is reported with file:line:col and exit status 3.`,
   skillpm policy show --policy /etc/skillpm/policy.yaml --output json`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			path, err := engine.PolicyFileFor(c.Context(), file.policy, "", g.config().Policy)
+			choice, err := choosePolicy(c.Context(), g, file.policy, "", warnOnce(g))
 			if err != nil {
-				return err
-			}
-			p, err := tiers.LoadEffective(c.Context(), path, os.Getenv)
-			if err != nil {
+				if choice == nil {
+					return err
+				}
 				return policyLoadError(g, err)
 			}
+			p := choice.Policy
 			if g.json() {
 				return g.writeJSON(showJSON(p))
 			}
@@ -202,3 +210,126 @@ const policyExample = `Write one, for instance (keys are read relative to the fi
 
 then check it with skillpm policy check FILE, and put it at
 $XDG_CONFIG_HOME/skillpm/policy.yaml to use it without --policy.`
+
+// approveFlags are policy approve's flags.
+type approveFlags struct {
+	manifest string
+	yes      bool
+	revoke   bool
+}
+
+func newPolicyApproveCmd(g *globals) *cobra.Command {
+	var f approveFlags
+	c := &cobra.Command{
+		Use:   "approve [FILE]",
+		Short: "Approve a project's trust policy on this machine",
+		Long: `Approve shows the trust policy a project's skills.yaml names (policy: FILE),
+or FILE, with the digest of its bytes and of the key files and trusted roots
+it names, and records on this machine that you approve exactly those bytes.
+A project's policy is obeyed only while it is approved: a repository you
+clone cannot trust its own keys, and any later change to the policy or its
+keys needs approving again. On a terminal it asks first; in a script give
+--yes. --revoke withdraws the approval. Approvals are kept in
+$XDG_STATE_HOME/skillpm/approved-policies (else ~/.local/state/skillpm).`,
+		Example: `  skillpm policy approve
+  skillpm policy approve ./policy.yaml --yes
+  skillpm policy approve --revoke`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			req := engine.ApprovePolicyRequest{Manifest: f.manifest, Revoke: f.revoke}
+			if len(args) == 1 {
+				req.File = args[0]
+			}
+			return runPolicyApprove(c.Context(), g, f, req)
+		},
+	}
+	c.Flags().StringVar(&f.manifest, "manifest", "", "project manifest `FILE` whose policy: to approve (default skills.yaml)")
+	markShared(c.Flags(), "manifest")
+	c.Flags().BoolVarP(&f.yes, "yes", "y", false, "approve without asking (a script that has reviewed the policy)")
+	c.Flags().BoolVar(&f.revoke, "revoke", false, "withdraw the approval instead")
+	return c
+}
+
+// runPolicyApprove revokes, or shows the policy, asks, and approves the
+// digest shown (so a file edited meanwhile is refused, not approved).
+func runPolicyApprove(ctx context.Context, g *globals, f approveFlags, req engine.ApprovePolicyRequest) error {
+	if f.revoke {
+		res, err := engine.ApprovePolicy(ctx, req)
+		if err != nil {
+			return err
+		}
+		return renderApproval(g, res, false)
+	}
+	req.DryRun = true
+	shown, err := engine.ApprovePolicy(ctx, req)
+	if err != nil {
+		return policyLoadError(g, err)
+	}
+	if !shown.Changed {
+		return renderApproval(g, shown, true)
+	}
+	if !g.json() {
+		printPolicy(g.stdout, shown.Policy, nil)
+		fmt.Fprintf(g.stdout, "digest: %s\n", shown.Policy.Digest)
+	}
+	if !f.yes {
+		if err := confirmApproval(ctx, g, shown.File); err != nil {
+			return err
+		}
+	}
+	req.DryRun, req.Digest, req.File = false, shown.Policy.Digest, shown.File
+	res, err := engine.ApprovePolicy(ctx, req)
+	if err != nil {
+		return policyLoadError(g, err)
+	}
+	return renderApproval(g, res, true)
+}
+
+// confirmApproval asks on the terminal whether to approve file; without
+// one it refuses, naming --yes.
+func confirmApproval(ctx context.Context, g *globals, file string) error {
+	p := newTermPrompter(g, false)
+	if p == nil {
+		return classed(errdef.Usage, fmt.Errorf("approving %s needs a yes: review it (above), then run again with --yes", file))
+	}
+	q := tiers.Consent{Question: fmt.Sprintf("Obey %s in every command run in this project on this machine, trusting the signers above for the tiers they name?", file)}
+	ok, err := p.Confirm(ctx, q)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return classed(errdef.Usage, fmt.Errorf("%s not approved: commands run in this project keep ignoring it", file))
+	}
+	return nil
+}
+
+// renderApproval prints what policy approve did: approved says whether
+// the file is approved now.
+func renderApproval(g *globals, res *engine.ApprovePolicyResult, approved bool) error {
+	out := approveJSON{File: res.File, Approved: approved, Changed: res.Changed}
+	if res.Policy != nil {
+		out.Digest = res.Policy.Digest
+	}
+	if g.json() {
+		return g.writeJSON(out)
+	}
+	switch {
+	case !approved && res.Changed:
+		fmt.Fprintf(g.stdout, "%s is no longer approved on this machine\n", res.File)
+	case !approved:
+		fmt.Fprintf(g.stdout, "%s was not approved on this machine: nothing to revoke\n", res.File)
+	case res.Changed:
+		fmt.Fprintf(g.stdout, "approved %s on this machine (%s): commands run in this project obey it until it or a key it names changes\n", res.File, out.Digest)
+	default:
+		fmt.Fprintf(g.stdout, "%s is approved on this machine already (%s)\n", res.File, out.Digest)
+	}
+	return nil
+}
+
+// approveJSON is policy approve's --output json.
+type approveJSON struct {
+	File     string `json:"file"`
+	Digest   string `json:"digest,omitempty"`
+	Approved bool   `json:"approved"`
+	Changed  bool   `json:"changed"`
+}

@@ -126,6 +126,8 @@ func TestSharedFlagsBoundOnce(t *testing.T) {
 		"outdated.go:pre":                 "OutdatedRequest counts pre-releases",
 		"trust.go:scope":                  "the repositories a trusted key's signatures count for, not the roots' user or project",
 		"info.go:manifest":                "prints the OCI manifest as stored, not a project manifest file",
+		"policy.go:manifest":              "the project whose policy: to approve (it has no lock to name)",
+		"policy.go:yes":                   "approves the trust policy shown, not a skill's permissions",
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

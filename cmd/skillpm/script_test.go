@@ -29,6 +29,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(work, ".config"))
 			env.Setenv("XDG_DATA_HOME", filepath.Join(work, ".data"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(work, ".cache"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(work, ".state"))
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SKILLPM_TREESITTER_CACHE", wasmCache)

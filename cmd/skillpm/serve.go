@@ -135,7 +135,7 @@ func (f *serveFlags) trustLoader(ctx context.Context, g *globals) (func(context.
 		return nil, err
 	}
 	return func(ctx context.Context) (*tiers.Policy, verified.VerifyOptions, error) {
-		return f.trustFlags.loadWith(ctx, g, "", keys, func(err error) error { return err })
+		return f.trustFlags.loadWith(ctx, g, "", keys, func(err error) error { return err }, nil)
 	}, nil
 }
 

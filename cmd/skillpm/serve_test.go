@@ -89,13 +89,14 @@ func startServe(t *testing.T) (host, token string, stop func()) {
 // TestServeReadsProjectPolicy checks that the API decides tiers with the
 // policy of the project serve runs in, as every command run there does:
 // a skill signed by a key only that policy trusts is experimental (and
-// refused) until skills.yaml names the policy, community from the next
-// request on, without a restart; and config.yaml's policy: holds where
-// the project names none.
+// refused) until skills.yaml names the policy and this machine approves
+// it (skillpm policy approve), community from the next request on,
+// without a restart; and config.yaml's policy: holds where the project
+// names none.
 func TestServeReadsProjectPolicy(t *testing.T) {
 	work := t.TempDir()
 	for k, v := range map[string]string{"HOME": filepath.Join(work, "home"), "XDG_CONFIG_HOME": filepath.Join(work, "config"),
-		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "SKILLPM_PASSWORD": "", "SKILLPM_CONFIG": ""} {
+		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "XDG_STATE_HOME": filepath.Join(work, "state"), "SKILLPM_PASSWORD": "", "SKILLPM_CONFIG": ""} {
 		t.Setenv(k, v)
 	}
 	write := func(path, data string) {
@@ -157,7 +158,13 @@ func TestServeReadsProjectPolicy(t *testing.T) {
 	if code, got := install(host, token); code == http.StatusOK || !strings.Contains(got, "experimental") {
 		t.Fatalf("no policy trusts the key: status %d, %q; want a refusal of an experimental skill", code, got)
 	}
+	// A project's policy counts once this machine approves it: until
+	// then the server, like every command, sets it aside.
 	write(filepath.Join(proj, "skills.yaml"), "policy: ../team-policy.yaml\nskills: {}\n")
+	if code, got := install(host, token); code == http.StatusOK || !strings.Contains(got, "experimental") {
+		t.Fatalf("skills.yaml names a policy this machine has not approved: status %d, %q; want a refusal of an experimental skill", code, got)
+	}
+	skillpmRun(t, proj, "policy", "approve", "--yes")
 	if code, got := install(host, token); code != http.StatusOK || got != "community" {
 		t.Fatalf("skills.yaml names the policy: status %d, %q; want 200 and community (the API ignores the project's policy)", code, got)
 	}

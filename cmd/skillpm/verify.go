@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
@@ -41,25 +40,58 @@ func (f *trustFlags) load(ctx context.Context, g *globals, manifest string) (*ti
 	if err != nil {
 		return nil, verified.VerifyOptions{}, err
 	}
-	return f.loadWith(ctx, g, manifest, keys, func(err error) error { return policyLoadError(g, err) })
+	return f.loadWith(ctx, g, manifest, keys, func(err error) error { return policyLoadError(g, err) }, warnOnce(g))
 }
 
 // loadWith is load with the --key keys read; a policy that does not load
-// is reported through policyErr.
-func (f *trustFlags) loadWith(ctx context.Context, g *globals, manifest string, keys []crypto.PublicKey, policyErr func(error) error) (*tiers.Policy, verified.VerifyOptions, error) {
-	file, err := engine.PolicyFileFor(ctx, f.policy, manifest, g.config().Policy)
+// is reported through policyErr, a project policy set aside through warn.
+func (f *trustFlags) loadWith(ctx context.Context, g *globals, manifest string, keys []crypto.PublicKey, policyErr func(error) error, warn func(string)) (*tiers.Policy, verified.VerifyOptions, error) {
+	c, err := choosePolicy(ctx, g, f.policy, manifest, warn)
 	if err != nil {
-		return nil, verified.VerifyOptions{}, err
-	}
-	p, err := tiers.LoadEffective(ctx, file, os.Getenv)
-	if err != nil {
+		if c == nil {
+			return nil, verified.VerifyOptions{}, err
+		}
 		return nil, verified.VerifyOptions{}, policyErr(err)
 	}
+	return f.trustIn(ctx, c.Policy, keys)
+}
+
+// trustIn is the trust material p names, plus the --key keys and the
+// public-good root.
+func (f *trustFlags) trustIn(ctx context.Context, p *tiers.Policy, keys []crypto.PublicKey) (*tiers.Policy, verified.VerifyOptions, error) {
 	trust, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{PublicGoodRoot: f.publicGoodRoot, Keys: keys})
 	if err != nil {
 		return nil, verified.VerifyOptions{}, err
 	}
 	return p, verified.VerifyOptions{Trust: trust, Policy: p}, nil
+}
+
+// choosePolicy loads the trust policy a command obeys
+// (engine.LoadPolicy: file, else the project's, else config.yaml's, else
+// the search path's) and warns, through warn, of a project policy it set
+// aside because this machine has not approved it. The choice is returned
+// with a load error when it names the file that failed (which trust add
+// may create).
+func choosePolicy(ctx context.Context, g *globals, file, manifest string, warn func(string)) (*engine.PolicyChoice, error) {
+	c, err := engine.LoadPolicy(ctx, engine.PolicyRequest{File: file, Manifest: manifest, Configured: g.config().Policy})
+	if c != nil && c.Unapproved != "" && warn != nil {
+		warn(unapprovedPolicy(c))
+	}
+	return c, err
+}
+
+// unapprovedPolicy says why a project's policy is not obeyed and how to
+// obey it.
+func unapprovedPolicy(c *engine.PolicyChoice) string {
+	why := "is not approved on this machine"
+	if c.Changed {
+		why = "has changed since it was approved on this machine"
+	}
+	instead := "the built-in default"
+	if c.File != "" {
+		instead = c.File
+	}
+	return fmt.Sprintf("not using the trust policy %s that this project's skills.yaml names: it %s, and a cloned project must not trust its own keys (using %s instead); review it, then approve it with: skillpm policy approve %s", c.Unapproved, why, instead, c.Unapproved)
 }
 
 // publicKeys reads the --key files.

@@ -68,7 +68,7 @@ type Config struct {
 	// The server has one project, the directory it runs in: its project
 	// roots are that directory's, and no request can name another; the
 	// CLI's LoadTrust reads that project's policy as every command run
-	// there does (engine.PolicyFileFor).
+	// there does (engine.LoadPolicy).
 	LoadTrust func(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error)
 	// From is the default source of bare names ("" means the embedded
 	// registry), as install --from.

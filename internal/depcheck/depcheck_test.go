@@ -20,7 +20,7 @@ const module = "github.com/skillpm/skillpm"
 // into the resolver. A new package must be added here.
 var layers = [][]string{
 	// Leaves: the error taxonomy and small file helpers; test helpers.
-	{"pkg/errdef", "internal/atomicfile", "internal/boundedfile", "internal/userdir", "internal/gaiarules",
+	{"pkg/errdef", "internal/atomicfile", "internal/boundedfile", "internal/userdir", "internal/approval", "internal/gaiarules",
 		"internal/corpustest", "internal/gittest", "internal/registrytest", "internal/depcheck", "internal/golden",
 		"internal/yamlstrict", "internal/jsonkeys", "internal/reftable"},
 	// The skill model and what reads skills alone; the source grammar.

@@ -41,16 +41,31 @@ func Home(goos string, getenv func(string) string) string {
 // oras do, rather than ~/Library/Application Support). It returns "" when
 // none can be found.
 func ConfigHome(goos string, getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" && isAbs(goos, d) {
+	return baseDir(goos, getenv, "XDG_CONFIG_HOME", "APPDATA", ".config")
+}
+
+// StateHome returns the directory that holds per-application state (what
+// a program remembers on this machine that is neither configuration nor
+// cache): $XDG_STATE_HOME when it is an absolute path, else %LOCALAPPDATA%
+// on Windows, else ~/.local/state. It returns "" when none can be found.
+func StateHome(goos string, getenv func(string) string) string {
+	return baseDir(goos, getenv, "XDG_STATE_HOME", "LOCALAPPDATA", ".local", "state")
+}
+
+// baseDir is the XDG base directory rule: the variable xdg when it holds
+// an absolute path, else the variable windows on Windows, else under in
+// the home directory, else "".
+func baseDir(goos string, getenv func(string) string, xdg, windows string, under ...string) string {
+	if d := getenv(xdg); d != "" && isAbs(goos, d) {
 		return d
 	}
 	if goos == "windows" {
-		if d := getenv("APPDATA"); d != "" {
+		if d := getenv(windows); d != "" {
 			return d
 		}
 	}
 	if h := Home(goos, getenv); h != "" {
-		return filepath.Join(h, ".config")
+		return filepath.Join(append([]string{h}, under...)...)
 	}
 	return ""
 }

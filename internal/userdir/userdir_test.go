@@ -36,3 +36,25 @@ func TestHomeAndConfigHome(t *testing.T) {
 		})
 	}
 }
+
+func TestStateHome(t *testing.T) {
+	tests := []struct {
+		name, goos string
+		env        map[string]string
+		want       string
+	}{
+		{"linux", "linux", map[string]string{"HOME": "/home/u"}, filepath.Join("/home/u", ".local", "state")},
+		{"linux xdg", "linux", map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/st"}, "/st"},
+		{"linux relative xdg ignored", "linux", map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "st"}, filepath.Join("/home/u", ".local", "state")},
+		{"linux nothing", "linux", map[string]string{}, ""},
+		{"windows local appdata", "windows", map[string]string{"USERPROFILE": `C:\Users\u`, "LOCALAPPDATA": `C:\Users\u\AppData\Local`}, `C:\Users\u\AppData\Local`},
+		{"windows profile only", "windows", map[string]string{"USERPROFILE": `C:\Users\u`}, filepath.Join(`C:\Users\u`, ".local", "state")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := StateHome(tt.goos, func(k string) string { return tt.env[k] }); got != tt.want {
+				t.Errorf("StateHome = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
