@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -75,7 +76,7 @@ func TestInstallListDetailRemove(t *testing.T) {
 	if st := f.do("GET", "/api/skills/notes?host=claude", nil, nil, &d); st != http.StatusOK {
 		t.Fatalf("detail: %d", st)
 	}
-	if d.Name != "notes" || !reflect.DeepEqual(d.Dependents, []string{"fix"}) || !contains(d.Files, "SKILL.md") || !bytes.Contains(d.Manifest, []byte(`"name":"notes"`)) {
+	if d.Name != "notes" || !reflect.DeepEqual(d.Dependents, []string{"fix"}) || !slices.Contains(d.Files, "SKILL.md") || !bytes.Contains(d.Manifest, []byte(`"name":"notes"`)) {
 		t.Fatalf("detail = %+v manifest %s", d, d.Manifest)
 	}
 	var e errBody
@@ -401,15 +402,6 @@ func TestNew(t *testing.T) {
 	if !api.IsLoopback("127.0.0.1:1") || !api.IsLoopback("[::1]:1") || !api.IsLoopback("localhost:1") || api.IsLoopback("0.0.0.0:1") || api.IsLoopback("192.168.1.2:1") {
 		t.Error("IsLoopback")
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestSeesNewVersions publishes a version from another process (another
