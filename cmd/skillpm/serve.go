@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/sign"

@@ -36,7 +36,7 @@ var layers = [][]string{
 	// holds no Go code (TestRootHasNoGo).
 	{"engine"},
 	// Front-end glue: the HTTP API, the CLI's configuration.
-	{"install/api", "internal/config"},
+	{"api", "internal/config"},
 	// Commands.
 	{"cmd/skillpm", "internal/cmd/release-image"},
 }

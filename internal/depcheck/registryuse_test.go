@@ -32,8 +32,8 @@ var cliRegistryUses = map[string]string{
 	// mirrors and trace; login and serve use it too.
 	"publish.go:regClient": "builds the engine's client from the flags and configuration",
 	// serve opens the API server's session client on the source it
-	// serves (install/api takes a client and a source).
-	"serve.go:config":      "the API server's source: install/api's configuration takes a parsed source",
+	// serves (package api takes a client and a source).
+	"serve.go:config":      "the API server's source: package api's configuration takes a parsed source",
 	"serve.go:serveSearch": "the panel's search opens the source per request: an engine Search per request would take it",
 }
 

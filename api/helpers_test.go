@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/sign"

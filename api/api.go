@@ -1,6 +1,6 @@
 // Package api serves skillpm's HTTP API (/api/skills) and the skills
 // panel for `skillpm serve`. Install and update call the same engine
-// (package skillpm) as the CLI, with the same checks; what the CLI would
+// (package engine) as the CLI, with the same checks; what the CLI would
 // ask on a terminal must be named in the request, because the API never
 // prompts.
 //

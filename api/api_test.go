@@ -15,8 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
