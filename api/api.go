@@ -60,7 +60,7 @@ type Config struct {
 	Client *registry.Client
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
-	// Trust is the signature trust material (verified.PolicyTrust).
+	// Trust is the signature trust material (policycheck.PolicyTrust).
 	Trust sign.VerifyOptions
 	// LoadTrust, when set, gives the policy and trust material for each
 	// request in place of Policy and Trust, so that a policy edited while

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/registry/sparse"
-	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/source"
 )
 
@@ -51,7 +51,7 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 		if err != nil {
 			return nil, err
 		}
-		opts.Verify = verified.MirrorCheck(verified.VerifyOptions{Trust: trust, Policy: policy})
+		opts.Verify = policycheck.MirrorCheck(policycheck.VerifyOptions{Trust: trust, Policy: policy})
 	}
 	res, err := e.client.Mirror(ctx, src, dst, opts)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/source"
@@ -81,7 +81,7 @@ func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *reg
 	if err != nil {
 		return nil, err
 	}
-	v, err := verified.VerifySkill(ctx, repo, m, verified.VerifyOptions{Trust: trust, Policy: policy})
+	v, err := policycheck.VerifySkill(ctx, repo, m, policycheck.VerifyOptions{Trust: trust, Policy: policy})
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -18,7 +18,7 @@ type Verification struct {
 	Manifest   *registry.Manifest
 	// Verification has every signature check, the verified signers and
 	// the tier decision.
-	*verified.Verification
+	*policycheck.Verification
 	// Audits are the audit attestations, verified with the same trust
 	// material; those that count feed the decision.
 	Audits *registry.AuditVerification
@@ -88,13 +88,13 @@ func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, 
 	if err != nil {
 		return nil, err
 	}
-	opts := verified.VerifyOptions{Trust: trust, Policy: policy}
+	opts := policycheck.VerifyOptions{Trust: trust, Policy: policy}
 	av, err := repo.VerifyAudits(ctx, m, opts.Trust)
 	if err != nil {
 		return nil, err
 	}
 	opts.AuditSigners = av.Signers()
-	v, err := verified.VerifySkill(ctx, repo, m, opts)
+	v, err := policycheck.VerifySkill(ctx, repo, m, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/source"
@@ -48,7 +48,7 @@ type Options struct {
 	AllowAuditFindings bool
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
-	// Trust is the signature trust material (verified.PolicyTrust).
+	// Trust is the signature trust material (policycheck.PolicyTrust).
 	Trust sign.VerifyOptions
 	// Grants, Yes, AllowExperimental and Prompter are the consent inputs
 	// of tiers.GrantOptions.
@@ -165,7 +165,7 @@ type Planned struct {
 	// UnknownTools are allowed-tools entries that map to no permission;
 	// they need consent outside the verified tier.
 	UnknownTools []string `json:"unknownTools,omitempty"`
-	Verification *verified.Verification
+	Verification *policycheck.Verification
 	manifest     *registry.Manifest
 	repo         *registry.Repository
 	// local is set for a skill installed from a local directory.
@@ -698,9 +698,9 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			}
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
-			vo := verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
+			vo := policycheck.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
 			var (
-				v  *verified.Verification
+				v  *policycheck.Verification
 				av *registry.AuditVerification
 			)
 			if refs, ok := opts.knownReferrers(ls, m); frozen || ok {
@@ -708,9 +708,9 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 					refs = lockedRefs
 					refsFetched()
 				}
-				v, av, err = verified.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
+				v, av, err = policycheck.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
 			} else {
-				v, av, err = verified.VerifyWithAudits(gctx, repo, m, vo)
+				v, av, err = policycheck.VerifyWithAudits(gctx, repo, m, vo)
 			}
 			if lerr := <-layer; err == nil && lerr != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)

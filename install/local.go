@@ -13,7 +13,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/source"
@@ -170,7 +170,7 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 		m, err := repo.Get(ctx, source.Selector{Kind: source.SelectDigest, Raw: ls.Digest, Digest: digest.Digest(ls.Digest)}, true)
 		if err == nil && m.Metadata.Name == ls.Name && m.Metadata.Version == ls.Version {
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
-			v, err := verified.VerifySkill(ctx, repo, m, verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
+			v, err := policycheck.VerifySkill(ctx, repo, m, policycheck.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
 			// The content cache serves a manifest by digest whichever
 			// repository asks, so a source that never held this skill
 			// answers only here: then there is no published copy.
@@ -193,6 +193,6 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 		scope = l.Repository
 	}
 	d := tiers.Evaluate(opts.Policy, scope, l.Signers, p.Claimed, tiers.EvalOptions{})
-	p.Verification = &verified.Verification{SignatureVerification: registry.SignatureVerification{Repository: repo, Manifest: a.Descriptor, Signers: l.Signers}, Decision: d}
+	p.Verification = &policycheck.Verification{SignatureVerification: registry.SignatureVerification{Repository: repo, Manifest: a.Descriptor, Signers: l.Signers}, Decision: d}
 	return p, nil
 }

@@ -24,7 +24,7 @@
 // Signatures and audit attestations are attached, listed and verified
 // here against the trust material a caller gives; what tier their signers
 // earn under a trust policy, and the search and mirror checks that need
-// it, are in registry/verified, and the resolver's view of the registry in
+// it, are in registry/policycheck, and the resolver's view of the registry in
 // registry/catalog, so that this transport imports neither the policy nor
 // the resolver.
 //

@@ -130,7 +130,7 @@ func checkMirrored(t *testing.T, c *Client, src, dst Source, names []string, tru
 
 // signedBy is the check Mirror runs in these tests: a version is copied
 // when a signature under trust verifies for it. (What tier the signers
-// earn is registry/verified's MirrorCheck, tested there.)
+// earn is registry/policycheck's MirrorCheck, tested there.)
 func signedBy(trust sign.VerifyOptions) VersionCheck {
 	return func(ctx context.Context, repo *Repository, version string, m *Manifest) (skill.Tier, error) {
 		v, err := repo.VerifySignatures(ctx, m, trust)

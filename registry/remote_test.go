@@ -405,7 +405,7 @@ func TestVerifyRequests(t *testing.T) {
 	}
 	resolved := len(proxy.Log())
 	for _, g := range all {
-		// What verified.VerifyWithAudits asks: one listing, then the
+		// What policycheck.VerifyWithAudits asks: one listing, then the
 		// audits and the signatures among it.
 		refs, err := g.repo.Referrers(ctx, g.m.Descriptor, "")
 		if err != nil {

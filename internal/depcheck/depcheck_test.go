@@ -29,7 +29,7 @@ var layers = [][]string{
 	{"registry"},
 	// Trust policy and resolution; the registry as the resolver sees it
 	// and under a trust policy.
-	{"tiers", "resolve", "registry/catalog", "registry/verified", "registry/sparse", "registry/advisory"},
+	{"tiers", "resolve", "registry/catalog", "registry/policycheck", "registry/sparse", "registry/advisory"},
 	// Installs and the workflow runner.
 	{"install", "install/auditor", "asf"},
 	// The engine: the decisions the front ends share. The module root
