@@ -454,7 +454,7 @@ func TestListShowsAdvisories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.PublishAdvisories(context.Background(), engine.AdvisoryPublishRequest{File: "feed.json", Data: []byte(feed), Sign: sign.SignOptions{Key: f.key.Key}}); err != nil {
+	if _, err := e.PublishAdvisories(context.Background(), engine.PublishAdvisoriesRequest{File: "feed.json", Data: []byte(feed), Sign: sign.SignOptions{Key: f.key.Key}}); err != nil {
 		t.Fatal(err)
 	}
 	got := f.installed("claude")

@@ -343,7 +343,7 @@ func TestPanelInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pub.PublishAdvisories(context.Background(), engine.AdvisoryPublishRequest{File: "feed.json", Data: []byte(feed), Sign: sign.SignOptions{Key: kp.Key}}); err != nil {
+	if _, err := pub.PublishAdvisories(context.Background(), engine.PublishAdvisoriesRequest{File: "feed.json", Data: []byte(feed), Sign: sign.SignOptions{Key: kp.Key}}); err != nil {
 		t.Fatal(err)
 	}
 	err = chromedp.Do(ctx,

@@ -128,7 +128,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		send(Event{Stage: string(ev.Stage), Skill: ev.Skill, Root: ev.Root})
 	})
 	if err == nil {
-		err = e.CheckRefs(ireq)
+		err = e.CheckRefs(ctx, ireq)
 	}
 	if err != nil {
 		writeError(w, toError(err))

@@ -286,7 +286,7 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The document `skillpm remove --output json` prints for one root.
-	res := done[0]
+	res := done.Roots[0]
 	writeJSON(w, http.StatusOK, map[string]any{"schema": SchemaRemove, "root": root.Dir, "removed": res.Removed,
 		"broken": nonNil(res.Broken), "notes": nonNil(res.Notes), "dry_run": opts.DryRun})
 }

@@ -16,8 +16,6 @@ import (
 // locked kept, installed into the project's roots, and only then the
 // manifest and lock written together.
 type AddRequest struct {
-	// Manifest and Lock name the project's files (FindManifest).
-	Manifest, Lock string
 	// Refs are the requirements to add, in order, each NAME[@RANGE]:
 	// NAME a bare name or a registry repository; without a range, a skill
 	// the manifest has keeps its range, and a new one gets ^ the version
@@ -26,8 +24,9 @@ type AddRequest struct {
 	Refs []string
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
-	// InstallRequest carries the consent, checks, target, DryRun and
-	// OnPlan, as for Apply.
+	// InstallRequest carries the project's files (Manifest, Lock), the
+	// consent, checks, target and DryRun; its Refs, Frozen, NoVCS and
+	// Skills are not read.
 	InstallRequest
 }
 
@@ -86,16 +85,16 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		}
 	}
 	edit := resolve.ManifestEdit{Set: set}
-	if p.Data == nil {
+	if p.data == nil {
 		if edit, err = e.newManifestEdit(p, set, r.Target); err != nil {
 			return nil, err
 		}
 	}
-	data, err := resolve.EditManifest(p.ManifestFile, p.Data, edit)
+	data, err := resolve.EditManifest(p.ManifestFile, p.data, edit)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	apply := applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, OldData: p.Data, Prev: p.Prev}
+	apply := applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, OldData: p.data, Prev: p.prev}
 	if len(open) > 0 {
 		if data, err = e.pinOpen(ctx, apply, data, open, set, r.InstallRequest); err != nil {
 			return nil, err

@@ -17,6 +17,11 @@ type AdoptRequest struct {
 	Target Target
 }
 
+// AdoptResult is what Adopt recorded, root by root.
+type AdoptResult struct {
+	Roots []Adoption
+}
+
 // Adoption is what Adopt recorded in one root.
 type Adoption struct {
 	Root install.Root
@@ -27,37 +32,42 @@ type Adoption struct {
 // version published under the name in the source of bare names whose
 // files are exactly the folder's, verified under the trust policy, is
 // recorded with its digest and tier; anything else is recorded
-// experimental, with why (install.Adopt). A failure returns the roots
-// adopted so far with it.
-func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) ([]Adoption, error) {
+// experimental, with why (install.Adopt). The result is never nil: on a
+// failure it holds the roots adopted before it.
+func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) (*AdoptResult, error) {
+	out := &AdoptResult{}
+	return out, e.adopt(ctx, r, out)
+}
+
+// adopt is Adopt, adding each root's adoption to out as it is done.
+func (e *Engine) adopt(ctx context.Context, r AdoptRequest, out *AdoptResult) error {
 	def := e.opts.Host
 	if def == "" {
 		def = install.DefaultHost
 	}
 	p, err := placedRoots(e.env, e.target(r.Target), def)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	graph, err := e.graph(&resolve.Manifest{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	key, err := graph.Namespace().Key(r.Name)
 	if err != nil {
-		return nil, invalid(err)
+		return invalid(err)
 	}
 	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	opts := install.AdoptOptions{Client: e.client, Repository: graph.Namespace().Repository(key), Policy: policy, Trust: trust, LockWait: e.opts.LockWait}
-	var out []Adoption
 	for _, root := range p.Roots {
 		a, err := install.Adopt(ctx, root.Dir, r.Name, opts)
 		if err != nil {
-			return out, err
+			return err
 		}
-		out = append(out, Adoption{Root: root, Adopted: a})
+		out.Roots = append(out.Roots, Adoption{Root: root, Adopted: a})
 	}
-	return out, nil
+	return nil
 }

@@ -184,9 +184,9 @@ func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) er
 	return nil
 }
 
-// AdvisoryPublishRequest publishes an advisory feed: `skillpm advisory
+// PublishAdvisoriesRequest publishes an advisory feed: `skillpm advisory
 // publish`.
-type AdvisoryPublishRequest struct {
+type PublishAdvisoriesRequest struct {
 	// File names the document in messages; Data is its content.
 	File string
 	Data []byte
@@ -198,8 +198,8 @@ type AdvisoryPublishRequest struct {
 	Sign sign.SignOptions
 }
 
-// AdvisoryPublished is a published feed.
-type AdvisoryPublished struct {
+// PublishAdvisoriesResult is a published feed.
+type PublishAdvisoriesResult struct {
 	// Source and Digest say where and what.
 	Source string `json:"source"`
 	Digest string `json:"digest"`
@@ -207,13 +207,13 @@ type AdvisoryPublished struct {
 	Advisories int       `json:"advisories"`
 	Expires    time.Time `json:"expires"`
 	// Signed is the signature attached.
-	Signed *Signed `json:"signed"`
+	Signed *SignResult `json:"signed"`
 }
 
 // PublishAdvisories checks r.Data as a feed document (refusing it before
 // anything is pushed when it does not parse; warning when it has already
 // expired), pushes it as the source's advisory feed and signs it.
-func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest) (*AdvisoryPublished, error) {
+func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesRequest) (*PublishAdvisoriesResult, error) {
 	f, err := advisory.Parse(r.File, r.Data)
 	if err != nil {
 		return nil, err
@@ -234,7 +234,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r AdvisoryPublishRequest
 	if err != nil {
 		return nil, err
 	}
-	out := &AdvisoryPublished{Source: src.String(), Digest: desc.Digest.String(), Advisories: len(f.Advisories), Expires: f.Expires}
+	out := &PublishAdvisoriesResult{Source: src.String(), Digest: desc.Digest.String(), Advisories: len(f.Advisories), Expires: f.Expires}
 	if out.Signed, err = e.signDigest(ctx, repo, desc, registry.AdvisoriesTag, r.Sign); err != nil {
 		return out, err
 	}

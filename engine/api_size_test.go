@@ -33,8 +33,21 @@ import (
 // LoadPolicy and ApprovePolicy with their request and result types, which
 // replaced PolicyFileFor: a cloned project's own policy counts only once
 // this machine approves its bytes, a security rule no front end may
-// restate.
-const apiCeiling = 657
+// restate. The results of the operations that returned bare slices
+// (Adopt, Remove, SetStatus, DependencyGraphs, Hosts, Migrate,
+// SourceNames: 14 names) were paid for by the plan and range-change
+// callbacks becoming events, dropping the request fields that shadowed
+// their InstallRequest's (AddRequest's and UpdateProjectRequest's
+// Manifest and Lock), Bundle returning MirrorResult, and unexporting what
+// only the engine read. 657 to 648: PublishAllRequest embeds the
+// PublishRequest whose five fields it restated, Target.Empty is the
+// CLI's own question, and the sentinels no caller matches on (errGit,
+// errSeveralHosts, which SeveralHostsError carries, errNoSuchSource,
+// errUntrustedCommit) are unexported: their classes still give the exit
+// code and the HTTP status. 648 to 641: LockDrift keeps exported what a
+// front end words a fix from (Kind, Name, Locked; its message has the
+// rest), and DepGraph.Chains is Why's.
+const apiCeiling = 641
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,
@@ -130,4 +143,66 @@ func receiverName(e ast.Expr) string {
 		return receiverName(e.X)
 	}
 	return ""
+}
+
+// TestPackageDocOperations checks that the package doc's tables of
+// operations (doc.go: the indented lines "Name  what it does") name every
+// operation, the Engine's methods and the package's functions that take a
+// context first (but Open and CheckRefs, which the doc names in prose),
+// and nothing else: an operation added or renamed without its line fails
+// it.
+func TestPackageDocOperations(t *testing.T) {
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]bool{}
+	var doc string
+	for _, en := range entries {
+		name := en.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil {
+			doc += f.Doc.Text()
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || !fd.Name.IsExported() || fd.Type.Params.NumFields() == 0 {
+				continue
+			}
+			if fd.Recv != nil && receiverName(fd.Recv.List[0].Type) != "Engine" {
+				continue
+			}
+			if sel, ok := fd.Type.Params.List[0].Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
+				ops[fd.Name.Name] = true
+			}
+		}
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "\t") && !strings.Contains(line, ":=") {
+			if f := strings.Fields(line); len(f) > 1 {
+				listed[f[0]] = true
+			}
+		}
+	}
+	if len(ops) < 30 {
+		t.Fatalf("found %d operations: the search is broken", len(ops))
+	}
+	for op := range ops {
+		if !listed[op] && op != "CheckRefs" && op != "Open" {
+			t.Errorf("the package doc does not list the operation %s", op)
+		}
+	}
+	for name := range listed {
+		if !ops[name] {
+			t.Errorf("the package doc lists %s, which is not an operation", name)
+		}
+	}
 }

@@ -16,9 +16,9 @@ import (
 // anything larger is not a key.
 const maxKeyFile = 64 << 10
 
-// BlobVerifyRequest is one check of a file's detached signature, as
+// VerifyBlobRequest is one check of a file's detached signature, as
 // cosign verify-blob --key does.
-type BlobVerifyRequest struct {
+type VerifyBlobRequest struct {
 	// File is the signed file.
 	File string
 	// SignatureFile holds the base64 signature (sign-blob's output).
@@ -27,8 +27,8 @@ type BlobVerifyRequest struct {
 	KeyFiles []string
 }
 
-// BlobVerified is a file whose signature verified.
-type BlobVerified struct {
+// VerifyBlobResult is a file whose signature verified.
+type VerifyBlobResult struct {
 	// File is the file verified.
 	File string
 	// KeyFingerprint is "sha256:<hex>" of the key that verified it.
@@ -70,7 +70,7 @@ func readKeyFile(path string) ([]byte, error) {
 // public keys in r.KeyFiles. Files that do not read or keys that do not
 // parse are *InputFileError; a signature no key verifies wraps
 // sign.ErrUntrustedKey or sign.ErrMalformedBlobSignature (class trust).
-func VerifyBlob(ctx context.Context, r BlobVerifyRequest) (*BlobVerified, error) {
+func VerifyBlob(ctx context.Context, r VerifyBlobRequest) (*VerifyBlobResult, error) {
 	pubs := make([]crypto.PublicKey, 0, len(r.KeyFiles))
 	for _, path := range r.KeyFiles {
 		data, err := readKeyFile(path)
@@ -103,5 +103,5 @@ func VerifyBlob(ctx context.Context, r BlobVerifyRequest) (*BlobVerified, error)
 	if err != nil {
 		return nil, err
 	}
-	return &BlobVerified{File: r.File, KeyFingerprint: fp}, nil
+	return &VerifyBlobResult{File: r.File, KeyFingerprint: fp}, nil
 }

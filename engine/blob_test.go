@@ -41,11 +41,11 @@ func TestVerifyBlob(t *testing.T) {
 	sigFile := write("SHA256SUMS.sig", sig)
 	pub, otherPub := write("k.pub", key.PublicPEM), write("o.pub", other.PublicPEM)
 
-	res, err := engine.VerifyBlob(ctx, engine.BlobVerifyRequest{File: file, SignatureFile: sigFile, KeyFiles: []string{otherPub, pub}})
+	res, err := engine.VerifyBlob(ctx, engine.VerifyBlobRequest{File: file, SignatureFile: sigFile, KeyFiles: []string{otherPub, pub}})
 	if err != nil || res.KeyFingerprint != sign.Fingerprint(key.Key.Public()) {
 		t.Fatalf("VerifyBlob = %+v, %v; want the key's fingerprint", res, err)
 	}
-	_, err = engine.VerifyBlob(ctx, engine.BlobVerifyRequest{File: file, SignatureFile: sigFile, KeyFiles: []string{otherPub}})
+	_, err = engine.VerifyBlob(ctx, engine.VerifyBlobRequest{File: file, SignatureFile: sigFile, KeyFiles: []string{otherPub}})
 	if !errors.Is(err, sign.ErrUntrustedKey) {
 		t.Errorf("another key: %v, want ErrUntrustedKey", err)
 	}
@@ -59,7 +59,7 @@ func TestVerifyBlob(t *testing.T) {
 		{[]string{file}, sigFile, "key", true},
 		{[]string{pub}, filepath.Join(dir, "missing.sig"), "signature", false},
 	} {
-		_, err := engine.VerifyBlob(ctx, engine.BlobVerifyRequest{File: file, SignatureFile: c.sig, KeyFiles: c.keys})
+		_, err := engine.VerifyBlob(ctx, engine.VerifyBlobRequest{File: file, SignatureFile: c.sig, KeyFiles: c.keys})
 		fe, ok := errors.AsType[*engine.InputFileError](err)
 		if !ok || fe.Role != c.role || fe.Parse != c.parse {
 			t.Errorf("keys %v, signature %s: %v, want an InputFileError for the %s (parse %v)", c.keys, c.sig, err, c.role, c.parse)

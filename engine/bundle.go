@@ -23,20 +23,13 @@ type BundleRequest struct {
 	Prerelease bool
 }
 
-// BundleResult is what Bundle wrote.
-type BundleResult struct {
-	*registry.MirrorResult
-	// Layout is the directory as a source (`install --registry` takes it).
-	Layout registry.Source
-	// Advisories is true when the source's advisory feed was copied too.
-	Advisories bool
-}
-
 // Bundle resolves r.Refs with their dependencies (bare names in Source,
 // else FallbackSource, else the embedded registry) and copies every
 // version, with its signatures and attestations, into r.Dir, as `skillpm
-// bundle` does. A resolution failure is an *InstallError.
-func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, error) {
+// bundle` does; the result's To is the directory as a source (`install
+// --registry` takes it), its From the source of bare names. A resolution
+// failure is an *InstallError.
+func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*MirrorResult, error) {
 	m, _, err := install.FromRefs(origin(""), r.Refs, nil)
 	if err != nil {
 		if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
@@ -66,11 +59,11 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*BundleResult, er
 	}
 	// The feed travels with the skills, so that an image installed from
 	// the bundle offline is checked against it.
-	out := &BundleResult{MirrorResult: res, Layout: dst}
 	from, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}
+	out := &MirrorResult{MirrorResult: res, From: from, To: dst}
 	if out.Advisories, err = e.client.CopyAdvisories(ctx, from, dst); err != nil {
 		return nil, fmt.Errorf("copying the advisory feed of %s: %w", from, err)
 	}

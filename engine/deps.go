@@ -49,9 +49,9 @@ func (dg *DepGraph) Ranges(n *DepNode) map[string]string {
 	return dg.ranges(n)
 }
 
-// Chains returns every path from a skill asked for by name to target,
+// chains returns every path from a skill asked for by name to target,
 // shortest first.
-func (dg *DepGraph) Chains(target string) [][]string {
+func (dg *DepGraph) chains(target string) [][]string {
 	var out [][]string
 	var walk func(path []string)
 	walk = func(path []string) {
@@ -85,20 +85,34 @@ type GraphRequest struct {
 	Target Target
 }
 
+// GraphResult is what DependencyGraphs read.
+type GraphResult struct {
+	Graphs []*DepGraph
+}
+
 // DependencyGraphs returns the graphs `skillpm tree` and `why` walk: in a
 // project (a manifest where FindManifest looks, and no custom roots),
 // its lock's; else each searched root's receipts (SearchedRoots), roots
 // without skills left out. Dependency ranges are read from the registry
 // graph the names resolve in (graph). A project without a lock yet is
 // ErrInvalidRequest.
-func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGraph, error) {
+func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) (*GraphResult, error) {
+	graphs, err := e.dependencyGraphs(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return &GraphResult{Graphs: graphs}, nil
+}
+
+// dependencyGraphs is DependencyGraphs.
+func (e *Engine) dependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGraph, error) {
 	t := e.target(r.Target)
 	if len(t.Roots) == 0 && HasProject(r.Manifest) {
 		p, err := openProject(ctx, r.Manifest, r.Lock)
 		if err != nil {
 			return nil, err
 		}
-		if p.Prev == nil {
+		if p.prev == nil {
 			return nil, invalid(fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.ManifestFile, p.LockFile))
 		}
 		graph, err := e.graph(p.Manifest)
@@ -106,7 +120,7 @@ func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGr
 			return nil, err
 		}
 		dg := &DepGraph{From: p.LockFile, Nodes: map[string]*DepNode{}, ranges: rangesFrom(ctx, graph)}
-		for _, s := range p.Prev.Skills {
+		for _, s := range p.prev.Skills {
 			dg.Nodes[s.Name] = &DepNode{Name: s.Name, Version: s.Version, Source: s.Source, Range: s.Requested, Deps: s.Dependencies}
 			if s.Requested != "" {
 				dg.Tops = append(dg.Tops, s.Name)
@@ -204,7 +218,7 @@ type WhyRequest struct {
 // is not an error.
 func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
 	name := r.Name
-	graphs, err := e.DependencyGraphs(ctx, r.GraphRequest)
+	graphs, err := e.dependencyGraphs(ctx, r.GraphRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +227,7 @@ func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
 		for n := range dg.Nodes {
 			out.Known = append(out.Known, n)
 		}
-		for _, ch := range dg.Chains(name) {
+		for _, ch := range dg.chains(name) {
 			steps := []WhyStep{}
 			for i, s := range ch {
 				n := dg.Nodes[s]

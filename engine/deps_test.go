@@ -37,10 +37,11 @@ func TestWhy(t *testing.T) {
 	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes@^1"}}); err != nil {
 		t.Fatal(err)
 	}
-	graphs, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: filepath.Join(proj, "none.yaml")})
+	gr, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: filepath.Join(proj, "none.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	graphs := gr.Graphs
 	if len(graphs) != 1 || graphs[0].From != filepath.Join(home, ".agents", "skills") || len(graphs[0].Tops) != 1 || graphs[0].Nodes["notes"] == nil {
 		t.Errorf("receipts: %+v; want the agents user root holding notes", graphs)
 	}

@@ -32,8 +32,8 @@ type DescribeRequest struct {
 	Target Target
 }
 
-// Description is what Describe found; exactly one of its fields is set.
-type Description struct {
+// DescribeResult is what Describe found; exactly one of its fields is set.
+type DescribeResult struct {
 	// Local is the skill in the directory Arg names.
 	Local *LocalSkill
 	// Installed are the copies of the skill Arg names that skillpm
@@ -41,7 +41,7 @@ type Description struct {
 	Installed []install.Installed
 	// Published is the version the reference Arg selects (its Versions
 	// are nil with ManifestOnly).
-	Published *Info
+	Published *InfoResult
 }
 
 // LocalSkill is a skill directory read leniently.
@@ -64,7 +64,7 @@ type LocalSkill struct {
 // is the fallback when nothing of that name is published. A local
 // directory with no readable skill returns its description (with the
 // diagnostics) and ErrUnreadableSkill.
-func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*Description, error) {
+func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResult, error) {
 	fi, statErr := os.Stat(r.Arg)
 	isDir := statErr == nil && fi.IsDir()
 	if isDir && strings.ContainsAny(r.Arg, `/\.`) {
@@ -81,7 +81,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*Description,
 		}
 		if len(found) > 0 {
 			install.DescribeAgainstLock(ctx, found, projectLock(ctx))
-			return &Description{Installed: found}, nil
+			return &DescribeResult{Installed: found}, nil
 		}
 	}
 	repo, m, err := e.resolveRef(ctx, r.Arg, r.Prerelease)
@@ -91,22 +91,22 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*Description,
 	case err != nil:
 		return nil, err
 	case r.ManifestOnly:
-		return &Description{Published: &Info{Repository: repo, Manifest: m}}, nil
+		return &DescribeResult{Published: &InfoResult{Repository: repo, Manifest: m}}, nil
 	}
 	info, err := e.infoManifest(ctx, repo, m)
 	if err != nil {
 		return nil, err
 	}
-	return &Description{Published: info}, nil
+	return &DescribeResult{Published: info}, nil
 }
 
 // describeDir reads the skill in dir leniently.
-func describeDir(ctx context.Context, dir string) (*Description, error) {
+func describeDir(ctx context.Context, dir string) (*DescribeResult, error) {
 	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
 	l := &LocalSkill{Dir: dir, Skill: s, Diagnostics: ds}
 	if s == nil {
-		return &Description{Local: l}, fmt.Errorf("%s: %w", dir, ErrUnreadableSkill)
+		return &DescribeResult{Local: l}, fmt.Errorf("%s: %w", dir, ErrUnreadableSkill)
 	}
 	l.Dependencies = s.Dependencies()
-	return &Description{Local: l}, nil
+	return &DescribeResult{Local: l}, nil
 }

@@ -1,11 +1,12 @@
-// Package engine is the entry point to skillpm as a library: it makes the
-// decisions the command line makes (which project manifest, which source
-// of bare names, which host and roots, the trust policy, when the lock is
-// written) so that a Go program installs, updates and verifies skills the
-// way `skillpm` does, with the same checks.
+// Package engine is skillpm as a library: it makes the decisions the
+// command line makes (which project manifest, which source of bare names,
+// which host and roots, the trust policy, when the lock is written) so
+// that a Go program installs, updates and verifies skills the way
+// `skillpm` does, with the same checks. Operations approximately match
+// the commands of the skillpm command line, one file per operation.
 //
-// Open an Engine with Options, then call its operations; each takes a
-// context and a request and returns a result, one file per operation:
+// Open an Engine with Options, then call its operations. Each is a
+// method Op(ctx, OpRequest) (*OpResult, error):
 //
 //	e, err := engine.Open(ctx, engine.Options{Source: "ghcr.io/acme/skills"})
 //	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"web-research@^1"}})
@@ -13,18 +14,74 @@
 // Requests that change what is installed embed the shared options:
 // Consent (grants, experimental skills), Checks (minimum tier and the
 // refusals that may be let pass) and Resolution (pre-releases, the sparse
-// index); Target names the roots.
+// index); Target names the roots. What an operation reports besides its
+// result (warnings, notes, install stages, plans, decisions) goes to one
+// slog.Logger, Options.Log (EventKey).
 //
-// The operations, by what a user is doing:
+// # Operations
 //
-//   - Using skills: Install, Add, Update, UpdateProject, Remove,
-//     RemoveProject, Lock, Adopt, List, Describe, Outdated, Why,
-//     DependencyGraphs, Doctor, Hosts, Quarantine, Restore.
-//   - Making skills: Validate (a function), Audit, Publish, PublishAll.
-//   - Signing and trust: Sign, Verify, Promote, TrustKey, UntrustKey,
-//     VerifyBlob (a function).
-//   - Registries: Info, Pull, Search, SourceNames, Bundle, Mirror,
-//     BuildIndex, SetStatus, PublishAdvisories.
+// Using skills:
+//
+//	Install           install references, or a project's lock, into the roots
+//	Add               add requirements to a project, lock and install it
+//	Update            move installed skills within their recorded ranges
+//	UpdateProject     move a project's skills (and, asked, its ranges)
+//	Remove            uninstall skills from the roots that hold them
+//	RemoveProject     take skills out of a project and its roots
+//	Lock              resolve a project's manifest and write its lock
+//	Adopt             take a skill placed by hand under management
+//	List              what the roots hold
+//	Describe          a skill folder, an installed skill or a published one
+//	Outdated          installed skills that have newer versions
+//	Why               the chains of requirements that pull a skill in
+//	DependencyGraphs  the dependency graphs of a project or the roots
+//	Doctor            check the setup: hosts, roots, policy, registries
+//	Hosts             the hosts table, with its roots resolved
+//	Quarantine        move aside what an advisory withdraws
+//	Restore           put quarantined copies back
+//
+// Making and publishing skills:
+//
+//	Audit             static audit of folders or published versions
+//	Publish           validate, pack, audit, push and sign one skill
+//	PublishAll        publish every skill under a folder or git reference
+//	Sign              sign a published version
+//	Verify            check a published version against the trust policy
+//	Promote           countersign a version and verify it again
+//	TrustKey          trust a public key in a policy file
+//	UntrustKey        take a key out of a policy file
+//
+// Registries:
+//
+//	Info              a published version and its repository's versions
+//	Pull              unpack a published version into a folder
+//	Search            search a source's signed index
+//	SourceNames       the names of the skills a source holds
+//	Bundle            copy a resolution, signatures included, to a layout
+//	Mirror            copy skills between sources
+//	BuildIndex        build and push a source's search and sparse index
+//	SetStatus         yank or deprecate published versions
+//	PublishAdvisories publish a signed advisory feed
+//
+// Functions that need no Engine (no registry client, policy or roots),
+// with the same shape:
+//
+//	Validate          check skill folders as the registry would
+//	VerifyBlob        check a file's detached signature with given keys
+//	Migrate           migrate Hermes or OpenClaw skills into GAIA skills
+//	LoadPolicy        the trust policy a command obeys, and why
+//	ApprovePolicy     approve (or revoke) a project's own policy
+//
+// Deliberately of another shape: CheckRefs returns only an error (the
+// checks Install makes before any I/O, for a server to answer before it
+// streams); Search returns the index's own *policycheck.SearchResult; Bundle
+// returns the *MirrorResult that Mirror does; UntrustKey shares TrustKey's
+// request and result; DependencyGraphs takes a GraphRequest (which Why's
+// request embeds) and returns a *GraphResult; LoadPolicy takes a
+// PolicyRequest and returns a *PolicyChoice. FindManifest, HasProject,
+// ProcessEnv and SearchedRoots are no operations: each states one default
+// (the project's files, the environment, the roots read) for a front end
+// that needs it before or beside an operation.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

@@ -32,9 +32,9 @@ type DoctorRequest struct {
 	LookupEnv func(string) (string, bool)
 }
 
-// DoctorReport is what Doctor found. Problems lists every problem in the
+// DoctorResult is what Doctor found. Problems lists every problem in the
 // order a user reads them; the other fields say what is in use.
-type DoctorReport struct {
+type DoctorResult struct {
 	// Host is the default host ("" when it cannot be chosen: a problem).
 	Host install.Host
 	// Env are the variables set that change where skillpm reads and
@@ -113,14 +113,12 @@ const (
 // LockDrift is one difference between a project's lock and a root.
 type LockDrift struct {
 	Kind DriftKind
-	// Manifest and Lock are the project's files.
-	Manifest, Lock string
-	// Name and Locked are the locked skill and version; Root and
-	// Installed where it differs and the version there.
-	Name, Locked, Root, Installed string
-	// Tree is, for DriftFiles, the tree hash of the files in the root;
-	// Claimed the one its receipt records.
-	Tree, Claimed string
+	// Name and Locked are the locked skill and version.
+	Name, Locked string
+	// The rest is for the message: the project's files, the root where
+	// it differs and the version there, and, for DriftFiles, the tree
+	// hash of the files in the root and the one its receipt records.
+	manifest, lock, root, installed, tree, claimed string
 }
 
 // Class is errdef.Conflict: what is installed disagrees with the lock.
@@ -129,19 +127,19 @@ func (d *LockDrift) Class() errdef.Class { return errdef.Conflict }
 func (d *LockDrift) Error() string {
 	switch d.Kind {
 	case DriftNoLock:
-		return fmt.Sprintf("%s has no %s", d.Manifest, d.Lock)
+		return fmt.Sprintf("%s has no %s", d.manifest, d.lock)
 	case DriftNotInstalled:
-		return fmt.Sprintf("%s %s is locked but not installed in %s", d.Name, d.Locked, d.Root)
+		return fmt.Sprintf("%s %s is locked but not installed in %s", d.Name, d.Locked, d.root)
 	case DriftNewer:
-		return fmt.Sprintf("%s: %s holds %s, newer than the locked %s", d.Name, d.Root, d.Installed, d.Locked)
+		return fmt.Sprintf("%s: %s holds %s, newer than the locked %s", d.Name, d.root, d.installed, d.Locked)
 	case DriftFiles:
 		claim := "its receipt records them"
-		if d.Claimed != d.Tree {
-			claim = "its receipt records " + d.Claimed
+		if d.claimed != d.tree {
+			claim = "its receipt records " + d.claimed
 		}
-		return fmt.Sprintf("%s: the files of %s in %s (tree %s) are not the locked %s's, though %s: they were changed after install", d.Name, d.Installed, d.Root, d.Tree, d.Locked, claim)
+		return fmt.Sprintf("%s: the files of %s in %s (tree %s) are not the locked %s's, though %s: they were changed after install", d.Name, d.installed, d.root, d.tree, d.Locked, claim)
 	}
-	return fmt.Sprintf("%s: %s holds %s, the lock says %s", d.Name, d.Root, d.Installed, d.Locked)
+	return fmt.Sprintf("%s: %s holds %s, the lock says %s", d.Name, d.root, d.installed, d.Locked)
 }
 
 // doctorEnv are skillpm's own variables that change where it reads and
@@ -170,8 +168,8 @@ func doctorEnv(t *hosts.Table) []string {
 // pending transactions), a project's drift from its lock, and whether
 // the sources of bare names answer. What is wrong is reported, not
 // returned: the error is for a check that could not run at all.
-func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorReport, error) {
-	rep := &DoctorReport{Env: map[string]string{}}
+func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, error) {
+	rep := &DoctorResult{Env: map[string]string{}}
 	env := e.env
 	if _, err := hosts.Load(env); err != nil {
 		// Reported, and the engine's table is used (a lenient opener
@@ -311,8 +309,8 @@ func (e *Engine) reachable(ctx context.Context, src string) error {
 // claim: a project commits its receipts with the files.
 func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 	out := []error{}
-	if p.Prev == nil {
-		return append(out, &LockDrift{Kind: DriftNoLock, Manifest: p.ManifestFile, Lock: p.LockFile})
+	if p.prev == nil {
+		return append(out, &LockDrift{Kind: DriftNoLock, manifest: p.ManifestFile, lock: p.LockFile})
 	}
 	for _, r := range roots {
 		rec, err := install.ReadReceipts(r.Dir)
@@ -320,16 +318,16 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 			out = append(out, fmt.Errorf("%s: %w", r.Dir, err))
 			continue
 		}
-		for _, ls := range p.Prev.Skills {
-			d := &LockDrift{Manifest: p.ManifestFile, Lock: p.LockFile, Name: ls.Name, Locked: ls.Version, Root: r.Dir}
+		for _, ls := range p.prev.Skills {
+			d := &LockDrift{manifest: p.ManifestFile, lock: p.LockFile, Name: ls.Name, Locked: ls.Version, root: r.Dir}
 			got, ok := rec.Get(ls.Name)
 			switch {
 			case !ok:
 				d.Kind = DriftNotInstalled
 			case got.Digest != ls.Digest && newer(got.Version, ls.Version):
-				d.Kind, d.Installed = DriftNewer, got.Version
+				d.Kind, d.installed = DriftNewer, got.Version
 			case got.Digest != ls.Digest:
-				d.Kind, d.Installed = DriftDiffers, got.Version
+				d.Kind, d.installed = DriftDiffers, got.Version
 			case ls.Tree != "" && r.Host != install.HostGaia && !got.IsLink():
 				// The GAIA host's copy carries the enforced tier, which
 				// only its receipt records; a link is checked at its copy.
@@ -337,9 +335,9 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 				if err == nil && sum.TreeHash == ls.Tree {
 					continue
 				}
-				d.Kind, d.Installed, d.Tree, d.Claimed = DriftFiles, got.Version, sum.TreeHash, got.Tree
+				d.Kind, d.installed, d.tree, d.claimed = DriftFiles, got.Version, sum.TreeHash, got.Tree
 				if err != nil {
-					d.Tree = err.Error()
+					d.tree = err.Error()
 				}
 			default:
 				continue
@@ -352,7 +350,7 @@ func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
 
 // doctorAdvisories checks every root against the advisory feed: the
 // feed's problems and each installed copy an advisory names are problems.
-func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorReport) {
+func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorResult) {
 	ch, _, err := e.advisoryFeed(ctx)
 	if err != nil {
 		rep.Problems = append(rep.Problems, err)

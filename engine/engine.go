@@ -68,9 +68,10 @@ type Options struct {
 	// slog records (events.go): warnings that did not stop an operation
 	// (slog.LevelWarn), lines about where things came from (slog.LevelInfo:
 	// a git reference resolved from the cache, a note on a reference's
-	// form, already prefixed with "note: " or "warning: "), each
-	// install stage as it starts (slog.LevelDebug, the install.Event in
-	// the attribute "event"; from several goroutines at once) and the
+	// form, already prefixed with "note: " or "warning: "), events
+	// (slog.LevelDebug, the event in the attribute EventKey: install
+	// stages, from several goroutines at once, plans, a project's range
+	// changes, PublishAll's finished skills; events.go) and the
 	// decisions of install, update, add, lock, outdated and bundle, and
 	// of the calls that pick one published version (info, verify,
 	// promote, sign, audit): why each skill is at its version and its
@@ -115,8 +116,8 @@ type Target struct {
 	Placement install.Placement
 }
 
-// Empty reports whether t names nothing, so defaults apply.
-func (t Target) Empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
+// empty reports whether t names nothing, so defaults apply.
+func (t Target) empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
 
 // placement is how an install reaches t's hosts: t.Placement when set,
 // else link: from the project manifest m (nil outside a project), else

@@ -241,7 +241,7 @@ func TestAdd(t *testing.T) {
 	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
 	proj := t.TempDir()
 	manifest := filepath.Join(proj, "skills.yaml")
-	dry, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"notes"}, InstallRequest: engine.InstallRequest{DryRun: true}})
+	dry, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes"}, InstallRequest: engine.InstallRequest{Manifest: manifest, DryRun: true}})
 	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
@@ -250,7 +250,7 @@ func TestAdd(t *testing.T) {
 			t.Fatalf("a dry run wrote %s: %v", f, err)
 		}
 	}
-	res, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"notes@~1.0"}, NoInstall: true})
+	res, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes@~1.0"}, NoInstall: true, InstallRequest: engine.InstallRequest{Manifest: manifest}})
 	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
 		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
 	}
@@ -269,11 +269,11 @@ func TestAdd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, ".agents", "skills", "notes")); !os.IsNotExist(err) {
 		t.Errorf("NoInstall installed: %v", err)
 	}
-	again, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"notes"}})
+	again, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes"}, InstallRequest: engine.InstallRequest{Manifest: manifest}})
 	if err != nil || again.Added[0].Range != "~1.0" || again.Result == nil || len(again.Result.Roots) == 0 {
 		t.Fatalf("adding a name the manifest has: %+v, %v", again, err)
 	}
-	if _, err := e.Add(ctx, engine.AddRequest{Manifest: manifest, Refs: []string{"nosuchskill"}}); err == nil {
+	if _, err := e.Add(ctx, engine.AddRequest{Refs: []string{"nosuchskill"}, InstallRequest: engine.InstallRequest{Manifest: manifest}}); err == nil {
 		t.Error("adding a name no source has: no error")
 	}
 	if after, _ := os.ReadFile(manifest); string(after) != string(data) {
@@ -334,7 +334,11 @@ func hostsOf(env hosts.Env, ids []string) ([]engine.HostView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.Hosts(context.Background(), engine.HostsRequest{IDs: ids})
+	res, err := e.Hosts(context.Background(), engine.HostsRequest{IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	return res.Hosts, nil
 }
 
 // TestPull: Pull unpacks the version a reference selects into the
@@ -373,9 +377,9 @@ func TestSourceNames(t *testing.T) {
 	ctx := context.Background()
 	publishVersions(t, e, key, dir, "1.0.0")
 	for _, src := range []string{"", "embedded"} {
-		names, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: src})
-		if err != nil || len(names) != 1 || names[0] != "notes" {
-			t.Errorf("source %q: %q, %v; want [notes]", src, names, err)
+		res, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: src})
+		if err != nil || len(res.Names) != 1 || res.Names[0] != "notes" {
+			t.Errorf("source %q: %+v, %v; want [notes]", src, res, err)
 		}
 	}
 	if _, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: "notes"}); !errors.Is(err, engine.ErrInvalidRequest) {

@@ -86,16 +86,17 @@ func TestLockWritesOnlyWhenChanged(t *testing.T) {
 func TestRegistryOnly(t *testing.T) {
 	e, _, _, _, done := exampleSetup()
 	t.Cleanup(done)
+	ctx := context.Background()
 	for _, ref := range []string{"github:acme/skills", "git+file:///nonexistent/repo", "./notes"} {
-		err := e.CheckRefs(engine.InstallRequest{Refs: []string{ref}, RegistryOnly: true})
+		err := e.CheckRefs(ctx, engine.InstallRequest{Refs: []string{ref}, RegistryOnly: true})
 		if !errors.Is(err, install.ErrUnsupportedRef) {
 			t.Errorf("%s, registry only: %v, want ErrUnsupportedRef", ref, err)
 		}
-		if err := e.CheckRefs(engine.InstallRequest{Refs: []string{ref}}); err != nil {
+		if err := e.CheckRefs(ctx, engine.InstallRequest{Refs: []string{ref}}); err != nil {
 			t.Errorf("%s: %v", ref, err)
 		}
 	}
-	if err := e.CheckRefs(engine.InstallRequest{Refs: []string{"notes@^^1"}}); !errors.Is(err, engine.ErrInvalidRequest) {
+	if err := e.CheckRefs(ctx, engine.InstallRequest{Refs: []string{"notes@^^1"}}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a malformed range: %v, want ErrInvalidRequest", err)
 	}
 }

@@ -17,22 +17,22 @@ var (
 	ErrNoManifest = errdef.New(errdef.Usage, "no project manifest")
 	// ErrNoSuchSkill means a source holds no skill of the name asked for.
 	ErrNoSuchSkill = errdef.New(errdef.NotFound, "no such skill")
-	// ErrUntrustedCommit means a git commit's signature could not be
+	// errUntrustedCommit means a git commit's signature could not be
 	// turned into a signer identity.
-	ErrUntrustedCommit = errdef.New(errdef.Trust, "untrusted commit signature")
+	errUntrustedCommit = errdef.New(errdef.Trust, "untrusted commit signature")
 	// ErrLockMismatch means a frozen install found the lock disagreeing
 	// with what a git reference holds.
 	ErrLockMismatch = errdef.New(errdef.Conflict, "lock mismatch")
-	// ErrGit marks failures of fetching or exporting a git reference; the
+	// errGit marks failures of fetching or exporting a git reference; the
 	// gitsource error is wrapped beside it.
-	ErrGit = errdef.New(errdef.Registry, "git source")
-	// ErrSeveralHosts means no host was named and skills are installed for
+	errGit = errdef.New(errdef.Registry, "git source")
+	// errSeveralHosts means no host was named and skills are installed for
 	// several hosts, so the default host cannot be chosen.
-	ErrSeveralHosts = errdef.New(errdef.Usage, "several hosts hold skills")
-	// ErrNoSuchSource means a directory of layouts named as a source does
+	errSeveralHosts = errdef.New(errdef.Usage, "several hosts hold skills")
+	// errNoSuchSource means a directory of layouts named as a source does
 	// not exist: reading it would find nothing, and writing beside it
 	// would create it.
-	ErrNoSuchSource = errdef.New(errdef.NotFound, "no such source")
+	errNoSuchSource = errdef.New(errdef.NotFound, "no such source")
 )
 
 // BuildError is a skill directory (or a skill of a git reference) that
@@ -61,14 +61,14 @@ func (e *BuildError) Unwrap() error { return e.Err }
 type NotInstalledError struct {
 	// Names are the skills asked for.
 	Names []string
-	// Looked are the roots read.
-	Looked []string
+	// looked are the roots read.
+	looked []string
 	// Err is install.ErrNotInstalled.
 	Err error
 }
 
 func (e *NotInstalledError) Error() string {
-	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.Looked) + ")"
+	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.looked) + ")"
 }
 
 // maxRootsShown is how many roots a message names before it counts the
@@ -131,10 +131,10 @@ func (e *markedError) Unwrap() error        { return e.err }
 func (e *markedError) Is(target error) bool { return target == e.mark }
 
 // Class is the mark's, so a front end's exit code or status follows the
-// decision the mark records; ErrGit only says where a failure happened
+// decision the mark records; errGit only says where a failure happened
 // and defers to the gitsource error it marks.
 func (e *markedError) Class() errdef.Class {
-	if e.mark == ErrGit {
+	if e.mark == errGit {
 		return errdef.None
 	}
 	return errdef.ClassOf(e.mark)
@@ -147,22 +147,22 @@ func mark(sentinel, err error) error {
 	return &markedError{err: err, mark: sentinel}
 }
 
-// SeveralHostsError is ErrSeveralHosts with the hosts that hold skills.
+// SeveralHostsError is errSeveralHosts with the hosts that hold skills.
 type SeveralHostsError struct {
 	// Hosts are the ids of the hosts holding skills, sorted.
 	Hosts []string
 }
 
 func (e *SeveralHostsError) Error() string {
-	return ErrSeveralHosts.Error() + ": " + strings.Join(e.Hosts, ", ")
+	return errSeveralHosts.Error() + ": " + strings.Join(e.Hosts, ", ")
 }
 
-// Class is ErrSeveralHosts' class (errdef.Usage): the request must name
+// Class is errSeveralHosts' class (errdef.Usage): the request must name
 // a host.
 func (e *SeveralHostsError) Class() errdef.Class { return errdef.Usage }
 
-// Is reports whether target is ErrSeveralHosts.
-func (e *SeveralHostsError) Is(target error) bool { return target == ErrSeveralHosts }
+// Is reports whether target is errSeveralHosts.
+func (e *SeveralHostsError) Is(target error) bool { return target == errSeveralHosts }
 
 // ErrAuditBlocked means the static audit blocks a skill at the tier it
 // claims, so it is not published.

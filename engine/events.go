@@ -12,9 +12,17 @@ import (
 // slog.Handler instead of three callbacks.
 
 // EventKey is the attribute that carries the event of a slog.LevelDebug
-// record of Options.Log: an install stage's install.Event, or a
-// PublishAll's *PublishItem as each skill's publish ends (with "done" and
-// "total" attributes counting the skills finished).
+// record of Options.Log, one of:
+//
+//   - install.Event: an install stage as it starts;
+//   - []install.Change: the plan of an install or update, root by root,
+//     before any consent is asked or anything changes (an update plans
+//     the skills from git and folders apart from the others: it reports
+//     each non-empty plan, or one empty plan when both are);
+//   - *UpdateProjectResult: an UpdateProject whose ranges moved (Project and
+//     Ranges set), before anything is resolved;
+//   - *PublishItem: a PublishAll's skill as its publish ends (with "done"
+//     and "total" attributes counting the skills finished).
 const EventKey = "event"
 
 // warns reports whether anyone listens to warnings: the work of finding
@@ -47,15 +55,38 @@ func (e *Engine) note(line string) {
 	}
 }
 
+// events reports whether anyone listens to events (slog.LevelDebug
+// records with an EventKey attribute).
+func (e *Engine) events() bool {
+	return e.opts.Log != nil && e.opts.Log.Enabled(context.Background(), slog.LevelDebug)
+}
+
+// event reports v as an event (EventKey) with the message msg, when
+// anyone listens.
+func (e *Engine) event(msg string, v any, attrs ...slog.Attr) {
+	if e.events() {
+		e.opts.Log.LogAttrs(context.Background(), slog.LevelDebug, msg, append([]slog.Attr{slog.Any(EventKey, v)}, attrs...)...)
+	}
+}
+
+// planFunc reports an install's plan ([]install.Change) as an event; nil
+// when no one listens (install then skips it).
+func (e *Engine) planFunc() func(context.Context, []install.Change) error {
+	if !e.events() {
+		return nil
+	}
+	return func(_ context.Context, changes []install.Change) error {
+		e.event("plan", changes)
+		return nil
+	}
+}
+
 // progressFunc reports install stages as they start, when the handler
 // wants slog.LevelDebug records; nil otherwise (install then skips the
 // work of reporting).
 func (e *Engine) progressFunc() func(install.Event) {
-	l := e.opts.Log
-	if l == nil || !l.Enabled(context.Background(), slog.LevelDebug) {
+	if !e.events() {
 		return nil
 	}
-	return func(ev install.Event) {
-		l.LogAttrs(context.Background(), slog.LevelDebug, string(ev.Stage), slog.Any(EventKey, ev))
-	}
+	return func(ev install.Event) { e.event(string(ev.Stage), ev) }
 }

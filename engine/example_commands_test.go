@@ -29,8 +29,8 @@ func ExampleEngine_Add() {
 	defer os.RemoveAll(proj)
 
 	res, err := e.Add(ctx, engine.AddRequest{
-		Manifest: filepath.Join(proj, "skills.yaml"),
-		Refs:     []string{"notes"},
+		Refs:           []string{"notes"},
+		InstallRequest: engine.InstallRequest{Manifest: filepath.Join(proj, "skills.yaml")},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -62,8 +62,8 @@ func (g *gitFetches) resolve(ctx context.Context, ref *gitsource.Ref) (*gitsourc
 	return res, nil
 }
 
-// gitErr marks a gitsource failure with ErrGit.
-func gitErr(err error) error { return mark(ErrGit, err) }
+// gitErr marks a gitsource failure with errGit.
+func gitErr(err error) error { return mark(errGit, err) }
 
 // gitLocals resolves the git reference raw, exports it and builds each
 // of its skills (those named in pick, by folder or skill name, when pick
@@ -108,11 +108,11 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	// trust policy; a signature that does not verify stops the install.
 	var signers []sign.Identity
 	if key, ok, err := cache.CommitSigner(ctx, res); err != nil {
-		return fail(mark(ErrUntrustedCommit, err))
+		return fail(mark(errUntrustedCommit, err))
 	} else if ok {
 		fp := sign.Fingerprint(key)
 		if fp == "" {
-			return fail(mark(ErrUntrustedCommit, fmt.Errorf("%s: the commit's signing key (%T) has no fingerprint", res.Ref, key)))
+			return fail(mark(errUntrustedCommit, fmt.Errorf("%s: the commit's signing key (%T) has no fingerprint", res.Ref, key)))
 		}
 		signers = []sign.Identity{{KeyFingerprint: fp}}
 	}

@@ -23,7 +23,7 @@ type gitExport struct {
 // exportGit resolves the git reference raw through cache and exports its
 // skills. notes, when set, receives the reference's note and the cache's
 // warning, prefixed "note: " and "warning: ". Failures of gitsource are
-// marked ErrGit.
+// marked errGit.
 func exportGit(ctx context.Context, cache *gitsource.Cache, raw string, notes func(string)) (*gitExport, error) {
 	if notes == nil {
 		notes = func(string) {}

@@ -22,6 +22,11 @@ type HostView struct {
 	PresentBy string `json:"presentBy,omitempty"`
 }
 
+// HostsResult is what Hosts describes.
+type HostsResult struct {
+	Hosts []HostView
+}
+
 // HostsRequest names the hosts Hosts describes.
 type HostsRequest struct {
 	// IDs are the hosts, in the order shown; empty means every host of
@@ -32,7 +37,7 @@ type HostsRequest struct {
 // Hosts describes the hosts r.IDs name, in that order, or every host of
 // the Engine's table when there are none, as `skillpm hosts` does. An id
 // the table does not hold is a *hosts.UnknownHostError.
-func (e *Engine) Hosts(ctx context.Context, r HostsRequest) ([]HostView, error) {
+func (e *Engine) Hosts(ctx context.Context, r HostsRequest) (*HostsResult, error) {
 	env, ids := e.env, r.IDs
 	t := env.Table()
 	if len(ids) == 0 {
@@ -67,7 +72,7 @@ func (e *Engine) Hosts(ctx context.Context, r HostsRequest) ([]HostView, error) 
 		}
 		views = append(views, v)
 	}
-	return views, nil
+	return &HostsResult{Hosts: views}, nil
 }
 
 // resolvedDir shows a root that does not resolve in env (no home, say)

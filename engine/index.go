@@ -13,8 +13,8 @@ import (
 	"github.com/skillpm/skillpm/source"
 )
 
-// IndexRequest is a build of a source's search index and sparse index.
-type IndexRequest struct {
+// BuildIndexRequest is a build of a source's search index and sparse index.
+type BuildIndexRequest struct {
 	// Source names the source indexed (a registry namespace,
 	// oci-layout:DIR or "embedded"); "" means Options.Source, else
 	// FallbackSource, else the embedded registry.
@@ -29,8 +29,8 @@ type IndexRequest struct {
 	Sign *sign.SignOptions
 }
 
-// IndexResult is what an index build wrote.
-type IndexResult struct {
+// BuildIndexResult is what an index build wrote.
+type BuildIndexResult struct {
 	// Source is the source indexed.
 	Source registry.Source
 	// Repository is where both indexes live (SOURCE/skillpm-index).
@@ -40,17 +40,17 @@ type IndexResult struct {
 	Descriptor ocispec.Descriptor
 	Skills     int
 	// Signed is the search index's signature, when asked for.
-	Signed *Signed
+	Signed *SignResult
 	// Sparse is the sparse index written, tagged sparse.Tag.
 	Sparse *sparse.UpdateResult
 	// SparseSigned is the sparse index's signature, when asked for.
-	SparseSigned *Signed
+	SparseSigned *SignResult
 }
 
 // BuildIndex reads every skill of the source (or r.Names), pushes its
 // search index and its sparse index beside it and, when asked, signs
 // both (idempotently, as Sign does).
-func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, error) {
+func (e *Engine) BuildIndex(ctx context.Context, r BuildIndexRequest) (*BuildIndexResult, error) {
 	src, err := e.sourceArg(r.Source)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (e *Engine) BuildIndex(ctx context.Context, r IndexRequest) (*IndexResult, 
 	if err != nil {
 		return nil, err
 	}
-	out := &IndexResult{Source: src, Repository: repo.Location(), Descriptor: desc, Skills: len(idx.Skills)}
+	out := &BuildIndexResult{Source: src, Repository: repo.Location(), Descriptor: desc, Skills: len(idx.Skills)}
 	if r.Sign != nil {
 		if out.Signed, err = e.signDigest(ctx, repo, desc, registry.IndexTag, *r.Sign); err != nil {
 			return out, err
@@ -99,7 +99,7 @@ func layoutExists(arg string) error {
 		return nil
 	}
 	if fi, err := os.Stat(ss.Location); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%w: %s: %s is not a directory of published skills; publish to it first, or name the registry that holds them", ErrNoSuchSource, arg, ss.Location)
+		return fmt.Errorf("%w: %s: %s is not a directory of published skills; publish to it first, or name the registry that holds them", errNoSuchSource, arg, ss.Location)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func TestBuildIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := &sign.SignOptions{Key: key.Key}
-	res, err := e.BuildIndex(ctx, engine.IndexRequest{Sign: opts})
+	res, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Sign: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestBuildIndex(t *testing.T) {
 	if res.Signed == nil || res.Signed.Unchanged || res.SparseSigned == nil || res.SparseSigned.Unchanged {
 		t.Errorf("signatures = %+v, %+v; want both indexes newly signed", res.Signed, res.SparseSigned)
 	}
-	again, err := e.BuildIndex(ctx, engine.IndexRequest{Source: "embedded", Sign: opts})
+	again, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Source: "embedded", Sign: opts})
 	if err != nil {
 		t.Fatal(err)
 	}

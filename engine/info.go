@@ -7,8 +7,8 @@ import (
 	"github.com/skillpm/skillpm/registry"
 )
 
-// Info is a published version and the versions its repository has.
-type Info struct {
+// InfoResult is a published version and the versions its repository has.
+type InfoResult struct {
 	Repository *registry.Repository
 	// Manifest is the version the reference selected (its metadata,
 	// layer and raw manifest).
@@ -35,7 +35,7 @@ type InfoRequest struct {
 
 // Info fetches what `skillpm info` shows: the version r.Ref selects and
 // every version of its repository. Only manifests are read, never layers.
-func (e *Engine) Info(ctx context.Context, r InfoRequest) (*Info, error) {
+func (e *Engine) Info(ctx context.Context, r InfoRequest) (*InfoResult, error) {
 	ref, pre := r.Ref, r.Prerelease
 	repo, m, err := e.resolveRef(ctx, ref, pre)
 	if err != nil {
@@ -45,7 +45,7 @@ func (e *Engine) Info(ctx context.Context, r InfoRequest) (*Info, error) {
 }
 
 // infoManifest is Info for a version already fetched.
-func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*Info, error) {
+func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*InfoResult, error) {
 	vs, err := repo.Versions(ctx)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m 
 		return nil, err
 	}
 	e.warnIgnored(st)
-	info := &Info{Repository: repo, Manifest: m, Versions: vs, Status: st}
+	info := &InfoResult{Repository: repo, Manifest: m, Versions: vs, Status: st}
 	ch, err := e.checkedAdvisories(ctx)
 	if err != nil {
 		return nil, err

@@ -59,8 +59,6 @@ type InstallRequest struct {
 	// Skills picks, from a git reference holding several skills, those
 	// named.
 	Skills []string
-	// OnPlan is install.Options.OnPlan.
-	OnPlan func(ctx context.Context, changes []install.Change) error
 }
 
 // InstallResult is what an install did, with what it decided.
@@ -157,7 +155,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 		AllowAuditFindings: r.AllowAuditFindings, Auditor: aud,
 		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: r.Prerelease,
 		AllowSignerChange: r.AllowSignerChange, AllowDowngrade: r.AllowDowngrade, AllowRepublished: r.AllowRepublished,
-		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.warnFunc(), Progress: e.progressFunc(), OnPlan: r.OnPlan,
+		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.warnFunc(), Progress: e.progressFunc(), OnPlan: e.planFunc(),
 		AgentsRoots: install.AgentsRoots(e.env), Ahead: e.feedAhead,
 	}
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
@@ -183,7 +181,7 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 
 // target is the request's Target, else the Engine's.
 func (e *Engine) target(t Target) Target {
-	if t.Empty() {
+	if t.empty() {
 		return e.opts.Target
 	}
 	return t
@@ -367,7 +365,7 @@ func origin(s string) string {
 // a malformed or unsupported reference, a source of bare names that does
 // not parse. Install makes the same checks; a server calls CheckRefs to
 // answer with its own status before it starts streaming the work.
-func (e *Engine) CheckRefs(r InstallRequest) error {
+func (e *Engine) CheckRefs(_ context.Context, r InstallRequest) error {
 	var refs []string
 	for _, a := range r.Refs {
 		ref, perr := source.ParseRef(a)

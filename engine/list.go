@@ -58,8 +58,8 @@ func SearchedRoots(env hosts.Env, t Target) ([]install.Root, error) {
 	return out, nil
 }
 
-// Listing is what List found.
-type Listing struct {
+// ListResult is what List found.
+type ListResult struct {
 	// Roots are the roots read (SearchedRoots).
 	Roots []install.Root
 	// Skills are the skills in them, with their status.
@@ -82,7 +82,7 @@ type ListRequest struct {
 // List reads what is installed in the roots r.Target names
 // (SearchedRoots; the Engine's Target when it is empty), as `skillpm
 // list` does.
-func (e *Engine) List(ctx context.Context, r ListRequest) (*Listing, error) {
+func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
 	roots, err := SearchedRoots(e.env, e.target(r.Target))
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (e *Engine) List(ctx context.Context, r ListRequest) (*Listing, error) {
 	if err := install.AgainstLock(ctx, items, projectLock(ctx)); err != nil {
 		return nil, err
 	}
-	out := &Listing{Roots: roots, Skills: items}
+	out := &ListResult{Roots: roots, Skills: items}
 	for _, r := range roots {
 		if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
 			out.Pending = append(out.Pending, p.String())
@@ -128,5 +128,5 @@ func projectLock(ctx context.Context) *resolve.Lockfile {
 	if err != nil {
 		return nil
 	}
-	return p.Prev
+	return p.prev
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/source"
@@ -15,9 +16,16 @@ type MigrateRequest struct {
 	Source string
 	// Options are pkg/migrate's, checked before anything is read.
 	Options migrate.Options
-	// Notes receives lines about a git reference (its note, the cache's
-	// warning), prefixed "note: " or "warning: ".
-	Notes func(string)
+	// Log receives lines about a git reference (its note, the cache's
+	// warning, prefixed "note: " or "warning: ") as slog.LevelInfo
+	// records, as Options.Log does for an Engine's operations (Migrate
+	// needs no Engine); nil discards them.
+	Log *slog.Logger
+}
+
+// MigrateResult is what Migrate did, skill by skill.
+type MigrateResult struct {
+	Skills []Migrated
 }
 
 // Migrated is the migration of one skill.
@@ -37,22 +45,26 @@ type Migrated struct {
 // not stop the others: its Migrated carries the error. The error returned
 // is for the request (bad options, a git reference that does not
 // resolve).
-func Migrate(ctx context.Context, r MigrateRequest) ([]Migrated, error) {
+func Migrate(ctx context.Context, r MigrateRequest) (*MigrateResult, error) {
 	if err := r.Options.Validate(); err != nil {
 		return nil, invalid(err)
 	}
 	if !source.LooksGit(r.Source) {
 		res, err := migrate.Run(ctx, r.Source, r.Options)
 		if err != nil {
-			return []Migrated{{Err: err}}, nil
+			return &MigrateResult{Skills: []Migrated{{Err: err}}}, nil
 		}
-		return []Migrated{{Result: res}}, nil
+		return &MigrateResult{Skills: []Migrated{{Result: res}}}, nil
 	}
 	cache, err := gitCache(false)
 	if err != nil {
 		return nil, err
 	}
-	gs, err := exportGit(ctx, cache, r.Source, r.Notes)
+	gs, err := exportGit(ctx, cache, r.Source, func(line string) {
+		if r.Log != nil {
+			r.Log.Info(line)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -67,5 +79,5 @@ func Migrate(ctx context.Context, r MigrateRequest) ([]Migrated, error) {
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	return &MigrateResult{Skills: out}, nil
 }

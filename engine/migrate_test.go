@@ -17,14 +17,22 @@ import (
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
 	out := t.TempDir()
-	done, err := engine.Migrate(ctx, engine.MigrateRequest{Source: filepath.Join("..", "testdata", "migrate", "hermes", "pdf-extract"), Options: migrate.Options{OutDir: out}})
+	res, err := engine.Migrate(ctx, engine.MigrateRequest{Source: filepath.Join("..", "testdata", "migrate", "hermes", "pdf-extract"), Options: migrate.Options{OutDir: out}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := res.Skills
 	if err != nil || len(done) != 1 || done[0].Err != nil || !done[0].Result.Report.Valid {
 		t.Fatalf("Migrate = %+v, %v; want one valid migration", done, err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "pdf-extract", "SKILL.md")); err != nil {
 		t.Errorf("the migrated skill was not written: %v", err)
 	}
-	done, err = engine.Migrate(ctx, engine.MigrateRequest{Source: t.TempDir(), Options: migrate.Options{DryRun: true}})
+	res, err = engine.Migrate(ctx, engine.MigrateRequest{Source: t.TempDir(), Options: migrate.Options{DryRun: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done = res.Skills
 	if err != nil || len(done) != 1 || done[0].Err == nil || done[0].Result != nil {
 		t.Errorf("an empty directory: %+v, %v; want its Migrated to carry the failure", done, err)
 	}

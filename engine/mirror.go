@@ -25,7 +25,8 @@ type MirrorRequest struct {
 	Verify bool
 }
 
-// MirrorResult is a mirror's outcome with the sources it went between.
+// MirrorResult is what Mirror or Bundle copied, with the sources it went
+// between.
 type MirrorResult struct {
 	*registry.MirrorResult
 	From, To registry.Source

@@ -168,7 +168,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 			return nil, invalid(err)
 		}
 		row := OutdatedSkill{Name: resolve.ShortName(key), Range: orAnyRange(req.Range), Source: graph.Namespace().Repository(key)}
-		if ls := p.Prev.Get(row.Name); ls != nil {
+		if ls := p.prev.Get(row.Name); ls != nil {
 			row.Locked = ls.Version
 		}
 		for _, root := range placed.Roots {
@@ -193,9 +193,9 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 	for _, r := range rows {
 		asked[r.Name] = true
 	}
-	if p.Prev != nil {
+	if p.prev != nil {
 		fresh := e.updateLock(ctx, p, pre)
-		for _, ls := range p.Prev.Skills {
+		for _, ls := range p.prev.Skills {
 			if asked[ls.Name] || ls.Source == "" {
 				continue
 			}
@@ -223,7 +223,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 // (Project.update, resolved without installing); nil when it does not
 // resolve (the update would say why).
 func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.Lockfile {
-	req := p.update(p.Data, nil, InstallRequest{DryRun: true, Resolution: Resolution{Prerelease: pre}})
+	req := p.update(p.data, nil, InstallRequest{DryRun: true, Resolution: Resolution{Prerelease: pre}})
 	req.NoInstall = true
 	_, lock, err := e.apply(ctx, req)
 	if err != nil {
@@ -464,7 +464,7 @@ func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requi
 	var rows []OutdatedSkill
 	for _, name := range slices.Sorted(maps.Keys(vs)) {
 		row := OutdatedSkill{Name: name, Range: orAnyRange(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
-		if ls := p.Prev.Get(name); ls != nil {
+		if ls := p.prev.Get(name); ls != nil {
 			row.Locked = ls.Version
 		}
 		for _, root := range roots {

@@ -29,9 +29,8 @@ type applyRequest struct {
 	Prev *resolve.Lockfile
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
-	// InstallRequest carries the consent, checks, target, DryRun and
-	// OnPlan; its Refs, Manifest, Lock, Frozen and Skills are
-	// not used.
+	// InstallRequest carries the consent, checks, target and DryRun;
+	// its Refs, Manifest, Lock, Frozen and Skills are not used.
 	InstallRequest
 }
 
@@ -143,12 +142,13 @@ func saveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) 
 type Project struct {
 	// ManifestFile and LockFile are the paths (FindManifest).
 	ManifestFile, LockFile string
-	// Manifest is the manifest; Data its bytes, nil when there is none yet
-	// (Manifest is then empty, at the path it would be written to).
+	// Manifest is the manifest, empty when there is none yet (at the
+	// path it would be written to).
 	Manifest *resolve.Manifest
-	Data     []byte
-	// Prev is the lock, nil when there is none yet.
-	Prev *resolve.Lockfile
+	// data is the manifest's bytes, nil when there is none yet.
+	data []byte
+	// prev is the lock, nil when there is none yet.
+	prev *resolve.Lockfile
 }
 
 // openProject reads the manifest and lock FindManifest picks. A missing
@@ -175,36 +175,32 @@ func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 		if p.Manifest, err = resolve.ReadManifest(ctx, mpath); err != nil {
 			return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
 		}
-		p.Data = data
+		p.data = data
 	}
-	if p.Prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
+	if p.prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, mark(ErrInvalidLock, err)
 		}
-		p.Prev = nil
+		p.prev = nil
 	}
 	return p, nil
 }
 
-// ProjectUpdateRequest is `skillpm update` in a project.
-type ProjectUpdateRequest struct {
-	// Manifest and Lock name the project's files (FindManifest).
-	Manifest, Lock string
+// UpdateProjectRequest is `skillpm update` in a project.
+type UpdateProjectRequest struct {
 	// Names are the skills to move (all when none).
 	Names []string
 	// Breaking raises the ranges the newest release is outside of, Latest
 	// every range, each to ^NEWEST, before resolving.
 	Breaking, Latest bool
-	// OnRanges, when set, is shown the range changes (name → new range)
-	// before anything is resolved or installed.
-	OnRanges func(p *Project, set map[string]string)
-	// InstallRequest carries the consent, checks, target, DryRun and
-	// OnPlan.
+	// InstallRequest carries the project's files (Manifest, Lock), the
+	// consent, checks, target and DryRun; its Refs, Frozen, NoVCS and
+	// Skills are not read.
 	InstallRequest
 }
 
-// ProjectUpdate is what an update in a project did.
-type ProjectUpdate struct {
+// UpdateProjectResult is what an update in a project did.
+type UpdateProjectResult struct {
 	Project *Project
 	// Ranges are the manifest's range changes.
 	Ranges map[string]string
@@ -218,16 +214,16 @@ type ProjectUpdate struct {
 // move first), the others keep their locked versions, the result is
 // installed into the project's roots, and the manifest and lock are
 // written together once it is (Apply).
-func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*ProjectUpdate, error) {
+func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*UpdateProjectResult, error) {
 	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
 		return nil, err
 	}
-	if err := projectNames(p.ManifestFile, p.Manifest, p.Prev, r.Names); err != nil {
+	if err := projectNames(p.ManifestFile, p.Manifest, p.prev, r.Names); err != nil {
 		return nil, err
 	}
-	out := &ProjectUpdate{Project: p}
-	data := p.Data
+	out := &UpdateProjectResult{Project: p}
+	data := p.data
 	if r.Breaking || r.Latest {
 		graph, err := e.graph(p.Manifest)
 		if err != nil {
@@ -237,12 +233,12 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 			return nil, err
 		}
 		if len(out.Ranges) > 0 {
-			if data, err = resolve.EditManifest(p.ManifestFile, p.Data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
+			if data, err = resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
 				return nil, invalid(err)
 			}
-			if r.OnRanges != nil {
-				r.OnRanges(p, out.Ranges)
-			}
+			// The range changes are shown before anything is resolved
+			// or installed.
+			e.event("ranges", out)
 		}
 	}
 	out.Result, out.Lock, err = e.apply(ctx, p.update(data, r.Names, r.InstallRequest))
@@ -258,8 +254,8 @@ func (e *Engine) UpdateProject(ctx context.Context, r ProjectUpdateRequest) (*Pr
 // commits), the others keep theirs. Outdated resolves the same request
 // without installing, so that it lists what an update moves.
 func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRequest {
-	return applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.Data,
-		Prev: p.Prev.Without(names...), InstallRequest: ir}
+	return applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.data,
+		Prev: p.prev.Without(names...), InstallRequest: ir}
 }
 
 // rangeBumps returns the manifest edits of an update with Breaking

@@ -18,13 +18,13 @@ type PromoteRequest struct {
 	Prerelease bool
 }
 
-// Promotion is a countersignature and the tier the policy now gives.
-type Promotion struct {
+// PromoteResult is a countersignature and the tier the policy now gives.
+type PromoteResult struct {
 	// Signed is the countersignature (Unchanged when the key had signed
 	// the version already).
-	Signed *Signed
-	// Verification is the version verified after the countersignature.
-	*Verification
+	Signed *SignResult
+	// VerifyResult is the version verified after the countersignature.
+	*VerifyResult
 	// Trusted says a rule of the policy names the countersigner: without
 	// one the countersignature raises no tier.
 	Trusted bool
@@ -34,7 +34,7 @@ type Promotion struct {
 // refreshes the namespace's sparse index, as `skillpm promote` does. The
 // trust policy is loaded first, so an invalid one stops the promotion
 // before anything is signed.
-func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*Promotion, error) {
+func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*PromoteResult, error) {
 	policy, _, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*Promotion, err
 	if err != nil && !errors.Is(err, tiers.ErrRefused) {
 		return nil, err
 	}
-	out := &Promotion{Signed: signed, Verification: v, Trusted: trusts(policy, signed.Signer)}
+	out := &PromoteResult{Signed: signed, VerifyResult: v, Trusted: trusts(policy, signed.Signer)}
 	if !signed.Unchanged {
 		e.refreshSparse(ctx, repo.Source(), []string{repo.Name()}, false, &r.Sign)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/source"
 	"golang.org/x/sync/errgroup"
 )
@@ -27,15 +26,13 @@ type PublishAllRequest struct {
 	// (source.LooksGit), whose repository (credentials removed) and commit
 	// each artifact records unless NoVCS.
 	Source string
-	// To is where to publish, as in PublishRequest.
-	To string
-	// Force, NoVCS and AllowAuditFindings are as in PublishRequest.
-	Force, NoVCS, AllowAuditFindings bool
-	// Sign, when set, signs each version that changed.
-	Sign *sign.SignOptions
 	// Jobs bounds the skills published at once; 0 means
 	// defaultPublishJobs.
 	Jobs int
+	// PublishRequest is every skill's publish (To, Force, NoVCS,
+	// AllowAuditFindings; Sign signs each version that changed); its Dir
+	// is not read.
+	PublishRequest
 }
 
 // PublishAllResult is what a PublishAll did, skill by skill.
@@ -125,12 +122,12 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			o := &out.Items[i]
 			o.Path = it.path
 			o.PublishResult, o.Err = e.publishDir(ctx, src, it.dir, bopts, it.path, it.revision == "", r.Force, r.AllowAuditFindings)
-			if l := e.opts.Log; l != nil && l.Enabled(ctx, slog.LevelDebug) {
+			if e.events() {
 				// One record per finished skill, in order of finishing, so a
 				// front end can draw "[12/50] publishing web-notes 0.3.0".
 				itemMu.Lock()
 				done++
-				l.LogAttrs(ctx, slog.LevelDebug, "published", slog.Int("done", done), slog.Int("total", len(items)), slog.Any(EventKey, o))
+				e.event("published", o, slog.Int("done", done), slog.Int("total", len(items)))
 				itemMu.Unlock()
 			}
 			return nil

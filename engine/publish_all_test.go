@@ -32,7 +32,7 @@ func TestPublishAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := &sign.SignOptions{Key: key.Key}
-	res, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: tree, Sign: opts})
+	res, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: tree, PublishRequest: engine.PublishRequest{Sign: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestPublishAll(t *testing.T) {
 		t.Errorf("broken: %+v; want a BuildError with the diagnostics", broken)
 	}
 
-	again, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Join(tree, "notes"), Sign: opts})
+	again, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Join(tree, "notes"), PublishRequest: engine.PublishRequest{Sign: opts}})
 	if err != nil || len(again.Items) != 1 {
 		t.Fatalf("again: %+v, %v", again, err)
 	}
@@ -96,7 +96,7 @@ func TestPublishRefreshesSparse(t *testing.T) {
 	if got := sparseNotes(); len(got) != 0 {
 		t.Errorf("no sparse index yet, but the publish refreshed one: %q", got)
 	}
-	if _, err := e.BuildIndex(ctx, engine.IndexRequest{Sign: opts}); err != nil {
+	if _, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Sign: opts}); err != nil {
 		t.Fatal(err)
 	}
 	v2 := filepath.Join(t.TempDir(), "notes")

@@ -17,9 +17,9 @@ type PullRequest struct {
 	Prerelease bool
 }
 
-// Pulled is a version Pull unpacked: its manifest, what was unpacked and
+// PullResult is a version Pull unpacked: its manifest, what was unpacked and
 // whether the files match the tree hash the manifest records.
-type Pulled struct {
+type PullResult struct {
 	*registry.PullResult
 	// Repository is the skill's repository.
 	Repository *registry.Repository
@@ -31,7 +31,7 @@ type Pulled struct {
 // `skillpm pull` does: nothing is installed, verified or recorded; the
 // files are checked against the manifest's tree hash, and on any error
 // the directory is left absent.
-func (e *Engine) Pull(ctx context.Context, r PullRequest) (*Pulled, error) {
+func (e *Engine) Pull(ctx context.Context, r PullRequest) (*PullResult, error) {
 	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
 	if err != nil {
 		return nil, err
@@ -44,5 +44,5 @@ func (e *Engine) Pull(ctx context.Context, r PullRequest) (*Pulled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pulled{PullResult: res, Repository: repo, Dir: dir}, nil
+	return &PullResult{PullResult: res, Repository: repo, Dir: dir}, nil
 }

@@ -20,6 +20,11 @@ type RemoveRequest struct {
 	Options install.RemoveOptions
 }
 
+// RemoveResult is what Remove did, root by root.
+type RemoveResult struct {
+	Roots []Removal
+}
+
 // Removal is what one root lost.
 type Removal struct {
 	Root install.Root
@@ -29,9 +34,10 @@ type Removal struct {
 // Remove uninstalls r.Names, root by root, each root in one transaction,
 // as `skillpm remove` does outside a project: without a target, from
 // every host's roots that hold any of them (each root losing those it
-// holds); names no root holds are a *NotInstalledError. On a failure the
-// removals done so far are returned with the error.
-func (e *Engine) Remove(ctx context.Context, r RemoveRequest) ([]Removal, error) {
+// holds); names no root holds are a *NotInstalledError. The result is
+// never nil: on a failure it holds the removals done before it.
+func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
+	out := &RemoveResult{}
 	roots, all := r.Roots, false
 	if len(roots) == 0 {
 		def := e.opts.Host
@@ -40,10 +46,10 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) ([]Removal, error)
 		}
 		var err error
 		if roots, all, err = rootsHolding(e.env, e.target(r.Target), def, r.Names); err != nil {
-			return nil, err
+			return out, err
 		}
 		if all && len(roots) == 0 {
-			return nil, e.notInstalled(r.Names)
+			return out, e.notInstalled(r.Names)
 		}
 	}
 	// Links go before the copies they point to, which go with their last
@@ -64,7 +70,6 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) ([]Removal, error)
 		opts.LockWait = e.opts.LockWait
 	}
 	opts.AgentsRoots = install.AgentsRoots(e.env)
-	var out []Removal
 	for _, root := range roots {
 		here := r.Names
 		if all {
@@ -82,7 +87,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) ([]Removal, error)
 		if err != nil {
 			return out, err
 		}
-		out = append(out, Removal{Root: root, RemoveResult: res})
+		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
 	}
 	return out, nil
 }
@@ -93,5 +98,5 @@ func (e *Engine) notInstalled(names []string) error {
 	for _, rt := range install.AllSearchRoots(e.env) {
 		looked = append(looked, rt.Dir)
 	}
-	return &NotInstalledError{Names: names, Looked: looked, Err: install.ErrNotInstalled}
+	return &NotInstalledError{Names: names, looked: looked, Err: install.ErrNotInstalled}
 }

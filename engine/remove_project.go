@@ -9,8 +9,8 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// ProjectRemoveRequest is `skillpm remove` in a project.
-type ProjectRemoveRequest struct {
+// RemoveProjectRequest is `skillpm remove` in a project.
+type RemoveProjectRequest struct {
 	// Manifest and Lock name the project's files; "" means FindManifest's.
 	Manifest, Lock string
 	// Names are the skills to remove, as the manifest names them or by
@@ -23,8 +23,8 @@ type ProjectRemoveRequest struct {
 	Options install.RemoveOptions
 }
 
-// ProjectRemoval is what a removal from a project did.
-type ProjectRemoval struct {
+// RemoveProjectResult is what a removal from a project did.
+type RemoveProjectResult struct {
 	// Project is the project as it was read.
 	Project *Project
 	// Removed are the manifest's requirements removed, as it wrote them.
@@ -80,12 +80,12 @@ func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 // removes the skills and the dependencies nothing else needs from the
 // project's roots, and then writes the manifest and the lock together.
 // Nothing is written when a root refuses, or with DryRun.
-func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*ProjectRemoval, error) {
+func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*RemoveProjectResult, error) {
 	p, err := openProject(ctx, r.Manifest, r.Lock)
 	if err != nil {
 		return nil, err
 	}
-	out := &ProjectRemoval{Project: p}
+	out := &RemoveProjectResult{Project: p}
 	for _, n := range r.Names {
 		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
 		if i < 0 {
@@ -97,7 +97,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 		}
 		out.Removed = append(out.Removed, p.Manifest.Skills[i].Name)
 	}
-	data, err := resolve.EditManifest(p.ManifestFile, p.Data, resolve.ManifestEdit{Remove: out.Removed})
+	data, err := resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Remove: out.Removed})
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -106,7 +106,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
 	}
 	m.Dir = p.Manifest.Dir
-	out.Lock = keepNeeded(p.Prev, m)
+	out.Lock = keepNeeded(p.prev, m)
 	placed, err := projectRoots(e.env, e.target(r.Target), p.Manifest, e.opts.Host)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r ProjectRemoveRequest) (*Pr
 		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := saveProject(p.ManifestFile, p.LockFile, p.Data, data, out.Lock); err != nil {
+		if err := saveProject(p.ManifestFile, p.LockFile, p.data, data, out.Lock); err != nil {
 			return out, err
 		}
 	}

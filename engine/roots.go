@@ -79,7 +79,7 @@ func hostList(env hosts.Env, names []string, def install.Host) ([]install.Host, 
 // none is named: configured (the configuration's host:), else the single
 // host whose roots (project or user) already hold skills skillpm
 // installed, else install.DefaultHost when none holds any. When several
-// hosts hold skills it fails with ErrSeveralHosts: guessing would put a
+// hosts hold skills it fails with errSeveralHosts: guessing would put a
 // skill where the user's agent does not look.
 func defaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
 	if configured != "" {
@@ -112,7 +112,7 @@ func defaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
 // user) whose receipts hold any of names (any skill when names is
 // empty); otherwise the roots t names. searchedAll says which it was.
 func rootsHolding(env hosts.Env, t Target, def install.Host, names []string) (roots []install.Root, searchedAll bool, err error) {
-	if !t.Empty() {
+	if !t.empty() {
 		p, err := placedRoots(env, t, def)
 		if err != nil {
 			return nil, false, err

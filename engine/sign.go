@@ -25,7 +25,7 @@ type SignRequest struct {
 // `skillpm sign` does: idempotently for keys (nothing is signed when a
 // signature by r.Sign.Key verifies already), then refreshes the
 // namespace's sparse index, which lists each version's signatures.
-func (e *Engine) Sign(ctx context.Context, r SignRequest) (*Signed, error) {
+func (e *Engine) Sign(ctx context.Context, r SignRequest) (*SignResult, error) {
 	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func (e *Engine) Sign(ctx context.Context, r SignRequest) (*Signed, error) {
 }
 
 // Signed is a signature attached to a published skill version.
-type Signed struct {
+type SignResult struct {
 	// Name, Version, Repository and Digest name the version signed.
 	Name       string `json:"name"`
 	Version    string `json:"version"`
@@ -58,8 +58,8 @@ type Signed struct {
 // signature as an OCI referrer in cosign's format. It is idempotent for
 // keys: when a signature by opts.Key already verifies, nothing is signed
 // and the result says Unchanged.
-func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*Signed, error) {
-	out := &Signed{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
+func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*SignResult, error) {
+	out := &SignResult{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
 	set, err := repo.Signatures(ctx, desc)
 	if err != nil {
 		return nil, err

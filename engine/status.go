@@ -264,9 +264,9 @@ func reason(r string) string {
 	return " (" + r + ")"
 }
 
-// StatusRequest changes the status of published versions: `skillpm yank`
+// SetStatusRequest changes the status of published versions: `skillpm yank`
 // and `skillpm deprecate`.
-type StatusRequest struct {
+type SetStatusRequest struct {
 	// Ref names the versions: NAME@VERSION for a yank, NAME or
 	// NAME@RANGE for a deprecation (every version the range holds).
 	Ref string
@@ -282,7 +282,12 @@ type StatusRequest struct {
 	Sign sign.SignOptions
 }
 
-// StatusChange is one version whose status a StatusRequest set.
+// SetStatusResult is what SetStatus did, version by version.
+type SetStatusResult struct {
+	Changes []StatusChange
+}
+
+// StatusChange is one version whose status a SetStatusRequest set.
 type StatusChange struct {
 	// Name, Version and Digest name the version.
 	Name    string `json:"name"`
@@ -301,8 +306,16 @@ type StatusChange struct {
 // (and tags it, see registry.StatusTag). A yank names one exact version.
 // The signer must be a publisher of each version: with a key, one whose
 // signature of the version verifies with that key (ErrNotPublisher
-// otherwise), checked before anything is attached.
-func (e *Engine) SetStatus(ctx context.Context, r StatusRequest) ([]StatusChange, error) {
+// otherwise), checked before anything is attached. The result is never
+// nil: on a failure it holds the versions done before it.
+func (e *Engine) SetStatus(ctx context.Context, r SetStatusRequest) (*SetStatusResult, error) {
+	out, err := e.setStatuses(ctx, r)
+	return &SetStatusResult{Changes: out}, err
+}
+
+// setStatuses is SetStatus; on a failure it returns the versions done so
+// far with it.
+func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusChange, error) {
 	ref, err := source.ParseRef(r.Ref)
 	if err != nil {
 		return nil, err
@@ -382,7 +395,7 @@ func (e *Engine) checkPublisher(ctx context.Context, repo *registry.Repository, 
 	return nil
 }
 
-func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r StatusRequest) (*StatusChange, error) {
+func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r SetStatusRequest) (*StatusChange, error) {
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	cur, err := e.statusOf(ctx, repo, m)
 	if err != nil {

@@ -24,9 +24,6 @@ type UpdateRequest struct {
 // UpdateResult is what an update did.
 type UpdateResult struct {
 	*install.Result
-	// SearchedAll says the roots were every host's roots that hold the
-	// skills (no target was named).
-	SearchedAll bool
 	// NoneInstalled says no target was named and no host's roots hold
 	// any skill skillpm installed: there was nothing to update.
 	NoneInstalled bool
@@ -60,7 +57,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 			if len(r.Names) > 0 {
 				return nil, e.notInstalled(r.Names)
 			}
-			return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, SearchedAll: true, NoneInstalled: true}, nil
+			return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, NoneInstalled: true}, nil
 		}
 	}
 	m := &resolve.Manifest{File: "the receipts"}
@@ -107,7 +104,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
 	res.Roots = append(localRoots, res.Roots...)
-	return &UpdateResult{Result: res, SearchedAll: all}, nil
+	return &UpdateResult{Result: res}, nil
 }
 
 // updateLocal moves, in each root of opts, the skills installed there

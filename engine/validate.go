@@ -35,8 +35,8 @@ type ValidateRequest struct {
 	Hosts *hosts.Table
 }
 
-// Validation is what a validation found.
-type Validation struct {
+// ValidateResult is what a validation found.
+type ValidateResult struct {
 	// Mode is the mode the skills were checked in.
 	Mode skill.Mode
 	// Results are the skills, in the order of the request's directories.
@@ -62,7 +62,7 @@ type ValidateSummary struct {
 // strictly, as publish does, or leniently. Skills with errors are in the
 // result, not an error: the error is for the request (a directory to
 // search that does not exist is ErrInvalidRequest).
-func Validate(ctx context.Context, r ValidateRequest) (*Validation, error) {
+func Validate(ctx context.Context, r ValidateRequest) (*ValidateResult, error) {
 	opts := skill.Options{Mode: skill.Strict, Publish: true, Catalog: r.Catalog}
 	if r.Lenient {
 		opts = skill.Options{Mode: skill.Lenient, Catalog: r.Catalog}
@@ -101,7 +101,7 @@ func Validate(ctx context.Context, r ValidateRequest) (*Validation, error) {
 		}
 		dirs = append(dirs, found...)
 	}
-	out := &Validation{Mode: opts.Mode, Results: skill.LoadSet(ctx, dirs, opts)}
+	out := &ValidateResult{Mode: opts.Mode, Results: skill.LoadSet(ctx, dirs, opts)}
 	out.Summary = summarize(out.Results)
 	return out, nil
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/skillpm/skillpm/tiers"
 )
 
-// Verification is what Verify found: the signatures of a published
+// VerifyResult is what Verify found: the signatures of a published
 // version and the tier the trust policy gives it.
-type Verification struct {
+type VerifyResult struct {
 	// Repository and Manifest are the version verified.
 	Repository *registry.Repository
 	Manifest   *registry.Manifest
@@ -67,11 +67,11 @@ func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registr
 
 // Verify verifies every signature attached to the version r.Ref names
 // against the trust policy and returns the tier it gets, as `skillpm
-// verify` does. The Verification is returned also when the version is
+// verify` does. The VerifyResult is returned also when the version is
 // refused: not signed (ErrNotSigned), no signature verifies
 // (ErrNoVerifiedSignature), or below r.MinTier (ErrBelowMinTier); each
 // wraps tiers.ErrRefused.
-func (e *Engine) Verify(ctx context.Context, r VerifyRequest) (*Verification, error) {
+func (e *Engine) Verify(ctx context.Context, r VerifyRequest) (*VerifyResult, error) {
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return nil, invalid(fmt.Errorf("minimum tier %q: use experimental, community or verified", r.MinTier))
 	}
@@ -83,7 +83,7 @@ func (e *Engine) Verify(ctx context.Context, r VerifyRequest) (*Verification, er
 }
 
 // verifyManifest is Verify for a version already fetched.
-func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, minTier string) (*Verification, error) {
+func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, minTier string) (*VerifyResult, error) {
 	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, 
 	if err != nil {
 		return nil, err
 	}
-	out := &Verification{Repository: repo, Manifest: m, Verification: v, Audits: av, Policy: policy}
+	out := &VerifyResult{Repository: repo, Manifest: m, Verification: v, Audits: av, Policy: policy}
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if e.decides() {
 		for _, why := range v.Decision.Why {

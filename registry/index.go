@@ -10,11 +10,10 @@ import (
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
+	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
-	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/errdef"
 )
 
 // The search index artifact (artifact.md, Search index).
@@ -221,11 +220,21 @@ func (c *Client) pushArtifact(ctx context.Context, src Source, repository string
 	}
 	empty.Data = nil
 	layer.Annotations = map[string]string{ocispec.AnnotationTitle: f.title}
-	desc, err := oras.PackManifest(ctx, st, oras.PackManifestVersion1_1, f.artifactType, oras.PackManifestOptions{
-		Layers:           []ocispec.Descriptor{layer},
-		ConfigDescriptor: &empty,
+	// Written here rather than by oras.PackManifest, which adds a created
+	// time when none is given.
+	mb, err := marshalJSON(ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: f.artifactType,
+		Config:       empty,
+		Layers:       []ocispec.Descriptor{layer},
 	})
-	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+	if err != nil {
+		return fail(err)
+	}
+	desc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, mb)
+	desc.ArtifactType = f.artifactType
+	if err := pushBlob(ctx, st, desc, mb); err != nil {
 		return fail(err)
 	}
 	if err := st.Tag(ctx, desc, f.tag); err != nil {

@@ -2,10 +2,13 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // TestIndexRoundTrip builds, pushes and reads back the index of a layout
@@ -34,6 +37,21 @@ func TestIndexRoundTrip(t *testing.T) {
 	got, d2, err := freshClient(t, c).FetchIndex(ctx, src)
 	if err != nil || d1.Digest != d2.Digest {
 		t.Fatal(err, d1.Digest, d2.Digest)
+	}
+	// The manifest carries no time (oras' PackManifest would add a
+	// created annotation), so a rebuild in another second has the same
+	// digest too.
+	repo, err := c.Repository(src, IndexRepository)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := repo.fetchBytes(ctx, d1, 1<<20, "manifest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil || len(m.Annotations) != 0 || m.ArtifactType != IndexArtifactType {
+		t.Errorf("index manifest: %v, annotations %v, artifact type %q; want none and %s", err, m.Annotations, m.ArtifactType, IndexArtifactType)
 	}
 	if len(got.Skills) != 2 || got.Skills[1].Name != "web-research" {
 		t.Fatalf("index: %+v", got.Skills)

@@ -62,13 +62,13 @@ fails or is refused.`,
 // field of the request (TestRequestFields checks it).
 func (f *addFlags) request() engine.InstallRequest {
 	return engine.InstallRequest{
-		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
+		Manifest: f.manifest, Lock: f.lock, Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
 	}
 }
 
 func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	ctx := c.Context()
-	r := engine.AddRequest{Manifest: f.manifest, Lock: f.lock, NoInstall: f.noInstall, InstallRequest: f.request()}
+	r := engine.AddRequest{NoInstall: f.noInstall, InstallRequest: f.request()}
 	r.Refs = args
 	if err := f.check(); err != nil {
 		return err

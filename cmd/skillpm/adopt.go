@@ -37,14 +37,14 @@ refused: install the skill with skillpm instead.`,
 			}
 			done, err := e.Adopt(c.Context(), engine.AdoptRequest{Name: args[0]})
 			if err != nil && !g.json() {
-				_ = printAdopted(g, done) // the roots adopted before the failure
+				_ = printAdopted(g, done.Roots) // the roots adopted before the failure
 			}
 			if mapped, ok := engineErr(g, err); ok && err != nil {
 				return mapped
 			} else if err != nil {
 				return err
 			}
-			return printAdopted(g, done)
+			return printAdopted(g, done.Roots)
 		},
 	}
 	rf.register(c)

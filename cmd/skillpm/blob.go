@@ -98,7 +98,7 @@ verifies it, and 5 (refused by trust) when none does.`,
 			if len(keys) == 0 || sigPath == "" {
 				return usageErrorf(c, errors.New("--key and --signature are required"))
 			}
-			res, err := engine.VerifyBlob(c.Context(), engine.BlobVerifyRequest{File: args[0], SignatureFile: sigPath, KeyFiles: keys})
+			res, err := engine.VerifyBlob(c.Context(), engine.VerifyBlobRequest{File: args[0], SignatureFile: sigPath, KeyFiles: keys})
 			if err != nil {
 				return inputFileFlag(err)
 			}

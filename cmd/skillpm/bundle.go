@@ -68,8 +68,8 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 
 // printBundle renders what a bundle wrote: JSON, or a line per skill and
 // how to install from it.
-func printBundle(g *globals, res *engine.BundleResult, out string) error {
-	dst := res.Layout
+func printBundle(g *globals, res *engine.MirrorResult, out string) error {
+	dst := res.To
 	if g.json() {
 		j := bundleJSON{Directory: dst.String(), Skills: []mirrorVersionJSON{}}
 		for _, v := range res.Versions {

@@ -96,9 +96,9 @@ func publishedNames(ctx context.Context, g *globals) []string {
 	if err != nil {
 		return nil
 	}
-	names, err := e.SourceNames(ctx, engine.SourceNamesRequest{})
+	res, err := e.SourceNames(ctx, engine.SourceNamesRequest{})
 	if err != nil {
 		return nil
 	}
-	return names
+	return res.Names
 }

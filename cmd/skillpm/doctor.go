@@ -98,7 +98,7 @@ is listed with what to do).`,
 // doctorView words the engine's report for the command line: problems
 // with what to run about them, the built-in policy and an ambiguous host
 // spelled out.
-func doctorView(g *globals, res *engine.DoctorReport) doctorReport {
+func doctorView(g *globals, res *engine.DoctorResult) doctorReport {
 	rep := doctorReport{Schema: schemaOf("doctor"), Config: g.config().File, Host: string(res.Host), Env: res.Env,
 		Policy: res.Policy, Problems: []string{}, Registries: []doctorRegistry{}, Roots: []doctorRoot{}}
 	if rep.Config == "" {

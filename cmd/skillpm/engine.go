@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/engine"
@@ -41,6 +40,10 @@ type engineFlags struct {
 	warn func(string)
 	// item, when set, is told of each skill a PublishAll finishes.
 	item func(done, total int, it *engine.PublishItem)
+	// plan, when set, is shown the plan of an install or update before
+	// consent; ranges an update's range changes in a project.
+	plan   func([]install.Change)
+	ranges func(*engine.UpdateProjectResult)
 	// noPolicy looks for no policy file (sign, pull: they verify nothing,
 	// and a broken project manifest here is none of their business).
 	noPolicy bool
@@ -79,9 +82,9 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
 		Consent:   newTermPrompter(g, f.ask),
-		AuditTool: "skillpm " + skillpmVersion(), Getenv: os.Getenv, Link: g.config().Link,
+		AuditTool: "skillpm " + skillpmVersion(), Link: g.config().Link,
 	}
-	h := cliLog{warn: f.warn, note: g.o().Note, item: f.item}
+	h := cliLog{warn: f.warn, note: g.o().Note, item: f.item, plan: f.plan, ranges: f.ranges}
 	if h.warn == nil {
 		h.warn = warnOnce(g)
 	}
@@ -126,20 +129,23 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	return engine.Open(ctx, opts)
 }
 
-// cliLog renders the engine's events (Options.Log) on stderr: warnings
-// through warn, notes as they come, a PublishAll's finished skills through
-// item when set, the engine's decisions (why this version, why this tier:
+// cliLog renders the engine's events (Options.Log): warnings through
+// warn, notes as they come, a PublishAll's finished skills through item,
+// plans through plan and a project update's range changes through ranges
+// when set, the engine's decisions (why this version, why this tier:
 // debug records without an event) through decision when set (-v);
 // install stages are not shown.
 type cliLog struct {
 	warn, note, decision func(string)
 	item                 func(done, total int, it *engine.PublishItem)
+	plan                 func([]install.Change)
+	ranges               func(*engine.UpdateProjectResult)
 }
 
 // Enabled asks for warnings and notes, and for the debug records when
-// publish items or decisions are wanted.
+// events or decisions are wanted.
 func (h cliLog) Enabled(_ context.Context, l slog.Level) bool {
-	return l >= slog.LevelInfo || h.item != nil || h.decision != nil
+	return l >= slog.LevelInfo || h.item != nil || h.plan != nil || h.ranges != nil || h.decision != nil
 }
 
 // Handle renders one warning, note or finished publish.
@@ -152,7 +158,18 @@ func (h cliLog) Handle(_ context.Context, r slog.Record) error {
 			switch a.Key {
 			case engine.EventKey:
 				hasEvent = true
-				it, _ = a.Value.Any().(*engine.PublishItem)
+				switch v := a.Value.Any().(type) {
+				case *engine.PublishItem:
+					it = v
+				case []install.Change:
+					if h.plan != nil {
+						h.plan(v)
+					}
+				case *engine.UpdateProjectResult:
+					if h.ranges != nil {
+						h.ranges(v)
+					}
+				}
 			case "done":
 				done = int(a.Value.Int64())
 			case "total":

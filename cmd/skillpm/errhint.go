@@ -111,10 +111,11 @@ func newestVersions(vs []*semver.Version) string {
 // closeNames suggests the names src holds within a small edit distance of
 // name, as " Did you mean a, b?"; "" when it has none or cannot list.
 func closeNames(ctx context.Context, e *engine.Engine, src, name string) string {
-	names, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: src})
+	res, err := e.SourceNames(ctx, engine.SourceNamesRequest{Source: src})
 	if err != nil {
 		return ""
 	}
+	names := res.Names
 	if len(names) == 0 {
 		return " It holds no skills yet: " + emptySourceNext
 	}

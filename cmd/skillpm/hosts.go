@@ -35,10 +35,11 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 			if err != nil {
 				return err
 			}
-			views, err := e.Hosts(c.Context(), engine.HostsRequest{IDs: args})
+			res, err := e.Hosts(c.Context(), engine.HostsRequest{IDs: args})
 			if err != nil {
 				return err
 			}
+			views := res.Hosts
 			if g.json() {
 				return g.writeJSON(map[string]any{"hosts": views})
 			}

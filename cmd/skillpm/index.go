@@ -97,7 +97,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.BuildIndex(ctx, engine.IndexRequest{Source: src, Names: names, Jobs: f.jobs, Sign: sopts})
+			res, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Source: src, Names: names, Jobs: f.jobs, Sign: sopts})
 			if errors.Is(err, registry.ErrNoCatalog) {
 				return fmt.Errorf("%w: give --names FILE", err)
 			} else if err != nil && src == "" {
@@ -118,7 +118,7 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 
 // source is the source to index as an argument older releases took
 // (deprecated: a warning), else "": --registry, else the configuration's
-// registry (engine.IndexRequest.Source).
+// registry (engine.BuildIndexRequest.Source).
 func (f *indexBuildFlags) source(g *globals, args []string) (string, error) {
 	if len(args) == 0 {
 		return "", nil
@@ -131,7 +131,7 @@ func (f *indexBuildFlags) source(g *globals, args []string) (string, error) {
 }
 
 // indexOutput is index build's JSON document.
-func indexOutput(res *engine.IndexResult) indexJSON {
+func indexOutput(res *engine.BuildIndexResult) indexJSON {
 	sp := res.Sparse
 	return indexJSON{Source: res.Source.String(), Repository: res.Repository.String(), Digest: res.Descriptor.Digest.String(), Skills: res.Skills, Signature: res.Signed,
 		Sparse: &sparseJSON{Tag: sparse.Tag, Digest: sp.Descriptor.Digest.String(), Skills: sp.Skills, Changed: append([]string{}, sp.Changed...), Signature: res.SparseSigned}}

@@ -130,7 +130,7 @@ func nameSuggestion(ctx context.Context, e *engine.Engine, arg string, err error
 	}
 	names := installedNames()
 	if published, nerr := e.SourceNames(ctx, engine.SourceNamesRequest{}); nerr == nil {
-		names = append(names, published...)
+		names = append(names, published.Names...)
 	}
 	if s := suggest(arg, names); len(s) > 0 {
 		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))
@@ -166,7 +166,7 @@ func sourceErr(g *globals, registryFlag string, err error) error {
 }
 
 // printInfo renders a published version.
-func printInfo(g *globals, info *engine.Info) error {
+func printInfo(g *globals, info *engine.InfoResult) error {
 	repo, m := info.Repository, info.Manifest
 	versions := make([]string, len(info.Versions))
 	shown := make([]string, len(info.Versions))

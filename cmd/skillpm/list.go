@@ -50,7 +50,7 @@ only the names, once each.`,
 
 // printList renders what list found: the names (-q), JSON, or a table
 // with each skill's status; pending transactions as notes on stderr.
-func printList(g *globals, res *engine.Listing) error {
+func printList(g *globals, res *engine.ListResult) error {
 	items := res.Skills
 	if g.quiet && !g.json() {
 		// -q: the names only, once each, as a script wants them.

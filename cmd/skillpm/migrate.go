@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
@@ -85,13 +86,14 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 		return err
 	}
 	opts := migrate.Options{From: from, Catalog: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
-	done, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Notes: g.o().Note})
+	res, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Log: slog.New(cliLog{warn: warnOnce(g), note: g.o().Note})})
 	if errors.Is(err, engine.ErrInvalidRequest) {
 		return usageErrorf(c, err)
 	} else if err != nil {
 		return err
 	}
 	var first error
+	done := res.Skills
 	for _, m := range done {
 		if err := printMigrated(g, f.dryRun, m); err != nil {
 			if len(done) > 1 && !g.json() {

@@ -69,7 +69,7 @@ countersigned again.`,
 
 // printPromotion renders a promotion: JSON, or the countersignature, the
 // tier it gets and warnings (one when no policy rule names the signer).
-func printPromotion(g *globals, pr *engine.Promotion) error {
+func printPromotion(g *globals, pr *engine.PromoteResult) error {
 	p, out, d := pr.Policy, pr.Signed, pr.Decision
 	if g.json() {
 		return g.writeJSON(promoteJSON{signedJSON: out, Policy: policyName(p), Tier: string(d.Effective), Decision: d})

@@ -36,7 +36,7 @@ A copy links still point to is refused unless --force.`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			project := !noSave && len(rf.roots) == 0 && hasProject("")
-			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: project || rf.target().Empty()})
+			e, err := openEngine(c.Context(), g, engineFlags{rf: &rf, lenientEnv: project || rf.none()})
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ A copy links still point to is refused unless --force.`,
 				return runProjectRemove(c, g, e, opts, args)
 			}
 			done, err := e.Remove(c.Context(), engine.RemoveRequest{Names: args, Options: opts})
-			if perr := printRemovals(g, done, opts.DryRun); perr != nil {
+			if perr := printRemovals(g, done.Roots, opts.DryRun); perr != nil {
 				return perr
 			}
 			if mapped, ok := engineErr(g, err); ok {

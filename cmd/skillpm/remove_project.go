@@ -15,7 +15,7 @@ import (
 // skills need, the project's roots lose the skills and the dependencies
 // nothing else needs. Nothing is written when a root refuses.
 func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, opts install.RemoveOptions, names []string) error {
-	res, err := e.RemoveProject(c.Context(), engine.ProjectRemoveRequest{Names: names, Options: opts})
+	res, err := e.RemoveProject(c.Context(), engine.RemoveProjectRequest{Names: names, Options: opts})
 	if nip, ok := errors.AsType[*engine.NotInProjectError](err); ok {
 		msg := nip.Error()
 		if s := suggest(nip.Name, nip.Have); len(s) > 0 {
@@ -30,7 +30,7 @@ func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, opts insta
 
 // printProjectRemoval renders a removal from a project: JSON, or what
 // left the manifest and each root.
-func printProjectRemoval(g *globals, res *engine.ProjectRemoval, dryRun bool) error {
+func printProjectRemoval(g *globals, res *engine.RemoveProjectResult, dryRun bool) error {
 	type rootResult struct {
 		Root    string   `json:"root"`
 		Removed []string `json:"removed"`

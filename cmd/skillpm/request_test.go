@@ -37,16 +37,13 @@ func TestRequestFields(t *testing.T) {
 		// unset are the fields this command's flags do not set.
 		unset []string
 	}{
-		// install prints its result, not a plan before consent.
-		{"install", installCmd(g, fi), func() engine.InstallRequest { return fi.request([]string{"x"}) }, []string{"OnPlan"}},
+		{"install", installCmd(g, fi), func() engine.InstallRequest { return fi.request([]string{"x"}) }, nil},
 		// add names skills in skills.yaml (AddRequest) and installs the
-		// whole project, without git sources of its own; Manifest and
-		// Lock are AddRequest's.
-		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills", "OnPlan"}},
+		// whole project, without git sources of its own.
+		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
 		// update names installed skills or the project (UpdateRequest,
-		// ProjectUpdateRequest), never references.
-		{"update", updateCmd(g, fu), func() engine.InstallRequest { return fu.request(g, false) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
-		{"update in a project", nil, func() engine.InstallRequest { return fu.request(g, true) }, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
+		// UpdateProjectRequest, the same request), never references.
+		{"update", updateCmd(g, fu), fu.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
 	} {
 		if tc.cmd != nil {
 			setEveryFlag(t, tc.cmd)

@@ -23,6 +23,10 @@ type rootFlags struct {
 	linkc *cobra.Command
 }
 
+// none reports whether no root flag was given (--host, --scope, --root),
+// so the engine's defaults apply.
+func (f *rootFlags) none() bool { return len(f.hosts) == 0 && len(f.roots) == 0 && f.scope == "" }
+
 // registerLink adds --link to a command that installs; without it (and
 // without link: in the configuration or skills.yaml) a root keeps the
 // mode it has.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -77,14 +76,15 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, ask: f.ask})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, ask: f.ask,
+		plan: showPlan(g, project), ranges: printRangeBumps(g)})
 	if err != nil {
 		return err
 	}
 	if project {
 		return runProjectUpdate(c, g, f, e, names)
 	}
-	res, err := e.Update(ctx, engine.UpdateRequest{Names: names, InstallRequest: f.request(g, false)})
+	res, err := e.Update(ctx, engine.UpdateRequest{Names: names, InstallRequest: f.request()})
 	if err != nil {
 		return installFailure(ctx, g, e, err, false)
 	}
@@ -92,17 +92,18 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 }
 
 // request is what update passes on, in a project or not: every flag
-// that sets a field of the request (TestUpdateRequestFields checks it),
-// and the plan shown before consent (in a project not with -q).
-func (f *updateFlags) request(g *globals, project bool) engine.InstallRequest {
-	return engine.InstallRequest{
-		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
-		OnPlan: func(_ context.Context, changes []install.Change) error {
-			if !g.json() && !(project && g.quiet) {
-				printPlan(g.stdout, changes)
-			}
-			return nil
-		},
+// that sets a field of the request (TestRequestFields checks it).
+func (f *updateFlags) request() engine.InstallRequest {
+	return engine.InstallRequest{Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun}
+}
+
+// showPlan renders the plan an update reports before consent (an event
+// of the engine's log), except as JSON and, in a project, with -q.
+func showPlan(g *globals, project bool) func([]install.Change) {
+	return func(changes []install.Change) {
+		if !g.json() && !(project && g.quiet) {
+			printPlan(g.stdout, changes)
+		}
 	}
 }
 

@@ -36,10 +36,10 @@ type projectUpdateFlags struct {
 // the result is installed into the project's roots, and skills.yaml and
 // skills.lock are written together once it is.
 func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, names []string) error {
-	res, err := e.UpdateProject(c.Context(), engine.ProjectUpdateRequest{
-		Manifest: f.project.manifest, Lock: f.project.lock, Names: names, Breaking: f.project.breaking, Latest: f.project.latest,
-		OnRanges:       printRangeBumps(g),
-		InstallRequest: f.request(g, true),
+	ir := f.request()
+	ir.Manifest, ir.Lock = f.project.manifest, f.project.lock
+	res, err := e.UpdateProject(c.Context(), engine.UpdateProjectRequest{
+		Names: names, Breaking: f.project.breaking, Latest: f.project.latest, InstallRequest: ir,
 	})
 	if err != nil {
 		return projectFailure(c.Context(), g, e, err)
@@ -47,20 +47,21 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.En
 	return printProjectUpdate(g, res, f.dryRun)
 }
 
-// printRangeBumps shows each range update moves in skills.yaml, before
-// the plan.
-func printRangeBumps(g *globals) func(p *engine.Project, set map[string]string) {
-	return func(p *engine.Project, set map[string]string) {
+// printRangeBumps shows each range update moves in skills.yaml (an event
+// of the engine's log), before the plan.
+func printRangeBumps(g *globals) func(*engine.UpdateProjectResult) {
+	return func(u *engine.UpdateProjectResult) {
 		if !g.quiet && !g.json() {
-			for _, n := range slices.Sorted(maps.Keys(set)) {
-				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), set[n], p.ManifestFile)
+			p := u.Project
+			for _, n := range slices.Sorted(maps.Keys(u.Ranges)) {
+				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), u.Ranges[n], p.ManifestFile)
 			}
 		}
 	}
 }
 
 // printProjectUpdate renders an update in a project.
-func printProjectUpdate(g *globals, res *engine.ProjectUpdate, dryRun bool) error {
+func printProjectUpdate(g *globals, res *engine.UpdateProjectResult, dryRun bool) error {
 	lpath, lock := res.Project.LockFile, res.Lock
 	if g.json() {
 		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})

@@ -210,7 +210,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 }
 
 // verifyRefusal words the engine's refusal for the command line (exit 5).
-func verifyRefusal(ver *engine.Verification, arg, minTier string, verr error) error {
+func verifyRefusal(ver *engine.VerifyResult, arg, minTier string, verr error) error {
 	m := ver.Manifest
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	switch {
@@ -226,7 +226,7 @@ func verifyRefusal(ver *engine.Verification, arg, minTier string, verr error) er
 
 // printVerify renders a verification: warnings on stderr, then JSON, the
 // effective tier alone (-q), or the report.
-func printVerify(g *globals, ver *engine.Verification, minTier string) error {
+func printVerify(g *globals, ver *engine.VerifyResult, minTier string) error {
 	p, repo, m, v, av, d := ver.Policy, ver.Repository, ver.Manifest, ver.Verification, ver.Audits, ver.Decision
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if !g.quiet {

@@ -36,8 +36,11 @@ func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*engine.DepGraph,
 	if err != nil {
 		return nil, err
 	}
-	graphs, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
-	return graphs, graphsErr(g, err)
+	res, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+	if err != nil {
+		return nil, graphsErr(g, err)
+	}
+	return res.Graphs, nil
 }
 
 // engine opens the engine tree and why read with; a project's graph

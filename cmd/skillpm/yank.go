@@ -34,7 +34,7 @@ reported and ignored.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			yank := !f.undo
-			return runStatus(c, g, &f, engine.StatusRequest{Ref: args[0], Yank: &yank, Reason: f.reason})
+			return runStatus(c, g, &f, engine.SetStatusRequest{Ref: args[0], Yank: &yank, Reason: f.reason})
 		},
 	}
 	f.signFlags.register(c, false)
@@ -61,7 +61,7 @@ attached to each version.`,
   skillpm deprecate web-research "" --key publisher.key`,
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runStatus(c, g, &f, engine.StatusRequest{Ref: args[0], Deprecate: &args[1]})
+			return runStatus(c, g, &f, engine.SetStatusRequest{Ref: args[0], Deprecate: &args[1]})
 		},
 	}
 	f.signFlags.register(c, false)
@@ -72,7 +72,7 @@ attached to each version.`,
 
 // runStatus signs and attaches the status r asks for and prints each
 // version it changed.
-func runStatus(c *cobra.Command, g *globals, f *statusFlags, r engine.StatusRequest) error {
+func runStatus(c *cobra.Command, g *globals, f *statusFlags, r engine.SetStatusRequest) error {
 	ctx := c.Context()
 	opts, err := f.options(ctx, g)
 	if err != nil {
@@ -83,11 +83,11 @@ func runStatus(c *cobra.Command, g *globals, f *statusFlags, r engine.StatusRequ
 	if err != nil {
 		return err
 	}
-	out, err := e.SetStatus(ctx, r)
+	res, err := e.SetStatus(ctx, r)
 	if g.json() && err == nil {
-		return g.writeJSON(out)
+		return g.writeJSON(res.Changes)
 	}
-	for _, s := range out {
+	for _, s := range res.Changes {
 		fmt.Fprintln(g.stdout, statusLine(s))
 	}
 	return err
