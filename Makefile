@@ -60,7 +60,7 @@ staticcheck: tools
 # -race covers every package's tests except cmd/skillpm's scripts
 # (SCRIPT_TESTS): each of their ~600 `exec skillpm` is a new process running
 # one command, single-threaded apart from the fetches the root, install,
-# registry and install/api packages race-test in-process; under -race the
+# registry and api packages race-test in-process; under -race the
 # scripts took ten minutes of a loaded 2-core machine, without it a few.
 # cmd/skillpm's other tests (serve, git sources, exit codes) run with -race.
 # The corpus tests (CORPUS_TESTS: Test*Corpus*, the 870 real skills through

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -373,22 +374,13 @@ func (r *Runner) hookRead(ctx context.Context, loc Location, in *HookInput, env 
 				"to see it run: %s.", st.Control.Workflow, describeStep(st), r.command(loc, "current"))}, nil
 	}
 	args := []string{"init", name, "<task>"}
-	if root := filepath.Dir(dir); !contains(r.opts.SkillDirs, root) {
+	if root := filepath.Dir(dir); !slices.Contains(r.opts.SkillDirs, root) {
 		args = append(args, "--skills-root", root)
 	}
 	return &HookResult{Action: ActionContext, Context: fmt.Sprintf(
 		"%s is an ASF workflow: its SKILL.md declares execution.calls (%d calls). When the user asked for this skill, "+
 			"do not follow it by hand; start it with: %s (the task in quotes) and follow the step it prints, "+
 			"completing each with the command shown.", name, len(s.Execution.Calls), r.command(loc, args...))}, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // claudeOutput is the answer in Claude Code's hook format: Stop blocks with

@@ -3,6 +3,8 @@ package asf
 import (
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"io"
+	"maps"
+	"slices"
 
 	"bytes"
 	"context"
@@ -13,7 +15,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -128,7 +129,7 @@ func (c Control) MarshalJSON() ([]byte, error) {
 			}
 		}
 	}
-	for _, k := range sortedKeys(c.Steps) {
+	for _, k := range slices.Sorted(maps.Keys(c.Steps)) {
 		if !done[k] {
 			if err := write(k, c.Steps[k]); err != nil {
 				return nil, err
@@ -149,15 +150,6 @@ func encodeNoEscape(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
-func sortedKeys(m map[string]StepState) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // StepState is one step in control.steps. Status, Mode, Skill and File are

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // AddRequest is `skillpm add`: skills written into a project's manifest
@@ -62,7 +64,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	var names []string
 	var open []string // names whose range comes from the version resolved
 	for _, ref := range r.Refs {
-		name, rng, err := parseAddRef(ref)
+		name, rng, err := addArg(ref)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -194,21 +196,34 @@ func manifestRange(m *resolve.Manifest, name string) string {
 	return ""
 }
 
-// parseAddRef splits NAME[@RANGE]; the range is "" when none is given.
-// The refusals say what add takes instead.
-func parseAddRef(arg string) (name, rng string, err error) {
+// addArg reads one argument of add (source.ParseRef, the one
+// grammar): a published skill's name with an optional range, or a git
+// shorthand with an optional revision; the range is "" when none is
+// given. The refusals say what add takes instead.
+func addArg(arg string) (name, rng string, err error) {
+	ref, err := source.ParseRef(arg)
+	var se *source.SelectorError
 	switch {
-	case strings.Contains(arg, "://"):
-		return "", "", fmt.Errorf("%q is a URL: add takes published skill names (web-research@^1, ghcr.io/acme/skills/NAME@^1); git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO", arg)
-	case strings.HasPrefix(arg, ".") || strings.HasPrefix(arg, "/"):
-		return "", "", fmt.Errorf("%q is a directory: add takes published skill names; install a local skill with skillpm install %s", arg, arg)
-	}
-	name, rng, _ = strings.Cut(arg, "@")
-	if name == "" {
-		return "", "", fmt.Errorf("%q: write NAME or NAME@RANGE", arg)
-	}
-	if strings.HasPrefix(rng, "sha256:") {
+	case errors.As(err, &se) && se.Digest, err == nil && ref.Selector.Kind == source.SelectDigest:
 		return "", "", fmt.Errorf("%q: skills.yaml holds version ranges, not digests; write NAME@RANGE (the lock records the digest)", arg)
+	case errors.As(err, &se):
+		return "", "", fmt.Errorf("%q: the range %q does not parse: use ^1.2, ~1.4, \">=1.0, <2.0\", 1.x or \"*\"", arg, se.Selector)
+	case err != nil:
+		return "", "", err
+	case ref.Kind == source.RefDir:
+		return "", "", fmt.Errorf("%q is a directory: add takes published skill names; install a local skill with skillpm install %s", arg, arg)
+	case ref.Kind == source.RefGit && strings.Contains(arg, "://"):
+		return "", "", fmt.Errorf("%q is a URL: add takes published skill names (web-research@^1, ghcr.io/acme/skills/NAME@^1); git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO", arg)
+	case ref.Kind == source.RefGit:
+		// skills.yaml writes a shorthand's revision as its range.
+		name, rng = arg, ""
+		if i := strings.LastIndexByte(arg, '@'); i >= 0 {
+			name, rng = arg[:i], arg[i+1:]
+		}
+	default:
+		rng = ref.Selector.Raw
+		ref.Selector = source.Selector{}
+		name = ref.String()
 	}
 	if rng != "" {
 		if _, err := resolve.ParseRange(rng, true); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // AuditRequest is `skillpm audit`: a static audit, without executing
@@ -231,8 +232,8 @@ func isPublishedRef(arg string) bool {
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 		return false
 	}
-	ref, err := registry.ParseRef(arg)
-	return err == nil && ref.Kind != registry.KindDir
+	ref, err := source.ParseRef(arg)
+	return err == nil && ref.Kind != source.RefDir
 }
 
 // auditOne audits one directory or published version.

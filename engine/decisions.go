@@ -10,6 +10,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // Decisions say why an operation chose what it chose: why each skill is
@@ -147,7 +148,7 @@ func versionWhy(s resolve.LockedSkill, neededBy map[string][]string) string {
 }
 
 // decideRef reports why a reference's version is the one sel picked.
-func (e *Engine) decideRef(sel registry.Selector, pre bool, m *registry.Manifest) {
+func (e *Engine) decideRef(sel source.Selector, pre bool, m *registry.Manifest) {
 	if !e.decides() {
 		return
 	}
@@ -157,13 +158,13 @@ func (e *Engine) decideRef(sel registry.Selector, pre bool, m *registry.Manifest
 		releases = "pre-releases included"
 	}
 	switch sel.Kind {
-	case registry.SelectLatest:
+	case source.SelectLatest:
 		e.decide(fmt.Sprintf("%s: the newest version published (%s)", at, releases))
-	case registry.SelectRange:
+	case source.SelectRange:
 		e.decide(fmt.Sprintf("%s: the newest version the range %s admits (%s)", at, sel.Raw, releases))
-	case registry.SelectVersion:
+	case source.SelectVersion:
 		e.decide(fmt.Sprintf("%s: the version named", at))
-	case registry.SelectDigest:
+	case source.SelectDigest:
 		e.decide(fmt.Sprintf("%s: the manifest %s names", at, sel.Digest))
 	}
 }

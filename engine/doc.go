@@ -74,7 +74,7 @@
 //
 // Deliberately of another shape: CheckRefs returns only an error (the
 // checks Install makes before any I/O, for a server to answer before it
-// streams); Search returns the index's own *verified.SearchResult; Bundle
+// streams); Search returns the index's own *policycheck.SearchResult; Bundle
 // returns the *MirrorResult that Mirror does; UntrustKey shares TrustKey's
 // request and result; DependencyGraphs takes a GraphRequest (which Why's
 // request embeds) and returns a *GraphResult; LoadPolicy takes a

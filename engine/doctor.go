@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -286,10 +287,10 @@ func doctorRoot(env hosts.Env, r install.Root) DoctorRoot {
 // reachable lists a source's skills, which needs the registry to answer;
 // a registry without a catalog answered all the same.
 func (e *Engine) reachable(ctx context.Context, src string) error {
-	spec := registry.SourceSpec{}
+	spec := source.Spec{}
 	if src != "" && src != resolve.EmbeddedSource {
 		var err error
-		if spec, err = registry.ParseSource(src); err != nil {
+		if spec, err = source.Parse(src); err != nil {
 			return err
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -46,9 +46,9 @@ type Options struct {
 	// PolicyFile is read when Policy is nil; "" searches.
 	PolicyFile string
 	// Trust is the signature trust material. When it holds nothing, it
-	// is derived from the policy (verified.PolicyTrust); a program that
+	// is derived from the policy (policycheck.PolicyTrust); a program that
 	// trusts more keys, or a newer public-good root, derives it itself
-	// with verified.TrustOptions.
+	// with policycheck.TrustOptions.
 	Trust sign.VerifyOptions
 
 	// Env locates home, working directory, variables and the hosts table.
@@ -214,7 +214,7 @@ func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 		e.policy = p
 	}
 	if emptyTrust(e.trust) {
-		trust, err := verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{})
+		trust, err := policycheck.PolicyTrust(ctx, e.policy, policycheck.TrustOptions{})
 		if err != nil {
 			return nil, sign.VerifyOptions{}, err
 		}

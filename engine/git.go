@@ -14,6 +14,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // gitCache opens the cache of fetched git repositories: "git" in the
@@ -196,7 +197,7 @@ const (
 )
 
 // gitRequirements builds the skills of the manifest's git references
-// (resolve.IsGitName) and returns the manifest without them, and done,
+// (source.IsGitName) and returns the manifest without them, and done,
 // which removes their exported trees once installed. Install adds
 // each built skill at its exact version, and the lock records its commit
 // (LockedSkill.Git) and tree. A range written as the value is matched
@@ -224,7 +225,7 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 	var locals []install.Local
 	var cache *gitFetches
 	for _, r := range m.Skills {
-		if !resolve.IsGitName(r.Name) {
+		if !source.IsGitName(r.Name) {
 			out.Skills = append(out.Skills, r)
 			continue
 		}

@@ -12,13 +12,13 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 	"golang.org/x/sync/errgroup"
 )
@@ -262,14 +262,16 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		var dirs []string
 		var dirAt []int
 		for _, a := range r.Refs {
+			ref, perr := source.ParseRef(a)
+			kind := refKind(ref, perr)
 			if r.RegistryOnly {
-				if gitsource.Looks(a) {
+				if kind == source.RefGit {
 					return nil, fmt.Errorf("%w: %s: a git reference; name a skill in a registry", install.ErrUnsupportedRef, a)
 				}
 				refs = append(refs, a)
 				continue
 			}
-			if gitsource.Looks(a) {
+			if kind == source.RefGit {
 				if cache == nil {
 					if cache, err = openGitFetches(e.client.Offline()); err != nil {
 						return nil, err
@@ -284,7 +286,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 				local = append(local, ls...)
 				continue
 			}
-			if ref, err := registry.ParseRef(a); err == nil && ref.Kind == registry.KindDir {
+			if kind == source.RefDir {
 				dirAt = append(dirAt, len(local))
 				dirs = append(dirs, a)
 				local = append(local, install.Local{})
@@ -367,13 +369,11 @@ func origin(s string) string {
 func (e *Engine) CheckRefs(_ context.Context, r InstallRequest) error {
 	var refs []string
 	for _, a := range r.Refs {
-		if gitsource.Looks(a) {
-			if r.RegistryOnly {
-				return fmt.Errorf("%w: %s: a git reference; name a skill in a registry", install.ErrUnsupportedRef, a)
-			}
-			continue
-		}
-		if ref, err := registry.ParseRef(a); !r.RegistryOnly && err == nil && ref.Kind == registry.KindDir {
+		ref, perr := source.ParseRef(a)
+		switch kind := refKind(ref, perr); {
+		case kind == source.RefGit && r.RegistryOnly:
+			return fmt.Errorf("%w: %s: a git reference; name a skill in a registry", install.ErrUnsupportedRef, a)
+		case kind == source.RefGit, kind == source.RefDir && !r.RegistryOnly:
 			continue
 		}
 		refs = append(refs, a)
@@ -536,4 +536,13 @@ func newer(a, b string) bool {
 	va, errA := semver.NewVersion(a)
 	vb, errB := semver.NewVersion(b)
 	return errA == nil && errB == nil && va.GreaterThan(vb)
+}
+
+// refKind is the kind of a parsed reference, or -1 when it did not parse
+// (install.FromRefs reports why).
+func refKind(ref source.Ref, err error) source.RefKind {
+	if err != nil {
+		return -1
+	}
+	return ref.Kind
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/migrate"
+	"github.com/skillpm/skillpm/source"
 )
 
 // MigrateRequest is a migration of Hermes or OpenClaw skills into GAIA
 // skills.
 type MigrateRequest struct {
-	// Source is a skill directory, or a git reference (gitsource.Looks)
+	// Source is a skill directory, or a git reference (source.LooksGit)
 	// every skill of which is migrated.
 	Source string
 	// Options are pkg/migrate's, checked before anything is read.
@@ -49,7 +49,7 @@ func Migrate(ctx context.Context, r MigrateRequest) (*MigrateResult, error) {
 	if err := r.Options.Validate(); err != nil {
 		return nil, invalid(err)
 	}
-	if !gitsource.Looks(r.Source) {
+	if !source.LooksGit(r.Source) {
 		res, err := migrate.Run(ctx, r.Source, r.Options)
 		if err != nil {
 			return &MigrateResult{Skills: []Migrated{{Err: err}}}, nil

@@ -6,8 +6,9 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/registry/sparse"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/source"
 )
 
 // MirrorRequest is one mirror of skills from a source to another.
@@ -51,7 +52,7 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 		if err != nil {
 			return nil, err
 		}
-		opts.Verify = verified.MirrorCheck(verified.VerifyOptions{Trust: trust, Policy: policy})
+		opts.Verify = policycheck.MirrorCheck(policycheck.VerifyOptions{Trust: trust, Policy: policy})
 	}
 	res, err := e.client.Mirror(ctx, src, dst, opts)
 	if err != nil {
@@ -92,11 +93,11 @@ func openSourceArg(c *registry.Client, arg string) (registry.Source, error) {
 	if arg == "embedded" {
 		return c.Embedded(), nil
 	}
-	spec, err := registry.ParseSource(arg)
+	spec, err := source.Parse(arg)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	if spec.Kind == registry.KindName {
+	if spec.Kind == source.KindEmbedded {
 		return nil, invalid(fmt.Errorf("%q is not a source: give a registry namespace (host/namespace), oci-layout:DIR or embedded", arg))
 	}
 	return c.OpenSource(spec)

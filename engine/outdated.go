@@ -18,6 +18,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // OutdatedRequest asks which skills have newer versions, as `skillpm
@@ -154,7 +155,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 	b := e.localBuilds()
 	defer b.close()
 	for _, req := range m.Skills {
-		if resolve.IsGitName(req.Name) {
+		if source.IsGitName(req.Name) {
 			rs, err := b.project(ctx, p, req, placed.Roots)
 			if err != nil {
 				return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // PublishRequest is one publish of a skill directory.
@@ -143,7 +144,7 @@ func (e *Engine) openSource(s string) (registry.Source, error) {
 	if s == "" {
 		s = e.opts.FallbackSource
 	}
-	spec, err := registry.ParseSource(s)
+	spec, err := source.Parse(s)
 	if err != nil {
 		return nil, invalid(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -23,7 +23,7 @@ const defaultPublishJobs = 4
 // every skill a git reference holds.
 type PublishAllRequest struct {
 	// Source is the directory searched for skills, or a git reference
-	// (gitsource.Looks), whose repository (credentials removed) and commit
+	// (source.LooksGit), whose repository (credentials removed) and commit
 	// each artifact records unless NoVCS.
 	Source string
 	// Jobs bounds the skills published at once; 0 means
@@ -70,7 +70,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 	type item struct{ path, dir, source, revision string }
 	var items []item
 	out := &PublishAllResult{Source: r.Source}
-	if gitsource.Looks(r.Source) {
+	if source.LooksGit(r.Source) {
 		cache, err := gitCache(false)
 		if err != nil {
 			return nil, err

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
+	"github.com/skillpm/skillpm/source"
 )
 
 // SearchRequest is one search of a source's index.
@@ -31,7 +31,7 @@ type SearchRequest struct {
 // on this machine (the embedded registry, a layout directory) without an
 // index gets one built first; a remote one is its maintainer's to build
 // (registry.ErrNoIndex). An index built here is a note to Options.Log.
-func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchResult, error) {
+func (e *Engine) Search(ctx context.Context, r SearchRequest) (*policycheck.SearchResult, error) {
 	if r.RequireSignedIndex && r.NoVerify {
 		return nil, invalid(errors.New("requiring a signed index verifies its signatures; it cannot be combined with no verification"))
 	}
@@ -45,20 +45,20 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 	if err != nil {
 		return nil, err
 	}
-	opts := verified.SearchOptions{Limit: r.Limit, RequireSignedIndex: r.RequireSignedIndex}
+	opts := policycheck.SearchOptions{Limit: r.Limit, RequireSignedIndex: r.RequireSignedIndex}
 	if !r.NoVerify {
 		policy, trust, err := e.trustPolicy(ctx)
 		if err != nil {
 			return nil, err
 		}
-		opts.Verify = &verified.VerifyOptions{Trust: trust, Policy: policy}
+		opts.Verify = &policycheck.VerifyOptions{Trust: trust, Policy: policy}
 	}
-	res, err := verified.Search(ctx, e.client, src, r.Query, opts)
+	res, err := policycheck.Search(ctx, e.client, src, r.Query, opts)
 	// A layout's index is built on first search; one built while the
 	// layout was empty is built again, so that "holds no skills" is said
 	// only of a layout that holds none.
 	stale := err == nil && res.Indexed == 0
-	if (stale || errors.Is(err, registry.ErrNoIndex)) && strings.HasPrefix(src.String(), registry.LayoutPrefix) {
+	if spec, perr := source.Parse(src.String()); (stale || errors.Is(err, registry.ErrNoIndex)) && perr == nil && spec.Kind == source.KindLayout {
 		idx, err := e.client.BuildIndex(ctx, src, registry.IndexOptions{})
 		if err != nil {
 			return nil, err
@@ -74,7 +74,7 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*verified.SearchR
 			skills = "1 skill"
 		}
 		e.note(fmt.Sprintf("built the search index of %s (%s); skillpm index build --registry %s refreshes it", src, skills, src))
-		return verified.Search(ctx, e.client, src, r.Query, opts)
+		return policycheck.Search(ctx, e.client, src, r.Query, opts)
 	}
 	return res, err
 }

@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -17,7 +18,7 @@ type VerifyResult struct {
 	Manifest   *registry.Manifest
 	// Verification has every signature check, the verified signers and
 	// the tier decision.
-	*verified.Verification
+	*policycheck.Verification
 	// Audits are the audit attestations, verified with the same trust
 	// material; those that count feed the decision.
 	Audits *registry.AuditVerification
@@ -41,11 +42,11 @@ type VerifyRequest struct {
 // selects. A local directory is refused (ErrInvalidRequest): it is not
 // published.
 func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.Manifest, error) {
-	r, err := registry.ParseRef(ref)
+	r, err := source.ParseRef(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Kind == registry.KindDir {
+	if r.Kind == source.RefDir {
 		return nil, nil, invalid(fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", ref, ref))
 	}
 	def, err := e.openSource(e.opts.Source)
@@ -87,13 +88,13 @@ func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, 
 	if err != nil {
 		return nil, err
 	}
-	opts := verified.VerifyOptions{Trust: trust, Policy: policy}
+	opts := policycheck.VerifyOptions{Trust: trust, Policy: policy}
 	av, err := repo.VerifyAudits(ctx, m, opts.Trust)
 	if err != nil {
 		return nil, err
 	}
 	opts.AuditSigners = av.Signers()
-	v, err := verified.VerifySkill(ctx, repo, m, opts)
+	v, err := policycheck.VerifySkill(ctx, repo, m, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -36,18 +36,6 @@ type Ref struct {
 // shorthands are the hosts OWNER/REPO shorthands expand to.
 var shorthands = map[string]string{"github": "github.com", "gitlab": "gitlab.com", "codeberg": "codeberg.org"}
 
-// Looks reports whether s is written as a git reference (or a URL taken
-// as one), so that a caller sends it to [Parse] rather than reading it as
-// a registry reference or a directory. Parse may still reject it.
-func Looks(s string) bool {
-	if strings.HasPrefix(s, "git+") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") {
-		return true
-	}
-	p, _, ok := strings.Cut(s, ":")
-	_, short := shorthands[p]
-	return ok && (short || p == "bitbucket" || p == "sourcehut")
-}
-
 // Parse reads a git reference (see the package documentation).
 func Parse(s string) (*Ref, error) {
 	r, err := parse(s)

@@ -93,18 +93,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestLooks(t *testing.T) {
-	for s, want := range map[string]bool{
-		"git+https://x/y/z": true, "github:a/b": true, "https://github.com/a/b": true, "bitbucket:a/b": true,
-		"web-research@^1": false, "ghcr.io/acme/skills/fix": false, "localhost:5000/skills/fix": false,
-		"oci-layout:./bundle/fix": false, "./my-skill": false,
-	} {
-		if got := Looks(s); got != want {
-			t.Errorf("Looks(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
 func TestStripCredentials(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://user:token@github.com/a/b.git": "https://github.com/a/b.git",

@@ -12,7 +12,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -159,7 +159,7 @@ func matchPublished(ctx context.Context, root, name, declared, tree string, r *R
 		if pr.Summary.TreeHash != tree {
 			continue
 		}
-		ver, _, err := verified.VerifyWithAudits(ctx, repo, m, verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
+		ver, _, err := policycheck.VerifyWithAudits(ctx, repo, m, policycheck.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
 		if err != nil {
 			return fmt.Sprintf("its files are %s@%s (%s), whose signatures do not verify: %v", opts.Repository, m.Metadata.Version, m.Descriptor.Digest, err), nil
 		}

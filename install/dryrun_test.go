@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // TestDryRunJudgesTheLayerWritesNoRoot checks that a dry run decides
@@ -23,7 +23,7 @@ func TestDryRunJudgesTheLayerWritesNoRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, err := registry.ParseSelector("1.0.0")
+	sel, err := source.ParseSelector("1.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}

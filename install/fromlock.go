@@ -10,6 +10,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // installLocked installs exactly prev when it satisfies m: installing
@@ -56,7 +57,7 @@ func installLocked(ctx context.Context, c *registry.Client, ns resolve.Namespace
 func unrecorded(skills []resolve.LockedSkill) []string {
 	var out []string
 	for _, ls := range skills {
-		if ls.Layer == nil && ls.Git == "" && !strings.HasPrefix(ls.Source, resolve.EmbeddedSource+"/") && !strings.HasPrefix(ls.Source, registry.LayoutPrefix) {
+		if r, err := source.ParseName(ls.Source); ls.Layer == nil && ls.Git == "" && (err != nil || r.Kind == source.RefRemote) {
 			out = append(out, ls.Name)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -70,7 +70,7 @@ func checkLockedLayer(ls resolve.LockedSkill, m *registry.Manifest) error {
 // bundles verified (signatures, and audit attestations that count) with
 // the bundle each lists, read from the content cache where verification
 // just put them.
-func lockedContent(ctx context.Context, repo *registry.Repository, m *registry.Manifest, v *verified.Verification, av *registry.AuditVerification) (*resolve.LockedBlob, []resolve.LockedReferrer, error) {
+func lockedContent(ctx context.Context, repo *registry.Repository, m *registry.Manifest, v *policycheck.Verification, av *registry.AuditVerification) (*resolve.LockedBlob, []resolve.LockedReferrer, error) {
 	l := m.Layer()
 	layer := &resolve.LockedBlob{Digest: l.Digest.String(), Size: l.Size}
 	var refs []ocispec.Descriptor

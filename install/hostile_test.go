@@ -19,7 +19,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -78,7 +78,7 @@ func newHostileEnv(t *testing.T) *hostileEnv {
 	if e.policy, err = tiers.Load(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	if e.trust, err = verified.PolicyTrust(ctx, e.policy, verified.TrustOptions{NoPublicGood: true}); err != nil {
+	if e.trust, err = policycheck.PolicyTrust(ctx, e.policy, policycheck.TrustOptions{NoPublicGood: true}); err != nil {
 		t.Fatal(err)
 	}
 	if e.client, err = registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(e.work, "cache"), EmbeddedDir: filepath.Join(e.work, "embedded")}); err != nil {

@@ -21,9 +21,10 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 	"golang.org/x/sync/errgroup"
 )
@@ -47,7 +48,7 @@ type Options struct {
 	AllowAuditFindings bool
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
-	// Trust is the signature trust material (verified.PolicyTrust).
+	// Trust is the signature trust material (policycheck.PolicyTrust).
 	Trust sign.VerifyOptions
 	// Grants, Yes, AllowExperimental and Prompter are the consent inputs
 	// of tiers.GrantOptions.
@@ -164,7 +165,7 @@ type Planned struct {
 	// UnknownTools are allowed-tools entries that map to no permission;
 	// they need consent outside the verified tier.
 	UnknownTools []string `json:"unknownTools,omitempty"`
-	Verification *verified.Verification
+	Verification *policycheck.Verification
 	manifest     *registry.Manifest
 	repo         *registry.Repository
 	// local is set for a skill installed from a local directory.
@@ -669,7 +670,7 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 				lockedRefs, refsFetched, wait = prefetchLocked(gctx, repo, ls)
 				defer wait()
 			}
-			m, err := repo.Get(gctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: d}, true)
+			m, err := repo.Get(gctx, source.Selector{Kind: source.SelectDigest, Raw: ls.Digest, Digest: d}, true)
 			if err != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, err)
 			}
@@ -697,9 +698,9 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 			}
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
 			// Passing audit attestations count for policies with requireAudit.
-			vo := verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
+			vo := policycheck.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy}
 			var (
-				v  *verified.Verification
+				v  *policycheck.Verification
 				av *registry.AuditVerification
 			)
 			if refs, ok := opts.knownReferrers(ls, m); frozen || ok {
@@ -707,9 +708,9 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 					refs = lockedRefs
 					refsFetched()
 				}
-				v, av, err = verified.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
+				v, av, err = policycheck.VerifyWithAuditsFrom(gctx, repo, m, refs, vo)
 			} else {
-				v, av, err = verified.VerifyWithAudits(gctx, repo, m, vo)
+				v, av, err = policycheck.VerifyWithAudits(gctx, repo, m, vo)
 			}
 			if lerr := <-layer; err == nil && lerr != nil {
 				return fmt.Errorf("%s@%s: %w", ls.Name, ls.Version, lerr)
@@ -745,20 +746,15 @@ func prepare(ctx context.Context, c *registry.Client, ns resolve.Namespace, lock
 
 // OpenLocked opens the repository a lock entry's canonical source names.
 func OpenLocked(c *registry.Client, ls resolve.LockedSkill) (*registry.Repository, error) {
-	src := strings.TrimSuffix(ls.Source, "/"+ls.Name)
-	if src == ls.Source {
+	r, err := source.ParseName(ls.Source)
+	spec, ok := r.Spec()
+	if err != nil || !ok || r.Name != ls.Name {
 		return nil, fmt.Errorf("%s: lock source %q does not end in the skill's name", ls.Name, ls.Source)
 	}
-	var s registry.Source
-	var err error
-	switch {
-	case src == resolve.EmbeddedSource:
-		s = c.Embedded()
-	case strings.HasPrefix(src, registry.LayoutPrefix):
-		s, err = c.Layout(filepath.FromSlash(strings.TrimPrefix(src, registry.LayoutPrefix)))
-	default:
-		s, err = c.Remote(src)
+	if spec.Kind == source.KindLayout {
+		spec.Location = filepath.FromSlash(spec.Location)
 	}
+	s, err := c.OpenSource(spec)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/registry/sparse"
-	"github.com/skillpm/skillpm/registry/verified"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -47,7 +47,7 @@ func signedIndex(b *testing.B, c *registry.Client, src registry.Source, names []
 	if err != nil {
 		b.Fatal(err)
 	}
-	trust, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{NoPublicGood: true})
+	trust, err := policycheck.PolicyTrust(ctx, p, policycheck.TrustOptions{NoPublicGood: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,8 +3,10 @@ package install
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/skillpm/skillpm/hosts"
@@ -180,7 +182,7 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 		}
 		// A pending skill moved aside (or not yet in place) is listed too:
 		// it is not gone, its transaction is unfinished.
-		for _, n := range sortedKeys(mapSet(pending)) {
+		for _, n := range slices.Sorted(maps.Keys(pending)) {
 			if listed[n] {
 				continue
 			}
@@ -192,14 +194,6 @@ func ListWith(ctx context.Context, roots []Root, t *hosts.Table) ([]Listed, erro
 		}
 	}
 	return out, nil
-}
-
-func mapSet(m map[string]string) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 // sameCopy reports whether two skill folders are one copy reached by two

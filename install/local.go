@@ -13,9 +13,10 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -166,10 +167,10 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 	a := l.Artifact
 	p := &Planned{Lock: ls, Permissions: a.Skill.PermissionStrings(), Claimed: a.Skill.Claim(), local: l}
 	if repo, err := OpenLocked(c, ls); err == nil {
-		m, err := repo.Get(ctx, registry.Selector{Kind: registry.SelectDigest, Raw: ls.Digest, Digest: digest.Digest(ls.Digest)}, true)
+		m, err := repo.Get(ctx, source.Selector{Kind: source.SelectDigest, Raw: ls.Digest, Digest: digest.Digest(ls.Digest)}, true)
 		if err == nil && m.Metadata.Name == ls.Name && m.Metadata.Version == ls.Version {
 			opts.progress(Event{Stage: StageVerifying, Skill: ls.Name + "@" + ls.Version})
-			v, err := verified.VerifySkill(ctx, repo, m, verified.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
+			v, err := policycheck.VerifySkill(ctx, repo, m, policycheck.VerifyOptions{Trust: opts.Trust, Policy: opts.Policy})
 			// The content cache serves a manifest by digest whichever
 			// repository asks, so a source that never held this skill
 			// answers only here: then there is no published copy.
@@ -192,6 +193,6 @@ func prepareLocal(ctx context.Context, c *registry.Client, ls resolve.LockedSkil
 		scope = l.Repository
 	}
 	d := tiers.Evaluate(opts.Policy, scope, l.Signers, p.Claimed, tiers.EvalOptions{})
-	p.Verification = &verified.Verification{SignatureVerification: registry.SignatureVerification{Repository: repo, Manifest: a.Descriptor, Signers: l.Signers}, Decision: d}
+	p.Verification = &policycheck.Verification{SignatureVerification: registry.SignatureVerification{Repository: repo, Manifest: a.Descriptor, Signers: l.Signers}, Decision: d}
 	return p, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // hostileRoot is installed(t) in proj/.claude/skills, with a sentinel
@@ -326,7 +327,7 @@ func TestUserUpdateSaysWhereFromReceiptSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := registry.LayoutPrefix + filepath.ToSlash(layoutDir) + "/app"
+	src := source.LayoutPrefix + filepath.ToSlash(layoutDir) + "/app"
 	roots := []Root{{Host: HostClaude, Scope: ScopeUser, Dir: root}}
 	m := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: src, Range: resolve.AnyRange}}}
 	if _, err := Install(ctx, reg.client, g, m, nil, Options{Auditor: newTestAuditor(), AllowExperimental: true, Roots: roots}); err != nil {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // FromRefs turns references named by a user (on the command line or in an
@@ -13,33 +13,30 @@ import (
 // the first root so the solve keeps them, and a lock of what is installed
 // there so their versions are preferred. References that cannot be
 // installed by name (a local directory, a digest) wrap ErrUnsupportedRef;
-// malformed ones wrap registry.ErrInvalidRef.
+// malformed ones wrap source.ErrInvalidRef.
 func FromRefs(file string, refs []string, roots []Root) (*resolve.Manifest, *resolve.Lockfile, error) {
 	m := &resolve.Manifest{File: file}
 	asked := map[string]bool{}
 	for _, a := range refs {
-		ref, err := registry.ParseRef(a)
+		ref, err := source.ParseRef(a)
 		if err != nil {
 			return nil, nil, err
 		}
-		if ref.Kind == registry.KindDir {
+		switch ref.Kind {
+		case source.RefDir:
 			return nil, nil, fmt.Errorf("%w: %s: installing a local directory is not supported yet; publish it (skillpm publish %s) and install it by name", ErrUnsupportedRef, a, a)
-		}
-		name := ref.Name
-		if ref.Source != "" {
-			name = strings.TrimSuffix(ref.Source, "/") + "/" + ref.Name
-			if ref.Kind == registry.KindLayout && !strings.HasPrefix(name, registry.LayoutPrefix) {
-				name = registry.LayoutPrefix + name
-			}
+		case source.RefGit:
+			return nil, nil, fmt.Errorf("%w: %s: a git reference; name a skill in a registry", ErrUnsupportedRef, a)
 		}
 		rng := resolve.AnyRange
 		switch ref.Selector.Kind {
-		case registry.SelectVersion, registry.SelectRange:
+		case source.SelectVersion, source.SelectRange:
 			rng = ref.Selector.Raw
-		case registry.SelectDigest:
+		case source.SelectDigest:
 			return nil, nil, fmt.Errorf("%w: %s: install by digest is not supported; name a version", ErrUnsupportedRef, a)
 		}
-		m.Skills = append(m.Skills, resolve.Requirement{Name: name, Range: rng})
+		ref.Selector = source.Selector{}
+		m.Skills = append(m.Skills, resolve.Requirement{Name: ref.String(), Range: rng})
 		asked[ref.Name] = true
 	}
 	prev := &resolve.Lockfile{Version: resolve.LockVersion}

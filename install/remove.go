@@ -3,8 +3,10 @@ package install
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -67,7 +69,7 @@ func Remove(ctx context.Context, root string, names []string, opts RemoveOptions
 		return res, err
 	}
 	// The link's root is unlocked by now: the copy's root is locked alone.
-	for _, n := range sortedKeys(mapSet(links)) {
+	for _, n := range slices.Sorted(maps.Keys(links)) {
 		what, err := unlinked(ctx, filepath.Join(root, n), links[n], opts.Force, opts.LockWait, opts.hook)
 		if err != nil {
 			return res, fmt.Errorf("%s: the link is removed, but updating the copy it pointed to failed: %w", filepath.Join(root, n), err)
@@ -122,7 +124,7 @@ func removeIn(ctx context.Context, root string, names []string, opts RemoveOptio
 		}
 	}
 	res := &RemoveResult{}
-	for _, n := range sortedKeys(gone) {
+	for _, n := range slices.Sorted(maps.Keys(gone)) {
 		r, _ := rec.Get(n)
 		if live := liveLinks(r, filepath.Join(root, n)); len(live) > 0 && !opts.Force {
 			return nil, nil, fmt.Errorf("%w: %s in %s is the copy that %s link to; remove those links first", ErrLinked, n, root, strings.Join(live, ", "))
@@ -179,14 +181,5 @@ func liveLinks(r Record, dir string) []string {
 			out = append(out, l)
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/registry/sparse"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -297,7 +298,7 @@ func vouch(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repositor
 	if md.Name != ls.Name || md.Version != ls.Version {
 		tagged := "no manifest"
 		if v, err := semver.StrictNewVersion(ls.Version); err == nil {
-			if r, err := repo.Resolve(ctx, registry.Selector{Kind: registry.SelectVersion, Version: v, Raw: ls.Version}, true); err == nil {
+			if r, err := repo.Resolve(ctx, source.Selector{Kind: source.SelectVersion, Version: v, Raw: ls.Version}, true); err == nil {
 				tagged = r.Descriptor.Digest.String()
 			}
 		}

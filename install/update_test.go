@@ -6,7 +6,7 @@ import (
 
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -79,7 +79,7 @@ func equal(a, b []string) bool {
 
 func planned(name, version string, tier skill.Tier, perms []string, signers ...sign.Identity) *Planned {
 	return &Planned{Lock: resolve.LockedSkill{Name: name, Version: version, Tier: tier, Digest: "sha256:" + version},
-		Permissions: perms, Verification: &verified.Verification{SignatureVerification: registry.SignatureVerification{Signers: signers}}}
+		Permissions: perms, Verification: &policycheck.Verification{SignatureVerification: registry.SignatureVerification{Signers: signers}}}
 }
 
 func TestJobPinsAndCarriedConsent(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/pkg/archive"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/source"
 )
 
 // upToDate reports whether every root already holds exactly what lock
@@ -68,8 +68,8 @@ func refsUpToDate(ctx context.Context, ns resolve.Namespace, file string, refs [
 	// very version: otherwise installing it changes them (a dependency
 	// becomes a skill asked for, a range becomes the version).
 	for _, a := range refs {
-		ref, err := registry.ParseRef(a)
-		if err != nil || ref.Selector.Kind != registry.SelectVersion {
+		ref, err := source.ParseRef(a)
+		if err != nil || ref.Selector.Kind != source.SelectVersion {
 			return nil, nil, false
 		}
 		i := slices.IndexFunc(prev.Skills, func(ls resolve.LockedSkill) bool { return ls.Name == ref.Name })

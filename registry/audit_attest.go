@@ -48,7 +48,7 @@ type AuditVerification struct {
 }
 
 // Signers returns the distinct signers of the attestations that count, in
-// first-seen order: what verified.VerifyOptions.AuditSigners takes.
+// first-seen order: what policycheck.VerifyOptions.AuditSigners takes.
 func (a *AuditVerification) Signers() []sign.Identity {
 	if a == nil {
 		return nil
@@ -63,7 +63,7 @@ func (a *AuditVerification) Signers() []sign.Identity {
 }
 
 // VerifyAudits reads the audit attestations attached to m and verifies each
-// against trust (the same material as signatures: verified.PolicyTrust)
+// against trust (the same material as signatures: policycheck.PolicyTrust)
 // for m's digest. An attestation counts when it verifies, its verdict is pass or
 // review, and its verdict tier is at least the tier m claims (a verdict at
 // a lower tier says nothing about the stricter one). A block verdict never

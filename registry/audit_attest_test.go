@@ -32,7 +32,7 @@ func attestWith(t *testing.T, key *sign.PrivateKey, m ocispec.Descriptor, tier, 
 
 // TestVerifyAudits: attestations are read apart from signatures, and only
 // a verified pass or review at the claimed tier or above counts toward
-// requireAudit (whose policy side registry/verified tests).
+// requireAudit (whose policy side registry/policycheck tests).
 func TestVerifyAudits(t *testing.T) {
 	ctx := context.Background()
 	c := testClient(t, nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/source"
 )
 
 // benchSkills is how many skills BenchmarkPublishPull100 moves.
@@ -96,7 +97,7 @@ func BenchmarkPublishPull100(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			sel, _ := ParseSelector("1.0.0")
+			sel, _ := source.ParseSelector("1.0.0")
 			m, err := repo.Get(ctx, sel, false)
 			if err != nil {
 				return err

@@ -101,7 +101,7 @@ func (c *Client) lockSource(repository, name string) (Source, error) {
 	if src == source.Embedded {
 		return c.Embedded(), nil
 	}
-	spec, err := ParseSource(src)
+	spec, err := source.Parse(src)
 	if err != nil {
 		return nil, err
 	}

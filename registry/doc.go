@@ -7,8 +7,8 @@
 // resolver needs (dependencies, tier, permissions) so that resolution never
 // downloads a layer. [Build] makes it; [Client.Publish] pushes it.
 //
-// References ([ParseRef]) name a skill in the default source, in a remote
-// registry, in a directory of OCI layouts, or a local directory. Sources
+// References are parsed by package source (source.ParseRef), the one
+// grammar; [Client.OpenRef] opens the repository one names. Sources
 // ([Source]) are remote registry namespaces ([Client.Remote]) and
 // directories holding one OCI layout per skill ([Client.Layout]), of which
 // the embedded default registry under $XDG_DATA_HOME/skillpm/registry is
@@ -24,7 +24,7 @@
 // Signatures and audit attestations are attached, listed and verified
 // here against the trust material a caller gives; what tier their signers
 // earn under a trust policy, and the search and mirror checks that need
-// it, are in registry/verified, and the resolver's view of the registry in
+// it, are in registry/policycheck, and the resolver's view of the registry in
 // registry/catalog, so that this transport imports neither the policy nor
 // the resolver.
 //

@@ -7,14 +7,18 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/source"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these, so
 // callers classify them with errors.Is; the typed errors below carry the
 // fields a message needs.
 var (
-	// ErrInvalidRef reports a reference or source that does not parse.
-	ErrInvalidRef = errdef.New(errdef.Usage, "invalid reference")
+	// ErrInvalidRef reports a reference or source that does not parse or
+	// that the registry cannot open. It is the grammar's sentinel
+	// (source.ErrInvalidRef): a reference refused by the parser and one
+	// refused here are one error to callers.
+	ErrInvalidRef = source.ErrInvalidRef
 
 	// ErrNotFound reports a repository, version, tag or blob that does not
 	// exist, or a range that no published version satisfies.

@@ -7,28 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source"
 )
-
-func ExampleParseRef() {
-	for _, s := range []string{
-		"web-research@^1",
-		"ghcr.io/acme/skills/web-research@~1.4",
-		"oci-layout:/srv/bundle/web-research@1.2.3",
-		"./my-skill",
-	} {
-		r, err := registry.ParseRef(s)
-		if err != nil {
-			fmt.Println(err)
-			continue
-		}
-		fmt.Printf("%s: source=%q name=%q selector=%q\n", r.Kind, r.Source, r.Name, r.Selector)
-	}
-	// Output:
-	// name: source="" name="web-research" selector="^1"
-	// remote: source="ghcr.io/acme/skills" name="web-research" selector="~1.4"
-	// oci-layout: source="/srv/bundle" name="web-research" selector="1.2.3"
-	// directory: source="./my-skill" name="" selector=""
-}
 
 func ExampleBuild() {
 	a, err := registry.Build(context.Background(), "../testdata/asf/fix", registry.BuildOptions{NoVCS: true})
@@ -68,7 +48,7 @@ func ExampleClient_Publish() {
 		fmt.Println(res.Location.Repository, res.Tag, "unchanged:", res.Unchanged)
 	}
 	repo, _ := c.Repository(c.Embedded(), "fix")
-	sel, _ := registry.ParseSelector("^1")
+	sel, _ := source.ParseSelector("^1")
 	m, err := repo.Get(ctx, sel, false)
 	if err != nil {
 		fmt.Println(err)

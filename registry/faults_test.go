@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/source"
 )
 
 // faultTimeouts are small, so that the timeouts the fault tests trip
@@ -66,7 +67,7 @@ func TestFaultKinds(t *testing.T) {
 						}})
 					c := remoteClient(t, func(o *Options) { o.Timeouts = faultTimeouts })
 					repo, _ := c.Repository(remoteSourceFor(t, c, proxy.Host), "solo")
-					sel, _ := ParseSelector("^1")
+					sel, _ := source.ParseSelector("^1")
 					m, err := repo.Get(context.Background(), sel, false)
 					if err == nil {
 						_, err = repo.Pull(context.Background(), m, filepath.Join(t.TempDir(), "out"), PullOptions{})

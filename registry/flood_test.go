@@ -15,6 +15,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"oras.land/oras-go/v2/registry/remote"
 )
 
@@ -98,7 +99,7 @@ func TestVerifyFindsSignatureAmongJunkReferrers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, _ := ParseSelector("1.0.0")
+	sel, _ := source.ParseSelector("1.0.0")
 	m, err := fr.Get(ctx, sel, false)
 	if err != nil {
 		t.Fatal(err)

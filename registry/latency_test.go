@@ -12,6 +12,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/source"
 )
 
 // TestHostRequestsBound: however many goroutines ask one registry host at
@@ -86,7 +87,7 @@ func TestCachedManifestAsksNothing(t *testing.T) {
 
 	before := len(proxy.Log())
 	c2 := remoteClient(t, shared)
-	m, err := open(c2, "pinned").Get(ctx, Selector{Kind: SelectDigest, Raw: d.String(), Digest: d}, false)
+	m, err := open(c2, "pinned").Get(ctx, source.Selector{Kind: source.SelectDigest, Raw: d.String(), Digest: d}, false)
 	if err != nil || m.Descriptor.Digest != d || m.Metadata.Requires["dep"] != "^1" {
 		t.Fatalf("Get by digest = %+v, %v", m, err)
 	}
@@ -103,7 +104,7 @@ func TestCachedManifestAsksNothing(t *testing.T) {
 	// With an empty cache, a manifest by digest is one GET, no HEAD.
 	before = len(proxy.Log())
 	c5 := remoteClient(t, nil)
-	if m, err := open(c5, "pinned").Get(ctx, Selector{Kind: SelectDigest, Raw: d.String(), Digest: d}, false); err != nil || m.Descriptor.Digest != d {
+	if m, err := open(c5, "pinned").Get(ctx, source.Selector{Kind: source.SelectDigest, Raw: d.String(), Digest: d}, false); err != nil || m.Descriptor.Digest != d {
 		t.Fatalf("Get by digest, empty cache = %+v, %v", m, err)
 	}
 	if log := proxy.Log()[before:]; len(log) != 1 || !strings.HasPrefix(log[0], "GET ") {

@@ -45,7 +45,7 @@ type MirrorOptions struct {
 	// Verify, when set, verifies every version at the source before it is
 	// copied: a version it refuses (no signature verifies for it) or, with
 	// MinTier, whose effective tier is lower is not copied. Package
-	// registry/verified makes one from a trust policy.
+	// registry/policycheck makes one from a trust policy.
 	Verify VersionCheck
 	// MinTier refuses versions whose effective tier is below it; it needs
 	// Verify.

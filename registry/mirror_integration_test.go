@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/source"
 	"oras.land/oras-go/v2/content"
 )
 
@@ -128,7 +129,7 @@ func TestMirrorRepairsReferrersIndex(t *testing.T) {
 		t.Helper()
 		fc := freshClient(t, c)
 		repo, _ := fc.Repository(dst, names[0])
-		sel, _ := ParseSelector("1.0.0")
+		sel, _ := source.ParseSelector("1.0.0")
 		m, err := repo.Get(ctx, sel, false)
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +149,7 @@ func TestMirrorRepairsReferrersIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, _ := ParseSelector("1.0.0")
+	sel, _ := source.ParseSelector("1.0.0")
 	m, err := repo.Get(ctx, sel, false)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // mirrorSkills is how many skills the mirror tests carry.
@@ -100,7 +101,7 @@ func checkMirrored(t *testing.T, c *Client, src, dst Source, names []string, tru
 	parallel(t, names, func(name string) error {
 		sr, _ := c.Repository(src, name)
 		dr, _ := fresh.Repository(dst, name)
-		sel, _ := ParseSelector("1.0.0")
+		sel, _ := source.ParseSelector("1.0.0")
 		sm, err := sr.Get(ctx, sel, false)
 		if err != nil {
 			return err
@@ -129,7 +130,7 @@ func checkMirrored(t *testing.T, c *Client, src, dst Source, names []string, tru
 
 // signedBy is the check Mirror runs in these tests: a version is copied
 // when a signature under trust verifies for it. (What tier the signers
-// earn is registry/verified's MirrorCheck, tested there.)
+// earn is registry/policycheck's MirrorCheck, tested there.)
 func signedBy(trust sign.VerifyOptions) VersionCheck {
 	return func(ctx context.Context, repo *Repository, version string, m *Manifest) (skill.Tier, error) {
 		v, err := repo.VerifySignatures(ctx, m, trust)
@@ -219,7 +220,7 @@ func TestMirrorBothWays(t *testing.T) {
 		pub := publisher.PublicKeyPEM()
 		for _, src := range []Source{apiSrc, back} {
 			r, _ := c.Repository(src, names[3])
-			sel, _ := ParseSelector("1.0.0")
+			sel, _ := source.ParseSelector("1.0.0")
 			m, err := r.Get(ctx, sel, false)
 			if err != nil {
 				t.Fatal(err)
@@ -305,7 +306,7 @@ func TestMirrorVerifyRefusesTampered(t *testing.T) {
 	// tamper-001: the same version re-published with other files; the
 	// original's signature attached to it.
 	repo, _ := c.Repository(src, names[1])
-	sel, _ := ParseSelector("1.0.0")
+	sel, _ := source.ParseSelector("1.0.0")
 	orig, err := repo.Get(ctx, sel, false)
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +331,7 @@ func TestMirrorVerifyRefusesTampered(t *testing.T) {
 	}
 
 	c = freshClient(t, c)
-	src, _ = c.Layout(strings.TrimPrefix(src.String(), LayoutPrefix))
+	src, _ = c.Layout(strings.TrimPrefix(src.String(), source.LayoutPrefix))
 	dst, _ := c.Layout(filepath.Join(t.TempDir(), "dst"))
 	res, err := c.Mirror(ctx, src, dst, MirrorOptions{Verify: signedBy(trustKeys(publisher, auditor))})
 	if err != nil || res.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/source"
 )
 
 // Pull mirrors (Options.Mirrors) serve copies of a registry's content, as
@@ -55,8 +56,8 @@ func validateMirrors(m map[string][]string) error {
 			return fmt.Errorf("%w: Mirrors: %q is not a registry host (host or host:port)", ErrInvalidOptions, host)
 		}
 		for _, spec := range list {
-			ss, err := ParseSource(spec)
-			if err != nil || ss.Kind != KindRemote {
+			ss, err := source.Parse(spec)
+			if err != nil || ss.Kind != source.KindRemote {
 				return fmt.Errorf("%w: Mirrors: %s: %q is not a registry (host[:port][/prefix])", ErrInvalidOptions, host, spec)
 			}
 			if strings.EqualFold(ss.Host(), host) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/source"
 )
 
 // TestMirrorFallback pulls through two real registries holding the same
@@ -47,7 +48,7 @@ func TestMirrorFallback(t *testing.T) {
 			o.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		})
 		repo, _ := c.Repository(remoteSourceFor(t, c, originHost), "solo")
-		sel, _ := ParseSelector("1.0.0")
+		sel, _ := source.ParseSelector("1.0.0")
 		m, err := repo.Get(context.Background(), sel, false)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/source"
 )
 
 // TestOrasPullsSkillpmArtifact: the oras CLI pulls what skillpm published,
@@ -92,7 +93,7 @@ func TestSkillpmReadsOrasPush(t *testing.T) {
 
 	c := remoteClient(t, nil)
 	repo, _ := c.Repository(remoteSourceFor(t, c, reg.Host), "oras-made")
-	sel, _ := ParseSelector("^2")
+	sel, _ := source.ParseSelector("^2")
 	m, err := repo.Get(ctx, sel, false)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 )
@@ -310,7 +311,7 @@ func exerciseReferrers(t *testing.T, c *Client, src Source, check func(*testing.
 		}
 		c2 := freshClient(t, c)
 		repo2, _ := c2.Repository(src, "alpha")
-		sel, _ := ParseSelector("1.0.0")
+		sel, _ := source.ParseSelector("1.0.0")
 		m2, err := repo2.Get(ctx, sel, false)
 		if err != nil {
 			t.Fatal(err)

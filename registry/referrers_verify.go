@@ -44,7 +44,7 @@ type SignatureCheck struct {
 
 // SignatureVerification is what [Repository.VerifySignatures] found: every
 // signature with its outcome and the verified signers. What tier they earn
-// is the trust policy's to say (package registry/verified), not the
+// is the trust policy's to say (package registry/policycheck), not the
 // transport's.
 type SignatureVerification struct {
 	// Repository is the canonical repository policies are matched

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/internal/registrytest"
+	"github.com/skillpm/skillpm/source"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 )
 
@@ -77,7 +78,7 @@ func TestRemoteSurvivesFaults(t *testing.T) {
 	// A fresh client: nothing cached in memory or on disk.
 	c2 := remoteClient(t, func(o *Options) { o.Timeouts.Stall = 300 * time.Millisecond })
 	repo, _ := c2.Repository(remoteSourceFor(t, c2, proxy.Host), "flaky")
-	sel, _ := ParseSelector("^1")
+	sel, _ := source.ParseSelector("^1")
 	res, err := repo.Resolve(ctx, sel, false)
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +333,7 @@ func TestProgress(t *testing.T) {
 	a := build(t, dir)
 	publish(t, c, src, dir, PublishOptions{})
 	repo, _ := c.Repository(src, "shown")
-	sel, _ := ParseSelector("1.0.0")
+	sel, _ := source.ParseSelector("1.0.0")
 	m, err := repo.Get(context.Background(), sel, false)
 	if err != nil {
 		t.Fatal(err)
@@ -377,7 +378,7 @@ func TestVerifyRequests(t *testing.T) {
 			}
 		}
 	}
-	sel, err := ParseSelector("^1")
+	sel, err := source.ParseSelector("^1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestVerifyRequests(t *testing.T) {
 	}
 	resolved := len(proxy.Log())
 	for _, g := range all {
-		// What verified.VerifyWithAudits asks: one listing, then the
+		// What policycheck.VerifyWithAudits asks: one listing, then the
 		// audits and the signatures among it.
 		refs, err := g.repo.Referrers(ctx, g.m.Descriptor, "")
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/source"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	orasregistry "oras.land/oras-go/v2/registry"
@@ -44,7 +45,7 @@ func (c *Client) Repository(src Source, name string) (*Repository, error) {
 
 // OpenRef returns the repository a reference names; def is the source for
 // bare names (nil: the embedded registry).
-func (c *Client) OpenRef(ref Ref, def Source) (*Repository, error) {
+func (c *Client) OpenRef(ref source.Ref, def Source) (*Repository, error) {
 	src, err := c.SourceFor(ref, def)
 	if err != nil {
 		return nil, err
@@ -203,8 +204,8 @@ type Resolved struct {
 // newest version a range allows, the newest release, or a digest.
 // Pre-releases are candidates only when the range names one or pre is
 // true. Nothing matching is ErrNotFound, with the versions available.
-func (r *Repository) Resolve(ctx context.Context, sel Selector, pre bool) (Resolved, error) {
-	if sel.Kind == SelectDigest {
+func (r *Repository) Resolve(ctx context.Context, sel source.Selector, pre bool) (Resolved, error) {
+	if sel.Kind == source.SelectDigest {
 		st, err := r.reader(ctx)
 		if err != nil {
 			return Resolved{}, err
@@ -228,8 +229,8 @@ func (r *Repository) Resolve(ctx context.Context, sel Selector, pre bool) (Resol
 
 // pick returns the version a (non-digest) selector names. An exact version
 // needs no request; a range or the newest release needs the tag list.
-func (r *Repository) pick(ctx context.Context, sel Selector, pre bool) (*semver.Version, error) {
-	if sel.Kind == SelectVersion {
+func (r *Repository) pick(ctx context.Context, sel source.Selector, pre bool) (*semver.Version, error) {
+	if sel.Kind == source.SelectVersion {
 		return sel.Version, nil
 	}
 	vs, err := r.Versions(ctx)
@@ -237,7 +238,7 @@ func (r *Repository) pick(ctx context.Context, sel Selector, pre bool) (*semver.
 		return nil, err
 	}
 	for _, v := range slices.Backward(vs) {
-		if sel.Kind == SelectRange {
+		if sel.Kind == source.SelectRange {
 			cs := *sel.Range
 			cs.IncludePrerelease = pre
 			if !cs.Check(v) {
@@ -249,7 +250,7 @@ func (r *Repository) pick(ctx context.Context, sel Selector, pre bool) (*semver.
 		return v, nil
 	}
 	what := sel.Raw
-	if sel.Kind == SelectLatest {
+	if sel.Kind == source.SelectLatest {
 		what = "a release"
 	}
 	return nil, r.noMatch(ctx, what)
@@ -343,7 +344,7 @@ func (r *Repository) Manifest(ctx context.Context, desc ocispec.Descriptor) (*Ma
 
 // Metadata returns the manifest of version v: what the resolver reads.
 func (r *Repository) Metadata(ctx context.Context, v *semver.Version) (*Manifest, error) {
-	return r.Get(ctx, Selector{Kind: SelectVersion, Version: v, Raw: v.Original()}, true)
+	return r.Get(ctx, source.Selector{Kind: source.SelectVersion, Version: v, Raw: v.Original()}, true)
 }
 
 // Get resolves sel (see Resolve) and returns the manifest, checked to
@@ -352,13 +353,13 @@ func (r *Repository) Metadata(ctx context.Context, v *semver.Version) (*Manifest
 // trusting it would let one skill pass for another. Against a registry,
 // a tag not seen before costs one GET (manifest by tag), not a HEAD and a
 // GET.
-func (r *Repository) Get(ctx context.Context, sel Selector, pre bool) (*Manifest, error) {
+func (r *Repository) Get(ctx context.Context, sel source.Selector, pre bool) (*Manifest, error) {
 	var (
 		m   *Manifest
 		v   *semver.Version
 		err error
 	)
-	if sel.Kind == SelectDigest {
+	if sel.Kind == source.SelectDigest {
 		// A manifest already read (while resolving, say) needs no request.
 		r.c.mu.Lock()
 		m = r.c.manifests[sel.Digest]

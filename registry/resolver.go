@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/source"
 )
 
 // ResolverSource adapts a Client to the resolver's view of a source:
@@ -26,12 +27,9 @@ type ResolverSource struct {
 // Repository opens the repository a solver name stands for: a bare name
 // in Default, a name with a registry or layout in it there.
 func (s ResolverSource) Repository(name string) (*Repository, error) {
-	ref, err := ParseRef(name)
+	ref, err := source.ParseName(name)
 	if err != nil {
-		return nil, err
-	}
-	if ref.Kind == KindDir || ref.Selector.Kind != SelectLatest {
-		return nil, fmt.Errorf("%w: %q: a dependency name is NAME or REGISTRY/NAMESPACE/NAME, without a version", ErrInvalidRef, name)
+		return nil, fmt.Errorf("%w: a dependency name is NAME or REGISTRY/NAMESPACE/NAME, without a version", err)
 	}
 	return s.Client.OpenRef(ref, s.Default)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/source"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/oci"
 	orasregistry "oras.land/oras-go/v2/registry"
@@ -74,11 +75,11 @@ type Names interface {
 // "ghcr.io/acme/skills" or "127.0.0.1:5000". Plain HTTP follows
 // Options.PlainHTTP and PlainHTTPHosts.
 func (c *Client) Remote(spec string) (Source, error) {
-	ss, err := ParseSource(spec)
+	ss, err := source.Parse(spec)
 	if err != nil {
 		return nil, err
 	}
-	if ss.Kind != KindRemote {
+	if ss.Kind != source.KindRemote {
 		return nil, fmt.Errorf("%w: %q is not a registry (host/namespace)", ErrInvalidRef, spec)
 	}
 	host := ss.Host()
@@ -106,34 +107,35 @@ func (c *Client) Embedded() Source {
 	return &layoutSource{c: c, dir: c.opts.EmbeddedDir}
 }
 
-// OpenSource returns the source a SourceSpec names; KindName means the
-// embedded registry.
-func (c *Client) OpenSource(s SourceSpec) (Source, error) {
+// OpenSource returns the source a source.Spec names.
+func (c *Client) OpenSource(s source.Spec) (Source, error) {
 	switch s.Kind {
-	case KindName:
+	case source.KindEmbedded:
 		return c.Embedded(), nil
-	case KindRemote:
+	case source.KindRemote:
 		return c.Remote(s.Location)
-	case KindLayout:
+	case source.KindLayout:
 		return c.Layout(s.Location)
 	}
 	return nil, fmt.Errorf("%w: a %s is not a source", ErrInvalidRef, s.Kind)
 }
 
 // SourceFor returns the source of a reference: def for a bare name, the
-// registry or layout directory it names otherwise. def nil means the
-// embedded registry.
-func (c *Client) SourceFor(ref Ref, def Source) (Source, error) {
-	switch ref.Kind {
-	case KindName:
+// registry, layout directory or embedded registry it names otherwise. def
+// nil means the embedded registry. A directory or a git reference has no
+// source here: it is not a published skill.
+func (c *Client) SourceFor(ref source.Ref, def Source) (Source, error) {
+	if ref.Kind == source.RefName {
 		if def == nil {
 			def = c.Embedded()
 		}
 		return def, nil
-	case KindRemote:
-		return c.Remote(ref.Source)
-	case KindLayout:
-		return c.Layout(ref.Source)
+	}
+	if spec, ok := ref.Spec(); ok {
+		return c.OpenSource(spec)
+	}
+	if ref.Kind == source.RefGit {
+		return nil, fmt.Errorf("%w: %s is a git reference, not a published skill", ErrInvalidRef, ref.Source)
 	}
 	return nil, fmt.Errorf("%w: %s is a local directory, not a published skill", ErrInvalidRef, ref.Source)
 }
@@ -192,10 +194,10 @@ type layoutSource struct {
 	dir string
 }
 
-func (s *layoutSource) String() string { return LayoutPrefix + s.dir }
+func (s *layoutSource) String() string { return source.LayoutPrefix + s.dir }
 
 func (s *layoutSource) Locate(name string) Location {
-	return Location{Registry: LayoutPrefix + s.dir, Repository: name}
+	return Location{Registry: source.LayoutPrefix + s.dir, Repository: name}
 }
 
 func (s *layoutSource) path(name string) (string, error) {

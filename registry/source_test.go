@@ -11,6 +11,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/pkg/archive"
+	"github.com/skillpm/skillpm/source"
 )
 
 // exerciseSource runs the publish / list / resolve / pull / immutability
@@ -69,7 +70,7 @@ func exerciseSource(t *testing.T, c *Client, src Source) {
 			{"", false, "2.0.0"},
 			{"*", false, "2.0.0"},
 		} {
-			sel, err := ParseSelector(tc.sel)
+			sel, err := source.ParseSelector(tc.sel)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,19 +90,19 @@ func exerciseSource(t *testing.T, c *Client, src Source) {
 			}
 		}
 		for _, bad := range []string{"^3", "1.1.0"} {
-			sel, _ := ParseSelector(bad)
+			sel, _ := source.ParseSelector(bad)
 			_, err := repo.Resolve(ctx, sel, false)
 			if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "available: 1.0.0") {
 				t.Errorf("Resolve(%q) = %v, want ErrNotFound listing versions", bad, err)
 			}
 		}
 		// By digest.
-		res, _ := repo.Resolve(ctx, Selector{Kind: SelectVersion, Version: semver.MustParse("1.2.0")}, false)
-		byDigest, err := repo.Resolve(ctx, Selector{Kind: SelectDigest, Digest: res.Descriptor.Digest}, false)
+		res, _ := repo.Resolve(ctx, source.Selector{Kind: source.SelectVersion, Version: semver.MustParse("1.2.0")}, false)
+		byDigest, err := repo.Resolve(ctx, source.Selector{Kind: source.SelectDigest, Digest: res.Descriptor.Digest}, false)
 		if err != nil || byDigest.Descriptor.Digest != res.Descriptor.Digest {
 			t.Errorf("Resolve(digest) = %v, %v", byDigest, err)
 		}
-		m, err := repo.Get(ctx, Selector{Kind: SelectDigest, Digest: res.Descriptor.Digest}, false)
+		m, err := repo.Get(ctx, source.Selector{Kind: source.SelectDigest, Digest: res.Descriptor.Digest}, false)
 		if err != nil || m.Metadata.Version != "1.2.0" {
 			t.Errorf("Get(digest) = %v, %v", m, err)
 		}
@@ -141,7 +142,7 @@ func exerciseSource(t *testing.T, c *Client, src Source) {
 	})
 
 	t.Run("pull", func(t *testing.T) {
-		sel, _ := ParseSelector("^1")
+		sel, _ := source.ParseSelector("^1")
 		res, err := repo.Resolve(ctx, sel, false)
 		if err != nil {
 			t.Fatal(err)
@@ -214,7 +215,7 @@ func exerciseSource(t *testing.T, c *Client, src Source) {
 			t.Errorf("forced publish replaced %v, want %s", forced.Replaced, res.Descriptor.Digest)
 		}
 		r2, _ := c.Repository(src, name)
-		got, err := r2.Resolve(ctx, Selector{Kind: SelectVersion, Version: semver.MustParse("1.2.0")}, false)
+		got, err := r2.Resolve(ctx, source.Selector{Kind: source.SelectVersion, Version: semver.MustParse("1.2.0")}, false)
 		if err != nil || got.Descriptor.Digest != forced.Descriptor.Digest {
 			t.Errorf("after --force, 1.2.0 resolves to %v (%v), want %s", got.Descriptor.Digest, err, forced.Descriptor.Digest)
 		}
@@ -250,7 +251,7 @@ func TestLayoutSourceRef(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "oem-skill", "oci-layout")); err != nil {
 		t.Fatalf("no OCI layout written: %v", err)
 	}
-	ref, err := ParseRef("oci-layout:" + dir + "/oem-skill@^1")
+	ref, err := source.ParseRef("oci-layout:" + dir + "/oem-skill@^1")
 	if err != nil {
 		t.Fatal(err)
 	}

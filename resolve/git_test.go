@@ -3,6 +3,8 @@ package resolve
 import (
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/source"
 )
 
 func TestManifestGitNames(t *testing.T) {
@@ -10,10 +12,10 @@ func TestManifestGitNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Skills) != 3 || !IsGitName(m.Skills[2].Name) || m.Skills[1].Name != "git+https://example.com/acme/skills#skills/pdf" || m.Skills[1].Range != "^1" {
+	if len(m.Skills) != 3 || !source.IsGitName(m.Skills[2].Name) || m.Skills[1].Name != "git+https://example.com/acme/skills#skills/pdf" || m.Skills[1].Range != "^1" {
 		t.Errorf("%+v", m.Skills)
 	}
-	if IsGitName("fix") || IsGitName("ghcr.io/acme/skills/fix") || IsGitName("https://github.com/a/b") {
+	if source.IsGitName("fix") || source.IsGitName("ghcr.io/acme/skills/fix") || source.IsGitName("https://github.com/a/b") {
 		t.Error("IsGitName accepts a registry name")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/internal/yamlstrict"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/source"
 	"gopkg.in/yaml.v3"
 )
 
@@ -314,7 +315,7 @@ func (p *fileParser) lockEntry(e *yaml.Node) (LockedSkill, error) {
 			return s, p.errAt(at("tree"), fmt.Sprintf("%s: tree %q is not a digest", s.Name, s.Tree), "")
 		}
 	}
-	if s.Git != "" && !IsGitName(s.Git) {
+	if s.Git != "" && !source.IsGitName(s.Git) {
 		return s, p.errAt(at("git"), fmt.Sprintf("%s: git %q is not a git reference", s.Name, s.Git), "")
 	}
 	for dep, v := range s.Dependencies {

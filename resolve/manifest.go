@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/yamlstrict"
+	"github.com/skillpm/skillpm/source"
 	"gopkg.in/yaml.v3"
 )
 
@@ -444,11 +445,11 @@ func (p *fileParser) checkName(k *yaml.Node) error {
 	if k.Kind != yaml.ScalarNode || k.Value == "" {
 		return p.errAt(k, "a skill name must be a string, found "+kindName(k), "")
 	}
-	if IsGitName(k.Value) {
+	if source.IsGitName(k.Value) {
 		// Git references are read by the installer, which builds them.
 		return nil
 	}
-	if _, _, err := splitRef(k.Value); err != nil {
+	if _, err := parseName(k.Value); err != nil {
 		msg := strings.TrimPrefix(err.Error(), ErrInvalidName.Error()+": ")
 		return p.errAt(k, "bad skill name "+msg, "")
 	}
@@ -491,17 +492,4 @@ func kindName(n *yaml.Node) string {
 		return "the number " + n.Value
 	}
 	return n.Value
-}
-
-// IsGitName reports whether a manifest name is a git reference
-// (git+https://…, git+ssh://…, git+file://…, github:OWNER/REPO…). The
-// installer resolves those to commits and builds their skills; the lock
-// records each skill's commit (LockedSkill.Git).
-func IsGitName(name string) bool {
-	for _, p := range []string{"git+", "github:", "gitlab:", "codeberg:"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
 }

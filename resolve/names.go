@@ -1,10 +1,10 @@
 package resolve
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/source"
 )
 
@@ -12,9 +12,6 @@ import (
 // spelled as package tiers spells it in canonical repository strings
 // ("embedded/web-research").
 const EmbeddedSource = source.Embedded
-
-// layoutPrefix starts a source stored as OCI image layouts on disk.
-const layoutPrefix = source.LayoutPrefix
 
 // Namespace turns the skill names people write into the names the solver
 // works on, so that one name means one repository everywhere in a solve.
@@ -64,49 +61,18 @@ func CanonicalSource(spec, dir string) (string, error) {
 	return s, nil
 }
 
-// splitRef splits a reference without a version into its source and skill
-// name: ("", "fix") for a bare name. It checks the shape only; whether the
-// source exists is the registry's business.
-func splitRef(ref string) (src, name string, err error) {
-	bad := func(hint string) (string, string, error) {
-		return "", "", fmt.Errorf("%w: %q: %s", ErrInvalidName, ref, hint)
-	}
-	if strings.Contains(ref, "@") {
-		return bad("a skill name carries no version; write the range as its own value")
-	}
-	i := strings.LastIndexByte(ref, '/')
-	if i < 0 {
-		if strings.HasPrefix(ref, layoutPrefix) {
-			return bad("write oci-layout:DIR/NAME")
+// parseName reads a skill name as skills.yaml and skill dependencies
+// write it (source.ParseName, the one grammar), as ErrInvalidName.
+func parseName(ref string) (source.Ref, error) {
+	r, err := source.ParseName(ref)
+	if err != nil {
+		var re *source.RefError
+		if errors.As(err, &re) {
+			return r, fmt.Errorf("%w: %q: %s", ErrInvalidName, ref, re.Reason)
 		}
-		if !skill.ValidName(ref) {
-			return bad("not a skill name (lower-case letters and digits in words joined by single hyphens)")
-		}
-		return "", ref, nil
+		return r, fmt.Errorf("%w: %w", ErrInvalidName, err)
 	}
-	src, name = ref[:i], ref[i+1:]
-	if !skill.ValidName(name) {
-		return bad(fmt.Sprintf("%q is not a skill name (lower-case letters and digits in words joined by single hyphens)", name))
-	}
-	if strings.HasPrefix(src, layoutPrefix) {
-		if src == layoutPrefix {
-			return bad("write oci-layout:DIR/NAME")
-		}
-		return src, name, nil
-	}
-	if src == EmbeddedSource {
-		return src, name, nil
-	}
-	host, _, _ := strings.Cut(src, "/")
-	if !source.LooksLikeHost(host) {
-		return bad("a reference with a registry starts with a host (ghcr.io/acme/skills/NAME, localhost:5000/NAME)")
-	}
-	for _, seg := range strings.Split(src, "/") {
-		if seg == "" || strings.ContainsAny(seg, " \t") {
-			return bad("empty or blank path element")
-		}
-	}
-	return src, name, nil
+	return r, nil
 }
 
 // Key returns the solver name of a skill written as a bare name ("fix",
@@ -114,18 +80,15 @@ func splitRef(ref string) (src, name string, err error) {
 // "oci-layout:./bundle/fix", "embedded/fix"). A reference into Default
 // comes back bare, so both spellings are one skill.
 func (n Namespace) Key(ref string) (string, error) {
-	src, name, err := splitRef(ref)
+	r, err := parseName(ref)
 	if err != nil {
 		return "", err
 	}
-	if src == "" {
-		return name, nil
+	spec, ok := r.Spec()
+	if !ok {
+		return r.Name, nil
 	}
-	src, err = CanonicalSource(src, n.Dir)
-	if err != nil {
-		return "", fmt.Errorf("%w: %q: a reference with a registry starts with a host", ErrInvalidName, ref)
-	}
-	return n.join(src, name), nil
+	return n.join(spec.Canonical(n.Dir), r.Name), nil
 }
 
 func (n Namespace) join(src, name string) string {
@@ -141,13 +104,13 @@ func (n Namespace) join(src, name string) string {
 // "code" needed by "ghcr.io/acme/skills/fix" is "ghcr.io/acme/skills/code"
 // whatever Default holds.
 func (n Namespace) Qualify(dependent, dep string) (string, error) {
-	src, name, err := splitRef(dep)
+	r, err := parseName(dep)
 	if err != nil {
 		return "", err
 	}
-	if src == "" {
+	if r.Kind == source.RefName {
 		dsrc, _ := n.Split(dependent)
-		return n.join(dsrc, name), nil
+		return n.join(dsrc, r.Name), nil
 	}
 	return n.Key(dep)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/skillpm/skillpm/internal/reftable"
 	"github.com/skillpm/skillpm/tiers"
 )
 
@@ -120,6 +121,24 @@ func TestCanonicalSource(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("CanonicalSource(%q, %q) = %q, %v; want %q", tt.spec, tt.dir, got, err, tt.want)
+		}
+	}
+}
+
+// TestRefTableNames checks the name column of the reference grammar's
+// table: what a skills.yaml name or a dependency becomes.
+func TestRefTableNames(t *testing.T) {
+	ns := Namespace{Dir: "/proj"}
+	for _, row := range reftable.Read(t, filepath.Join("..", "source", "testdata", "refs.tsv")) {
+		got, err := ns.Key(row.Form)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidName) {
+				t.Errorf("Key(%q): %v does not wrap ErrInvalidName", row.Form, err)
+			}
+			got = "err"
+		}
+		if got != row.Name {
+			t.Errorf("refs.tsv:%d: Key(%q) = %s, the table says %s", row.Line, row.Form, got, row.Name)
 		}
 	}
 }

@@ -2,7 +2,8 @@ package resolve
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -455,7 +456,7 @@ func (r *reporter) hint() ([]string, string) {
 			pubSet[r.name(e.depender)] = true
 		}
 	}
-	reqs, pubs := sortedKeys(reqSet), sortedKeys(pubSet)
+	reqs, pubs := slices.Sorted(maps.Keys(reqSet)), slices.Sorted(maps.Keys(pubSet))
 	switch {
 	case len(reqs) > 0 && len(pubs) > 0:
 		return reqs, "Loosen or change the requirement on " + joinList(reqs, "or") +
@@ -496,15 +497,6 @@ func (r *reporter) render(hint string) string {
 		b.WriteString("\n" + hint + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // joinList writes "a", "a or b", "a, b or c".

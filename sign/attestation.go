@@ -13,8 +13,6 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
 	"google.golang.org/protobuf/encoding/protojson"
-
-	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // Attestations are in-toto statements about a manifest digest that carry a
@@ -22,11 +20,6 @@ import (
 // verdict, say). They are signed and bundled exactly as signatures are, so
 // the same trust material verifies them; VerifyOptions.PredicateType keeps
 // the two kinds apart in both directions.
-
-// ErrInvalidPredicate is returned by AttestationStatement and
-// SignStatement for an empty predicate type or a predicate that is not a
-// JSON object.
-var ErrInvalidPredicate = errdef.New(errdef.Validation, "invalid in-toto predicate")
 
 // AttestationStatement returns the in-toto Statement v1 that SignStatement
 // signs: the subject of Statement (the manifest digest, annotations always

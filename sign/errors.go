@@ -101,3 +101,8 @@ func (f Failure) Error() string { return fmt.Sprintf("bundle %d: %v", f.Index, f
 
 // Unwrap returns the reason, so errors.Is works on a Failure.
 func (f Failure) Unwrap() error { return f.Err }
+
+// ErrInvalidPredicate is returned by AttestationStatement and
+// SignStatement for an empty predicate type or a predicate that is not a
+// JSON object.
+var ErrInvalidPredicate = errdef.New(errdef.Validation, "invalid in-toto predicate")

@@ -1,10 +1,29 @@
-// Package source is the one grammar of skill sources: where bare skill
-// names are looked up. A source is the embedded default registry ("" or
-// "embedded"), a directory of OCI image layouts ("oci-layout:DIR"), or a
-// registry host with an optional namespace ("ghcr.io/acme/skills",
-// "localhost:5000"). The configuration, the resolver, the registry client
-// and the trust policy all read sources here, so a source one of them
-// accepts the others accept too.
+// Package source is the one grammar of skill references and sources, as
+// go-containerregistry's pkg/name is of image references: every reader of
+// a reference (the command line's arguments, skills.yaml names and
+// dependencies, the resolver, the registry client, install, the trust
+// policy's scopes) parses it here, so a form one of them accepts the
+// others read the same way.
+//
+// [ParseRef] reads every form into a [Ref]: a bare name (NAME, NAME@RANGE,
+// NAME@VERSION, NAME@DIGEST), a registry path (host/namespace/NAME), a
+// layout (oci-layout:DIR/NAME), the embedded registry (embedded/NAME), a
+// local directory (./DIR, /DIR) and a git reference (github:OWNER/REPO,
+// git+https://…, https://github.com/…). [ParseName] is the subset
+// skills.yaml and dependencies write. [Parse] reads a source, where bare
+// names are looked up: the embedded default registry ("" or "embedded"),
+// a directory of OCI image layouts ("oci-layout:DIR"), or a registry host
+// with an optional namespace ("ghcr.io/acme/skills", "localhost:5000").
+// Errors are typed (*RefError, *SelectorError, *Error) and say what to
+// write instead.
+//
+// The grammar lives in this package, not in registry or resolve, because
+// it sits below both (it imports nothing of the project but pkg/skill and
+// errdef): the configuration, the resolver and the trust policy read
+// references without taking in the registry client. A git reference is
+// classified here and read in detail (URL, revision, folder) by package
+// gitsource, which fetches it. internal/depcheck fails on a reference
+// parsed by hand elsewhere.
 package source
 
 import (
@@ -74,7 +93,7 @@ func Parse(s string) (Spec, error) {
 	}
 	loc := strings.TrimRight(s, "/")
 	host, _, _ := strings.Cut(loc, "/")
-	if !LooksLikeHost(host) || strings.ContainsAny(loc, " \t@") || strings.Contains(loc, "//") {
+	if !looksLikeHost(host) || strings.ContainsAny(loc, " \t@") || strings.Contains(loc, "//") {
 		return Spec{}, &Error{Source: s, Reason: "a registry source starts with a host (ghcr.io/acme/skills, localhost:5000); write oci-layout:DIR for a directory"}
 	}
 	// Validate host and namespace as OCI does, with a placeholder
@@ -85,11 +104,10 @@ func Parse(s string) (Spec, error) {
 	return Spec{Kind: KindRemote, Location: loc}, nil
 }
 
-// LooksLikeHost is Docker's rule for the first element of a reference:
+// looksLikeHost is Docker's rule for the first element of a reference:
 // a registry host ("localhost", or a name with a dot or a port) rather
-// than a path element. The registry's references and the resolver's
-// names apply it from here.
-func LooksLikeHost(s string) bool {
+// than a path element; sources and references both apply it.
+func looksLikeHost(s string) bool {
 	return s == "localhost" || strings.ContainsAny(s, ".:")
 }
 

@@ -159,7 +159,7 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 	case errors.Is(err, audit.ErrNotDir) && !single:
 		return usageErrorf(c, err)
 	}
-	return refErr(g, f.registry, args[0], err)
+	return refErr(g, f.registry, err)
 }
 
 // printAudit renders the audit of one skill; a verdict that blocks is

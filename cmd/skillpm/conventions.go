@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,12 +34,12 @@ func applyConventions(g *globals, root *cobra.Command) {
 		if a, ok := commandAliases[c.Name()]; ok {
 			c.Aliases = append(c.Aliases, a...)
 		}
-		if contains(installedNameCommands, c.Name()) && c.ValidArgsFunction == nil {
+		if slices.Contains(installedNameCommands, c.Name()) && c.ValidArgsFunction == nil {
 			c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 				return installedNames(), cobra.ShellCompDirectiveNoFileComp
 			}
 		}
-		if contains(publishedNameCommands, c.Name()) && c.ValidArgsFunction == nil {
+		if slices.Contains(publishedNameCommands, c.Name()) && c.ValidArgsFunction == nil {
 			c.ValidArgsFunction = func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 				if strings.HasPrefix(prefix, ".") || strings.HasPrefix(prefix, "/") {
 					return nil, cobra.ShellCompDirectiveDefault // a local directory
@@ -63,15 +64,6 @@ func applyConventions(g *globals, root *cobra.Command) {
 		}
 	}
 	walk(root)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // installedNames lists the skills skillpm installed in any host's roots.

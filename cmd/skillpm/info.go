@@ -109,7 +109,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)
 	case err != nil:
-		return nameSuggestion(ctx, e, arg, refErr(g, f.registry, arg, err))
+		return nameSuggestion(ctx, e, arg, refErr(g, f.registry, err))
 	case d.Installed != nil:
 		return printInfoInstalled(g, arg, d.Installed)
 	case f.manifest:
@@ -123,15 +123,16 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 // to it that the source of bare names publishes or the roots hold, as
 // cobra does for commands: "did you mean web-research?".
 func nameSuggestion(ctx context.Context, e *engine.Engine, arg string, err error) error {
-	ref, perr := registry.ParseRef(arg)
-	if perr != nil || ref.Kind != registry.KindName || !errors.Is(err, registry.ErrNotFound) {
+	// A skill name alone: a name with a version, a source or a path is
+	// not a misspelt one.
+	if !skill.ValidName(arg) || !errors.Is(err, registry.ErrNotFound) {
 		return err
 	}
 	names := installedNames()
 	if published, nerr := e.SourceNames(ctx, engine.SourceNamesRequest{}); nerr == nil {
 		names = append(names, published.Names...)
 	}
-	if s := suggest(ref.Name, names); len(s) > 0 {
+	if s := suggest(arg, names); len(s) > 0 {
 		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))
 	}
 	return err
@@ -139,14 +140,11 @@ func nameSuggestion(ctx context.Context, e *engine.Engine, arg string, err error
 
 // refErr words the engine's refusals of a published reference the way
 // the command line names things: the flag (--registry, given as
-// registry) or configuration a bad source came from, and the command
-// that publishes a directory.
-func refErr(g *globals, registryFlag, arg string, err error) error {
-	ref, perr := registry.ParseRef(arg)
+// registry) or configuration a bad source came from. (The engine's
+// refusal of a directory names the command that publishes it.)
+func refErr(g *globals, registryFlag string, err error) error {
 	switch {
 	case !errors.Is(err, engine.ErrInvalidRequest):
-	case perr == nil && ref.Kind == registry.KindDir:
-		return classed(errdef.Usage, fmt.Errorf("%s is a directory, not a published skill (NAME[@VERSION], REGISTRY/NAMESPACE/NAME or oci-layout:DIR/NAME): publish it first (skillpm publish %s)", arg, arg))
 	case errors.Is(err, registry.ErrInvalidRef):
 		return sourceErr(g, registryFlag, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source"
 	"github.com/spf13/cobra"
 	"oras.land/oras-go/v2/content/oci"
 )
@@ -75,7 +76,7 @@ func runPack(c *cobra.Command, g *globals, f *packFlags, dir string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.Layout, err)
 		}
-		loc := registry.Location{Registry: registry.LayoutPrefix + f.layout, Repository: a.Skill.Name}
+		loc := registry.Location{Registry: source.LayoutPrefix + f.layout, Repository: a.Skill.Name}
 		if err := registry.PushArtifact(c.Context(), store, a, a.Tag(), loc, regProgress(g)); err != nil {
 			return fmt.Errorf("%s: %w", j.Layout, err)
 		}

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source"
 	"github.com/spf13/cobra"
 )
 
@@ -296,7 +296,7 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if err != nil {
 		return err
 	}
-	if f.recursive || gitsource.Looks(dir) {
+	if f.recursive || source.LooksGit(dir) {
 		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, PublishRequest: engine.PublishRequest{To: f.registry, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts}})
 		if err != nil {
 			mapped, _ := engineErr(g, sourceErr(g, f.registry, err))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/spf13/cobra"
 )
 
@@ -109,7 +109,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 
 // printSearch renders a search: JSON, the names (-q), or a table with
 // the index's signers and the hits' problems on stderr.
-func printSearch(g *globals, res *verified.SearchResult, verified bool, query string) error {
+func printSearch(g *globals, res *policycheck.SearchResult, verified bool, query string) error {
 	if g.json() {
 		j := searchJSON{Source: res.Source, Index: res.Index.Digest.String(), Total: res.Total, Hits: []searchHitJSON{}}
 		if verified {
@@ -169,7 +169,7 @@ func printSearch(g *globals, res *verified.SearchResult, verified bool, query st
 
 // printIndexSigners says on stderr who signed the index, or warns that no
 // one the trust policy names did.
-func printIndexSigners(g *globals, res *verified.SearchResult) {
+func printIndexSigners(g *globals, res *policycheck.SearchResult) {
 	if len(res.IndexSigners) == 0 {
 		g.o().Warn(fmt.Sprintf("the search index %s is not signed by anyone the trust policy names (%s attached); each hit's tier is still verified on its own",
 			res.Index.Digest, plural(res.IndexSignatures, "signature")))

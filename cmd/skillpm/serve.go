@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -106,7 +107,7 @@ func (f *serveFlags) config(ctx context.Context, g *globals, host install.Host, 
 	if err != nil {
 		return api.Config{}, err
 	}
-	spec, err := registry.ParseSource(from)
+	spec, err := source.Parse(from)
 	if err != nil {
 		return api.Config{}, fmt.Errorf("--registry: %w", err)
 	}
@@ -125,7 +126,7 @@ func (f *serveFlags) config(ctx context.Context, g *globals, host install.Host, 
 // else config.yaml's, else the search path's): a policy edited while
 // serving holds from the next request. A policy that does not load stops
 // serve before it listens; the --key files are read once.
-func (f *serveFlags) trustLoader(ctx context.Context, g *globals) (func(context.Context) (*tiers.Policy, verified.VerifyOptions, error), error) {
+func (f *serveFlags) trustLoader(ctx context.Context, g *globals) (func(context.Context) (*tiers.Policy, policycheck.VerifyOptions, error), error) {
 	if _, _, err := f.trustFlags.load(ctx, g, ""); err != nil {
 		return nil, err
 	}
@@ -133,7 +134,7 @@ func (f *serveFlags) trustLoader(ctx context.Context, g *globals) (func(context.
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (*tiers.Policy, verified.VerifyOptions, error) {
+	return func(ctx context.Context) (*tiers.Policy, policycheck.VerifyOptions, error) {
 		return f.trustFlags.loadWith(ctx, g, "", keys, func(err error) error { return err }, nil)
 	}, nil
 }
@@ -166,7 +167,7 @@ func printServing(g *globals, srv *api.Server, remote bool) {
 // serveSearch is the panel's search: each request in its own registry
 // session, hits verified with what load gives for it, each with the
 // reference that installs it.
-func serveSearch(client *registry.Client, spec registry.SourceSpec, load func(context.Context) (*tiers.Policy, verified.VerifyOptions, error), from string) api.SearchFunc {
+func serveSearch(client *registry.Client, spec source.Spec, load func(context.Context) (*tiers.Policy, policycheck.VerifyOptions, error), from string) api.SearchFunc {
 	return func(ctx context.Context, q string) (any, error) {
 		_, vopts, err := load(ctx)
 		if err != nil {
@@ -177,7 +178,7 @@ func serveSearch(client *registry.Client, spec registry.SourceSpec, load func(co
 		if err != nil {
 			return nil, err
 		}
-		res, err := verified.Search(ctx, session, src, q, verified.SearchOptions{Verify: &vopts})
+		res, err := policycheck.Search(ctx, session, src, q, policycheck.SearchOptions{Verify: &vopts})
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +201,7 @@ type searchHit struct {
 
 // searchHits turns search results into what the panel shows, each with
 // the reference that installs it: a bare name for the default source.
-func searchHits(from string, res *verified.SearchResult) []searchHit {
+func searchHits(from string, res *policycheck.SearchResult) []searchHit {
 	out := make([]searchHit, 0, len(res.Hits))
 	ref := func(name, version string) string { return name + "@" + version }
 	if from != "" {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillpm/skillpm/install/api"
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/internal/registrytest"
 )
 

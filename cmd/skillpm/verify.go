@@ -11,7 +11,7 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
@@ -35,35 +35,35 @@ func (f *trustFlags) register(c *cobra.Command) {
 // project manifest, "" for the one here, else the configuration's, else
 // the search path's) and the trust material it names, plus --key and the
 // public-good root.
-func (f *trustFlags) load(ctx context.Context, g *globals, manifest string) (*tiers.Policy, verified.VerifyOptions, error) {
+func (f *trustFlags) load(ctx context.Context, g *globals, manifest string) (*tiers.Policy, policycheck.VerifyOptions, error) {
 	keys, err := f.publicKeys()
 	if err != nil {
-		return nil, verified.VerifyOptions{}, err
+		return nil, policycheck.VerifyOptions{}, err
 	}
 	return f.loadWith(ctx, g, manifest, keys, func(err error) error { return policyLoadError(g, err) }, warnOnce(g))
 }
 
 // loadWith is load with the --key keys read; a policy that does not load
 // is reported through policyErr, a project policy set aside through warn.
-func (f *trustFlags) loadWith(ctx context.Context, g *globals, manifest string, keys []crypto.PublicKey, policyErr func(error) error, warn func(string)) (*tiers.Policy, verified.VerifyOptions, error) {
+func (f *trustFlags) loadWith(ctx context.Context, g *globals, manifest string, keys []crypto.PublicKey, policyErr func(error) error, warn func(string)) (*tiers.Policy, policycheck.VerifyOptions, error) {
 	c, err := choosePolicy(ctx, g, f.policy, manifest, warn)
 	if err != nil {
 		if c == nil {
-			return nil, verified.VerifyOptions{}, err
+			return nil, policycheck.VerifyOptions{}, err
 		}
-		return nil, verified.VerifyOptions{}, policyErr(err)
+		return nil, policycheck.VerifyOptions{}, policyErr(err)
 	}
 	return f.trustIn(ctx, c.Policy, keys)
 }
 
 // trustIn is the trust material p names, plus the --key keys and the
 // public-good root.
-func (f *trustFlags) trustIn(ctx context.Context, p *tiers.Policy, keys []crypto.PublicKey) (*tiers.Policy, verified.VerifyOptions, error) {
-	trust, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{PublicGoodRoot: f.publicGoodRoot, Keys: keys})
+func (f *trustFlags) trustIn(ctx context.Context, p *tiers.Policy, keys []crypto.PublicKey) (*tiers.Policy, policycheck.VerifyOptions, error) {
+	trust, err := policycheck.PolicyTrust(ctx, p, policycheck.TrustOptions{PublicGoodRoot: f.publicGoodRoot, Keys: keys})
 	if err != nil {
-		return nil, verified.VerifyOptions{}, err
+		return nil, policycheck.VerifyOptions{}, err
 	}
-	return p, verified.VerifyOptions{Trust: trust, Policy: p}, nil
+	return p, policycheck.VerifyOptions{Trust: trust, Policy: p}, nil
 }
 
 // choosePolicy loads the trust policy a command obeys
@@ -258,7 +258,7 @@ func policyName(p *tiers.Policy) string {
 	return p.Source
 }
 
-func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *verified.Verification, minTier string) verifyJSON {
+func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *policycheck.Verification, minTier string) verifyJSON {
 	j := verifyJSON{Name: m.Metadata.Name, Version: m.Metadata.Version, Repository: repo.Location().String(),
 		Digest: m.Descriptor.Digest.String(), Policy: policyName(p), Signatures: []verifySigJSON{}, Signers: v.Signers,
 		Verified: v.Verified(), Failed: len(v.Failures()), Tier: string(v.Decision.Effective), MinTier: minTier, Decision: v.Decision}
@@ -275,7 +275,7 @@ func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest,
 	return j
 }
 
-func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *verified.Verification, av *registry.AuditVerification) {
+func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *policycheck.Verification, av *registry.AuditVerification) {
 	d := v.Decision
 	fmt.Fprintf(w, "%s %s\n", termText(m.Metadata.Name), termText(m.Metadata.Version))
 	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", termText(val)) }
@@ -314,7 +314,7 @@ func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, 
 // junkReferrers counts the signature referrers that are not signatures
 // at all: unreadable, malformed, or over another digest. A well-formed
 // signature by a key the policy does not trust is not junk.
-func junkReferrers(v *verified.Verification) int {
+func junkReferrers(v *policycheck.Verification) int {
 	n := 0
 	for _, f := range v.Failures() {
 		if !errors.Is(f.Err, sign.ErrUntrustedKey) && !errors.Is(f.Err, sign.ErrUntrustedCertificate) && !errors.Is(f.Err, sign.ErrIdentityRejected) {

@@ -47,9 +47,6 @@ const TimeoutEnvVar = "SKILLPM_HTTP_TIMEOUT"
 // maxSize bounds the file: a configuration is a few lines.
 const maxSize = 64 << 10
 
-// ErrInvalid is wrapped by every error about the file's content.
-var ErrInvalid = errdef.New(errdef.Usage, "invalid configuration")
-
 // Config is the configuration. Its zero value is "nothing configured".
 type Config struct {
 	// File is the file it was read from, "" when there was none.

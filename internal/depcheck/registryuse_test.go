@@ -12,12 +12,13 @@ import (
 )
 
 // registryCalls are what opens a registry client, parses a reference or a
-// source, or opens a source or repository: the engine's work. The command
-// line hands the engine the strings it was given (a reference, a source)
-// and never does it itself, so that every command resolves a reference
-// the way install does.
+// source (package source, the one grammar), or opens a source or
+// repository: the engine's work. The command line hands the engine the
+// strings it was given (a reference, a source) and never does it itself,
+// so that every command resolves a reference the way install does.
 var (
-	registryFuncs   = []string{"New", "ParseRef", "ParseSource"}
+	registryFuncs   = []string{"New"}
+	sourceFuncs     = []string{"Parse", "ParseRef", "ParseName", "ParseSelector", "Canonical", "Repository"}
 	registryMethods = []string{"OpenRef", "OpenSource", "Repository"}
 )
 
@@ -30,13 +31,9 @@ var cliRegistryUses = map[string]string{
 	// engine's (Options.Client), with the terminal's progress, timeouts,
 	// mirrors and trace; login and serve use it too.
 	"publish.go:regClient": "builds the engine's client from the flags and configuration",
-	// info's wording of a failure tells a bare name and a directory
-	// (registry.ParseRef) to add a suggestion or name its flag.
-	"info.go:nameSuggestion": "tells a bare name (ParseRef) before asking the engine for names",
-	"info.go:refErr":         "tells a directory reference (ParseRef) to word the error with its flag",
 	// serve opens the API server's session client on the source it
-	// serves (install/api takes a client and a source).
-	"serve.go:config":      "the API server's source: install/api's configuration takes a parsed source",
+	// serves (package api takes a client and a source).
+	"serve.go:config":      "the API server's source: package api's configuration takes a parsed source",
 	"serve.go:serveSearch": "the panel's search opens the source per request: an engine Search per request would take it",
 }
 
@@ -84,9 +81,9 @@ func TestCLIOpensNoRegistry(t *testing.T) {
 func TestCLIOpensNoRegistryFinds(t *testing.T) {
 	src := `package main
 func a() { registry.New(registry.Options{}) }
-func b() { registry.ParseRef("x") }
+func b() { registry.Tag("x") }
 func c(cl *registry.Client) { cl.OpenSource(spec); cl.OpenRef(r, s) }
-func d() { source.Parse("x") }
+func d() { source.Parse("x"); source.ParseRef("x") }
 `
 	f, err := parser.ParseFile(token.NewFileSet(), "x.go", src, 0)
 	if err != nil {
@@ -96,7 +93,7 @@ func d() { source.Parse("x") }
 	for _, u := range registryUses(f) {
 		got = append(got, u.fn+":"+u.what)
 	}
-	want := []string{"a:registry.New", "b:registry.ParseRef", "c:.OpenSource", "c:.OpenRef"}
+	want := []string{"a:registry.New", "c:.OpenSource", "c:.OpenRef", "d:source.Parse", "d:source.ParseRef"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
 	}
@@ -127,7 +124,9 @@ func registryUses(f *ast.File) []registryUse {
 			switch {
 			case isPkgSel(sel, "registry") && slices.Contains(registryFuncs, sel.Sel.Name):
 				out = append(out, registryUse{call.Pos(), fd.Name.Name, "registry." + sel.Sel.Name})
-			case !isPkgSel(sel, "registry") && slices.Contains(registryMethods, sel.Sel.Name):
+			case isPkgSel(sel, "source") && slices.Contains(sourceFuncs, sel.Sel.Name):
+				out = append(out, registryUse{call.Pos(), fd.Name.Name, "source." + sel.Sel.Name})
+			case !isPkgSel(sel, "registry") && !isPkgSel(sel, "source") && slices.Contains(registryMethods, sel.Sel.Name):
 				out = append(out, registryUse{call.Pos(), fd.Name.Name, "." + sel.Sel.Name})
 			}
 			return true

@@ -6,7 +6,7 @@
 // sentinel, a Class method for a typed error); front ends (the CLI, the
 // HTTP API) ask ClassOf and the Class methods and keep no table of their
 // own but one of deliberate exceptions each (cmd/skillpm/exceptions.go,
-// install/api/exceptions.go). internal/depcheck fails on an exit-code or
+// api/exceptions.go). internal/depcheck fails on an exit-code or
 // status mapping anywhere else. In the
 // spirit of oras-go's errdef, the classes say what kind of failure it was,
 // not which package raised it.

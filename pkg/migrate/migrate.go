@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -622,7 +623,7 @@ func (m *migration) reportRest(top, meta *yaml.Node) {
 	}
 	for i := 0; i+1 < len(meta.Content); i += 2 {
 		k, v := meta.Content[i].Value, meta.Content[i+1]
-		if k == "gaia" || k == "hermes" || m.consumed["metadata."+k] || containsString(openClawNamespaces, k) {
+		if k == "gaia" || k == "hermes" || m.consumed["metadata."+k] || slices.Contains(openClawNamespaces, k) {
 			continue
 		}
 		reason := "no GAIA meaning; kept in metadata"
@@ -636,15 +637,6 @@ func (m *migration) reportRest(top, meta *yaml.Node) {
 func containsFormat(fs []Format, f Format) bool {
 	for _, x := range fs {
 		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
 			return true
 		}
 	}

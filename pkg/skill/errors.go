@@ -41,3 +41,6 @@ func (e *ValidationError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrInvalid) true.
 func (e *ValidationError) Unwrap() error { return ErrInvalid }
+
+// ErrExists is returned by Scaffold when the target directory is not empty.
+var ErrExists = errdef.New(errdef.Conflict, "directory already exists and is not empty")

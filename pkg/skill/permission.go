@@ -2,6 +2,7 @@ package skill
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -97,7 +98,7 @@ func ParsePermission(s string) (Permission, error) {
 		}
 		return fail(fmt.Sprintf("unknown domain %q", domain), "use one of "+strings.Join(Domains(), ", "))
 	}
-	if !contains(levels, level) {
+	if !slices.Contains(levels, level) {
 		return fail(fmt.Sprintf("unknown level %q for %s", level, domain), domain+" takes "+strings.Join(levels, ", "))
 	}
 	p := Permission{Domain: domain, Level: level}
@@ -111,15 +112,6 @@ func ParsePermission(s string) (Permission, error) {
 		p.Scope = parts[2]
 	}
 	return p, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func sortStrings(xs []string) { sort.Strings(xs) }

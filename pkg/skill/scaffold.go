@@ -6,12 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/skillpm/skillpm/pkg/errdef"
 )
-
-// ErrExists is returned by Scaffold when the target directory is not empty.
-var ErrExists = errdef.New(errdef.Conflict, "directory already exists and is not empty")
 
 // Scaffold creates dir holding a new skill named after the directory's base
 // name: a SKILL.md at version 0.1.0, claiming the experimental tier, whose

@@ -40,7 +40,7 @@ type Checked struct {
 // CheckOptions controls [Check].
 type CheckOptions struct {
 	// Policy names the advisors; Trust is its signature trust material
-	// (verified.PolicyTrust).
+	// (policycheck.PolicyTrust).
 	Policy *tiers.Policy
 	Trust  sign.VerifyOptions
 	// Now is the time freshness is judged at; zero means time.Now().

@@ -49,7 +49,7 @@ var _ resolve.Catalog = (*Graph)(nil)
 func NewGraph(c *registry.Client, ns resolve.Namespace) (*Graph, error) {
 	var def registry.Source
 	if ns.Default != "" && ns.Default != source.Embedded {
-		spec, err := registry.ParseSource(ns.Default)
+		spec, err := source.Parse(ns.Default)
 		if err != nil {
 			return nil, err
 		}

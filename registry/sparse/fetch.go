@@ -14,6 +14,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
@@ -108,11 +109,11 @@ func Fetch(ctx context.Context, src registry.Source) (*Index, error) {
 }
 
 // namespacePath returns a source without its registry host.
-func namespacePath(source string) string {
-	if strings.HasPrefix(source, registry.LayoutPrefix) {
-		return source
+func namespacePath(src string) string {
+	if spec, err := source.Parse(src); err != nil || spec.Kind != source.KindRemote {
+		return src
 	}
-	_, path, _ := strings.Cut(source, "/")
+	_, path, _ := strings.Cut(src, "/")
 	return path
 }
 

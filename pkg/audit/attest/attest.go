@@ -14,8 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-
-	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // PredicateType is the in-toto predicate type of an audit attestation. It
@@ -29,10 +27,6 @@ const (
 	DecisionReview = "review"
 	DecisionBlock  = "block"
 )
-
-// ErrInvalid is returned by Parse for a predicate that is not an audit
-// predicate.
-var ErrInvalid = errdef.New(errdef.Validation, "invalid audit attestation predicate")
 
 // Predicate is what an auditor signs.
 //

@@ -1,10 +1,10 @@
-// Package verified is what the registry does under a trust policy: the
+// Package policycheck is what the registry does under a trust policy: the
 // trust material a policy names ([PolicyTrust]), a skill's signatures
 // verified and judged by the policy ([VerifySkill]), and the search and
 // mirror that verify as they go ([Search], [MirrorCheck]). The registry
 // client below it reads and verifies signatures; which tier they earn is
 // decided here, so the transport does not depend on the policy.
-package verified
+package policycheck
 
 import (
 	"context"

@@ -16,7 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
-	"github.com/skillpm/skillpm/install/api"
+	"github.com/skillpm/skillpm/api"
 )
 
 // specChecker validates real responses against the OpenAPI document the

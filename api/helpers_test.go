@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 	"oras.land/oras-go/v2/registry/remote/credentials"
@@ -164,7 +164,7 @@ func Trust(t testing.TB, key *sign.KeyPair) (*tiers.Policy, sign.VerifyOptions) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	vo, err := verified.PolicyTrust(ctx, p, verified.TrustOptions{NoPublicGood: true})
+	vo, err := policycheck.PolicyTrust(ctx, p, policycheck.TrustOptions{NoPublicGood: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package api serves skillpm's HTTP API (/api/skills) and the skills
 // panel for `skillpm serve`. Install and update call the same engine
-// (package skillpm) as the CLI, with the same checks; what the CLI would
+// (package engine) as the CLI, with the same checks; what the CLI would
 // ask on a terminal must be named in the request, because the API never
 // prompts.
 //
@@ -60,7 +60,7 @@ type Config struct {
 	Client *registry.Client
 	// Policy decides tiers; nil means the built-in default.
 	Policy *tiers.Policy
-	// Trust is the signature trust material (verified.PolicyTrust).
+	// Trust is the signature trust material (policycheck.PolicyTrust).
 	Trust sign.VerifyOptions
 	// LoadTrust, when set, gives the policy and trust material for each
 	// request in place of Policy and Trust, so that a policy edited while

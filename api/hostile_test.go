@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/api"
 )
 
 // TestCheckAddr: host:port is required, and an address beyond loopback

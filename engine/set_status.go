@@ -14,9 +14,10 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // statusPredicateType is the in-toto predicate type of a version's status
@@ -80,7 +81,7 @@ func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *reg
 	if err != nil {
 		return nil, err
 	}
-	v, err := verified.VerifySkill(ctx, repo, m, verified.VerifyOptions{Trust: trust, Policy: policy})
+	v, err := policycheck.VerifySkill(ctx, repo, m, policycheck.VerifyOptions{Trust: trust, Policy: policy})
 	if err != nil {
 		return nil, err
 	}
@@ -315,14 +316,14 @@ func (e *Engine) SetStatus(ctx context.Context, r SetStatusRequest) (*SetStatusR
 // setStatuses is SetStatus; on a failure it returns the versions done so
 // far with it.
 func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusChange, error) {
-	ref, err := registry.ParseRef(r.Ref)
+	ref, err := source.ParseRef(r.Ref)
 	if err != nil {
 		return nil, err
 	}
-	if ref.Kind == registry.KindDir {
+	if ref.Kind == source.RefDir {
 		return nil, invalid(fmt.Errorf("%s is a directory, not a published skill", r.Ref))
 	}
-	if r.Yank != nil && ref.Selector.Kind != registry.SelectVersion {
+	if r.Yank != nil && ref.Selector.Kind != source.SelectVersion {
 		return nil, invalid(fmt.Errorf("%s: a yank names one version, as NAME@VERSION", r.Ref))
 	}
 	def, err := e.openSource(e.opts.Source)
@@ -334,7 +335,7 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusC
 		return nil, err
 	}
 	var ms []*registry.Manifest
-	if ref.Selector.Kind == registry.SelectVersion || ref.Selector.Kind == registry.SelectDigest {
+	if ref.Selector.Kind == source.SelectVersion || ref.Selector.Kind == source.SelectDigest {
 		m, err := repo.Get(ctx, ref.Selector, true)
 		if err != nil {
 			return nil, err
@@ -346,7 +347,7 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusC
 			return nil, err
 		}
 		for _, v := range vs {
-			if ref.Selector.Kind == registry.SelectRange && !ref.Selector.Range.Check(v) {
+			if ref.Selector.Kind == source.SelectRange && !ref.Selector.Range.Check(v) {
 				continue
 			}
 			m, err := repo.Metadata(ctx, v)

@@ -10,6 +10,7 @@ import (
 	"github.com/skillpm/skillpm/sign"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/source"
 )
 
 // BuildIndexRequest is a build of a source's search index and sparse index.
@@ -93,8 +94,8 @@ func (e *Engine) BuildIndex(ctx context.Context, r BuildIndexRequest) (*BuildInd
 // describes the skills a registry holds, and pushing it would create the
 // directory and report an empty registry.
 func layoutExists(arg string) error {
-	ss, err := registry.ParseSource(arg)
-	if err != nil || ss.Kind != registry.KindLayout {
+	ss, err := source.Parse(arg)
+	if err != nil || ss.Kind != source.KindLayout {
 		return nil
 	}
 	if fi, err := os.Stat(ss.Location); err != nil || !fi.IsDir() {

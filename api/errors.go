@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
@@ -155,7 +156,7 @@ func toError(err error) *Error {
 			e.Refusals = append(e.Refusals, Refusal{Refusal: r, Kind: refusalKind(r.Kind)})
 			switch {
 			case errors.Is(r.Kind, tiers.ErrNeedsGrant), errors.Is(r.Kind, tiers.ErrNeedsConsent), errors.Is(r.Kind, tiers.ErrDeclined):
-				if r.Permission != "" && !contains(e.Needs.Grants, r.Permission) {
+				if r.Permission != "" && !slices.Contains(e.Needs.Grants, r.Permission) {
 					e.Needs.Grants = append(e.Needs.Grants, r.Permission)
 				}
 			case errors.Is(r.Kind, tiers.ErrExperimental):
@@ -184,15 +185,6 @@ func refusalKind(k error) string {
 		}
 	}
 	return "refused"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func nonNil(list []string) []string {

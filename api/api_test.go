@@ -10,15 +10,17 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // TestInstallListDetailRemove walks the happy path: a dry run shows the
@@ -74,7 +76,7 @@ func TestInstallListDetailRemove(t *testing.T) {
 	if st := f.do("GET", "/api/skills/notes?host=claude", nil, nil, &d); st != http.StatusOK {
 		t.Fatalf("detail: %d", st)
 	}
-	if d.Name != "notes" || !reflect.DeepEqual(d.Dependents, []string{"fix"}) || !contains(d.Files, "SKILL.md") || !bytes.Contains(d.Manifest, []byte(`"name":"notes"`)) {
+	if d.Name != "notes" || !reflect.DeepEqual(d.Dependents, []string{"fix"}) || !slices.Contains(d.Files, "SKILL.md") || !bytes.Contains(d.Manifest, []byte(`"name":"notes"`)) {
 		t.Fatalf("detail = %+v manifest %s", d, d.Manifest)
 	}
 	var e errBody
@@ -402,15 +404,6 @@ func TestNew(t *testing.T) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // TestSeesNewVersions publishes a version from another process (another
 // Client on the same embedded registry) while the server runs: the next
 // install request sees it, though the server had already listed that
@@ -423,7 +416,7 @@ func TestSeesNewVersions(t *testing.T) {
 	if st := f.do("POST", "/api/skills/install", req, nil, &res); st != http.StatusCreated || len(res.Skills) != 1 || res.Skills[0].Version != "0.1.0" {
 		t.Fatalf("install: %d %+v", st, res)
 	}
-	other := NewClient(t, strings.TrimPrefix(client.Embedded().String(), registry.LayoutPrefix))
+	other := NewClient(t, strings.TrimPrefix(client.Embedded().String(), source.LayoutPrefix))
 	Publish(t, other, other.Embedded(), nil, []testSkill{{name: "wild", version: "0.2.0", unsigned: true}})
 	// Into another root (the first keeps what it has, as install does).
 	req.Host = "codex"

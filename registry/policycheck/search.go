@@ -1,4 +1,4 @@
-package verified
+package policycheck
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // Search scores, per query term (lowercased), the best of:
@@ -260,7 +261,7 @@ func verifyHit(ctx context.Context, c *registry.Client, src registry.Source, h *
 	if err != nil {
 		return err
 	}
-	m, err := repo.Get(ctx, registry.Selector{Kind: registry.SelectDigest, Digest: d, Raw: d.String()}, true)
+	m, err := repo.Get(ctx, source.Selector{Kind: source.SelectDigest, Digest: d, Raw: d.String()}, true)
 	if err != nil {
 		return err
 	}

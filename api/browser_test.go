@@ -14,9 +14,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/skillpm/skillpm/api"
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/install/api"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/sign"
 )

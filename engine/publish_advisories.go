@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
+	"github.com/skillpm/skillpm/source"
 )
 
 // checkedAdvisories returns the advisory feed of the Engine's source of bare
@@ -284,7 +285,7 @@ func (e *Engine) cachedAdvisories(ctx context.Context, roots []install.Root) (fo
 	if s == "" {
 		s = e.opts.FallbackSource
 	}
-	spec, err := registry.ParseSource(s)
+	spec, err := source.Parse(s)
 	if err != nil {
 		return nil, "", invalid(err)
 	}

@@ -1,4 +1,4 @@
-package verified_test
+package policycheck_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/verified"
+	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -39,9 +39,9 @@ func ExampleVerifySkill() {
 	}
 
 	// The trust material a policy names; here, just the key.
-	trust, _ := verified.PolicyTrust(ctx, nil, verified.TrustOptions{Keys: []crypto.PublicKey{kp.Key.Public()}, NoPublicGood: true})
+	trust, _ := policycheck.PolicyTrust(ctx, nil, policycheck.TrustOptions{Keys: []crypto.PublicKey{kp.Key.Public()}, NoPublicGood: true})
 	m, _ := repo.Manifest(ctx, res.Descriptor)
-	v, err := verified.VerifySkill(ctx, repo, m, verified.VerifyOptions{Trust: trust})
+	v, err := policycheck.VerifySkill(ctx, repo, m, policycheck.VerifyOptions{Trust: trust})
 	if err != nil {
 		fmt.Println(err)
 		return
