@@ -38,6 +38,10 @@ type gitFetches struct {
 	// fetches (an install): the auditor may start on each as soon as it
 	// is exported. A command that only resolves (lock) compiles nothing.
 	audits bool
+	// held are the sources the roots already hold (heldLocals): a skill
+	// exported at the commit it was installed from is likely a no-op,
+	// which must not compile the audit's parsers ahead.
+	held map[string]bool
 }
 
 // openGitFetches opens the git cache (see gitCache) for one command.
@@ -105,7 +109,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 		return fail(gitErr(err))
 	}
 	for _, s := range skills {
-		if base := skillBase(s, res); fetches.audits && (len(pick) == 0 || slices.Contains(pick, base)) {
+		if base := skillBase(s, res); fetches.audits && !fetches.held[s.Ref(res).String()] && (len(pick) == 0 || slices.Contains(pick, base)) {
 			e.prepareAudit(ctx, s.Dir)
 		}
 	}

@@ -260,6 +260,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	} else {
 		var cache *gitFetches
 		var dirs []string
+		held := heldLocals(roots)
 		var dirAt []int
 		for _, a := range r.Refs {
 			ref, perr := source.ParseRef(a)
@@ -276,7 +277,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 					if cache, err = openGitFetches(e.client.Offline()); err != nil {
 						return nil, err
 					}
-					cache.audits = true
+					cache.audits, cache.held = true, held
 				}
 				ls, _, done, err := e.gitLocals(ctx, cache, a, r.Skills)
 				defer done()
@@ -299,7 +300,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		built := make([][]install.Local, len(dirs))
 		err := forEach(ctx, len(dirs), func(ctx context.Context, i int) error {
 			var err error
-			built[i], err = e.buildLocals(ctx, dirs[i], r.NoVCS, r.Skills)
+			built[i], err = e.buildLocals(ctx, dirs[i], r.NoVCS, r.Skills, held)
 			return err
 		})
 		if err != nil {
@@ -423,7 +424,7 @@ func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) err
 // buildLocals builds the skill in dir, or when dir holds no SKILL.md
 // every skill folder below it (those named in pick, by folder or skill
 // name, when pick is not empty), as a git reference's skills are found.
-func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick []string) ([]install.Local, error) {
+func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick []string, held map[string]bool) ([]install.Local, error) {
 	dirs := []string{dir}
 	// A directory that is a skill is built alone (a skill nested in it is
 	// its files); one that is not is searched. Either way the build below
@@ -443,8 +444,10 @@ func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick [
 	}
 	out := make([]install.Local, len(build))
 	err := forEach(ctx, len(build), func(ctx context.Context, i int) error {
-		// Installs audit what they build: the auditor starts on it now.
-		if abs, err := filepath.Abs(build[i]); err == nil {
+		// Installs audit what they build: the auditor starts on it now,
+		// unless the roots hold a copy from this folder already (then
+		// the install is likely a no-op, which compiles nothing).
+		if abs, err := filepath.Abs(build[i]); err == nil && !held[abs] {
 			e.prepareAudit(ctx, abs)
 		}
 		var err error
@@ -492,6 +495,25 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 // auditing a copy of a directory will need (install/auditor.Static).
 type auditPreparer interface {
 	Prepare(ctx context.Context, dir string)
+}
+
+// heldLocals are the folders and git references at a commit (receipts'
+// LocalPath) the roots hold skills from. Read without the roots' locks:
+// it only spares the auditor a head start, and decides nothing.
+func heldLocals(roots []install.Root) map[string]bool {
+	held := map[string]bool{}
+	for _, r := range roots {
+		rec, err := install.ReadReceipts(r.Dir)
+		if err != nil {
+			continue
+		}
+		for _, s := range rec.Skills {
+			if s.LocalPath != "" {
+				held[s.LocalPath] = true
+			}
+		}
+	}
+	return held
 }
 
 // prepareAudit lets the auditor start on dir, a skill an install is about
