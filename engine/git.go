@@ -34,6 +34,10 @@ func gitCache(offline bool) (*gitsource.Cache, error) {
 type gitFetches struct {
 	cache *gitsource.Cache
 	done  map[string]*gitsource.Resolved
+	// audits says the command audits the skills it builds from these
+	// fetches (an install): the auditor may start on each as soon as it
+	// is exported. A command that only resolves (lock) compiles nothing.
+	audits bool
 }
 
 // openGitFetches opens the git cache (see gitCache) for one command.
@@ -100,6 +104,11 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	if err != nil {
 		return fail(gitErr(err))
 	}
+	for _, s := range skills {
+		if base := skillBase(s, res); fetches.audits && (len(pick) == 0 || slices.Contains(pick, base)) {
+			e.prepareAudit(ctx, s.Dir)
+		}
+	}
 	created, err := registry.SourceDateEpoch(e.opts.Getenv)
 	if err != nil {
 		return fail(invalid(err))
@@ -128,10 +137,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	var have []string
 	for _, s := range skills {
 		origin := s.Ref(res).String()
-		base := path.Base("/" + s.Path)
-		if s.Path == "" {
-			base = path.Base(res.Ref.Path)
-		}
+		base := skillBase(s, res)
 		have = append(have, base)
 		if len(pick) > 0 && !slices.Contains(pick, base) {
 			continue
@@ -163,6 +169,15 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 		}
 	}
 	return out, res, cleanup, nil
+}
+
+// skillBase is the name a pick matches an exported skill by: its folder,
+// or the repository's name for a skill at the top.
+func skillBase(s gitsource.Skill, res *gitsource.Resolved) string {
+	if s.Path == "" {
+		return path.Base(res.Ref.Path)
+	}
+	return path.Base("/" + s.Path)
 }
 
 // gitLockMode says how gitRequirements uses the project's lock.
@@ -254,6 +269,7 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 			if cache, err = openGitFetches(opts.Offline); err != nil {
 				return fail(err)
 			}
+			cache.audits = opts.Audit
 		}
 		ls, res, d, err := e.gitLocals(ctx, cache, ref.String(), nil)
 		dones = append(dones, d)
@@ -291,6 +307,9 @@ type gitOptions struct {
 	// AllowRepublished accepts a version tag moved to another commit
 	// than the one locked.
 	AllowRepublished bool
+	// Audit says the skills built are audited next (an install), so
+	// the auditor may start on them early (gitFetches.audits).
+	Audit bool
 }
 
 // movedTag refuses a skill built from a reference resolved through a tag

@@ -240,7 +240,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		}
 		lockFile = lpath
 		var done func()
-		if m, local, done, err = e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished}); err != nil {
+		if m, local, done, err = e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), Offline: e.client.Offline(), AllowRepublished: r.AllowRepublished, Audit: true}); err != nil {
 			return nil, err
 		}
 		defer done()
@@ -276,6 +276,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 					if cache, err = openGitFetches(e.client.Offline()); err != nil {
 						return nil, err
 					}
+					cache.audits = true
 				}
 				ls, _, done, err := e.gitLocals(ctx, cache, a, r.Skills)
 				defer done()
@@ -442,6 +443,10 @@ func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick [
 	}
 	out := make([]install.Local, len(build))
 	err := forEach(ctx, len(build), func(ctx context.Context, i int) error {
+		// Installs audit what they build: the auditor starts on it now.
+		if abs, err := filepath.Abs(build[i]); err == nil {
+			e.prepareAudit(ctx, abs)
+		}
 		var err error
 		out[i], err = e.buildLocal(ctx, build[i], noVCS)
 		return err
@@ -481,6 +486,23 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 		return install.Local{}, &BuildError{Where: dir, Dir: true, Err: err}
 	}
 	return install.Local{Dir: abs, Artifact: a}, nil
+}
+
+// auditPreparer is an auditor that can start, in the background, what
+// auditing a copy of a directory will need (install/auditor.Static).
+type auditPreparer interface {
+	Prepare(ctx context.Context, dir string)
+}
+
+// prepareAudit lets the auditor start on dir, a skill an install is about
+// to build, stage and audit: its compiles then overlap the build and
+// staging. It decides nothing; the audit still reads the staged bytes.
+func (e *Engine) prepareAudit(ctx context.Context, dir string) {
+	if a, err := e.loadAuditor(); err == nil {
+		if p, ok := a.(auditPreparer); ok {
+			p.Prepare(ctx, dir)
+		}
+	}
 }
 
 // staleLock lists the skills a lock pins below what the roots hold:

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/internal/boundedfile"
-	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -184,129 +182,4 @@ func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 		p.prev = nil
 	}
 	return p, nil
-}
-
-// UpdateProjectRequest is `skillpm update` in a project.
-type UpdateProjectRequest struct {
-	// Names are the skills to move (all when none).
-	Names []string
-	// Breaking raises the ranges the newest release is outside of, Latest
-	// every range, each to ^NEWEST, before resolving.
-	Breaking, Latest bool
-	// InstallRequest carries the project's files (Manifest, Lock), the
-	// consent, checks, target and DryRun; its Refs, Frozen, NoVCS and
-	// Skills are not read.
-	InstallRequest
-}
-
-// UpdateProjectResult is what an update in a project did.
-type UpdateProjectResult struct {
-	Project *Project
-	// Ranges are the manifest's range changes.
-	Ranges map[string]string
-	// Result and Lock are the install and the lock written.
-	Result *install.Result
-	Lock   *resolve.Lockfile
-}
-
-// UpdateProject moves a project: the skills named (or all) go to the
-// newest versions the ranges allow (with Breaking or Latest the ranges
-// move first), the others keep their locked versions, the result is
-// installed into the project's roots, and the manifest and lock are
-// written together once it is (Apply).
-func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*UpdateProjectResult, error) {
-	p, err := openProject(ctx, r.Manifest, r.Lock)
-	if err != nil {
-		return nil, err
-	}
-	if err := projectNames(p.ManifestFile, p.Manifest, p.prev, r.Names); err != nil {
-		return nil, err
-	}
-	out := &UpdateProjectResult{Project: p}
-	data := p.data
-	if r.Breaking || r.Latest {
-		graph, err := e.graph(p.Manifest)
-		if err != nil {
-			return nil, err
-		}
-		if out.Ranges, err = rangeBumps(ctx, graph, p.Manifest, r.Names, r.Latest, r.Prerelease); err != nil {
-			return nil, err
-		}
-		if len(out.Ranges) > 0 {
-			if data, err = resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
-				return nil, invalid(err)
-			}
-			// The range changes are shown before anything is resolved
-			// or installed.
-			e.event("ranges", out)
-		}
-	}
-	out.Result, out.Lock, err = e.apply(ctx, p.update(data, r.Names, r.InstallRequest))
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// update is the apply of an update of the skills named (all when none)
-// to the manifest data: their locked versions are dropped, so that they
-// and what they need resolve afresh (git references to their newest
-// commits), the others keep theirs. Outdated resolves the same request
-// without installing, so that it lists what an update moves.
-func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRequest {
-	return applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.data,
-		Prev: p.prev.Without(names...), InstallRequest: ir}
-}
-
-// rangeBumps returns the manifest edits of an update with Breaking
-// (latest false: only ranges the newest release is outside of) or Latest
-// (every range): each chosen requirement becomes ^NEWEST.
-func rangeBumps(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, names []string, latest, pre bool) (map[string]string, error) {
-	set := map[string]string{}
-	ns := graph.Namespace()
-	for _, r := range m.Skills {
-		if len(names) > 0 && !slices.Contains(names, resolve.ShortName(r.Name)) && !slices.Contains(names, r.Name) {
-			continue
-		}
-		key, err := ns.Key(r.Name)
-		if err != nil {
-			return nil, invalid(err)
-		}
-		vs, err := graph.Versions(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		newest := newestRelease(vs, pre)
-		if newest == nil {
-			continue
-		}
-		rng := r.Range
-		if rng == "" {
-			rng = resolve.AnyRange
-		}
-		in, err := resolve.ParseRange(rng, pre)
-		if err != nil {
-			return nil, invalid(err)
-		}
-		if latest || !in.Contains(newest) {
-			if rng := "^" + newest.String(); rng != r.Range {
-				set[r.Name] = rng
-			}
-		}
-	}
-	return set, nil
-}
-
-// newestRelease is the highest version, pre-releases only with pre.
-func newestRelease(vs []*semver.Version, pre bool) *semver.Version {
-	var best *semver.Version
-	for _, v := range vs {
-		if v.Prerelease() != "" && !pre {
-			continue
-		}
-		if best == nil || v.GreaterThan(best) {
-			best = v
-		}
-	}
-	return best
 }

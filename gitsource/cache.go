@@ -81,6 +81,10 @@ type Resolved struct {
 	// Warning, when set, says the answer came from the cache because the
 	// remote could not be reached.
 	Warning string
+
+	// commit is the commit object, once read (see commitObject): Export,
+	// CommitSigner and CommitTime read it from one git process.
+	commit string
 }
 
 var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -112,27 +116,36 @@ func (c *Cache) repoPath(r *Ref) string {
 
 // repoDir returns the bare repository for r's remote, creating it.
 func (c *Cache) repoDir(ctx context.Context, r *Ref) (string, error) {
+	dir, _, err := c.openRepo(ctx, r)
+	return dir, err
+}
+
+// openRepo is repoDir, also saying whether the repository was created
+// now (and so holds no commit yet).
+func (c *Cache) openRepo(ctx context.Context, r *Ref) (dir string, created bool, err error) {
 	if c.opts.Dir == "" {
-		return "", errors.New("gitsource: no cache directory")
+		return "", false, errors.New("gitsource: no cache directory")
 	}
-	dir := c.repoPath(r)
+	dir = c.repoPath(r)
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
-		return dir, nil
+		return dir, false, nil
 	}
 	if c.opts.Offline {
-		return "", fmt.Errorf("%w: %s was never fetched; run once with the network", ErrOffline, r.Remote())
+		return "", false, fmt.Errorf("%w: %s was never fetched; run once with the network", ErrOffline, r.Remote())
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if _, err := c.cmd("", nil, "init", "-q", "--bare", dir).output(ctx); err != nil {
-		return "", err
+		return "", false, err
 	}
-	// The remote's URL (credentials removed) says what the folder is.
-	if _, err := c.cmd(dir, nil, "config", "skillpm.remote", r.Remote()).output(ctx); err != nil {
-		return "", err
+	// The remote's URL (credentials removed) says what the folder is, in
+	// the file git keeps for a repository's description (written here,
+	// not by one more git process on every cold fetch).
+	if err := os.WriteFile(filepath.Join(dir, "description"), []byte(r.Remote()+"\n"), 0o644); err != nil {
+		return "", false, err
 	}
-	return dir, nil
+	return dir, true, nil
 }
 
 // Resolve finds the commit r names, fetching it shallowly into the cache
@@ -162,14 +175,24 @@ func (c *Cache) resolve(ctx context.Context, r *Ref) (*Resolved, error) {
 		}
 		defer lk.Unlock()
 	}
-	dir, err := c.repoDir(ctx, r)
+	dir, created, err := c.openRepo(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	res := &Resolved{Ref: r}
 	if IsCommit(r.Rev) {
 		res.Commit = r.Rev
-		return res, c.fetch(ctx, dir, r, res.Commit, "")
+		return res, c.fetch(ctx, dir, r, res.Commit, "", created)
+	}
+	// A repository this command created holds nothing yet: the default
+	// branch is fetched by name, asking the remote once (listing its refs
+	// first is a connection of its own). Any failure falls back to the
+	// listing, whose messages say what is wrong.
+	if r.Rev == "" && created {
+		if commit, err := c.fetchHead(ctx, dir, r); err == nil {
+			res.Commit = commit
+			return res, nil
+		}
 	}
 	var refs map[string]string
 	if c.opts.Offline {
@@ -189,7 +212,7 @@ func (c *Cache) resolve(ctx context.Context, r *Ref) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, c.fetch(ctx, dir, r, res.Commit, name)
+	return res, c.fetch(ctx, dir, r, res.Commit, name, created)
 }
 
 // remoteRefs lists the remote's branches and tags (annotated tags peeled).
@@ -350,27 +373,19 @@ const fetchRemote = "skillpm-fetch"
 // fetch makes sure commit is in the cache repository, fetching it alone
 // and shallowly, and records it under refs/skillpm/ (with refName, the
 // ref it was resolved from) so that offline resolution and pruning know it.
-func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName string) error {
-	if _, err := c.cmd(dir, nil, "cat-file", "-e", commit+"^{commit}").output(ctx); err != nil {
+// A repository created by this command (fresh) is not asked whether it
+// has the commit: it has none.
+func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName string, fresh bool) error {
+	have := !fresh
+	if have {
+		_, err := c.cmd(dir, nil, "cat-file", "-e", commit+"^{commit}").output(ctx)
+		have = err == nil
+	}
+	if !have {
 		if c.opts.Offline {
 			return fmt.Errorf("%w: commit %s was never fetched; run once with the network", ErrOffline, commit)
 		}
-		// Blobs over a skill file's size limit stay on the server (a
-		// partial fetch, which servers that do not support it ignore):
-		// the export refuses a skill holding one, and one elsewhere in
-		// the repository never lands in the cache. The URL, with any
-		// credentials, is given on the command line as a remote that
-		// git records only as the objects' promisor; that record goes
-		// once the fetch is done, so nothing is ever fetched lazily.
-		filter := fmt.Sprintf("--filter=blob:limit=%d", c.maxBlob()+1)
-		// No automatic maintenance after the fetch: the cache is pruned
-		// by skillpm (cache prune), and a gc or maintenance run started
-		// by a fetch is one more process on every cold install.
-		_, err := c.cmd(dir, r, "-c", "remote."+fetchRemote+".url="+r.fetchURL(), "-c", "protocol.version=2",
-			"-c", "maintenance.auto=false", "-c", "gc.auto=0",
-			"fetch", "-q", "--depth=1", filter, "--no-tags", "--no-write-fetch-head", "--", fetchRemote, commit).output(ctx)
-		_, _ = c.cmd(dir, nil, "config", "--remove-section", "remote."+fetchRemote).output(ctx)
-		if err != nil {
+		if err := c.fetchShallow(ctx, dir, r, commit); err != nil {
 			var ge *gitError
 			if errors.As(err, &ge) && (strings.Contains(ge.msg, "not our ref") || strings.Contains(ge.msg, "unadvertised object") || strings.Contains(ge.msg, "couldn't find remote ref")) {
 				return fmt.Errorf("%w: commit %s is not in the repository", ErrRevNotFound, commit)
@@ -378,6 +393,48 @@ func (c *Cache) fetch(ctx context.Context, dir string, r *Ref, commit, refName s
 			return fetchErr(err)
 		}
 	}
+	return c.recordRefs(ctx, dir, commit, refName)
+}
+
+// fetchHead fetches the remote's default branch (HEAD) shallowly into
+// refs/skillpm/HEAD and returns its commit, recorded as fetch records it.
+func (c *Cache) fetchHead(ctx context.Context, dir string, r *Ref) (string, error) {
+	if err := c.fetchShallow(ctx, dir, r, "+HEAD:refs/skillpm/HEAD"); err != nil {
+		return "", err
+	}
+	out, err := c.cmd(dir, nil, "rev-parse", "--verify", "-q", "refs/skillpm/HEAD^{commit}").output(ctx)
+	commit := strings.TrimSpace(out)
+	if err != nil || !IsCommit(commit) {
+		return "", fmt.Errorf("git rev-parse: unexpected %q (%v)", commit, err)
+	}
+	return commit, c.recordRefs(ctx, dir, commit, "HEAD")
+}
+
+// fetchShallow fetches what (a commit id or a refspec) at depth 1.
+func (c *Cache) fetchShallow(ctx context.Context, dir string, r *Ref, what string) error {
+	// Blobs over a skill file's size limit stay on the server (a
+	// partial fetch, which servers that do not support it ignore):
+	// the export refuses a skill holding one, and one elsewhere in
+	// the repository never lands in the cache. The URL, with any
+	// credentials, is given on the command line as a remote that is
+	// the objects' promisor for this fetch only: declared a promisor
+	// on the command line too, it is never written to the
+	// repository's configuration (as git does for a remote it makes
+	// a promisor itself), so nothing is ever fetched lazily later.
+	limit := fmt.Sprintf("blob:limit=%d", c.maxBlob()+1)
+	// No automatic maintenance after the fetch: the cache is pruned
+	// by skillpm (cache prune), and a gc or maintenance run started
+	// by a fetch is one more process on every cold install.
+	_, err := c.cmd(dir, r, "-c", "remote."+fetchRemote+".url="+r.fetchURL(),
+		"-c", "remote."+fetchRemote+".promisor=true", "-c", "remote."+fetchRemote+".partialclonefilter="+limit,
+		"-c", "protocol.version=2", "-c", "maintenance.auto=false", "-c", "gc.auto=0",
+		"fetch", "-q", "--depth=1", "--filter="+limit, "--no-tags", "--no-write-fetch-head", "--", fetchRemote, what).output(ctx)
+	return err
+}
+
+// recordRefs records commit under refs/skillpm/commits/ and, with
+// refName, under refs/skillpm/REFNAME.
+func (c *Cache) recordRefs(ctx context.Context, dir, commit, refName string) error {
 	// Both refs in one git process (and one ref transaction). -z: fields
 	// end in NUL, so a ref name the remote advertised cannot add fields
 	// or commands (git still checks each name's format).

@@ -118,11 +118,6 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 		return nil, fmt.Errorf("%w: no SKILL.md in %s", ErrNoSkill, where)
 	}
 	sort.Strings(roots)
-	rootTree, err := c.cmd(dir, nil, "rev-parse", res.Commit+"^{tree}").output(ctx)
-	if err != nil {
-		return nil, err
-	}
-	trees["."] = strings.TrimSpace(rootTree)
 	inSkill := func(p string) string {
 		for i := len(roots) - 1; i >= 0; i-- {
 			if r := roots[i]; r == "." || p == r || strings.HasPrefix(p, r+"/") {
@@ -161,8 +156,14 @@ func (c *Cache) export(ctx context.Context, res *Resolved, dest string) ([]Skill
 	if total > lim.MaxTotalBytes || len(keep) > lim.MaxEntries {
 		return nil, fmt.Errorf("%w: the skills hold %d files, %d bytes in all, over the limits (%d files, %d bytes)", ErrUnsafeTree, len(keep), total, lim.MaxEntries, lim.MaxTotalBytes)
 	}
-	blobs, err := c.readBlobs(ctx, dir, keep)
+	// The commit object comes in the same git process as the blobs: it
+	// names the root's tree, and CommitSigner and CommitTime read it.
+	blobs, raw, err := c.readBlobs(ctx, dir, keep, res.Commit)
 	if err != nil {
+		return nil, err
+	}
+	res.commit = raw
+	if trees["."], err = commitTree(raw); err != nil {
 		return nil, err
 	}
 	// Every path and symlink is checked before anything is written. A
@@ -321,9 +322,11 @@ func skillLabel(p string) string {
 	return p
 }
 
-// readBlobs reads the entries' blobs with one git cat-file --batch.
-func (c *Cache) readBlobs(ctx context.Context, dir string, es []entry) (map[string]string, error) {
+// readBlobs reads the entries' blobs, and the commit object of commit,
+// with one git cat-file --batch.
+func (c *Cache) readBlobs(ctx context.Context, dir string, es []entry, commit string) (map[string]string, string, error) {
 	var in strings.Builder
+	in.WriteString(commit + "\n")
 	want := map[string]bool{}
 	for _, e := range es {
 		if !want[e.oid] {
@@ -339,16 +342,21 @@ func (c *Cache) readBlobs(ctx context.Context, dir string, es []entry) (map[stri
 		done <- err
 	}()
 	out := map[string]string{}
+	raw := ""
 	br := bufio.NewReader(pr)
 	var rerr error
-	for range want {
+	for i := range len(want) + 1 {
 		head, err := br.ReadString('\n')
 		if err != nil {
 			rerr = fmt.Errorf("git cat-file: %w", err)
 			break
 		}
+		typ := "blob"
+		if i == 0 {
+			typ = "commit"
+		}
 		f := strings.Fields(head)
-		if len(f) != 3 || f[1] != "blob" {
+		if len(f) != 3 || f[1] != typ || i == 0 && f[0] != commit {
 			rerr = fmt.Errorf("git cat-file: unexpected %q", strings.TrimSpace(head))
 			break
 		}
@@ -362,13 +370,17 @@ func (c *Cache) readBlobs(ctx context.Context, dir string, es []entry) (map[stri
 			rerr = fmt.Errorf("git cat-file: %w", err)
 			break
 		}
+		if i == 0 {
+			raw = string(buf[:n])
+			continue
+		}
 		out[f[0]] = string(buf[:n])
 	}
 	pr.CloseWithError(io.EOF)
 	if err := <-done; rerr == nil && err != nil {
 		rerr = err
 	}
-	return out, rerr
+	return out, raw, rerr
 }
 
 // safePath reports whether a path from a tree is relative, clean, and has

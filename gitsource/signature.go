@@ -35,14 +35,7 @@ func (c *Cache) CommitSigner(ctx context.Context, res *Resolved) (key crypto.Pub
 }
 
 func (c *Cache) commitSigner(ctx context.Context, res *Resolved) (crypto.PublicKey, bool, error) {
-	if err := c.lookGit(); err != nil {
-		return nil, false, err
-	}
-	dir, err := c.repoDir(ctx, res.Ref)
-	if err != nil {
-		return nil, false, err
-	}
-	raw, err := c.cmd(dir, nil, "cat-file", "commit", res.Commit).output(ctx)
+	raw, err := c.commitObject(ctx, res)
 	if err != nil {
 		return nil, false, err
 	}

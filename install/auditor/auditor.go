@@ -40,6 +40,11 @@ func New(opts Options) (*Static, error) {
 	return &Static{sc: sc}, nil
 }
 
+// Prepare starts, in the background, what an Audit of a copy of dir
+// will need (audit.Scanner.Prepare): installs call it with the directory
+// a skill is built from, before they stage and audit it.
+func (s *Static) Prepare(ctx context.Context, dir string) { s.sc.Prepare(ctx, dir) }
+
 // Audit scans dir and judges the report at tier (the claimed tier when
 // tier is "").
 func (s *Static) Audit(ctx context.Context, dir string, tier skill.Tier) (install.AuditVerdict, error) {

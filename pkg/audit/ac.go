@@ -4,61 +4,88 @@ package audit
 // pass (Aho-Corasick, compiled to a DFA over bytes). ASCII letters are
 // matched case-insensitively; keywords are lower case.
 type acMatcher struct {
-	next [][256]int32
-	out  [][]int32
-	n    int
-	lens []int32 // the length of each keyword
+	// next is the DFA, one row of width classes per state: state s on a
+	// byte of class k goes to next[s*width+k].
+	next  []int32
+	width int
+	// class maps a byte to its column: each byte a keyword holds has its
+	// own (an upper-case ASCII letter shares its lower case's), every
+	// other byte shares column 0, on which no edge leaves any state.
+	class [256]uint16
+	out   [][]int32
+	n     int
+	lens  []int32 // the length of each keyword
 }
 
 func newACMatcher(words []string) *acMatcher {
-	m := &acMatcher{next: make([][256]int32, 1), out: make([][]int32, 1), n: len(words)}
+	m := &acMatcher{n: len(words), lens: make([]int32, len(words)), width: 1}
 	for _, w := range words {
-		m.lens = append(m.lens, int32(len(w)))
+		for i := 0; i < len(w); i++ {
+			if c := w[i]; m.class[c] == 0 {
+				m.class[c] = uint16(m.width)
+				m.width++
+			}
+		}
 	}
-	// The trie, with -1 for missing edges while building.
-	for i := range m.next[0] {
-		m.next[0][i] = -1
+	for c := 'A'; c <= 'Z'; c++ {
+		m.class[c] = m.class[c+'a'-'A']
 	}
+	// The trie first, with sparse edges, then the DFA in one table of its
+	// final size: growing a dense table of 256 columns a state at a time
+	// copied all of it at every growth, most of the cost of building the
+	// matcher in every process that audits.
+	type edge struct {
+		k  uint16
+		to int32
+	}
+	kids := [][]edge{nil}
+	out := [][]int32{nil}
 	for id, w := range words {
+		m.lens[id] = int32(len(w))
 		s := int32(0)
 		for i := 0; i < len(w); i++ {
-			c := w[i]
-			if m.next[s][c] < 0 {
-				m.next = append(m.next, [256]int32{})
-				m.out = append(m.out, nil)
-				ns := int32(len(m.next) - 1)
-				for j := range m.next[ns] {
-					m.next[ns][j] = -1
+			k, t := m.class[w[i]], int32(-1)
+			for _, e := range kids[s] {
+				if e.k == k {
+					t = e.to
+					break
 				}
-				m.next[s][c] = ns
 			}
-			s = m.next[s][c]
+			if t < 0 {
+				t = int32(len(kids))
+				kids = append(kids, nil)
+				out = append(out, nil)
+				kids[s] = append(kids[s], edge{k, t})
+			}
+			s = t
 		}
-		m.out[s] = append(m.out[s], int32(id))
+		out[s] = append(out[s], int32(id))
 	}
-	// Breadth first: failure links become DFA transitions.
-	fail := make([]int32, len(m.next))
-	queue := make([]int32, 0, len(m.next))
-	for c := 0; c < 256; c++ {
-		if t := m.next[0][c]; t < 0 {
-			m.next[0][c] = 0
-		} else {
-			fail[t] = 0
-			queue = append(queue, t)
-		}
+	// Breadth first: a state's row starts as its failure state's
+	// (complete by then, being shallower) and its own edges replace those
+	// entries; the root's missing edges go to the root, the zero value. A
+	// child's failure state is where its parent's failure state goes on
+	// the same byte.
+	w := m.width
+	m.next = make([]int32, len(kids)*w)
+	m.out = out
+	fail := make([]int32, len(kids))
+	queue := make([]int32, 0, len(kids))
+	for _, e := range kids[0] {
+		m.next[int(e.k)] = e.to
+		queue = append(queue, e.to)
 	}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		m.out[s] = append(m.out[s], m.out[fail[s]]...)
-		for c := 0; c < 256; c++ {
-			t := m.next[s][c]
-			if t < 0 {
-				m.next[s][c] = m.next[fail[s]][c]
-				continue
-			}
-			fail[t] = m.next[fail[s]][c]
-			queue = append(queue, t)
+		f := fail[s]
+		m.out[s] = append(m.out[s], m.out[f]...)
+		row, frow := m.next[int(s)*w:int(s+1)*w], m.next[int(f)*w:int(f+1)*w]
+		copy(row, frow)
+		for _, e := range kids[s] {
+			fail[e.to] = frow[e.k]
+			row[e.k] = e.to
+			queue = append(queue, e.to)
 		}
 	}
 	return m
@@ -72,11 +99,7 @@ type acHit struct{ id, end int32 }
 func (m *acMatcher) hits(s string, dst []acHit) []acHit {
 	st := int32(0)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		st = m.next[st][c]
+		st = m.next[int(st)*m.width+int(m.class[s[i]])]
 		for _, id := range m.out[st] {
 			dst = append(dst, acHit{id: id, end: int32(i + 1)})
 		}

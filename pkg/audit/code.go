@@ -31,24 +31,29 @@ func newTreeLanguages() treeLanguages {
 // them), so that the compile overlaps the audit of the files before the
 // first one; a grammar no file needs is not compiled (code in a Markdown
 // block or a shebang script compiles its grammar when it is parsed).
-func (r *run) prepareParsers(entries []string) {
+// ahead says the caller has other work until it scans (Scanner.Prepare).
+func (s *Scanner) prepareParsers(entries []string, ahead bool) {
 	var seen [4]bool
 	prepare := func(i int, l treesitter.Language) {
 		if !seen[i] {
 			seen[i] = true
-			treesitter.Prepare(l)
+			if ahead {
+				treesitter.PrepareAhead(l)
+			} else {
+				treesitter.Prepare(l)
+			}
 		}
 	}
 	for _, rel := range entries {
 		switch path.Ext(strings.ToLower(rel)) {
 		case ".py", ".pyw", ".pyi":
-			prepare(0, r.s.langs.python)
+			prepare(0, s.langs.python)
 		case ".js", ".mjs", ".cjs", ".jsx":
-			prepare(1, r.s.langs.javascript)
+			prepare(1, s.langs.javascript)
 		case ".ts", ".mts", ".cts":
-			prepare(2, r.s.langs.typescript)
+			prepare(2, s.langs.typescript)
 		case ".tsx":
-			prepare(3, r.s.langs.tsx)
+			prepare(3, s.langs.tsx)
 		}
 	}
 }

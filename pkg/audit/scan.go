@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,6 +154,30 @@ func (s *Scanner) Scan(ctx context.Context, dir string) (*Report, error) {
 	return s.scan(ctx, dir, nil)
 }
 
+// Prepare starts, in the background, what a Scan of dir will need when
+// no cached report answers it: the grammars of its code files and the
+// instruction rules. A caller that audits a copy of dir later (install
+// audits the bytes it staged from it) calls Prepare as soon as it has the
+// directory, so that those compiles overlap its other work instead of
+// delaying the first Scan. It decides nothing and returns nothing: the
+// Scan reads the bytes it is given, and a directory that changes meanwhile
+// costs at most a compile not needed.
+func (s *Scanner) Prepare(ctx context.Context, dir string) {
+	go func() {
+		tree, ok := listTree(ctx, dir)
+		if !ok {
+			return
+		}
+		if s.opts.CacheDir != "" {
+			if _, err := os.Stat(s.cachePath(s.cacheKey(tree))); err == nil {
+				return
+			}
+		}
+		s.prepareParsers(slices.Collect(maps.Keys(tree.sums)), true)
+		s.compiled.Do(s.compile)
+	}()
+}
+
 // scan audits dir; after, when set, reads the run's state before the
 // report is made (Suggest).
 func (s *Scanner) scan(ctx context.Context, dir string, after func(*run)) (*Report, error) {
@@ -245,12 +271,15 @@ type run struct {
 	examples map[exampleLine]bool
 }
 
+// compile builds what a scan needs beyond the Scanner's options, once.
+func (s *Scanner) compile() {
+	s.instr, s.kw = compileInstrRules()
+	s.md = goldmark.New().Parser()
+	s.urlRe = newURLRe()
+}
+
 func newRun(ctx context.Context, s *Scanner, dir string) *run {
-	s.compiled.Do(func() {
-		s.instr, s.kw = compileInstrRules()
-		s.md = goldmark.New().Parser()
-		s.urlRe = newURLRe()
-	})
+	s.compiled.Do(s.compile)
 	return &run{
 		ctx: ctx, s: s, dir: dir,
 		envVars:    map[string]bool{},
@@ -626,7 +655,7 @@ func (r *run) walk() error {
 		r.paths[rel] = true
 		r.noteLocalModule(rel)
 	}
-	r.prepareParsers(entries)
+	r.s.prepareParsers(entries, false)
 	for _, rel := range entries {
 		if err := r.ctx.Err(); err != nil {
 			return fmt.Errorf("audit %s: %w", r.dir, err)

@@ -209,10 +209,13 @@ func TestCompilationCacheDir(t *testing.T) {
 	}
 }
 
-// TestPrepare: compiling ahead in the background and parsing at once
-// meet on one engine (run with -race), and an unknown language is ignored.
+// TestPrepare: compiling ahead in the background (on one goroutine, as
+// PrepareAhead does, or on every core) and parsing at once meet on one
+// engine (run with -race), and an unknown language is ignored.
 func TestPrepare(t *testing.T) {
 	Prepare(numLanguages)
+	PrepareAhead(numLanguages)
+	PrepareAhead(JavaScript)
 	Prepare(JavaScript)
 	var p Parser
 	defer p.Close()
@@ -220,7 +223,7 @@ func TestPrepare(t *testing.T) {
 	if err != nil || tr.HasError {
 		t.Fatalf("parse after Prepare: %v", err)
 	}
-	e, err := engines[JavaScript]()
+	e, err := engineFor(JavaScript, 0)
 	if err != nil || p.inst[JavaScript].e != e {
 		t.Fatalf("the parse did not use the prepared engine (%v)", err)
 	}

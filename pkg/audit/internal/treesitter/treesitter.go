@@ -132,18 +132,28 @@ type engine struct {
 
 // engines compile each grammar's module on first use; the result,
 // including a failure, is kept for the life of the process.
-var engines = [numLanguages]func() (*engine, error){
-	Python:     loader(Python),
-	JavaScript: loader(JavaScript),
-	TypeScript: loader(TypeScript),
-	TSX:        loader(TSX),
+var engines [numLanguages]loader
+
+// loader is one grammar's engine, built once.
+type loader struct {
+	once sync.Once
+	e    *engine
+	err  error
 }
 
-func loader(l Language) func() (*engine, error) {
-	return sync.OnceValues(func() (*engine, error) {
-		return newCachedEngine(context.Background(), l, compileCacheDir(l))
+// engineFor returns grammar l's engine, compiling it on the first call
+// with workers compile goroutines (0: one per core).
+func engineFor(l Language, workers int) (*engine, error) {
+	ld := &engines[l]
+	ld.once.Do(func() {
+		ctx := context.WithValue(context.Background(), workersKey{}, workers)
+		ld.e, ld.err = newCachedEngine(ctx, l, compileCacheDir(l))
 	})
+	return ld.e, ld.err
 }
+
+// workersKey carries engineFor's worker count to newEngine.
+type workersKey struct{}
 
 // Prepare starts compiling the grammar of lang in the background, so that
 // a caller that knows it will parse that language (it has seen a file of
@@ -152,7 +162,18 @@ func loader(l Language) func() (*engine, error) {
 // compiling, or an unknown language.
 func Prepare(lang Language) {
 	if lang < numLanguages {
-		go engines[lang]() //nolint:errcheck // the parse that needs it gets the error
+		go engineFor(lang, 0) //nolint:errcheck // the parse that needs it gets the error
+	}
+}
+
+// PrepareAhead is Prepare for a caller with work of its own for the
+// other cores until it parses (an install building and staging the skill
+// it will audit): a compile it starts runs on one goroutine, which
+// measured cheaper than one per core, and no slower to the first parse,
+// when the cores are busy anyway.
+func PrepareAhead(lang Language) {
+	if lang < numLanguages {
+		go engineFor(lang, 1) //nolint:errcheck // the parse that needs it gets the error
 	}
 }
 
@@ -216,8 +237,13 @@ func newEngine(ctx context.Context, l Language, cacheDir string) (*engine, error
 		return fail(err)
 	}
 	// The module's functions compile independently: on every core, so
-	// that a cold cache costs a fraction of the wall time.
-	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), module(l))
+	// that a cold cache costs a fraction of the wall time, unless the
+	// caller asked for fewer (PrepareAhead).
+	workers, _ := ctx.Value(workersKey{}).(int)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, workers), module(l))
 	if err != nil {
 		return fail(err)
 	}
@@ -422,7 +448,7 @@ func (p *Parser) ParseBudget(ctx context.Context, lang Language, src []byte, max
 	}
 	in := &p.inst[lang]
 	if in.e == nil {
-		e, err := engines[lang]()
+		e, err := engineFor(lang, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+)
+
+// WhyStep is one skill of a chain: the version chosen and the range the
+// step before it (or the request, for the first) asked for.
+type WhyStep struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Range   string `json:"range,omitempty"`
+}
+
+// WhyChain is one path from a skill asked for by name to the skill
+// explained.
+type WhyChain struct {
+	// From is the graph's lock file or root.
+	From  string    `json:"from"`
+	Chain []WhyStep `json:"chain"`
+}
+
+// WhyResult explains why a skill is installed.
+type WhyResult struct {
+	// Chains are every path to it, graph by graph, shortest first.
+	Chains []WhyChain
+	// Known are the skills of the graphs read, for suggestions when
+	// there is no chain.
+	Known []string
+}
+
+// WhyRequest asks Why about one skill.
+type WhyRequest struct {
+	// Name is the skill whose chains are wanted.
+	Name string
+	// GraphRequest names the project or roots, as for DependencyGraphs.
+	GraphRequest
+}
+
+// Why returns every chain from a skill asked for by name to name, with
+// the version chosen and the range asked for at each step, as cargo tree
+// -i and npm explain do, in the graphs DependencyGraphs reads. No chain
+// is not an error.
+func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
+	name := r.Name
+	graphs, err := e.dependencyGraphs(ctx, r.GraphRequest)
+	if err != nil {
+		return nil, err
+	}
+	out := &WhyResult{Chains: []WhyChain{}}
+	for _, dg := range graphs {
+		for n := range dg.Nodes {
+			out.Known = append(out.Known, n)
+		}
+		for _, ch := range dg.chains(name) {
+			steps := []WhyStep{}
+			for i, s := range ch {
+				n := dg.Nodes[s]
+				rng := n.Range
+				if i > 0 {
+					rng = dg.Ranges(dg.Nodes[ch[i-1]])[s]
+				}
+				steps = append(steps, WhyStep{Name: s, Version: n.Version, Range: rng})
+			}
+			out.Chains = append(out.Chains, WhyChain{From: dg.From, Chain: steps})
+		}
+	}
+	return out, nil
+}
