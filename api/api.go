@@ -147,6 +147,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil || port == "" || port == "0" {
 		return nil, fmt.Errorf("api: address %q: give the host:port the server listens on", cfg.Addr)
 	}
+	if err := CheckFrom(cfg.From); err != nil {
+		return nil, fmt.Errorf("api: the source of bare names: %w", err)
+	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}

@@ -394,9 +394,15 @@ func TestNew(t *testing.T) {
 		{Client: c, Token: "short", Addr: "127.0.0.1:7878"},
 		{Client: c, Token: strings.Repeat("a", 32), Addr: "127.0.0.1:0"},
 		{Token: strings.Repeat("a", 32), Addr: "127.0.0.1:7878"},
+		{Client: c, Token: strings.Repeat("a", 32), Addr: "127.0.0.1:7878", From: "oci-layout:"},
 	} {
 		if _, err := api.New(cfg); err == nil {
 			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+	for _, from := range []string{"", "embedded", "oci-layout:dir", "ghcr.io/acme/skills"} {
+		if _, err := api.New(api.Config{Client: c, Token: strings.Repeat("a", 32), Addr: "127.0.0.1:7878", From: from}); err != nil {
+			t.Errorf("New with From %q: %v", from, err)
 		}
 	}
 	if !api.IsLoopback("127.0.0.1:1") || !api.IsLoopback("[::1]:1") || !api.IsLoopback("localhost:1") || api.IsLoopback("0.0.0.0:1") || api.IsLoopback("192.168.1.2:1") {

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/skillpm/skillpm/source"
 )
 
 // ShutdownGrace bounds how long ListenAndServe waits for requests in
@@ -23,6 +25,14 @@ type ServeOptions struct {
 	// server (its URL carries the token) and whether it is reachable
 	// beyond loopback.
 	Listening func(s *Server, remote bool)
+}
+
+// CheckFrom checks a Config.From before anything is loaded: "" (the
+// embedded registry) or a source package source parses (a registry
+// namespace, oci-layout:DIR). New refuses a From it refuses.
+func CheckFrom(from string) error {
+	_, err := source.Parse(from)
+	return err
 }
 
 // CheckAddr checks a listen address before anything is loaded: host:port

@@ -23,9 +23,9 @@ type ValidateRequest struct {
 	// Lenient reports as errors only what makes a skill unusable; the
 	// default is strict, exactly the rules publish applies.
 	Lenient bool
-	// Catalog is the tool catalog for tools_required; nil means the
+	// KnownTools are the tool names tools_required may name; nil means the
 	// default one.
-	Catalog *skill.Catalog
+	KnownTools *skill.KnownTools
 	// Host checks the skills also as that host loads them: for GAIA its
 	// loader's refusals (skill.Options.GaiaLoader), which install for
 	// GAIA applies too. Every other host reads the format alone. ""
@@ -63,9 +63,9 @@ type ValidateSummary struct {
 // result, not an error: the error is for the request (a directory to
 // search that does not exist is ErrInvalidRequest).
 func Validate(ctx context.Context, r ValidateRequest) (*ValidateResult, error) {
-	opts := skill.Options{Mode: skill.Strict, Publish: true, Catalog: r.Catalog}
+	opts := skill.Options{Mode: skill.Strict, Publish: true, KnownTools: r.KnownTools}
 	if r.Lenient {
-		opts = skill.Options{Mode: skill.Lenient, Catalog: r.Catalog}
+		opts = skill.Options{Mode: skill.Lenient, KnownTools: r.KnownTools}
 	}
 	if r.Host != "" {
 		t := r.Hosts

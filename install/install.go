@@ -78,8 +78,8 @@ type Options struct {
 	// (AgentsRoots): a receipt's link record naming a copy elsewhere is
 	// refused before its copy is updated or its root written.
 	AgentsRoots []string
-	// Catalog is the tool catalog for tools_required; nil means the GAIA one.
-	Catalog *skill.Catalog
+	// KnownTools are the tool names tools_required may name; nil means GAIA's.
+	KnownTools *skill.KnownTools
 	// Warn receives messages that do not stop the install.
 	Warn func(string)
 	// Hide withholds versions from a resolution (resolve.LockOptions.Hide).
@@ -1066,7 +1066,7 @@ func stage(ctx context.Context, tx *txn, todo []*Planned, opts Options) (map[str
 	for _, p := range todo {
 		names = append(names, out[p.Lock.Name].dir)
 	}
-	for i, r := range skill.LoadSet(ctx, names, skill.Options{Mode: skill.Lenient, Catalog: opts.Catalog}) {
+	for i, r := range skill.LoadSet(ctx, names, skill.Options{Mode: skill.Lenient, KnownTools: opts.KnownTools}) {
 		p := todo[i]
 		if r.Diagnostics.HasErrors() {
 			return nil, fmt.Errorf("%s@%s does not load: %w", p.Lock.Name, p.Lock.Version, r.Diagnostics.Err())

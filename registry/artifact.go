@@ -62,9 +62,9 @@ type BuildOptions struct {
 	// Limits are the archive bounds the layer must unpack within; zero
 	// means archive.DefaultLimits.
 	Limits archive.Limits
-	// Catalog is where tools_required names are looked up; nil means the
-	// default catalog.
-	Catalog *skill.Catalog
+	// KnownTools is where tools_required names are looked up; nil means
+	// skill.DefaultKnownTools.
+	KnownTools *skill.KnownTools
 	// PackWarn, when set, receives the paths packed that rarely belong in a
 	// skill (archive.PackOptions.Warn).
 	PackWarn func(archive.PackWarning)
@@ -137,7 +137,7 @@ func (a *Artifact) blob(d digest.Digest) ([]byte, bool) {
 // problem). The manifest bytes depend only on the skill's files, its git
 // metadata and opts: Build twice, get the same digest.
 func Build(ctx context.Context, dir string, opts BuildOptions) (*Artifact, error) {
-	vo := skill.Options{Mode: skill.Strict, Publish: true, Catalog: opts.Catalog}
+	vo := skill.Options{Mode: skill.Strict, Publish: true, KnownTools: opts.KnownTools}
 	if opts.Lenient {
 		vo.Mode, vo.Publish = skill.Lenient, false
 	}

@@ -16,11 +16,11 @@ import (
 )
 
 type migrateFlags struct {
-	from     string
-	outDir   string
-	dryRun   bool
-	force    bool
-	catalogs []string
+	from       string
+	outDir     string
+	dryRun     bool
+	force      bool
+	knownTools []string
 }
 
 func newMigrateCmd(g *globals) *cobra.Command {
@@ -64,7 +64,8 @@ Exit status 3 when the skill cannot be migrated, or when the migrated skill
 	deprecatedAlias(c, "out-dir", "output-dir")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the report; write nothing")
 	fl.BoolVar(&f.force, "force", false, "replace OUT/<name> if it exists")
-	fl.StringArrayVar(&f.catalogs, "catalog", nil, "an extra tool catalog `FILE` for tools_required (repeatable)")
+	fl.StringArrayVar(&f.knownTools, "known-tools", nil, "an extra known-tools `FILE` (the tool names tools_required may name; repeatable)")
+	deprecatedAlias(c, "catalog", "known-tools")
 	return c
 }
 
@@ -81,11 +82,11 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 	if err != nil {
 		return usageErrorf(c, err)
 	}
-	cat, err := loadCatalogs(f.catalogs)
+	cat, err := loadKnownTools(f.knownTools)
 	if err != nil {
 		return err
 	}
-	opts := migrate.Options{From: from, Catalog: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
+	opts := migrate.Options{From: from, KnownTools: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
 	res, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Log: slog.New(cliLog{warn: warnOnce(g), note: g.o().Note})})
 	if errors.Is(err, engine.ErrInvalidRequest) {
 		return usageErrorf(c, err)

@@ -5,14 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/skillpm/skillpm/api"
+	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/sign"
-	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/tiers"
 	"github.com/spf13/cobra"
 )
@@ -81,6 +82,9 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 	if _, err := api.CheckAddr(f.addr, f.allowRemote); err != nil {
 		return serveAddrErr(f.addr, err)
 	}
+	if err := api.CheckFrom(from); err != nil {
+		return fmt.Errorf("--registry: %w", err)
+	}
 	cfg, err := f.config(ctx, g, host, from)
 	if err != nil {
 		return err
@@ -107,17 +111,13 @@ func (f *serveFlags) config(ctx context.Context, g *globals, host install.Host, 
 	if err != nil {
 		return api.Config{}, err
 	}
-	spec, err := source.Parse(from)
-	if err != nil {
-		return api.Config{}, fmt.Errorf("--registry: %w", err)
-	}
 	return api.Config{
 		Client: client, From: from, Env: osEnv(), Host: host,
 		LoadTrust: func(ctx context.Context) (*tiers.Policy, sign.VerifyOptions, error) {
 			p, v, err := load(ctx)
 			return p, v.Trust, err
 		},
-		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(client, spec, load, from), Warn: func(s string) { g.o().Warn(s) },
+		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(g, client, from, load), Warn: func(s string) { g.o().Warn(s) },
 	}, nil
 }
 
@@ -164,21 +164,29 @@ func printServing(g *globals, srv *api.Server, remote bool) {
 	fmt.Fprintln(g.stderr, "The token in the URL is needed to install and remove; it changes every start. Ctrl-C stops the server.")
 }
 
-// serveSearch is the panel's search: each request in its own registry
-// session, hits verified with what load gives for it, each with the
-// reference that installs it.
-func serveSearch(client *registry.Client, spec source.Spec, load func(context.Context) (*tiers.Policy, policycheck.VerifyOptions, error), from string) api.SearchFunc {
+// serveSearch is the panel's search: engine.Search, as skillpm search
+// runs it, in an engine opened for each request on its own registry
+// session with the policy and trust material load gives for it; each hit
+// with the reference that installs it. The engine's warnings and notes
+// (an index built on a layout's first search) go to stderr.
+func serveSearch(g *globals, client *registry.Client, from string, load func(context.Context) (*tiers.Policy, policycheck.VerifyOptions, error)) api.SearchFunc {
 	return func(ctx context.Context, q string) (any, error) {
-		_, vopts, err := load(ctx)
+		policy, vopts, err := load(ctx)
 		if err != nil {
 			return nil, err
 		}
-		session := client.Session()
-		src, err := session.OpenSource(spec)
+		if policy == nil {
+			policy = tiers.Default()
+		}
+		e, err := engine.Open(ctx, engine.Options{
+			Client: client.Session(), Source: from, Env: osEnv(), Policy: policy, Trust: vopts.Trust,
+			AuditTool: "skillpm " + skillpmVersion(),
+			Log:       slog.New(cliLog{warn: func(s string) { g.o().Warn(s) }, note: g.o().Note}),
+		})
 		if err != nil {
 			return nil, err
 		}
-		res, err := policycheck.Search(ctx, session, src, q, policycheck.SearchOptions{Verify: &vopts})
+		res, err := e.Search(ctx, engine.SearchRequest{Source: from, Query: q})
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,6 +176,68 @@ func TestServeReadsProjectPolicy(t *testing.T) {
 	host, token, stop = startServe(t)
 	if code, got := install(host, token); code != http.StatusOK || got != "community" {
 		t.Fatalf("config.yaml names the policy: status %d, %q; want 200 and community (the API ignores config.yaml's policy)", code, got)
+	}
+	stop()
+}
+
+// TestServeSearch checks the panel's search through serve: a skill
+// published signed into the embedded registry is found by a word of its
+// description, with the tier config.yaml's policy gives its key (verified,
+// not the tier it claims), its version and the reference that installs
+// it; a query nothing matches finds nothing.
+func TestServeSearch(t *testing.T) {
+	work := t.TempDir()
+	for k, v := range map[string]string{"HOME": filepath.Join(work, "home"), "XDG_CONFIG_HOME": filepath.Join(work, "config"),
+		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "XDG_STATE_HOME": filepath.Join(work, "state"), "SKILLPM_PASSWORD": "", "SKILLPM_CONFIG": ""} {
+		t.Setenv(k, v)
+	}
+	write := func(path, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(work, "src", "notes", "SKILL.md"), "---\nname: notes\ndescription: Takes meeting minutes. Use in tests.\nversion: 1.2.0\n---\nBody.\n")
+	skillpmRun(t, work, "keygen", "--output-prefix", "publisher", "--no-passphrase")
+	skillpmRun(t, work, "publish", filepath.Join(work, "src", "notes"), "--no-vcs", "--sign", "--key", "publisher.key", "-q")
+	skillpmRun(t, work, "index", "build", "-q")
+	policy := filepath.Join(work, "team-policy.yaml")
+	write(policy, "version: 1\npolicies:\n  - name: team\n    scopes: [\"embedded/*\"]\n    tier: community\n    identities:\n      - key: "+filepath.Join(work, "publisher.pub")+"\n")
+	write(filepath.Join(work, "config", "skillpm", "config.yaml"), "policy: "+policy+"\n")
+	proj := filepath.Join(work, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(proj)
+
+	type hit struct {
+		Name, Version, Ref, Tier string
+	}
+	search := func(host, q string) []hit {
+		t.Helper()
+		res, err := http.Get("http://" + host + "/api/skills/search?q=" + url.QueryEscape(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body struct {
+			Schema  string `json:"schema"`
+			Results []hit  `json:"results"`
+		}
+		if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != http.StatusOK || body.Schema != api.SchemaSearch {
+			t.Fatalf("search %q: status %d, schema %q, %v", q, res.StatusCode, body.Schema, err)
+		}
+		return body.Results
+	}
+	host, _, stop := startServe(t)
+	if got, want := search(host, "minutes"), []hit{{"notes", "1.2.0", "notes@1.2.0", "community"}}; !slices.Equal(got, want) {
+		t.Errorf("search minutes: %+v, want %+v", got, want)
+	}
+	if got := search(host, "zebra"); len(got) != 0 {
+		t.Errorf("search zebra: %+v, want no hits", got)
 	}
 	stop()
 }

@@ -13,11 +13,11 @@ import (
 )
 
 type validateFlags struct {
-	lenient   bool
-	summary   bool
-	recursive bool
-	catalogs  []string
-	host      oneHost
+	lenient    bool
+	summary    bool
+	recursive  bool
+	knownTools []string
+	host       oneHost
 }
 
 func newValidateCmd(g *globals) *cobra.Command {
@@ -46,7 +46,8 @@ errors.`,
 	c.Flags().BoolVar(&f.lenient, "lenient", false, "only errors that make a skill unusable; the rest are warnings")
 	c.Flags().BoolVar(&f.summary, "summary", false, "print counts of diagnostics by code instead of each diagnostic")
 	c.Flags().BoolVarP(&f.recursive, "recursive", "r", false, "validate every skill found below each DIR")
-	c.Flags().StringArrayVar(&f.catalogs, "catalog", nil, "an extra tool catalog `FILE` for tools_required (repeatable)")
+	c.Flags().StringArrayVar(&f.knownTools, "known-tools", nil, "an extra known-tools `FILE` (the tool names tools_required may name; repeatable)")
+	deprecatedAlias(c, "catalog", "known-tools")
 	bindOneHost(c.Flags(), &f.host, "", "also check what `HOST` refuses to load (gaia: its loader's permission rules)")
 	return c
 }
@@ -55,11 +56,11 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	cat, err := loadCatalogs(f.catalogs)
+	cat, err := loadKnownTools(f.knownTools)
 	if err != nil {
 		return err
 	}
-	v, err := engine.Validate(c.Context(), engine.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, Catalog: cat, Host: f.host.name})
+	v, err := engine.Validate(c.Context(), engine.ValidateRequest{Dirs: args, Recursive: f.recursive, Lenient: f.lenient, KnownTools: cat, Host: f.host.name})
 	if err != nil {
 		return err
 	}
@@ -85,11 +86,11 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	return nil
 }
 
-func loadCatalogs(files []string) (*skill.Catalog, error) {
-	cat := skill.DefaultCatalog()
+func loadKnownTools(files []string) (*skill.KnownTools, error) {
+	cat := skill.DefaultKnownTools()
 	for _, f := range files {
 		var err error
-		if cat, err = cat.LoadCatalog(f); err != nil {
+		if cat, err = cat.LoadFile(f); err != nil {
 			return nil, classed(errdef.Usage, err)
 		}
 	}

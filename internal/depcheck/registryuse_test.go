@@ -29,12 +29,10 @@ var (
 var cliRegistryUses = map[string]string{
 	// The one place the command line builds a registry client: the
 	// engine's (Options.Client), with the terminal's progress, timeouts,
-	// mirrors and trace; login and serve use it too.
+	// mirrors and trace, handed to engine.Open (openEngine) and to the
+	// API server (serve, whose per-request engines take its sessions).
+	// It must stay: the flags and configuration it reads are the CLI's.
 	"publish.go:regClient": "builds the engine's client from the flags and configuration",
-	// serve opens the API server's session client on the source it
-	// serves (package api takes a client and a source).
-	"serve.go:config":      "the API server's source: package api's configuration takes a parsed source",
-	"serve.go:serveSearch": "the panel's search opens the source per request: an engine Search per request would take it",
 }
 
 // TestCLIOpensNoRegistry fails on a registry client, reference or source

@@ -12,7 +12,7 @@ import (
 // every decision into the report.
 type collector struct {
 	rep *Report
-	cat *skill.Catalog
+	cat *skill.KnownTools
 
 	bins      orderedSet // shell:execute scope
 	perms     orderedSet // other permissions
@@ -121,7 +121,7 @@ func (c *collector) addDeps(field string, n *yaml.Node, set *orderedSet, to, not
 	}
 }
 
-// addTools keeps the tool names a catalog knows; an unknown name in
+// addTools keeps the tool names that are known tools; an unknown name in
 // tools_required is a strict error, so it is reported instead.
 func (c *collector) addTools(field string, n *yaml.Node) {
 	vals, bad := listOf(n)
@@ -132,7 +132,7 @@ func (c *collector) addTools(field string, n *yaml.Node) {
 			known = append(known, t)
 			continue
 		}
-		c.unmapped(field, str(t), fmt.Sprintf("tool %q is in no catalog (searched: %s); listing it in tools_required would fail validation, so it was left out — add a catalog with the tool or drop it",
+		c.unmapped(field, str(t), fmt.Sprintf("tool %q is not a known tool (searched: %s); listing it in tools_required would fail validation, so it was left out — add a known-tools file with the tool or drop it",
 			t, strings.Join(c.cat.Sources(), ", ")))
 	}
 	if len(known) > 0 {
@@ -189,7 +189,7 @@ func (c *collector) addToolsets(field string, n *yaml.Node) {
 	for _, ts := range vals {
 		perms, ok := hermesToolsets[ts]
 		if !ok {
-			c.unmapped(field, str(ts), fmt.Sprintf("Hermes toolset %q has no GAIA permission or catalog equivalent", ts))
+			c.unmapped(field, str(ts), fmt.Sprintf("Hermes toolset %q has no GAIA permission or known-tool equivalent", ts))
 			continue
 		}
 		c.perms.add(perms...)

@@ -29,7 +29,7 @@ func TestCorpus(t *testing.T) {
 	root := corpusDir(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
-	cat := skill.DefaultCatalog()
+	cat := skill.DefaultKnownTools()
 	type tally struct{ skills, migrated, valid, idempotent int }
 	reasons := map[string]int{}
 	invalid := map[string]int{}
@@ -43,7 +43,7 @@ func TestCorpus(t *testing.T) {
 		for i, dir := range dirs {
 			n.skills++
 			out := filepath.Join(tmp, set, fmt.Sprint(i))
-			r, err := Run(ctx, dir, Options{OutDir: out, Catalog: cat})
+			r, err := Run(ctx, dir, Options{OutDir: out, KnownTools: cat})
 			if err != nil {
 				var nm *NotMigratableError
 				if !errors.As(err, &nm) {
@@ -77,7 +77,7 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 			// Migrating the output again gives the same SKILL.md and changes nothing.
-			r2, err := Migrate(ctx, filepath.Join(out, r.Name), Options{Catalog: cat})
+			r2, err := Migrate(ctx, filepath.Join(out, r.Name), Options{KnownTools: cat})
 			if err != nil {
 				t.Errorf("%s: migrating the output again: %v", dir, err)
 				continue

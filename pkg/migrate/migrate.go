@@ -80,7 +80,7 @@ func Migrate(ctx context.Context, dir string, opts Options) (*Result, error) {
 	}
 	m := &migration{opts: opts, file: file, rep: newReport(), consumed: map[string]bool{}}
 	m.rep.Source, m.rep.File = dir, file
-	m.c = &collector{rep: &m.rep, cat: opts.catalog()}
+	m.c = &collector{rep: &m.rep, cat: opts.knownTools()}
 	top, raw, err := m.parse(data)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func Migrate(ctx context.Context, dir string, opts Options) (*Result, error) {
 	}
 	// Validate what will be written, as skillpm validate would for GAIA,
 	// whose skill it is.
-	s, ds := skill.Parse(filepath.Join(m.name, skill.SkillFile), out, skill.Options{Mode: skill.Strict, Catalog: opts.Catalog, GaiaLoader: true})
+	s, ds := skill.Parse(filepath.Join(m.name, skill.SkillFile), out, skill.Options{Mode: skill.Strict, KnownTools: opts.KnownTools, GaiaLoader: true})
 	if s == nil {
 		d := firstError(ds)
 		return nil, notMigratable(file, 0, reasonFor(d.Code), "the migrated frontmatter does not load: "+d.Message, d.Hint)
@@ -138,7 +138,7 @@ func Run(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err := r.Write(ctx, dest, WriteOptions{OverwriteUnsafe: opts.OverwriteUnsafe}); err != nil {
 		return r, err
 	}
-	_, ds := skill.Load(ctx, dest, skill.Options{Mode: skill.Strict, Catalog: opts.Catalog, GaiaLoader: true})
+	_, ds := skill.Load(ctx, dest, skill.Options{Mode: skill.Strict, KnownTools: opts.KnownTools, GaiaLoader: true})
 	if ds == nil {
 		ds = skill.Diagnostics{}
 	}
@@ -168,7 +168,7 @@ func (m *migration) fail(line int, r Reason, detail, hint string) error {
 // is YAML syntax it tries repairYAML; anything else that stops the skill
 // from loading is a reason it cannot be migrated.
 func (m *migration) parse(data []byte) (*yaml.Node, skill.Frontmatter, error) {
-	lenient := skill.Options{Mode: skill.Lenient, Catalog: m.opts.Catalog}
+	lenient := skill.Options{Mode: skill.Lenient, KnownTools: m.opts.KnownTools}
 	s, ds := skill.Parse(m.file, data, lenient)
 	raw, split := skill.SplitFrontmatter(data)
 	if s == nil {

@@ -43,9 +43,9 @@ const DefaultOutDir = "migrated"
 type Options struct {
 	// From selects the source format; "" means Auto.
 	From Format
-	// Catalog is where tools_required names are looked up; nil means
-	// skill.DefaultCatalog(). Unknown tools are reported, not written.
-	Catalog *skill.Catalog
+	// KnownTools is where tools_required names are looked up; nil means
+	// skill.DefaultKnownTools(). Unknown tools are reported, not written.
+	KnownTools *skill.KnownTools
 
 	// The fields below are used by Run only.
 
@@ -69,11 +69,11 @@ func (o Options) Validate() error {
 	return nil
 }
 
-func (o Options) catalog() *skill.Catalog {
-	if o.Catalog == nil {
-		return skill.DefaultCatalog()
+func (o Options) knownTools() *skill.KnownTools {
+	if o.KnownTools == nil {
+		return skill.DefaultKnownTools()
 	}
-	return o.Catalog
+	return o.KnownTools
 }
 
 func (o Options) from() Format {

@@ -4,7 +4,7 @@
 // every problem reported as a Diagnostic with a stable code (Codes) and
 // where it is. It models what the engine decides with: the declared
 // permissions and the tier a skill claims (Permission, Tier), its
-// dependencies, the tools it needs (Catalog) and its canonical JSON form
+// dependencies, the tools it needs (KnownTools) and its canonical JSON form
 // (CanonicalJSON), the config blob of the published OCI artifact.
 //
 // It does no I/O beyond reading the skill's directory, and knows nothing

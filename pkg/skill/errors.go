@@ -17,8 +17,8 @@ var (
 	// ErrBadName means a name given for a new skill is not a valid skill
 	// name: the request is to be fixed, so it is a usage error.
 	ErrBadName = errdef.New(errdef.Usage, "not a valid skill name")
-	// ErrCatalog is returned when a tool catalog cannot be read.
-	ErrCatalog = errdef.New(errdef.Validation, "invalid tool catalog")
+	// ErrKnownTools is returned when a known-tools file cannot be read.
+	ErrKnownTools = errdef.New(errdef.Validation, "invalid known-tools file")
 )
 
 // ValidationError is returned when a skill has error diagnostics. It keeps

@@ -21,10 +21,10 @@ type Options struct {
 	// Publish adds the rules only publishing enforces: a version is
 	// required and 0.0.0 is refused.
 	Publish bool
-	// Catalog is where tools_required names are looked up; nil means
-	// DefaultCatalog(). Tools provided by the other skills of a set are added
-	// with Catalog.WithTools.
-	Catalog *Catalog
+	// KnownTools is where tools_required names are looked up; nil means
+	// DefaultKnownTools(). Tools provided by the other skills of a set are added
+	// with KnownTools.WithTools.
+	KnownTools *KnownTools
 	// GaiaLoader adds the refusals GAIA's loader makes beyond the
 	// format (GaiaLoaderVersion): a shell:execute binary GAIA has no
 	// policy for, an unscoped shell:execute, and the local-capability
@@ -219,9 +219,9 @@ func (c *checker) checkCommon(s *Skill, opts Options) {
 			}
 		}
 	}
-	cat := opts.Catalog
+	cat := opts.KnownTools
 	if cat == nil {
-		cat = DefaultCatalog()
+		cat = DefaultKnownTools()
 	}
 	own := map[string]bool{}
 	for _, t := range s.Gaia.Tools {
@@ -233,8 +233,8 @@ func (c *checker) checkCommon(s *Skill, opts Options) {
 			if own[name] || cat.Has(name) {
 				continue
 			}
-			c.add(CodeToolUnknown, e, fmt.Sprintf("tools_required names %q, which no catalog provides (searched: %s)", name, strings.Join(cat.Sources(), ", ")),
-				"fix the tool name, add a tool catalog, or install it together with the skill that provides it")
+			c.add(CodeToolUnknown, e, fmt.Sprintf("tools_required names %q, which is not a known tool (searched: %s)", name, strings.Join(cat.Sources(), ", ")),
+				"fix the tool name, add a known-tools file, or install it together with the skill that provides it")
 		}
 	}
 }

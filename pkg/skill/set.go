@@ -34,12 +34,12 @@ func LoadSet(ctx context.Context, dirs []string, opts Options) []Result {
 	if len(provided) == 0 {
 		return out
 	}
-	base := opts.Catalog
+	base := opts.KnownTools
 	if base == nil {
-		base = DefaultCatalog()
+		base = DefaultKnownTools()
 	}
 	withSet := opts
-	withSet.Catalog = base.WithTools("the other skills being validated", provided)
+	withSet.KnownTools = base.WithTools("the other skills being validated", provided)
 	for i := range out {
 		if out[i].Diagnostics.Has(CodeToolUnknown) {
 			out[i].Skill, out[i].Diagnostics = Load(ctx, out[i].Dir, withSet)

@@ -194,11 +194,11 @@ func TestDependencies(t *testing.T) {
 	}
 }
 
-func TestToolCatalogFromSet(t *testing.T) {
+func TestKnownToolsFromSet(t *testing.T) {
 	ctx := context.Background()
 	consumer := writeSkill(t, "consumer", "---\nname: consumer\ndescription: x\nmetadata:\n  gaia:\n    tools_required: [search_web, web-research/fetch_page]\n---\n")
 	if _, ds := Load(ctx, consumer, Options{}); !ds.Has(CodeToolUnknown) {
-		// search_web is in the GAIA catalog; web-research/fetch_page is not.
+		// search_web is a GAIA known tool; web-research/fetch_page is not.
 		t.Fatalf("want tool-unknown for web-research/fetch_page:\n%s", render(ds))
 	}
 	rs := LoadSet(ctx, []string{consumer, filepath.Join(testdata, "skills", "web-research")}, Options{})
@@ -209,25 +209,25 @@ func TestToolCatalogFromSet(t *testing.T) {
 	}
 }
 
-func TestUserCatalog(t *testing.T) {
+func TestUserKnownTools(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "cat.yaml")
 	if err := os.WriteFile(file, []byte("version: 1\nhost: acme\ntools: [teleport]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := DefaultCatalog().LoadCatalog(file)
+	cat, err := DefaultKnownTools().LoadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ds := Load(context.Background(), filepath.Join(testdata, "invalid", "tool-unknown", "fixture"), Options{Catalog: cat})
+	_, ds := Load(context.Background(), filepath.Join(testdata, "invalid", "tool-unknown", "fixture"), Options{KnownTools: cat})
 	if ds.Has(CodeToolUnknown) {
-		t.Errorf("teleport is in the user catalog:\n%s", render(ds))
+		t.Errorf("teleport is in the user's known-tools file:\n%s", render(ds))
 	}
 	if err := os.WriteFile(file, []byte("version: 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DefaultCatalog().LoadCatalog(file); err == nil {
-		t.Error("a catalog of version 2 was accepted")
+	if _, err := DefaultKnownTools().LoadFile(file); err == nil {
+		t.Error("a known-tools file of version 2 was accepted")
 	}
 }
 
