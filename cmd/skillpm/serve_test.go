@@ -87,6 +87,37 @@ func startServe(t *testing.T) (host, token string, stop func()) {
 	return u.Host, u.Query().Get("token"), stop
 }
 
+// writeTestFile writes data to path, making its directory.
+func writeTestFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// servedNotes gives a test its own home and XDG directories, publishes
+// notes at version (described by desc, claiming no tier) to the embedded
+// registry signed by a new key, and writes team-policy.yaml trusting
+// that key for embedded/* at community. It returns the work directory
+// and the policy file.
+func servedNotes(t *testing.T, desc, version string) (work, policy string) {
+	t.Helper()
+	work = t.TempDir()
+	for k, v := range map[string]string{"HOME": filepath.Join(work, "home"), "XDG_CONFIG_HOME": filepath.Join(work, "config"),
+		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "XDG_STATE_HOME": filepath.Join(work, "state"), "SKILLPM_PASSWORD": "", "SKILLPM_CONFIG": ""} {
+		t.Setenv(k, v)
+	}
+	writeTestFile(t, filepath.Join(work, "src", "notes", "SKILL.md"), "---\nname: notes\ndescription: "+desc+" Use in tests.\nversion: "+version+"\n---\nBody.\n")
+	skillpmRun(t, work, "keygen", "--output-prefix", "publisher", "--no-passphrase")
+	skillpmRun(t, work, "publish", filepath.Join(work, "src", "notes"), "--no-vcs", "--sign", "--key", "publisher.key", "-q")
+	policy = filepath.Join(work, "team-policy.yaml")
+	writeTestFile(t, policy, "version: 1\npolicies:\n  - name: team\n    scopes: [\"embedded/*\"]\n    tier: community\n    identities:\n      - key: "+filepath.Join(work, "publisher.pub")+"\n")
+	return work, policy
+}
+
 // TestServeReadsProjectPolicy checks that the API decides tiers with the
 // policy of the project serve runs in, as every command run there does:
 // a skill signed by a key only that policy trusts is experimental (and
@@ -95,28 +126,10 @@ func startServe(t *testing.T) (host, token string, stop func()) {
 // without a restart; and config.yaml's policy: holds where the project
 // names none.
 func TestServeReadsProjectPolicy(t *testing.T) {
-	work := t.TempDir()
-	for k, v := range map[string]string{"HOME": filepath.Join(work, "home"), "XDG_CONFIG_HOME": filepath.Join(work, "config"),
-		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "XDG_STATE_HOME": filepath.Join(work, "state"), "SKILLPM_PASSWORD": "", "SKILLPM_CONFIG": ""} {
-		t.Setenv(k, v)
-	}
-	write := func(path, data string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// notes claims no tier: the policy alone decides.
-	write(filepath.Join(work, "src", "notes", "SKILL.md"), "---\nname: notes\ndescription: Takes notes. Use in tests.\nversion: 1.0.0\n---\nBody.\n")
-	skillpmRun(t, work, "keygen", "--output-prefix", "publisher", "--no-passphrase")
-	skillpmRun(t, work, "publish", filepath.Join(work, "src", "notes"), "--no-vcs", "--sign", "--key", "publisher.key", "-q")
-	policy := filepath.Join(work, "team-policy.yaml")
-	write(policy, "version: 1\npolicies:\n  - name: team\n    scopes: [\"embedded/*\"]\n    tier: community\n    identities:\n      - key: "+filepath.Join(work, "publisher.pub")+"\n")
+	work, policy := servedNotes(t, "Takes notes.", "1.0.0")
 	proj := filepath.Join(work, "proj")
-	write(filepath.Join(proj, "skills.yaml"), "skills: {}\n")
+	writeTestFile(t, filepath.Join(proj, "skills.yaml"), "skills: {}\n")
 	t.Chdir(proj)
 
 	// install asks for a dry run of notes; it returns the status and the
@@ -161,7 +174,7 @@ func TestServeReadsProjectPolicy(t *testing.T) {
 	}
 	// A project's policy counts once this machine approves it: until
 	// then the server, like every command, sets it aside.
-	write(filepath.Join(proj, "skills.yaml"), "policy: ../team-policy.yaml\nskills: {}\n")
+	writeTestFile(t, filepath.Join(proj, "skills.yaml"), "policy: ../team-policy.yaml\nskills: {}\n")
 	if code, got := install(host, token); code == http.StatusOK || !strings.Contains(got, "experimental") {
 		t.Fatalf("skills.yaml names a policy this machine has not approved: status %d, %q; want a refusal of an experimental skill", code, got)
 	}
@@ -171,8 +184,8 @@ func TestServeReadsProjectPolicy(t *testing.T) {
 	}
 	stop()
 
-	write(filepath.Join(proj, "skills.yaml"), "skills: {}\n")
-	write(filepath.Join(work, "config", "skillpm", "config.yaml"), "policy: "+policy+"\n")
+	writeTestFile(t, filepath.Join(proj, "skills.yaml"), "skills: {}\n")
+	writeTestFile(t, filepath.Join(work, "config", "skillpm", "config.yaml"), "policy: "+policy+"\n")
 	host, token, stop = startServe(t)
 	if code, got := install(host, token); code != http.StatusOK || got != "community" {
 		t.Fatalf("config.yaml names the policy: status %d, %q; want 200 and community (the API ignores config.yaml's policy)", code, got)
@@ -186,27 +199,9 @@ func TestServeReadsProjectPolicy(t *testing.T) {
 // not the tier it claims), its version and the reference that installs
 // it; a query nothing matches finds nothing.
 func TestServeSearch(t *testing.T) {
-	work := t.TempDir()
-	for k, v := range map[string]string{"HOME": filepath.Join(work, "home"), "XDG_CONFIG_HOME": filepath.Join(work, "config"),
-		"XDG_DATA_HOME": filepath.Join(work, "data"), "XDG_CACHE_HOME": filepath.Join(work, "cache"), "XDG_STATE_HOME": filepath.Join(work, "state"), "SKILLPM_PASSWORD": "", "SKILLPM_CONFIG": ""} {
-		t.Setenv(k, v)
-	}
-	write := func(path, data string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(work, "src", "notes", "SKILL.md"), "---\nname: notes\ndescription: Takes meeting minutes. Use in tests.\nversion: 1.2.0\n---\nBody.\n")
-	skillpmRun(t, work, "keygen", "--output-prefix", "publisher", "--no-passphrase")
-	skillpmRun(t, work, "publish", filepath.Join(work, "src", "notes"), "--no-vcs", "--sign", "--key", "publisher.key", "-q")
+	work, policy := servedNotes(t, "Takes meeting minutes.", "1.2.0")
 	skillpmRun(t, work, "index", "build", "-q")
-	policy := filepath.Join(work, "team-policy.yaml")
-	write(policy, "version: 1\npolicies:\n  - name: team\n    scopes: [\"embedded/*\"]\n    tier: community\n    identities:\n      - key: "+filepath.Join(work, "publisher.pub")+"\n")
-	write(filepath.Join(work, "config", "skillpm", "config.yaml"), "policy: "+policy+"\n")
+	writeTestFile(t, filepath.Join(work, "config", "skillpm", "config.yaml"), "policy: "+policy+"\n")
 	proj := filepath.Join(work, "proj")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
