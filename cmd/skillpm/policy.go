@@ -166,7 +166,7 @@ func printPolicy(w io.Writer, p *tiers.Policy, searched []string) {
 	if p.IsDefault() {
 		fmt.Fprintf(w, "policy: built-in default (no file at %s): every skill is experimental\n", strings.Join(searched, " or "))
 	} else {
-		fmt.Fprintf(w, "policy: %s\n", p.Source)
+		fmt.Fprintf(w, "policy: %s\n", termText(p.Source))
 	}
 	if len(p.Rules) == 0 {
 		fmt.Fprintln(w, "policies: none")
@@ -174,16 +174,16 @@ func printPolicy(w io.Writer, p *tiers.Policy, searched []string) {
 		fmt.Fprintln(w, "policies:")
 	}
 	for _, r := range p.Rules {
-		fmt.Fprintf(w, "  %s: %s\n", r.Name, r.Tier)
-		fmt.Fprintf(w, "    scopes: %s\n", strings.Join(r.Scopes, ", "))
+		fmt.Fprintf(w, "  %s: %s\n", termText(r.Name), r.Tier)
+		fmt.Fprintf(w, "    scopes: %s\n", termText(strings.Join(r.Scopes, ", ")))
 		fmt.Fprintln(w, "    identities:")
 		for _, id := range r.Identities {
-			fmt.Fprintf(w, "      - %s\n", id)
+			fmt.Fprintf(w, "      - %s\n", termText(id.String()))
 		}
 		if len(r.RequireAudit) > 0 {
 			fmt.Fprintln(w, "    requireAudit:")
 			for _, id := range r.RequireAudit {
-				fmt.Fprintf(w, "      - %s\n", id)
+				fmt.Fprintf(w, "      - %s\n", termText(id.String()))
 			}
 		}
 	}
@@ -193,7 +193,7 @@ func printPolicy(w io.Writer, p *tiers.Policy, searched []string) {
 	fmt.Fprintf(w, "  verified: %s\n", p.Ceilings.Verified)
 	fmt.Fprintf(w, "dangerous: %s\n", p.Dangerous)
 	roots := append([]string{"the public-good Sigstore root (embedded)"}, p.TrustedRoots...)
-	fmt.Fprintf(w, "trusted roots: %s\n", strings.Join(roots, ", "))
+	fmt.Fprintf(w, "trusted roots: %s\n", termText(strings.Join(roots, ", ")))
 }
 
 // policyExample is how to start a trust policy, shown when the file named
@@ -313,15 +313,17 @@ func renderApproval(g *globals, res *engine.ApprovePolicyResult, approved bool) 
 	if g.json() {
 		return g.writeJSON(out)
 	}
+	// The file is the project's to name (skills.yaml's policy:).
+	file := termText(res.File)
 	switch {
 	case !approved && res.Changed:
-		fmt.Fprintf(g.stdout, "%s is no longer approved on this machine\n", res.File)
+		fmt.Fprintf(g.stdout, "%s is no longer approved on this machine\n", file)
 	case !approved:
-		fmt.Fprintf(g.stdout, "%s was not approved on this machine: nothing to revoke\n", res.File)
+		fmt.Fprintf(g.stdout, "%s was not approved on this machine: nothing to revoke\n", file)
 	case res.Changed:
-		fmt.Fprintf(g.stdout, "approved %s on this machine (%s): commands run in this project obey it until it or a key it names changes\n", res.File, out.Digest)
+		fmt.Fprintf(g.stdout, "approved %s on this machine (%s): commands run in this project obey it until it or a key it names changes\n", file, out.Digest)
 	default:
-		fmt.Fprintf(g.stdout, "%s is approved on this machine already (%s)\n", res.File, out.Digest)
+		fmt.Fprintf(g.stdout, "%s is approved on this machine already (%s)\n", file, out.Digest)
 	}
 	return nil
 }
