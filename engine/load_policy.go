@@ -59,8 +59,11 @@ type PolicyChoice struct {
 func LoadPolicy(ctx context.Context, r PolicyRequest) (*PolicyChoice, error) {
 	getenv := os.Getenv
 	load := func(file string, c *PolicyChoice) (*PolicyChoice, error) {
-		c.File = tiers.Find(file, getenv, os.Stat)
-		p, err := tiers.LoadEffective(ctx, c.File, getenv)
+		if c.File = tiers.Find(file, getenv, os.Stat); c.File == "" {
+			c.Policy = tiers.Default()
+			return c, nil
+		}
+		p, err := tiers.Load(ctx, c.File)
 		c.Policy = p
 		return c, err
 	}

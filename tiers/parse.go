@@ -127,6 +127,7 @@ func Parse(ctx context.Context, name string, data []byte) (*Policy, error) {
 	}
 	pol.Source = name
 	pol.Digest = "sha256:" + hex.EncodeToString(p.digest.Sum(nil))
+	pol.rootData = p.rootData
 	return pol, nil
 }
 
@@ -137,6 +138,8 @@ type parser struct {
 	problems []Problem
 	// digest hashes every byte the parse read (Policy.Digest).
 	digest hash.Hash
+	// rootData are the trusted roots' bytes as read (Policy.TrustedRoot).
+	rootData map[string][]byte
 }
 
 // read adds a file the parse read to the policy's digest: its name as
@@ -646,6 +649,10 @@ func (p *parser) roots(n *yaml.Node) []string {
 			continue
 		}
 		p.read(s, data)
+		if p.rootData == nil {
+			p.rootData = map[string][]byte{}
+		}
+		p.rootData[path] = data
 		out = append(out, path)
 	}
 	return out

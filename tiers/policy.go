@@ -38,6 +38,23 @@ type Policy struct {
 	// Advisors name whose signed advisory feeds are obeyed, and for which
 	// repositories.
 	Advisors []AdvisorRule `json:"advisors,omitempty"`
+
+	// rootData are the trusted roots' bytes the load read (and Digest
+	// covers), by path.
+	rootData map[string][]byte
+}
+
+// TrustedRoot returns the bytes of the trusted root file at path (one of
+// TrustedRoots) as the load read them, which Digest covers, so that the
+// trust material is built from what an approval approved rather than from
+// a second read of the file; ok is false for a policy not read from a
+// file.
+func (p *Policy) TrustedRoot(path string) (data []byte, ok bool) {
+	if p == nil {
+		return nil, false
+	}
+	data, ok = p.rootData[path]
+	return data, ok
 }
 
 // Rule is one entry of the policy's "policies" list: the repositories it

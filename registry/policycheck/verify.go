@@ -76,7 +76,15 @@ func PolicyTrust(ctx context.Context, p *tiers.Policy, opts TrustOptions) (sign.
 			addKey(k)
 		}
 		for _, path := range p.TrustedRoots {
-			tr, err := sign.LoadTrustedRoot(ctx, path)
+			var tr *root.TrustedRoot
+			var err error
+			if data, ok := p.TrustedRoot(path); ok {
+				if tr, err = sign.ParseTrustedRoot(data); err != nil {
+					err = fmt.Errorf("%s: %w", path, err)
+				}
+			} else {
+				tr, err = sign.LoadTrustedRoot(ctx, path)
+			}
 			if err != nil {
 				return sign.VerifyOptions{}, fmt.Errorf("trust policy %s: trusted root: %w", p.Source, err)
 			}

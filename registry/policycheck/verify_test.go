@@ -73,6 +73,15 @@ trustedRoots: [private-root.json]
 	if vo, err := PolicyTrust(ctx, p, TrustOptions{NoPublicGood: true}); err != nil || len(vo.TrustedRoots) != 1 {
 		t.Errorf("without public good: %d roots, %v", len(vo.TrustedRoots), err)
 	}
+	// The trust material is built from the root's bytes the load read
+	// (which the policy's digest covers), not from a second read: a root
+	// file replaced afterwards changes nothing.
+	if err := os.WriteFile(filepath.Join(dir, "private-root.json"), []byte("not a root"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if vo, err := PolicyTrust(ctx, p, TrustOptions{NoPublicGood: true}); err != nil || len(vo.TrustedRoots) != 1 {
+		t.Errorf("root replaced after the load: %d roots, %v", len(vo.TrustedRoots), err)
+	}
 	if vo, err := PolicyTrust(ctx, nil, TrustOptions{Keys: []crypto.PublicKey{auditor.Public()}}); err != nil || len(vo.PublicKeys) != 1 || len(vo.TrustedRoots) != 1 {
 		t.Errorf("no policy, one key: %+v, %v", vo, err)
 	}
