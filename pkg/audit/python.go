@@ -778,7 +778,9 @@ func pyNetwork(q string) string {
 // hasModPrefix reports whether q is one of mods or inside one of them.
 func hasModPrefix(q string, mods ...string) bool {
 	for _, m := range mods {
-		if q == m || strings.HasPrefix(q, m+".") || strings.HasPrefix(q, m+"()") {
+		// Without building m+"." per module: every call in a script asks
+		// this of dozens of modules.
+		if rest, ok := strings.CutPrefix(q, m); ok && (rest == "" || rest[0] == '.' || strings.HasPrefix(rest, "()")) {
 			return true
 		}
 	}
