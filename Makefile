@@ -15,7 +15,7 @@ TEST_TAGS := integration
 # vet and staticcheck read every file: the cosign interop tests' too.
 LINT_TAGS := integration,cosign
 
-.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible release bench faults demo clean conformance conformance-ci
+.PHONY: build test tools interop unit fuzz lint fmt-check vet staticcheck cross reproducible precompile release bench faults demo clean conformance conformance-ci
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillpm
@@ -105,9 +105,16 @@ cross:
 	  echo "cross test -c $$t"; for p in $(CROSS_TESTPKGS); do GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) test -c -o /dev/null $$p; done; \
 	done
 
-## reproducible: two release builds of one target are byte-identical (cheap; `make release` twice is the full check).
+## reproducible: two release builds of one target are byte-identical (cheap; `make release` twice is the full check),
+## and the parsers' precompiled code is what a fresh compile gives.
 reproducible:
 	@bash scripts/release.sh check
+	@$(GO) run ./pkg/audit/internal/treesitter/precompile -check
+
+## precompile: write the audit parsers' compiled code for this platform, which
+## the binary embeds (after changing a parser module or wazero's version).
+precompile:
+	$(GO) run ./pkg/audit/internal/treesitter/precompile
 
 ## release: static binaries for linux, darwin, windows x amd64, arm64, SBOM, SHA256SUMS and its signature in bin/release.
 release:

@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // helperDirEnv makes the test binary a helper process that builds one
@@ -226,5 +229,91 @@ func TestPrepare(t *testing.T) {
 	e, err := engineFor(JavaScript, 0)
 	if err != nil || p.inst[JavaScript].e != e {
 		t.Fatalf("the parse did not use the prepared engine (%v)", err)
+	}
+}
+
+// precompiledFS is a precompiled directory (see precompiled.go) holding
+// entry as grammar l's compiled code, with the index line fields changed
+// by edit.
+func precompiledFS(t *testing.T, l Language, entry string, edit func(*precompiledEntry)) fstest.MapFS {
+	t.Helper()
+	b, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msum, esum := sha256.Sum256(module(l)), sha256.Sum256(b)
+	e := precompiledEntry{moduleFiles[l], hex.EncodeToString(msum[:]), wazeroCacheDir(), filepath.Base(entry), hex.EncodeToString(esum[:])}
+	if edit != nil {
+		edit(&e)
+	}
+	line := strings.Join([]string{e.moduleFile, e.moduleSum, e.wazeroDir, e.entry, e.entrySum}, " ")
+	return fstest.MapFS{
+		PrecompiledIndex:        {Data: []byte("# test\n" + line + "\n")},
+		moduleFiles[l] + ".bin": {Data: b},
+	}
+}
+
+// TestPrecompiledSeed: a process whose cache is empty writes the compiled
+// code the binary carries into it, sealed, and wazero loads it instead of
+// compiling (the entry is not written again); an entry for another
+// module, another wazero or with other bytes than its index says, or
+// named outside the cache, is not written, and an entry already there is
+// left alone.
+func TestPrecompiledSeed(t *testing.T) {
+	compiled := t.TempDir()
+	if err := parseWithCache(compiled); err != nil {
+		t.Fatal(err)
+	}
+	entry := cacheEntries(t, compiled)[0]
+
+	dir := t.TempDir()
+	seedCompileCache(precompiledFS(t, Python, entry, nil), dir, Python)
+	seeded := cacheEntries(t, dir)
+	if len(seeded) != 1 || filepath.Base(seeded[0]) != filepath.Base(entry) || filepath.Base(filepath.Dir(seeded[0])) != wazeroCacheDir() {
+		t.Fatalf("seeded %v, want %s in %s", seeded, filepath.Base(entry), wazeroCacheDir())
+	}
+	before, err := os.Stat(seeded[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parseWithCache(dir); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(seeded[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Errorf("%s was written again: wazero compiled instead of loading the seeded entry", seeded[0])
+	}
+
+	// Seeding again leaves the entry there alone.
+	seedCompileCache(precompiledFS(t, Python, entry, nil), dir, Python)
+	if again, err := os.Stat(seeded[0]); err != nil || !os.SameFile(before, again) {
+		t.Errorf("seeding a cache that holds the entry rewrote it (%v)", err)
+	}
+
+	refused := map[string]func(*precompiledEntry){
+		"another module":  func(e *precompiledEntry) { e.moduleSum = strings.Repeat("0", 64) },
+		"another wazero":  func(e *precompiledEntry) { e.wazeroDir = "wazero-v0.0.1-" + runtime.GOARCH + "-" + runtime.GOOS },
+		"other bytes":     func(e *precompiledEntry) { e.entrySum = strings.Repeat("1", 64) },
+		"outside":         func(e *precompiledEntry) { e.entry = "../../escaped" },
+		"another grammar": func(e *precompiledEntry) { e.moduleFile = moduleFiles[JavaScript] },
+	}
+	for name, edit := range refused {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			seedCompileCache(precompiledFS(t, Python, entry, edit), dir, Python)
+			var got []string
+			filepath.WalkDir(filepath.Dir(dir), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					got = append(got, p)
+				}
+				return nil
+			})
+			if len(got) != 0 {
+				t.Errorf("wrote %v", got)
+			}
+		})
 	}
 }

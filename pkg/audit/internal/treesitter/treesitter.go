@@ -5,7 +5,9 @@
 // A grammar's module is compiled on the first parse of its language in the
 // process (or when Prepare asks for it), so a process compiles only the
 // grammars of the files it parses, and programs that never parse pay for
-// none.
+// none. The compiled code is kept in a cache across processes, and on
+// linux/amd64 the binary carries it for a cache that does not hold it yet
+// (precompiled.go).
 //
 // A parse is one call into the module, which returns the whole syntax tree
 // as a flat preorder array; Parse turns it into a Tree of plain structs.
@@ -194,6 +196,7 @@ func newCachedEngine(ctx context.Context, l Language, cacheDir string) (*engine,
 	if cacheDir == "" {
 		return newEngine(ctx, l, "")
 	}
+	seedCompileCache(precompiled(), cacheDir, l)
 	good := checkCompileCache(cacheDir)
 	e, err := newEngine(ctx, l, cacheDir)
 	if err != nil {
