@@ -135,10 +135,10 @@ type Options struct {
 
 	// vouch, when set, checks each manifest prepare fetches by digest
 	// before anything else is read of it (the sparse index's entries).
-	vouch func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.Manifest) error
+	vouch func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.SkillVersion) error
 	// referrers, when set, returns the referrers of ls's manifest m when
 	// they are known without a listing (the sparse index).
-	referrers func(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool)
+	referrers func(ls resolve.LockedSkill, m *registry.SkillVersion) ([]ocispec.Descriptor, bool)
 }
 
 // budget returns o.Budget, else a new registry.DefaultBudget.
@@ -149,7 +149,7 @@ func (o Options) budget() *registry.Budget {
 	return registry.DefaultBudget()
 }
 
-func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool) {
+func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.SkillVersion) ([]ocispec.Descriptor, bool) {
 	if o.referrers == nil {
 		return nil, false
 	}
@@ -166,7 +166,7 @@ type Planned struct {
 	// they need consent outside the verified tier.
 	UnknownTools []string `json:"unknownTools,omitempty"`
 	Verification *policycheck.Verification
-	manifest     *registry.Manifest
+	manifest     *registry.SkillVersion
 	repo         *registry.Repository
 	// local is set for a skill installed from a local directory.
 	local *Local

@@ -253,10 +253,10 @@ type Client struct {
 	flight singleflight.Group
 
 	mu        sync.Mutex
-	tags      map[string][]string           // repository -> tags
-	resolved  map[string]ocispec.Descriptor // repository:tag -> manifest
-	manifests map[digest.Digest]*Manifest   // parsed, by digest
-	layouts   map[string]ReadStorage        // open layout stores, by path
+	tags      map[string][]string             // repository -> tags
+	resolved  map[string]ocispec.Descriptor   // repository:tag -> manifest
+	manifests map[digest.Digest]*SkillVersion // parsed, by digest
+	layouts   map[string]ReadStorage          // open layout stores, by path
 	// referrers records, per registry host, whether it has the referrers
 	// API, once a listing has shown it.
 	referrers map[string]bool
@@ -332,7 +332,7 @@ func (c *Client) Session() *Client {
 		http:      c.http,
 		tags:      map[string][]string{},
 		resolved:  map[string]ocispec.Descriptor{},
-		manifests: map[digest.Digest]*Manifest{},
+		manifests: map[digest.Digest]*SkillVersion{},
 		layouts:   map[string]ReadStorage{},
 		referrers: map[string]bool{},
 		blobs:     map[string]string{},

@@ -388,7 +388,7 @@ func TestVerifyRequests(t *testing.T) {
 	before := len(proxy.Log())
 	type got struct {
 		repo *Repository
-		m    *Manifest
+		m    *SkillVersion
 	}
 	var all []got
 	for _, n := range names {
