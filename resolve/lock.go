@@ -10,11 +10,11 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// Catalog is a [Source] over solver names (see [Namespace]) that can also
+// Catalog is a [Provider] over solver names (see [Namespace]) that can also
 // say which artifact a version is. The registry implements it from
 // manifests alone; resolution never needs a layer.
 type Catalog interface {
-	Source
+	Provider
 	// Namespace is the namespace of the catalog's names. Dependencies come
 	// back qualified in it ([Namespace.Qualify]).
 	Namespace() Namespace

@@ -19,7 +19,7 @@ import (
 )
 
 // Graph is what `skillpm lock` and install resolve against: every source
-// a project's skills reach, seen through [registry.ResolverSource] (so it shares
+// a project's skills reach, seen through [registry.Provider] (so it shares
 // the Client's caches: tags, tag to digest, and manifests by digest in
 // memory and on disk) under the solver names of a [resolve.Namespace].
 //
@@ -36,8 +36,8 @@ import (
 // resolve.Catalog; it is safe for concurrent use.
 type Graph struct {
 	ns       resolve.Namespace
-	def      registry.ResolverSource
-	embedded registry.ResolverSource
+	def      registry.Provider
+	embedded registry.Provider
 	// pre, when set by Prefetch, fetches ahead of the solver.
 	pre *prefetcher
 }
@@ -57,7 +57,7 @@ func NewGraph(c *registry.Client, ns resolve.Namespace) (*Graph, error) {
 			return nil, err
 		}
 	}
-	return &Graph{ns: ns, def: registry.ResolverSource{Client: c, Default: def}, embedded: registry.ResolverSource{Client: c}}, nil
+	return &Graph{ns: ns, def: registry.Provider{Client: c, Default: def}, embedded: registry.Provider{Client: c}}, nil
 }
 
 // DefaultSource returns the source of the namespace's bare names; nil
@@ -68,7 +68,7 @@ func (g *Graph) DefaultSource() registry.Source { return g.def.Default }
 func (g *Graph) Namespace() resolve.Namespace { return g.ns }
 
 // route returns the adapter and the name it understands for a solver name.
-func (g *Graph) route(key string) (registry.ResolverSource, string) {
+func (g *Graph) route(key string) (registry.Provider, string) {
 	if rest, ok := strings.CutPrefix(key, source.Embedded+"/"); ok && !strings.Contains(rest, "/") {
 		return g.embedded, rest
 	}
