@@ -75,7 +75,7 @@ type InstallError struct {
 	// Manifest is what was resolved; Graph where (nil when the failure
 	// came before a source was chosen); LockFile the project's lock.
 	Manifest *resolve.Manifest
-	Graph    *catalog.Graph
+	Graph    *catalog.Registry
 	LockFile string
 	// Err is the failure.
 	Err error
@@ -120,12 +120,12 @@ func HasProject(manifest string) bool {
 // graph returns the registry graph m's names resolve in: the Engine's
 // Source, else the manifest's registry, else FallbackSource, else the
 // embedded registry.
-func (e *Engine) graph(m *resolve.Manifest) (*catalog.Graph, error) {
+func (e *Engine) graph(m *resolve.Manifest) (*catalog.Registry, error) {
 	ns, err := m.Namespace(e.source(m))
 	if err != nil {
 		return nil, invalid(err)
 	}
-	return catalog.NewGraph(e.client, ns)
+	return catalog.New(e.client, ns)
 }
 
 // source is the one default-source rule, for every operation that

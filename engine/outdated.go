@@ -236,7 +236,7 @@ func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.
 // fillDependency sets a dependency's latest version and status as
 // fillWanted does, and its wanted version to the one fresh (what needs
 // it, resolved afresh) gives.
-func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Graph, fresh *resolve.Lockfile, row *OutdatedSkill, pre bool) error {
+func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fresh *resolve.Lockfile, row *OutdatedSkill, pre bool) error {
 	if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(row.Source), row, pre); err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 // ranges, and those from git and folders as they build now (what Update
 // installs them again from), with nothing locked; nil when it does not
 // resolve (the update would say why).
-func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Graph, rec *install.Receipts, root string, built rootBuilds, pre bool) *resolve.Lockfile {
+func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Registry, rec *install.Receipts, root string, built rootBuilds, pre bool) *resolve.Lockfile {
 	var cat resolve.Catalog = graph
 	m := install.UpdateManifest(rec, "the receipts of "+root)
 	if len(built.locals) > 0 {
@@ -376,7 +376,7 @@ func (e *Engine) rebuildFolder(ctx context.Context, rec install.Record) (install
 // fillWanted sets the row's wanted (newest in its range) and latest
 // (newest release) versions, which are never yanked ones, and the status
 // of its current version; a skill no longer published has neither.
-func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *OutdatedSkill, pre bool) error {
+func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key string, row *OutdatedSkill, pre bool) error {
 	vs, err := graph.Versions(ctx, key)
 	if err != nil {
 		if errors.Is(err, resolve.ErrNotFound) {

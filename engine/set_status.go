@@ -138,7 +138,7 @@ func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v
 // statuses returns the status of each of vs, versions of solver name
 // key in g, that its repository's tags mark as having one, by version;
 // the statuses that do not count are reported through Options.Log.
-func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs []*semver.Version) (map[string]*VersionStatus, error) {
+func (e *Engine) statuses(ctx context.Context, g *catalog.Registry, key string, vs []*semver.Version) (map[string]*VersionStatus, error) {
 	repo, err := g.Repository(key)
 	if err != nil {
 		return nil, nil
@@ -173,7 +173,7 @@ func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs 
 // hideYanked is the resolve.HideFunc of g: the yanked versions of a
 // name, by the newest status its publisher signed, and the versions an
 // obeyed advisory withdraws. A status that does not count hides nothing.
-func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
+func (e *Engine) hideYanked(g *catalog.Registry) resolve.HideFunc {
 	return func(ctx context.Context, key string, vs []*semver.Version) ([]resolve.Hidden, error) {
 		sts, err := e.statuses(ctx, g, key, vs)
 		if err != nil {

@@ -579,7 +579,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 	}
 	// A namespace's signed sparse index answers the solver in two round
 	// trips; without one the registry does, fetched ahead of the solver.
-	if g, ok := cat.(*catalog.Graph); ok && !opts.NoIndex {
+	if g, ok := cat.(*catalog.Registry); ok && !opts.NoIndex {
 		lock, plan, ok, err := resolveFromIndex(ctx, c, g, m, prev, opts, warn)
 		if err != nil || ok {
 			return lock, plan, err
@@ -587,7 +587,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 	}
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
-	if g, ok := cat.(*catalog.Graph); ok {
+	if g, ok := cat.(*catalog.Registry); ok {
 		roots := map[string]string{}
 		for _, r := range m.Skills {
 			if key, err := cat.Namespace().Key(r.Name); err == nil {

@@ -37,7 +37,7 @@ func (r *testRegistry) installInto(roots []Root, names ...string) (*Result, erro
 	for _, n := range names {
 		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: resolve.AnyRange})
 	}
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func agentsBeside(roots []Root) []string {
 }
 
 func (r *testRegistry) updateRoots(roots []Root) (*Result, error) {
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +416,7 @@ func TestLinkRecordOutsideAgentsRoot(t *testing.T) {
 		return l + "\n" + string(b)
 	}
 	before, victimBefore := state(), snapshot(t, victim)
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

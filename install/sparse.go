@@ -30,7 +30,7 @@ import (
 // whose tag lists are cached by then. An index whose entry the fetched
 // manifest contradicts is refused (sparse.ErrLies): it was signed by
 // someone the policy trusts, so it is not weather.
-func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, bool, error) {
+func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Registry, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, bool, error) {
 	src := g.DefaultSource()
 	if src == nil {
 		return nil, nil, false, nil
@@ -227,7 +227,7 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 
 // warmRoots lists the tags of m's skills in the background, into the
 // Client's cache; stop waits for what is in flight.
-func warmRoots(ctx context.Context, g *catalog.Graph, m *resolve.Manifest, jobs int) (stop func()) {
+func warmRoots(ctx context.Context, g *catalog.Registry, m *resolve.Manifest, jobs int) (stop func()) {
 	ns := g.Namespace()
 	done := make(chan struct{})
 	go func() {
