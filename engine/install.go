@@ -207,7 +207,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			case errors.As(err, &several):
 				// The user's agents read skills where skillpm put them
 				// before: install for each of those hosts, and say so.
-				t.Hosts, def = several.Hosts, install.Host(several.Hosts[0])
+				t.Hosts, def = several.Hosts, install.HostID(several.Hosts[0])
 				e.note(fmt.Sprintf("note: skills are installed for several hosts (%s): installing for each of them; --host (or host: in the configuration) chooses one", strings.Join(several.Hosts, ", ")))
 			case err != nil:
 				return nil, err
