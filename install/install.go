@@ -68,7 +68,7 @@ type Options struct {
 	Prerelease bool
 	// LockFile, when set, is where skills.lock is written with the commit.
 	LockFile string
-	// Jobs bounds concurrent fetches; 0 means registry.DefaultHostRequests
+	// Jobs bounds concurrent fetches; 0 means registry.DefaultRegistryRequests
 	// (the Client bounds the requests per host in any case).
 	Jobs int
 	// LockWait bounds the wait for another skillpm on a root; 0 is
@@ -1133,4 +1133,4 @@ func record(p *Planned, requested, installedAt string) Record {
 // defaultJobs bounds concurrent registry work when Options.Jobs is 0: as
 // many skills at once as the Client lets requests to one host await their
 // answers, since at internet latency each job spends its time waiting.
-const defaultJobs = registry.DefaultHostRequests
+const defaultJobs = registry.DefaultRegistryRequests

@@ -23,7 +23,7 @@ func TestHostRequestsBound(t *testing.T) {
 	// The delay keeps requests in flight long enough to overlap when
 	// nothing bounds them.
 	proxy := registrytest.NewProxyWith(t, reg, registrytest.ProxyOptions{Delay: 5 * time.Millisecond, Trace: tr})
-	c := remoteClient(t, func(o *Options) { o.HostRequests = 3 })
+	c := remoteClient(t, func(o *Options) { o.RegistryRequests = 3 })
 	src := remoteSourceFor(t, c, proxy.Host)
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -45,7 +45,7 @@ func TestHostRequestsBound(t *testing.T) {
 	if n := tr.MaxInFlight(); n > 3 {
 		t.Errorf("%d requests in flight at once; HostRequests is 3", n)
 	}
-	if _, err := New(Options{HostRequests: -1}); err == nil {
+	if _, err := New(Options{RegistryRequests: -1}); err == nil {
 		t.Error("New accepted a negative HostRequests")
 	}
 }

@@ -258,7 +258,7 @@ func TestPlainHTTPOnlyForLoopback(t *testing.T) {
 			t.Errorf("%s: %v", host, err)
 		}
 	}
-	c2 := testClient(t, func(o *Options) { o.PlainHTTPHosts = []string{"registry.lan:5000"} })
+	c2 := testClient(t, func(o *Options) { o.PlainHTTPRegistries = []string{"registry.lan:5000"} })
 	src, err := c2.Remote("registry.lan:5000/skills")
 	if err != nil || !src.(*remoteSource).plain {
 		t.Errorf("listed host: %v", err)

@@ -82,7 +82,7 @@ func (c *Client) Remote(spec string) (Source, error) {
 	if ss.Kind != source.KindRemote {
 		return nil, fmt.Errorf("%w: %q is not a registry (host/namespace)", ErrInvalidRef, spec)
 	}
-	host := ss.Host()
+	host := ss.Registry()
 	plain, err := c.plainHTTP(host)
 	if err != nil {
 		return nil, err

@@ -56,7 +56,7 @@ func (g *Registry) Prefetch(ctx context.Context, jobs int, roots map[string]stri
 func (g *Registry) PrefetchWith(ctx context.Context, opts PrefetchOptions) (stop func()) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = registry.DefaultHostRequests
+		jobs = registry.DefaultRegistryRequests
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	p := &prefetcher{ctx: pctx, sem: make(chan struct{}, jobs), seen: map[string]bool{}, layers: opts.Layers, prefer: opts.Prefer}
