@@ -167,7 +167,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 		if err != nil {
 			return nil, invalid(err)
 		}
-		row := OutdatedSkill{Name: resolve.ShortName(key), Range: orAnyRange(req.Range), Source: graph.Namespace().Repository(key)}
+		row := OutdatedSkill{Name: resolve.ShortName(key), Range: resolve.RangeOrAny(req.Range), Source: graph.Namespace().Repository(key)}
 		if ls := p.prev.Get(row.Name); ls != nil {
 			row.Locked = ls.Version
 		}
@@ -406,7 +406,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key st
 	if v := newestRelease(vs, pre); v != nil {
 		row.Latest = v.String()
 	}
-	set, err := resolve.ParseRange(orAnyRange(row.Range), pre)
+	set, err := resolve.ParseRange(resolve.RangeOrAny(row.Range), pre)
 	if err != nil {
 		return invalid(fmt.Errorf("%s: range %q: %w", row.Name, row.Range, err))
 	}
@@ -416,14 +416,6 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key st
 		}
 	}
 	return nil
-}
-
-// orAnyRange is r, or the range that allows every version when r is "".
-func orAnyRange(r string) string {
-	if r == "" {
-		return resolve.AnyRange
-	}
-	return r
 }
 
 // gitRow is the outdated row of rec, installed in root from git: wanted
@@ -463,7 +455,7 @@ func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requi
 	}
 	var rows []OutdatedSkill
 	for _, name := range slices.Sorted(maps.Keys(vs)) {
-		row := OutdatedSkill{Name: name, Range: orAnyRange(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
+		row := OutdatedSkill{Name: name, Range: resolve.RangeOrAny(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
 		if ls := p.prev.Get(name); ls != nil {
 			row.Locked = ls.Version
 		}

@@ -104,11 +104,7 @@ func rangeBumps(ctx context.Context, graph *catalog.Registry, m *resolve.Manifes
 		if newest == nil {
 			continue
 		}
-		rng := r.Range
-		if rng == "" {
-			rng = resolve.AnyRange
-		}
-		in, err := resolve.ParseRange(rng, pre)
+		in, err := resolve.ParseRange(resolve.RangeOrAny(r.Range), pre)
 		if err != nil {
 			return nil, invalid(err)
 		}

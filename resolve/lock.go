@@ -149,11 +149,7 @@ func rootsOf(m *Manifest, ns Namespace) (roots map[string]string, optional map[s
 				Message: fmt.Sprintf("%s names the same skill as %s (line %d)", r.Name, f.Name, f.Line), Hint: "keep one"}
 		}
 		first[key] = r
-		rng := r.Range
-		if rng == "" {
-			rng = AnyRange
-		}
-		roots[key] = rng
+		roots[key] = RangeOrAny(r.Range)
 		if r.Optional {
 			optional[key] = r
 		}

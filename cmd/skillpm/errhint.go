@@ -58,7 +58,7 @@ func requirementHints(ctx context.Context, e *engine.Engine, cat *catalog.Regist
 		if err != nil && !errors.Is(err, resolve.ErrNotFound) && !errors.Is(err, registry.ErrNotFound) {
 			continue
 		}
-		set, perr := resolve.ParseRange(orAny(r.Range), pre)
+		set, perr := resolve.ParseRange(resolve.RangeOrAny(r.Range), pre)
 		ok := false
 		for _, v := range vs {
 			ok = ok || (perr == nil && set.Contains(v))
@@ -70,19 +70,12 @@ func requirementHints(ctx context.Context, e *engine.Engine, cat *catalog.Regist
 			out = append(out, fmt.Sprintf("%s is not published in %s.%s", name, sourceName(src), closeNames(ctx, e, src, name)))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s: no version matches in %s; it has %s.", name, orAny(r.Range), sourceName(src), newestVersions(vs)))
+		out = append(out, fmt.Sprintf("%s %s: no version matches in %s; it has %s.", name, resolve.RangeOrAny(r.Range), sourceName(src), newestVersions(vs)))
 	}
 	if len(out) > 0 {
 		out = append(out, "Other sources: --registry (or registry: in skills.yaml) for bare names, a registry reference (ghcr.io/acme/skills/NAME@^1), a local directory (./NAME), oci-layout:DIR; git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO.")
 	}
 	return out
-}
-
-func orAny(r string) string {
-	if r == "" {
-		return resolve.AnyRange
-	}
-	return r
 }
 
 // sourceName says which source was searched, as a user would name it.
