@@ -98,7 +98,7 @@ func unapprovedPolicy(c *engine.PolicyChoice) string {
 func (f *trustFlags) publicKeys() ([]crypto.PublicKey, error) {
 	var keys []crypto.PublicKey
 	for _, path := range f.keys {
-		data, err := readBounded(path)
+		data, err := sign.ReadKeyFile(path)
 		if err != nil {
 			return nil, classed(errdef.Usage, fmt.Errorf("--key: %w", err))
 		}
