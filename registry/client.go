@@ -119,7 +119,7 @@ type Options struct {
 	// repository ns/x of the registry is prefix/ns/x on a mirror. Their
 	// answers are verified by digest: one that fails, lacks the content or
 	// serves other bytes is passed over. Plain HTTP to a mirror follows
-	// PlainHTTP and PlainHTTPHosts, as for any registry.
+	// PlainHTTP and PlainHTTPRegistries, as for any registry.
 	Mirrors map[string][]string
 	// Credentials is where registry credentials are read and stored; nil
 	// means Docker's config ($DOCKER_CONFIG/config.json, else
@@ -134,9 +134,9 @@ type Options struct {
 	// Transport is the HTTP transport under retries and stall detection;
 	// nil means a new http.Transport honouring the proxy environment.
 	Transport http.RoundTripper
-	// RegistryRequests bounds the requests to one registry host that await
-	// their answers at once; 0 means DefaultHostRequests. The default
-	// transport also keeps that many idle connections per host.
+	// RegistryRequests bounds the requests to one registry that await
+	// their answers at once; 0 means DefaultRegistryRequests. The default
+	// transport also keeps that many idle connections per registry.
 	RegistryRequests int
 	// UserAgent is sent with every request; "" means "skillpm".
 	UserAgent string
@@ -173,7 +173,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: Timeouts must not be negative", ErrInvalidOptions)
 	}
 	if o.RegistryRequests < 0 {
-		return fmt.Errorf("%w: HostRequests must not be negative", ErrInvalidOptions)
+		return fmt.Errorf("%w: RegistryRequests must not be negative", ErrInvalidOptions)
 	}
 	if err := validateMirrors(o.Mirrors); err != nil {
 		return err

@@ -74,7 +74,7 @@ var (
 	ErrUnauthorized = errdef.New(errdef.Registry, "registry refused the credentials")
 
 	// ErrPlainHTTP reports plain HTTP asked for a registry that is neither
-	// loopback nor listed in Options.PlainHTTPHosts.
+	// loopback nor listed in Options.PlainHTTPRegistries.
 	ErrPlainHTTP = errdef.New(errdef.Usage, "plain HTTP is only for loopback registries")
 
 	// ErrServerPlainHTTP reports a registry that answered HTTPS with plain

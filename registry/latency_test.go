@@ -15,9 +15,9 @@ import (
 	"github.com/skillpm/skillpm/source"
 )
 
-// TestHostRequestsBound: however many goroutines ask one registry host at
-// once, no more than Options.HostRequests requests await their answers.
-func TestHostRequestsBound(t *testing.T) {
+// TestRegistryRequestsBound: however many goroutines ask one registry at
+// once, no more than Options.RegistryRequests requests await their answers.
+func TestRegistryRequestsBound(t *testing.T) {
 	reg := registrytest.Start(t, registrytest.Options{InMemory: true})
 	tr := registrytest.NewTrace()
 	// The delay keeps requests in flight long enough to overlap when
@@ -43,10 +43,10 @@ func TestHostRequestsBound(t *testing.T) {
 		t.Fatalf("%d requests, want at least 12", n)
 	}
 	if n := tr.MaxInFlight(); n > 3 {
-		t.Errorf("%d requests in flight at once; HostRequests is 3", n)
+		t.Errorf("%d requests in flight at once; RegistryRequests is 3", n)
 	}
 	if _, err := New(Options{RegistryRequests: -1}); err == nil {
-		t.Error("New accepted a negative HostRequests")
+		t.Error("New accepted a negative RegistryRequests")
 	}
 }
 

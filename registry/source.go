@@ -73,7 +73,7 @@ type Names interface {
 
 // Remote returns the source for a registry namespace such as
 // "ghcr.io/acme/skills" or "127.0.0.1:5000". Plain HTTP follows
-// Options.PlainHTTP and PlainHTTPHosts.
+// Options.PlainHTTP and PlainHTTPRegistries.
 func (c *Client) Remote(spec string) (Source, error) {
 	ss, err := source.Parse(spec)
 	if err != nil {

@@ -27,7 +27,7 @@ type prefetcher struct {
 
 // PrefetchOptions configures PrefetchWith.
 type PrefetchOptions struct {
-	// Jobs bounds the requests at once; 0 means DefaultHostRequests.
+	// Jobs bounds the requests at once; 0 means DefaultRegistryRequests.
 	Jobs int
 	// Roots are warmed at once: solver name to range.
 	Roots map[string]string
@@ -44,7 +44,7 @@ type PrefetchOptions struct {
 }
 
 // Prefetch makes the catalog fetch ahead of the solver with up to jobs
-// requests at once (0 means DefaultHostRequests), until stop is called; stop cancels what is still in
+// requests at once (0 means DefaultRegistryRequests), until stop is called; stop cancels what is still in
 // flight and waits for it. Prefetching is speculative: its errors are
 // dropped, and the solver's own requests report them.
 // The roots (solver name to range) are warmed at once.
