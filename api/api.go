@@ -77,7 +77,7 @@ type Config struct {
 	Env install.Env
 	// Host is the default host of install and remove; "" means
 	// install.DefaultHost.
-	Host install.Host
+	Host install.HostID
 	// Token authorises mutating requests; NewToken makes one.
 	Token string
 	// Addr is the address the server listens on ("127.0.0.1:7878"), after

@@ -43,7 +43,7 @@ func (s *Server) annotateUpdates(ctx context.Context, skills []Skill) {
 	if err != nil {
 		return
 	}
-	graph, err := catalog.NewGraph(s.cfg.Client.Session(), ns)
+	cat, err := catalog.New(s.cfg.Client.Session(), ns)
 	if err != nil {
 		return
 	}
@@ -60,7 +60,7 @@ func (s *Server) annotateUpdates(ctx context.Context, skills []Skill) {
 		if err != nil {
 			continue
 		}
-		vs, err := graph.Versions(ctx, ns.KeyOf(sk.Source))
+		vs, err := cat.Versions(ctx, ns.KeyOf(sk.Source))
 		if err != nil {
 			continue
 		}

@@ -80,7 +80,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		return nil, err
 	}
 	for _, n := range open {
-		if rng := manifestRange(p.Manifest, n); rng != "" {
+		if rng := p.Manifest.Range(n); rng != "" {
 			set[n] = rng // already in the manifest: keep its range
 		}
 	}
@@ -109,7 +109,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		return nil, err
 	}
 	for _, name := range names {
-		a := Added{Name: name, Range: manifestRange(out.Manifest, name)}
+		a := Added{Name: name, Range: out.Manifest.Range(name)}
 		if out.Lock != nil {
 			if ls := out.Lock.Get(resolve.ShortName(name)); ls != nil {
 				a.Version = ls.Version
@@ -183,17 +183,6 @@ func parseProjectManifest(p *Project, data []byte) (*resolve.Manifest, error) {
 	}
 	m.Dir = p.Manifest.Dir
 	return m, nil
-}
-
-// manifestRange is the range m asks for name ("" when m does not name
-// it).
-func manifestRange(m *resolve.Manifest, name string) string {
-	for _, r := range m.Skills {
-		if r.Name == name {
-			return r.Range
-		}
-	}
-	return ""
 }
 
 // addArg reads one argument of add (source.ParseRef, the one

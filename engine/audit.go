@@ -60,7 +60,7 @@ type AuditedSkill struct {
 	Err     error
 	// Repository and Manifest are the published version audited.
 	Repository *registry.Repository
-	Manifest   *registry.Manifest
+	Manifest   *registry.SkillVersion
 	// Attestation is the audit attestation attached with Sign.
 	Attestation *Attestation
 	// Suggestion is set when the request asked for it: the

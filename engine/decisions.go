@@ -148,7 +148,7 @@ func versionWhy(s resolve.LockedSkill, neededBy map[string][]string) string {
 }
 
 // decideRef reports why a reference's version is the one sel picked.
-func (e *Engine) decideRef(sel source.Selector, pre bool, m *registry.Manifest) {
+func (e *Engine) decideRef(sel source.Selector, pre bool, m *registry.SkillVersion) {
 	if !e.decides() {
 		return
 	}

@@ -158,7 +158,7 @@ func (e *Engine) dependencyGraphs(ctx context.Context, r GraphRequest) ([]*DepGr
 }
 
 // rangesFrom reads dependency ranges from the registry's manifests.
-func rangesFrom(ctx context.Context, graph *catalog.Graph) func(n *DepNode) map[string]string {
+func rangesFrom(ctx context.Context, graph *catalog.Registry) func(n *DepNode) map[string]string {
 	return func(n *DepNode) map[string]string {
 		if n.Source == "" {
 			return nil

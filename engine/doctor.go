@@ -36,7 +36,7 @@ type DoctorRequest struct {
 // order a user reads them; the other fields say what is in use.
 type DoctorResult struct {
 	// Host is the default host ("" when it cannot be chosen: a problem).
-	Host install.Host
+	Host install.HostID
 	// Env are the variables set that change where skillpm reads and
 	// writes (doctorEnv), SKILLPM_PASSWORD's value hidden as "(set)".
 	Env map[string]string

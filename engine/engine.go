@@ -56,7 +56,7 @@ type Options struct {
 	Env hosts.Env
 	// Host is the configured default host (the configuration's host:).
 	// "" lets defaultHost choose.
-	Host install.Host
+	Host install.HostID
 	// Target chooses the roots written to; zero means the default host's
 	// user roots (see Engine.Roots).
 	Target Target

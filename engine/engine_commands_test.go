@@ -355,8 +355,8 @@ func TestPull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Dir != out || res.Manifest.Metadata.Version != "1.0.0" || !res.TreeVerified || res.Summary.Files != 1 {
-		t.Errorf("pulled %s@%s into %s: verified %v, %d files; want notes@1.0.0 in %s, verified, 1 file", res.Manifest.Metadata.Name, res.Manifest.Metadata.Version, res.Dir, res.TreeVerified, res.Summary.Files, out)
+	if res.Dir != out || res.Version.Metadata.Version != "1.0.0" || !res.TreeVerified || res.Summary.Files != 1 {
+		t.Errorf("pulled %s@%s into %s: verified %v, %d files; want notes@1.0.0 in %s, verified, 1 file", res.Version.Metadata.Name, res.Version.Metadata.Version, res.Dir, res.TreeVerified, res.Summary.Files, out)
 	}
 	if data, err := os.ReadFile(filepath.Join(out, "SKILL.md")); err != nil || !strings.Contains(string(data), "version: 1.0.0") {
 		t.Errorf("SKILL.md pulled: %q, %v", data, err)

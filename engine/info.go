@@ -12,7 +12,7 @@ type InfoResult struct {
 	Repository *registry.Repository
 	// Manifest is the version the reference selected (its metadata,
 	// layer and raw manifest).
-	Manifest *registry.Manifest
+	Manifest *registry.SkillVersion
 	// Versions are every version the repository has.
 	Versions []*semver.Version
 	// Status is the publisher's status of Manifest (yanked, deprecated),
@@ -45,7 +45,7 @@ func (e *Engine) Info(ctx context.Context, r InfoRequest) (*InfoResult, error) {
 }
 
 // infoManifest is Info for a version already fetched.
-func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*InfoResult, error) {
+func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion) (*InfoResult, error) {
 	vs, err := repo.Versions(ctx)
 	if err != nil {
 		return nil, err

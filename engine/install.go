@@ -75,7 +75,7 @@ type InstallError struct {
 	// Manifest is what was resolved; Graph where (nil when the failure
 	// came before a source was chosen); LockFile the project's lock.
 	Manifest *resolve.Manifest
-	Graph    *catalog.Graph
+	Graph    *catalog.Registry
 	LockFile string
 	// Err is the failure.
 	Err error
@@ -120,12 +120,12 @@ func HasProject(manifest string) bool {
 // graph returns the registry graph m's names resolve in: the Engine's
 // Source, else the manifest's registry, else FallbackSource, else the
 // embedded registry.
-func (e *Engine) graph(m *resolve.Manifest) (*catalog.Graph, error) {
+func (e *Engine) graph(m *resolve.Manifest) (*catalog.Registry, error) {
 	ns, err := m.Namespace(e.source(m))
 	if err != nil {
 		return nil, invalid(err)
 	}
-	return catalog.NewGraph(e.client, ns)
+	return catalog.New(e.client, ns)
 }
 
 // source is the one default-source rule, for every operation that
@@ -207,7 +207,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			case errors.As(err, &several):
 				// The user's agents read skills where skillpm put them
 				// before: install for each of those hosts, and say so.
-				t.Hosts, def = several.Hosts, install.Host(several.Hosts[0])
+				t.Hosts, def = several.Hosts, install.HostID(several.Hosts[0])
 				e.note(fmt.Sprintf("note: skills are installed for several hosts (%s): installing for each of them; --host (or host: in the configuration) chooses one", strings.Join(several.Hosts, ", ")))
 			case err != nil:
 				return nil, err

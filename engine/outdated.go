@@ -167,7 +167,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 		if err != nil {
 			return nil, invalid(err)
 		}
-		row := OutdatedSkill{Name: resolve.ShortName(key), Range: orAnyRange(req.Range), Source: graph.Namespace().Repository(key)}
+		row := OutdatedSkill{Name: resolve.ShortName(key), Range: resolve.RangeOrAny(req.Range), Source: graph.Namespace().Repository(key)}
 		if ls := p.prev.Get(row.Name); ls != nil {
 			row.Locked = ls.Version
 		}
@@ -236,7 +236,7 @@ func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.
 // fillDependency sets a dependency's latest version and status as
 // fillWanted does, and its wanted version to the one fresh (what needs
 // it, resolved afresh) gives.
-func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Graph, fresh *resolve.Lockfile, row *OutdatedSkill, pre bool) error {
+func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fresh *resolve.Lockfile, row *OutdatedSkill, pre bool) error {
 	if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(row.Source), row, pre); err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 // ranges, and those from git and folders as they build now (what Update
 // installs them again from), with nothing locked; nil when it does not
 // resolve (the update would say why).
-func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Graph, rec *install.Receipts, root string, built rootBuilds, pre bool) *resolve.Lockfile {
+func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Registry, rec *install.Receipts, root string, built rootBuilds, pre bool) *resolve.Lockfile {
 	var cat resolve.Catalog = graph
 	m := install.UpdateManifest(rec, "the receipts of "+root)
 	if len(built.locals) > 0 {
@@ -376,7 +376,7 @@ func (e *Engine) rebuildFolder(ctx context.Context, rec install.Record) (install
 // fillWanted sets the row's wanted (newest in its range) and latest
 // (newest release) versions, which are never yanked ones, and the status
 // of its current version; a skill no longer published has neither.
-func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key string, row *OutdatedSkill, pre bool) error {
+func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key string, row *OutdatedSkill, pre bool) error {
 	vs, err := graph.Versions(ctx, key)
 	if err != nil {
 		if errors.Is(err, resolve.ErrNotFound) {
@@ -406,7 +406,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 	if v := newestRelease(vs, pre); v != nil {
 		row.Latest = v.String()
 	}
-	set, err := resolve.ParseRange(orAnyRange(row.Range), pre)
+	set, err := resolve.ParseRange(resolve.RangeOrAny(row.Range), pre)
 	if err != nil {
 		return invalid(fmt.Errorf("%s: range %q: %w", row.Name, row.Range, err))
 	}
@@ -416,14 +416,6 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 		}
 	}
 	return nil
-}
-
-// orAnyRange is r, or the range that allows every version when r is "".
-func orAnyRange(r string) string {
-	if r == "" {
-		return resolve.AnyRange
-	}
-	return r
 }
 
 // gitRow is the outdated row of rec, installed in root from git: wanted
@@ -463,7 +455,7 @@ func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requi
 	}
 	var rows []OutdatedSkill
 	for _, name := range slices.Sorted(maps.Keys(vs)) {
-		row := OutdatedSkill{Name: name, Range: orAnyRange(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
+		row := OutdatedSkill{Name: name, Range: resolve.RangeOrAny(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
 		if ls := p.prev.Get(name); ls != nil {
 			row.Locked = ls.Version
 		}

@@ -18,7 +18,7 @@ import (
 // roots at t's scope (hosts default to def, scope to user), with what the
 // placement says about them (install.PlaceRoots). Hosts that share a root
 // (the .agents family at project scope) share one copy.
-func placedRoots(env hosts.Env, t Target, def install.Host) (*install.Placed, error) {
+func placedRoots(env hosts.Env, t Target, def install.HostID) (*install.Placed, error) {
 	if len(t.Roots) > 0 {
 		out := &install.Placed{}
 		for _, r := range t.Roots {
@@ -43,7 +43,7 @@ func placedRoots(env hosts.Env, t Target, def install.Host) (*install.Placed, er
 
 // place is install.PlaceRoots with "" as install.PlaceCopy; a host
 // without project roots asked for them is an invalid request.
-func place(hs []install.Host, scope install.Scope, env hosts.Env, mode install.Placement) (*install.Placed, error) {
+func place(hs []install.HostID, scope install.Scope, env hosts.Env, mode install.Placement) (*install.Placed, error) {
 	if mode == "" {
 		mode = install.PlaceCopy
 	}
@@ -56,11 +56,11 @@ func place(hs []install.Host, scope install.Scope, env hosts.Env, mode install.P
 
 // hostList parses host names (each value may list several, comma
 // separated) against env's hosts table, each host once; none means def.
-func hostList(env hosts.Env, names []string, def install.Host) ([]install.Host, error) {
+func hostList(env hosts.Env, names []string, def install.HostID) ([]install.HostID, error) {
 	if len(names) == 0 {
-		return []install.Host{def}, nil
+		return []install.HostID{def}, nil
 	}
-	var out []install.Host
+	var out []install.HostID
 	for _, s := range names {
 		for _, name := range strings.Split(s, ",") {
 			h, err := install.ParseHostIn(env, strings.TrimSpace(name))
@@ -81,11 +81,11 @@ func hostList(env hosts.Env, names []string, def install.Host) ([]install.Host, 
 // installed, else install.DefaultHost when none holds any. When several
 // hosts hold skills it fails with errSeveralHosts: guessing would put a
 // skill where the user's agent does not look.
-func defaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
+func defaultHost(env hosts.Env, configured install.HostID) (install.HostID, error) {
 	if configured != "" {
 		return configured, nil
 	}
-	holding := map[install.Host]bool{}
+	holding := map[install.HostID]bool{}
 	for _, r := range install.AllSearchRoots(env) {
 		rec, err := install.ReadReceipts(r.Dir)
 		if err == nil && len(rec.Skills) > 0 {
@@ -111,7 +111,7 @@ func defaultHost(env hosts.Env, configured install.Host) (install.Host, error) {
 // rootsHolding returns, when t is empty, every host's roots (project and
 // user) whose receipts hold any of names (any skill when names is
 // empty); otherwise the roots t names. searchedAll says which it was.
-func rootsHolding(env hosts.Env, t Target, def install.Host, names []string) (roots []install.Root, searchedAll bool, err error) {
+func rootsHolding(env hosts.Env, t Target, def install.HostID, names []string) (roots []install.Root, searchedAll bool, err error) {
 	if !t.empty() {
 		p, err := placedRoots(env, t, def)
 		if err != nil {
@@ -158,7 +158,7 @@ func projectScope(m *resolve.Manifest) install.Scope {
 // ("" copies into each host's own root). Project roots are under the
 // manifest's directory, wherever the program runs. A host is any of env's
 // table, the user's hosts file included, as --host takes it.
-func projectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured install.Host) (*install.Placed, error) {
+func projectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured install.HostID) (*install.Placed, error) {
 	if len(t.Roots) > 0 {
 		return placedRoots(env, t, install.DefaultHost)
 	}
@@ -180,7 +180,7 @@ func projectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured insta
 			names = []string{m.Host}
 		}
 	}
-	var hs []install.Host
+	var hs []install.HostID
 	for _, s := range names {
 		h, err := install.ParseHostIn(env, s)
 		if err != nil {
@@ -193,7 +193,7 @@ func projectRoots(env hosts.Env, t Target, m *resolve.Manifest, configured insta
 		if err != nil {
 			return nil, err
 		}
-		hs = []install.Host{h}
+		hs = []install.HostID{h}
 	}
 	mode := t.Placement
 	if mode == "" {

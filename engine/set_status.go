@@ -64,7 +64,7 @@ type VersionStatus struct {
 // newest one signed by a publisher of the version: an identity whose
 // signature of m verifies under the trust policy. The attestation is
 // read and verified over m's digest; a status tag is never trusted.
-func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*VersionStatus, error) {
+func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion) (*VersionStatus, error) {
 	set, err := repo.Bundles(ctx, m.Descriptor, statusPredicateType)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *reg
 // statusVersion returns the status of version v of repo when its tags
 // hold a status tag for it, else nil: the tag list (read by resolution
 // anyway) spares a referrers listing for every version without one.
-func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v *semver.Version) (*VersionStatus, *registry.Manifest, error) {
+func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v *semver.Version) (*VersionStatus, *registry.SkillVersion, error) {
 	tags, err := repo.Tags(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -138,7 +138,7 @@ func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v
 // statuses returns the status of each of vs, versions of solver name
 // key in g, that its repository's tags mark as having one, by version;
 // the statuses that do not count are reported through Options.Log.
-func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs []*semver.Version) (map[string]*VersionStatus, error) {
+func (e *Engine) statuses(ctx context.Context, g *catalog.Registry, key string, vs []*semver.Version) (map[string]*VersionStatus, error) {
 	repo, err := g.Repository(key)
 	if err != nil {
 		return nil, nil
@@ -173,7 +173,7 @@ func (e *Engine) statuses(ctx context.Context, g *catalog.Graph, key string, vs 
 // hideYanked is the resolve.HideFunc of g: the yanked versions of a
 // name, by the newest status its publisher signed, and the versions an
 // obeyed advisory withdraws. A status that does not count hides nothing.
-func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
+func (e *Engine) hideYanked(g *catalog.Registry) resolve.HideFunc {
 	return func(ctx context.Context, key string, vs []*semver.Version) ([]resolve.Hidden, error) {
 		sts, err := e.statuses(ctx, g, key, vs)
 		if err != nil {
@@ -334,7 +334,7 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusC
 	if err != nil {
 		return nil, err
 	}
-	var ms []*registry.Manifest
+	var ms []*registry.SkillVersion
 	if ref.Selector.Kind == source.SelectVersion || ref.Selector.Kind == source.SelectDigest {
 		m, err := repo.Get(ctx, ref.Selector, true)
 		if err != nil {
@@ -377,7 +377,7 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusC
 }
 
 // checkPublisher refuses a key that did not sign m.
-func (e *Engine) checkPublisher(ctx context.Context, repo *registry.Repository, m *registry.Manifest, opts sign.SignOptions) error {
+func (e *Engine) checkPublisher(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, opts sign.SignOptions) error {
 	if opts.Key == nil {
 		return nil
 	}
@@ -395,7 +395,7 @@ func (e *Engine) checkPublisher(ctx context.Context, repo *registry.Repository, 
 	return nil
 }
 
-func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.Manifest, r SetStatusRequest) (*StatusChange, error) {
+func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, r SetStatusRequest) (*StatusChange, error) {
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	cur, err := e.statusOf(ctx, repo, m)
 	if err != nil {

@@ -85,7 +85,7 @@ func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRe
 // rangeBumps returns the manifest edits of an update with Breaking
 // (latest false: only ranges the newest release is outside of) or Latest
 // (every range): each chosen requirement becomes ^NEWEST.
-func rangeBumps(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, names []string, latest, pre bool) (map[string]string, error) {
+func rangeBumps(ctx context.Context, graph *catalog.Registry, m *resolve.Manifest, names []string, latest, pre bool) (map[string]string, error) {
 	set := map[string]string{}
 	ns := graph.Namespace()
 	for _, r := range m.Skills {
@@ -104,11 +104,7 @@ func rangeBumps(ctx context.Context, graph *catalog.Graph, m *resolve.Manifest, 
 		if newest == nil {
 			continue
 		}
-		rng := r.Range
-		if rng == "" {
-			rng = resolve.AnyRange
-		}
-		in, err := resolve.ParseRange(rng, pre)
+		in, err := resolve.ParseRange(resolve.RangeOrAny(r.Range), pre)
 		if err != nil {
 			return nil, invalid(err)
 		}

@@ -15,7 +15,7 @@ import (
 type VerifyResult struct {
 	// Repository and Manifest are the version verified.
 	Repository *registry.Repository
-	Manifest   *registry.Manifest
+	Manifest   *registry.SkillVersion
 	// Verification has every signature check, the verified signers and
 	// the tier decision.
 	*policycheck.Verification
@@ -41,7 +41,7 @@ type VerifyRequest struct {
 // FallbackSource, else the embedded registry) and fetches the manifest it
 // selects. A local directory is refused (ErrInvalidRequest): it is not
 // published.
-func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.Manifest, error) {
+func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.SkillVersion, error) {
 	r, err := source.ParseRef(ref)
 	if err != nil {
 		return nil, nil, err
@@ -83,7 +83,7 @@ func (e *Engine) Verify(ctx context.Context, r VerifyRequest) (*VerifyResult, er
 }
 
 // verifyManifest is Verify for a version already fetched.
-func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest, minTier string) (*VerifyResult, error) {
+func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, minTier string) (*VerifyResult, error) {
 	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, err

@@ -7,14 +7,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 )
-
-// maxKeyFile bounds the key and signature files a blob operation reads:
-// anything larger is not a key.
-const maxKeyFile = 64 << 10
 
 // VerifyBlobRequest is one check of a file's detached signature, as
 // cosign verify-blob --key does.
@@ -57,15 +52,6 @@ func (e *InputFileError) Unwrap() error { return e.Err }
 // Class is errdef.Usage: the request names a file to fix.
 func (e *InputFileError) Class() errdef.Class { return errdef.Usage }
 
-// readKeyFile reads a key or signature file of at most maxKeyFile bytes.
-func readKeyFile(path string) ([]byte, error) {
-	data, err := boundedfile.Read(path, maxKeyFile)
-	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
-		return nil, fmt.Errorf("%w: not a key", err)
-	}
-	return data, err
-}
-
 // VerifyBlob checks r.File's signature in r.SignatureFile against the
 // public keys in r.KeyFiles. Files that do not read or keys that do not
 // parse are *InputFileError; a signature no key verifies wraps
@@ -73,7 +59,7 @@ func readKeyFile(path string) ([]byte, error) {
 func VerifyBlob(ctx context.Context, r VerifyBlobRequest) (*VerifyBlobResult, error) {
 	pubs := make([]crypto.PublicKey, 0, len(r.KeyFiles))
 	for _, path := range r.KeyFiles {
-		data, err := readKeyFile(path)
+		data, err := sign.ReadKeyFile(path)
 		if err != nil {
 			return nil, &InputFileError{Role: "key", Path: path, Err: err}
 		}
@@ -83,7 +69,7 @@ func VerifyBlob(ctx context.Context, r VerifyBlobRequest) (*VerifyBlobResult, er
 		}
 		pubs = append(pubs, pub)
 	}
-	sig, err := readKeyFile(r.SignatureFile)
+	sig, err := sign.ReadKeyFile(r.SignatureFile)
 	if err != nil {
 		return nil, &InputFileError{Role: "signature", Path: r.SignatureFile, Err: err}
 	}

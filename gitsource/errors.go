@@ -6,9 +6,9 @@ var (
 	// ErrInvalidRef is returned for a string that is not a git reference
 	// this package understands.
 	ErrInvalidRef = errdef.New(errdef.Usage, "invalid git reference")
-	// ErrUnknownHost is returned for a shorthand or bare URL naming a host
-	// that has no known git layout.
-	ErrUnknownHost = errdef.New(errdef.Usage, "unknown git host")
+	// ErrUnknownForge is returned for a shorthand or bare URL naming a forge
+	// (a git hostname) that has no known git layout.
+	ErrUnknownForge = errdef.New(errdef.Usage, "unknown git host")
 	// ErrNoGit is returned when the git command-line tool is not installed.
 	ErrNoGit = errdef.New(errdef.Internal, "git is not installed")
 	// ErrFetch is returned when a remote cannot be reached or refuses.

@@ -15,8 +15,8 @@ type Ref struct {
 	// User is the SSH user ("git"); HTTP users are credentials and are
 	// never kept here.
 	User string
-	// Host is "host[:port]"; "" for file.
-	Host string
+	// Hostname is the forge's "hostname[:port]"; "" for file.
+	Hostname string
 	// Path is the repository path on the host ("/owner/repo"), or the
 	// absolute directory for file.
 	Path string
@@ -55,7 +55,7 @@ func parse(s string) (*Ref, error) {
 	p, rest, ok := strings.Cut(s, ":")
 	host, known := shorthands[p]
 	if !ok || !known {
-		return nil, fmt.Errorf("%w: %q has no known git layout; write git+https://HOST/OWNER/REPO", ErrUnknownHost, p)
+		return nil, fmt.Errorf("%w: %q has no known git layout; write git+https://HOST/OWNER/REPO", ErrUnknownForge, p)
 	}
 	return parseShorthand(host, rest)
 }
@@ -73,7 +73,7 @@ func parseURL(s, note string) (*Ref, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("%w: no host; write git+%s://HOST/OWNER/REPO", ErrInvalidRef, u.Scheme)
 		}
-		r.Host = u.Host
+		r.Hostname = u.Host
 	case "file":
 		if u.Host != "" && u.Host != "localhost" {
 			return nil, fmt.Errorf("%w: git+file takes an absolute path: git+file:///path/to/repo", ErrInvalidRef)
@@ -115,7 +115,7 @@ func parseURL(s, note string) (*Ref, error) {
 
 // parseShorthand reads OWNER/REPO[/SUBDIR][@REV].
 func parseShorthand(host, s string) (*Ref, error) {
-	r := &Ref{Scheme: "https", Host: host}
+	r := &Ref{Scheme: "https", Hostname: host}
 	if i := strings.LastIndex(s, "@"); i >= 0 {
 		s, r.Rev = s[:i], s[i+1:]
 		if err := checkRev(r.Rev); err != nil {
@@ -148,13 +148,13 @@ func parseBare(s string) (*Ref, error) {
 		known = known || u.Host == h
 	}
 	if !known {
-		return nil, fmt.Errorf("%w: %s is not a forge skillpm knows; for a git repository write git+%s", ErrUnknownHost, u.Host, redactURL(u))
+		return nil, fmt.Errorf("%w: %s is not a forge skillpm knows; for a git repository write git+%s", ErrUnknownForge, u.Host, redactURL(u))
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	if len(parts) < 2 {
 		return nil, fmt.Errorf("%w: write https://%s/OWNER/REPO", ErrInvalidRef, u.Host)
 	}
-	r := &Ref{Scheme: "https", Host: u.Host, Path: "/" + parts[0] + "/" + strings.TrimSuffix(parts[1], ".git"), secret: u.User}
+	r := &Ref{Scheme: "https", Hostname: u.Host, Path: "/" + parts[0] + "/" + strings.TrimSuffix(parts[1], ".git"), secret: u.User}
 	if rest := parts[2:]; len(rest) > 0 {
 		if rest[0] == "-" { // gitlab: /-/tree/REV
 			rest = rest[1:]
@@ -204,7 +204,7 @@ func cleanSubdir(s string) (string, error) {
 // Remote is the repository's URL without credentials: the identity the
 // cache, the lock and the trust policy use.
 func (r *Ref) Remote() string {
-	u := url.URL{Scheme: r.Scheme, Host: r.Host, Path: r.Path}
+	u := url.URL{Scheme: r.Scheme, Host: r.Hostname, Path: r.Path}
 	if r.User != "" {
 		u.User = url.User(r.User)
 	}
@@ -224,12 +224,12 @@ func (r *Ref) TrustRepository() string {
 	if r.Scheme == "file" {
 		return "git:file:" + p
 	}
-	return "git:" + strings.ToLower(r.Host) + p
+	return "git:" + strings.ToLower(r.Hostname) + p
 }
 
 // fetchURL is the URL git is given, with credentials when there were any.
 func (r *Ref) fetchURL() string {
-	u := url.URL{Scheme: r.Scheme, Host: r.Host, Path: r.Path, User: r.secret}
+	u := url.URL{Scheme: r.Scheme, Host: r.Hostname, Path: r.Path, User: r.secret}
 	if r.secret == nil && r.User != "" {
 		u.User = url.User(r.User)
 	}

@@ -75,9 +75,9 @@ func TestParseErrors(t *testing.T) {
 		{"git+file://remotehost/a", ErrInvalidRef},
 		{"github:acme", ErrInvalidRef},
 		{"github:acme/skills@", ErrInvalidRef},
-		{"bitbucket:acme/skills", ErrUnknownHost},
-		{"https://example.com/acme/skills", ErrUnknownHost},
-		{"https://user:s3cret@example.com/acme/skills", ErrUnknownHost},
+		{"bitbucket:acme/skills", ErrUnknownForge},
+		{"https://example.com/acme/skills", ErrUnknownForge},
+		{"https://user:s3cret@example.com/acme/skills", ErrUnknownForge},
 		{"https://github.com/acme", ErrInvalidRef},
 		{"https://github.com/acme/skills/blob/main/x", ErrInvalidRef},
 	}

@@ -170,9 +170,11 @@ func (s *SearchEntry) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Source is where one fact about a host comes from.
-type Source struct {
-	// Fact is what the source backs: roots, precedence, symlinks or note.
+// Citation is where one fact about a host comes from: the host's docs or
+// code that back it. The file key is sources: (hosts.yaml), kept as
+// written.
+type Citation struct {
+	// Fact is what the citation backs: roots, precedence, symlinks or note.
 	Fact string `yaml:"fact" json:"fact"`
 	// Ref names the host's docs or code and the version read.
 	Ref string `yaml:"ref" json:"ref"`
@@ -215,8 +217,8 @@ type Host struct {
 	// strict YAML parser: a value with an unquoted ": ", which most hosts
 	// read as text, makes it leave the skill out.
 	StrictYAML bool `yaml:"strict_yaml,omitempty" json:"strictYaml,omitempty"`
-	// Sources back the facts above.
-	Sources []Source `yaml:"sources" json:"sources"`
+	// Citations back the facts above (the sources: key).
+	Citations []Citation `yaml:"sources" json:"sources"`
 	// Builtin is false for hosts added by a user file.
 	Builtin bool `yaml:"-" json:"builtin"`
 }
@@ -359,7 +361,7 @@ func (h Host) check(known map[string]bool) error {
 			return bad("detect binary %q must be a bare command name", b)
 		}
 	}
-	if len(h.Sources) == 0 {
+	if len(h.Citations) == 0 {
 		return bad("no sources: say where each fact comes from")
 	}
 	return nil

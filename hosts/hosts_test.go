@@ -23,7 +23,7 @@ func TestBuiltin(t *testing.T) {
 			continue
 		}
 		facts := map[string]bool{}
-		for _, s := range h.Sources {
+		for _, s := range h.Citations {
 			facts[s.Fact] = true
 			if s.Ref == "" {
 				t.Errorf("%s: a source without ref", want)
@@ -311,7 +311,7 @@ func TestHostEnvRules(t *testing.T) {
 		t.Error("copilot reads ~/.agents/skills with COPILOT_HOME set")
 	}
 	h, _ := tb.Get("gemini")
-	if !strings.Contains(fmt.Sprint(h.Sources), "trusted folder") {
+	if !strings.Contains(fmt.Sprint(h.Citations), "trusted folder") {
 		t.Error("gemini has no note on trusted folders")
 	}
 }

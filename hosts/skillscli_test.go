@@ -166,7 +166,7 @@ func resolveAll(ds []Dir, e Env) []string {
 
 // sourceOf returns the ref of the host's first source for fact.
 func sourceOf(h Host, fact string) string {
-	for _, s := range h.Sources {
+	for _, s := range h.Citations {
 		if s.Fact == fact {
 			return s.Ref
 		}

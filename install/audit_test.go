@@ -128,7 +128,7 @@ func TestAuditStagedErrors(t *testing.T) {
 func TestInstallNeedsAnAuditor(t *testing.T) {
 	r := newTestRegistry(t)
 	r.publish("txa", "1.0.0", nil, nil)
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

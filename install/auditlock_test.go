@@ -59,7 +59,7 @@ func TestAuditDoesNotHoldTheRootLock(t *testing.T) {
 	reg := newTestRegistry(t)
 	reg.publish("app", "1.0.0", nil, map[string]string{"notes.md": "one"})
 	root := t.TempDir()
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestCommitAfterConcurrentCommit(t *testing.T) {
 	reg := newTestRegistry(t)
 	reg.publish("app", "1.0.0", nil, nil)
 	reg.publish("other", "1.0.0", nil, nil)
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func BenchmarkInstallCold100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.New(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func BenchmarkInstallWarmNoop(b *testing.B) {
 	for _, n := range names {
 		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: "^1"})
 	}
-	g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
+	g, err := catalog.New(c, resolve.Namespace{Default: ns})
 	if err != nil {
 		b.Fatal(err)
 	}

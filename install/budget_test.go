@@ -57,7 +57,7 @@ func TestInstallBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := catalog.NewGraph(c, resolve.Namespace{Default: proxies[0].Host + "/budget"})
+		g, err := catalog.New(c, resolve.Namespace{Default: proxies[0].Host + "/budget"})
 		if err != nil {
 			t.Fatal(err)
 		}

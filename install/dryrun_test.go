@@ -46,7 +46,7 @@ func TestDryRunJudgesTheLayerWritesNoRoot(t *testing.T) {
 		t.Fatal("the layer is cached before any install")
 	}
 	root := filepath.Join(t.TempDir(), "root")
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,13 +64,13 @@ func newLockFixture(t *testing.T) *lockFixture {
 	return f
 }
 
-func (f *lockFixture) client(t *testing.T, cache string) (*registry.Client, *catalog.Graph) {
+func (f *lockFixture) client(t *testing.T, cache string) (*registry.Client, *catalog.Registry) {
 	t.Helper()
 	c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(f.work, cache), EmbeddedDir: filepath.Join(f.work, "embedded")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := catalog.NewGraph(c, resolve.Namespace{Default: f.proxy.Host + "/lk"})
+	g, err := catalog.New(c, resolve.Namespace{Default: f.proxy.Host + "/lk"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 func prefetchLocked(ctx context.Context, repo *registry.Repository, ls resolve.LockedSkill) (refs []ocispec.Descriptor, refsFetched, wait func()) {
 	var wg, layerWG sync.WaitGroup
 	if d, err := digest.Parse(ls.Layer.Digest); err == nil {
-		layer := &registry.Manifest{OCI: ocispec.Manifest{Layers: []ocispec.Descriptor{{MediaType: registry.LayerMediaType, Digest: d, Size: ls.Layer.Size}}}}
+		layer := &registry.SkillVersion{OCI: ocispec.Manifest{Layers: []ocispec.Descriptor{{MediaType: registry.LayerMediaType, Digest: d, Size: ls.Layer.Size}}}}
 		layerWG.Add(1)
 		go func() {
 			defer layerWG.Done()
@@ -56,7 +56,7 @@ func prefetchLocked(ctx context.Context, repo *registry.Repository, ls resolve.L
 // checkLockedLayer refuses a manifest that states another layer than the
 // lock records for it: the lock's digest named the manifest, so one of
 // the two was edited.
-func checkLockedLayer(ls resolve.LockedSkill, m *registry.Manifest) error {
+func checkLockedLayer(ls resolve.LockedSkill, m *registry.SkillVersion) error {
 	l := m.Layer()
 	if l.Digest.String() == ls.Layer.Digest && l.Size == ls.Layer.Size {
 		return nil
@@ -70,7 +70,7 @@ func checkLockedLayer(ls resolve.LockedSkill, m *registry.Manifest) error {
 // bundles verified (signatures, and audit attestations that count) with
 // the bundle each lists, read from the content cache where verification
 // just put them.
-func lockedContent(ctx context.Context, repo *registry.Repository, m *registry.Manifest, v *policycheck.Verification, av *registry.AuditVerification) (*resolve.LockedBlob, []resolve.LockedReferrer, error) {
+func lockedContent(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, v *policycheck.Verification, av *registry.AuditVerification) (*resolve.LockedBlob, []resolve.LockedReferrer, error) {
 	l := m.Layer()
 	layer := &resolve.LockedBlob{Digest: l.Digest.String(), Size: l.Size}
 	var refs []ocispec.Descriptor

@@ -21,7 +21,7 @@ func (e *sparseEnv) frozen(t *testing.T, lock *resolve.Lockfile) (*Result, []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := catalog.NewGraph(c, resolve.Namespace{Default: e.proxy.Host + "/sparse"})
+	g, err := catalog.New(c, resolve.Namespace{Default: e.proxy.Host + "/sparse"})
 	if err != nil {
 		t.Fatal(err)
 	}

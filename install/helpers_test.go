@@ -65,7 +65,7 @@ func (r *testRegistry) install(root string, names ...string) (*Result, error) {
 	for _, n := range names {
 		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: resolve.AnyRange})
 	}
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}

@@ -168,7 +168,7 @@ func (e *hostileEnv) pushCrafted(name, version string, layer *registry.Artifact,
 // --yes and no terminal.
 func (e *hostileEnv) install(name string, mod func(*Options)) (string, *Result, error) {
 	e.t.Helper()
-	g, err := catalog.NewGraph(e.client, resolve.Namespace{Default: e.reg.Host + "/att"})
+	g, err := catalog.New(e.client, resolve.Namespace{Default: e.reg.Host + "/att"})
 	if err != nil {
 		e.t.Fatal(err)
 	}

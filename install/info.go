@@ -31,7 +31,7 @@ type Installed struct {
 // skipped.
 func Describe(ctx context.Context, roots []Root, name string) ([]Installed, error) {
 	var out []Installed
-	first := map[Host]string{}
+	first := map[HostID]string{}
 	for _, r := range roots {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -68,7 +68,7 @@ type Options struct {
 	Prerelease bool
 	// LockFile, when set, is where skills.lock is written with the commit.
 	LockFile string
-	// Jobs bounds concurrent fetches; 0 means registry.DefaultHostRequests
+	// Jobs bounds concurrent fetches; 0 means registry.DefaultRegistryRequests
 	// (the Client bounds the requests per host in any case).
 	Jobs int
 	// LockWait bounds the wait for another skillpm on a root; 0 is
@@ -135,10 +135,10 @@ type Options struct {
 
 	// vouch, when set, checks each manifest prepare fetches by digest
 	// before anything else is read of it (the sparse index's entries).
-	vouch func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.Manifest) error
+	vouch func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.SkillVersion) error
 	// referrers, when set, returns the referrers of ls's manifest m when
 	// they are known without a listing (the sparse index).
-	referrers func(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool)
+	referrers func(ls resolve.LockedSkill, m *registry.SkillVersion) ([]ocispec.Descriptor, bool)
 }
 
 // budget returns o.Budget, else a new registry.DefaultBudget.
@@ -149,7 +149,7 @@ func (o Options) budget() *registry.Budget {
 	return registry.DefaultBudget()
 }
 
-func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.Manifest) ([]ocispec.Descriptor, bool) {
+func (o Options) knownReferrers(ls resolve.LockedSkill, m *registry.SkillVersion) ([]ocispec.Descriptor, bool) {
 	if o.referrers == nil {
 		return nil, false
 	}
@@ -166,7 +166,7 @@ type Planned struct {
 	// they need consent outside the verified tier.
 	UnknownTools []string `json:"unknownTools,omitempty"`
 	Verification *policycheck.Verification
-	manifest     *registry.Manifest
+	manifest     *registry.SkillVersion
 	repo         *registry.Repository
 	// local is set for a skill installed from a local directory.
 	local *Local
@@ -579,7 +579,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 	}
 	// A namespace's signed sparse index answers the solver in two round
 	// trips; without one the registry does, fetched ahead of the solver.
-	if g, ok := cat.(*catalog.Graph); ok && !opts.NoIndex {
+	if g, ok := cat.(*catalog.Registry); ok && !opts.NoIndex {
 		lock, plan, ok, err := resolveFromIndex(ctx, c, g, m, prev, opts, warn)
 		if err != nil || ok {
 			return lock, plan, err
@@ -587,7 +587,7 @@ func resolveAndPrepare(ctx context.Context, c *registry.Client, cat resolve.Cata
 	}
 	// A registry-backed catalog can fetch ahead of the solver, which asks
 	// one question at a time.
-	if g, ok := cat.(*catalog.Graph); ok {
+	if g, ok := cat.(*catalog.Registry); ok {
 		roots := map[string]string{}
 		for _, r := range m.Skills {
 			if key, err := cat.Namespace().Key(r.Name); err == nil {
@@ -1133,4 +1133,4 @@ func record(p *Planned, requested, installedAt string) Record {
 // defaultJobs bounds concurrent registry work when Options.Jobs is 0: as
 // many skills at once as the Client lets requests to one host await their
 // answers, since at internet latency each job spends its time waiting.
-const defaultJobs = registry.DefaultHostRequests
+const defaultJobs = registry.DefaultRegistryRequests

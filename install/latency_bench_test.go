@@ -83,10 +83,10 @@ func benchRTT(b *testing.B) time.Duration {
 	return 50 * time.Millisecond
 }
 
-// benchHostRequests returns $SKILLPM_BENCH_HOST_REQUESTS, the per-host
+// benchRegistryRequests returns $SKILLPM_BENCH_HOST_REQUESTS, the per-registry
 // request bound of the measured clients; 0 (the default) means
-// registry.DefaultHostRequests.
-func benchHostRequests(b *testing.B) int {
+// registry.DefaultRegistryRequests.
+func benchRegistryRequests(b *testing.B) int {
 	b.Helper()
 	s := os.Getenv("SKILLPM_BENCH_HOST_REQUESTS")
 	if s == "" {
@@ -166,12 +166,12 @@ func BenchmarkLatency100(b *testing.B) {
 	cacheDir := filepath.Join(work, "cache")
 	root := filepath.Join(work, "root")
 	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: root}}, AllowExperimental: true, LockFile: filepath.Join(work, "skills.lock")}
-	newClient := func() (*registry.Client, *catalog.Graph) {
-		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
+	newClient := func() (*registry.Client, *catalog.Registry) {
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cacheDir, EmbeddedDir: filepath.Join(work, "embedded"), RegistryRequests: benchRegistryRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.New(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -254,7 +254,7 @@ func BenchmarkLatency100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.New(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -294,12 +294,12 @@ func BenchmarkLatency100(b *testing.B) {
 	var warns []string
 	iopts.Warn = func(s string) { warns = append(warns, s) }
 	icache := filepath.Join(work, "cache-index")
-	newIndexClient := func() (*registry.Client, *catalog.Graph) {
-		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: icache, EmbeddedDir: filepath.Join(work, "embedded"), HostRequests: benchHostRequests(b)})
+	newIndexClient := func() (*registry.Client, *catalog.Registry) {
+		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: icache, EmbeddedDir: filepath.Join(work, "embedded"), RegistryRequests: benchRegistryRequests(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := catalog.NewGraph(c, resolve.Namespace{Default: ns})
+		g, err := catalog.New(c, resolve.Namespace{Default: ns})
 		if err != nil {
 			b.Fatal(err)
 		}

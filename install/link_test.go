@@ -37,7 +37,7 @@ func (r *testRegistry) installInto(roots []Root, names ...string) (*Result, erro
 	for _, n := range names {
 		m.Skills = append(m.Skills, resolve.Requirement{Name: n, Range: resolve.AnyRange})
 	}
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}
@@ -55,14 +55,14 @@ func agentsBeside(roots []Root) []string {
 }
 
 func (r *testRegistry) updateRoots(roots []Root) (*Result, error) {
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}
 	return Update(context.Background(), r.client, g, nil, Options{Auditor: newTestAuditor(), Roots: roots, AllowExperimental: true, AgentsRoots: agentsBeside(roots)})
 }
 
-func mustPlace(t *testing.T, hs []Host, s Scope, env Env, mode Placement) *Placed {
+func mustPlace(t *testing.T, hs []HostID, s Scope, env Env, mode Placement) *Placed {
 	t.Helper()
 	p, err := PlaceRoots(hs, s, env, mode)
 	if err != nil {
@@ -95,7 +95,7 @@ func TestLinkInstall(t *testing.T) {
 	reg := newTestRegistry(t)
 	reg.publish("pdf", "1.0.0", nil, map[string]string{"ref/a.md": "a"})
 	env := linkEnv(t, nil)
-	p := mustPlace(t, []Host{HostClaude, HostCodex}, ScopeUser, env, PlaceLink)
+	p := mustPlace(t, []HostID{HostClaude, HostCodex}, ScopeUser, env, PlaceLink)
 	canon, claude := filepath.Join(env.Home, ".agents", "skills"), filepath.Join(env.Home, ".claude", "skills")
 	if len(p.Roots) != 2 || p.Roots[0].Dir != canon || p.Roots[0].LinkOnly || p.Roots[1].Dir != claude || p.Roots[1].Link != canon {
 		t.Fatalf("roots: %+v", p.Roots)
@@ -178,7 +178,7 @@ func TestLinkOnlyCopyGoesWithLastLink(t *testing.T) {
 	reg := newTestRegistry(t)
 	reg.publish("pdf", "1.0.0", nil, nil)
 	env := linkEnv(t, nil)
-	p := mustPlace(t, []Host{HostClaude, "windsurf"}, ScopeUser, env, PlaceLink)
+	p := mustPlace(t, []HostID{HostClaude, "windsurf"}, ScopeUser, env, PlaceLink)
 	canon := filepath.Join(env.Home, ".agents", "skills")
 	if len(p.Roots) != 3 || !p.Roots[0].LinkOnly || p.Roots[1].Link != canon || p.Roots[2].Link != canon {
 		t.Fatalf("roots: %+v", p.Roots)
@@ -228,7 +228,7 @@ func TestPlaceRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := linkEnv(t, map[string]string{"SKILLPM_HOSTS": hf})
-	p := mustPlace(t, []Host{"nolinks", HostGaia, HostOpenCode}, ScopeUser, env, PlaceLink)
+	p := mustPlace(t, []HostID{"nolinks", HostGaia, HostOpenCode}, ScopeUser, env, PlaceLink)
 	var dirs []string
 	for _, r := range p.Roots {
 		dirs = append(dirs, strings.TrimPrefix(r.Dir, env.Home)+" link="+r.Link)
@@ -244,12 +244,12 @@ func TestPlaceRoots(t *testing.T) {
 		}
 	}
 	// Copy mode at project scope: the .agents family shares one root.
-	p = mustPlace(t, []Host{"cursor", "copilot", HostCodex}, ScopeProject, env, PlaceCopy)
+	p = mustPlace(t, []HostID{"cursor", "copilot", HostCodex}, ScopeProject, env, PlaceCopy)
 	if len(p.Roots) != 2 || !slices.Contains(p.Roots[0].ReadBy, "codex") || !slices.Contains(p.Roots[0].ReadBy, "cursor") {
 		t.Errorf("copy roots: %+v", p.Roots)
 	}
 	// Auto: copies until a root holds a link.
-	p = mustPlace(t, []Host{HostClaude}, ScopeUser, env, PlaceAuto)
+	p = mustPlace(t, []HostID{HostClaude}, ScopeUser, env, PlaceAuto)
 	if len(p.Roots) != 1 || p.Roots[0].Link != "" {
 		t.Fatalf("auto without links: %+v", p.Roots)
 	}
@@ -261,7 +261,7 @@ func TestPlaceRoots(t *testing.T) {
 	if err := tx.Commit(context.Background(), &Receipts{Skills: []Record{{Name: "x", Mode: ModeLink, Link: "/elsewhere/x"}}}); err != nil {
 		t.Fatal(err)
 	}
-	p = mustPlace(t, []Host{HostClaude}, ScopeUser, env, PlaceAuto)
+	p = mustPlace(t, []HostID{HostClaude}, ScopeUser, env, PlaceAuto)
 	if len(p.Roots) != 2 || p.Roots[1].Link == "" {
 		t.Fatalf("auto with links: %+v", p.Roots)
 	}
@@ -416,7 +416,7 @@ func TestLinkRecordOutsideAgentsRoot(t *testing.T) {
 		return l + "\n" + string(b)
 	}
 	before, victimBefore := state(), snapshot(t, victim)
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestListAsTheHostLoads(t *testing.T) {
 	if err := os.Symlink(filepath.Join(canon, "linked"), filepath.Join(proj, ".agents/skills/linked")); err != nil {
 		t.Fatal(err)
 	}
-	view := func(h Host) map[string]Listed {
+	view := func(h HostID) map[string]Listed {
 		roots, err := SearchRoots(h, env)
 		if err != nil {
 			t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // projectInstall installs m into root from reg as a project install
 // does: with prev preferred and the lock written to lockFile.
 func projectInstall(reg *testRegistry, root, lockFile string, m *resolve.Manifest, prev *resolve.Lockfile, mod func(*Options)) (*Result, error) {
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}

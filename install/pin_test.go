@@ -56,7 +56,7 @@ func TestUpdateCheckReadsNoLayer(t *testing.T) {
 	ns := resolve.Namespace{Default: proxy.Host + "/pin"}
 	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true}
 	c = newClient()
-	g, err := catalog.NewGraph(c, ns)
+	g, err := catalog.New(c, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestUpdateCheckReadsNoLayer(t *testing.T) {
 	tags := proxy.Count(http.MethodGet, "/tags/")
 	blobs := proxy.Count(http.MethodGet, "/blobs/")
 	c = newClient()
-	if g, err = catalog.NewGraph(c, ns); err != nil {
+	if g, err = catalog.New(c, ns); err != nil {
 		t.Fatal(err)
 	}
 	opts.DryRun = true
@@ -106,12 +106,12 @@ func TestPrefetchFollowsLock(t *testing.T) {
 	proxy := registrytest.NewProxy(t, reg, nil)
 	ctx := context.Background()
 	work := t.TempDir()
-	newClient := func(cache string) (*registry.Client, *catalog.Graph) {
+	newClient := func(cache string) (*registry.Client, *catalog.Registry) {
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: filepath.Join(work, cache), EmbeddedDir: filepath.Join(work, "embedded")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := catalog.NewGraph(c, resolve.Namespace{Default: proxy.Host + "/pf"})
+		g, err := catalog.New(c, resolve.Namespace{Default: proxy.Host + "/pf"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,7 +61,7 @@ type Placed struct {
 // it follows symlinks; otherwise a copy of its own, with a note. GAIA
 // always gets a copy: skillpm writes the enforced tier into GAIA's
 // SKILL.md, so its bytes differ from everyone else's.
-func PlaceRoots(hs []Host, s Scope, env Env, mode Placement) (*Placed, error) {
+func PlaceRoots(hs []HostID, s Scope, env Env, mode Placement) (*Placed, error) {
 	t := env.Table()
 	dirs := make([]string, len(hs))
 	for i, h := range hs {
@@ -130,7 +130,7 @@ func PlaceRoots(hs []Host, s Scope, env Env, mode Placement) (*Placed, error) {
 	return out, nil
 }
 
-func followsLinks(t *hosts.Table, h Host) bool {
+func followsLinks(t *hosts.Table, h HostID) bool {
 	hh, err := t.Get(string(h))
 	return err == nil && hh.Symlinks == hosts.SymlinksFollowed
 }

@@ -13,7 +13,7 @@ import (
 // installRefs installs refs into root as the CLI does: the manifest is
 // made from the refs and what the root holds (InstallRefs).
 func (r *testRegistry) installRefs(root string, refs []string, mod func(*Options)) (*Result, error) {
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (r *testRegistry) installRefs(root string, refs []string, mod func(*Options
 }
 
 func (r *testRegistry) update(root string, names []string, wait time.Duration) (*Result, error) {
-	g, err := catalog.NewGraph(r.client, resolve.Namespace{})
+	g, err := catalog.New(r.client, resolve.Namespace{})
 	if err != nil {
 		return nil, err
 	}

@@ -163,7 +163,7 @@ func TestProjectUpdateIgnoresReceiptSource(t *testing.T) {
 		doc["skills"].([]any)[0].(map[string]any)["source"] = "attacker.example/skills/app"
 	})
 	before := snapshot(t, root)
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestUserUpdateSaysWhereFromReceiptSource(t *testing.T) {
 	}
 	pub("1.0.0")
 	root := filepath.Join(t.TempDir(), ".claude", "skills")
-	g, err := catalog.NewGraph(reg.client, resolve.Namespace{})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

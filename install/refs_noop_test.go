@@ -61,7 +61,7 @@ func TestInstallRefsNoopAsksNothing(t *testing.T) {
 	opts := Options{Auditor: newTestAuditor(), Roots: []Root{{Host: HostAgents, Scope: ScopeUser, Dir: filepath.Join(work, "root")}}, AllowExperimental: true}
 	install := func(refs ...string) (*Result, error) {
 		c := newClient()
-		g, err := catalog.NewGraph(c, resolve.Namespace{Default: proxy.Host + "/noop"})
+		g, err := catalog.New(c, resolve.Namespace{Default: proxy.Host + "/noop"})
 		if err != nil {
 			t.Fatal(err)
 		}

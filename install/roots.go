@@ -22,16 +22,17 @@ const (
 	ScopeProject = hosts.ScopeProject
 )
 
-// Host names an agent host of the hosts table (package hosts).
-type Host string
+// HostID names an agent host: the id of a row of the hosts table
+// (hosts.Host.ID), as --host and host: take it.
+type HostID string
 
 // Hosts skillpm names in code; the table knows many more.
 const (
-	HostGaia     Host = "gaia"
-	HostClaude   Host = "claude"
-	HostAgents   Host = "agents"
-	HostCodex    Host = "codex"
-	HostOpenCode Host = "opencode"
+	HostGaia     HostID = "gaia"
+	HostClaude   HostID = "claude"
+	HostAgents   HostID = "agents"
+	HostCodex    HostID = "codex"
+	HostOpenCode HostID = "opencode"
 )
 
 // DefaultHost is used when neither --host nor configuration names one.
@@ -43,26 +44,26 @@ const DefaultHost = HostAgents
 type Env = hosts.Env
 
 // Hosts returns the hosts of the built-in table, sorted.
-func Hosts() []Host { return HostsIn(Env{}) }
+func Hosts() []HostID { return HostsIn(Env{}) }
 
 // HostsIn returns the hosts of env's table, sorted.
-func HostsIn(env Env) []Host {
-	var out []Host
+func HostsIn(env Env) []HostID {
+	var out []HostID
 	for _, id := range env.Table().IDs() {
-		out = append(out, Host(id))
+		out = append(out, HostID(id))
 	}
 	return out
 }
 
 // ParseHost validates a host name against the built-in table.
-func ParseHost(s string) (Host, error) { return ParseHostIn(Env{}, s) }
+func ParseHost(s string) (HostID, error) { return ParseHostIn(Env{}, s) }
 
 // ParseHostIn validates a host name against env's table.
-func ParseHostIn(env Env, s string) (Host, error) {
+func ParseHostIn(env Env, s string) (HostID, error) {
 	if _, err := env.Table().Get(s); err != nil {
 		return "", err
 	}
-	return Host(s), nil
+	return HostID(s), nil
 }
 
 // ParseScope validates a scope name.
@@ -77,14 +78,14 @@ func ParseScope(s string) (Scope, error) {
 // Root is one discovery root as one host reads it.
 type Root struct {
 	// Host is the host whose view the root is part of.
-	Host Host `json:"host"`
+	Host HostID `json:"host"`
 	// Scope is user or project.
 	Scope Scope `json:"scope"`
 	// Dir is the absolute directory.
 	Dir string `json:"dir"`
 	// Owner is the host whose own root this is, when not Host (Codex
 	// reads the agents roots, OpenCode Claude's).
-	Owner Host `json:"owner,omitempty"`
+	Owner HostID `json:"owner,omitempty"`
 	// ReadBy are the hosts that read Dir (set for install targets, from
 	// the hosts table); receipts record them.
 	ReadBy []string `json:"readBy,omitempty"`
@@ -101,7 +102,7 @@ type Root struct {
 // RootDir returns where skillpm installs for host h at scope s: the host's
 // first own root of that scope, with the variables that move it (such as
 // CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, GAIA_CONFIG_DIR) expanded.
-func RootDir(h Host, s Scope, env Env) (string, error) {
+func RootDir(h HostID, s Scope, env Env) (string, error) {
 	d, err := env.Table().RootDir(string(h), s, env)
 	if err != nil || s != ScopeProject {
 		return d, err
@@ -154,7 +155,7 @@ func CheckProjectRoot(project, dir string) error {
 
 // SearchRoots returns every root host h reads, in its precedence order
 // (the hosts table's search list), each directory once.
-func SearchRoots(h Host, env Env) ([]Root, error) {
+func SearchRoots(h HostID, env Env) ([]Root, error) {
 	rs, err := env.Table().SearchRoots(string(h), env)
 	if err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ func SearchRoots(h Host, env Env) ([]Root, error) {
 		}
 		root := Root{Host: h, Scope: r.Scope, Dir: r.Dir}
 		if r.Host != string(h) {
-			root.Owner = Host(r.Host)
+			root.Owner = HostID(r.Host)
 		}
 		out = append(out, root)
 	}
@@ -193,7 +194,7 @@ func AllSearchRoots(env Env) []Root {
 					continue // a root without HOME is skipped; the others still count
 				}
 				seen[p] = true
-				out = append(out, Root{Host: Host(h.ID), Scope: s, Dir: p})
+				out = append(out, Root{Host: HostID(h.ID), Scope: s, Dir: p})
 			}
 		}
 	}

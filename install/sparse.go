@@ -30,7 +30,7 @@ import (
 // whose tag lists are cached by then. An index whose entry the fetched
 // manifest contradicts is refused (sparse.ErrLies): it was signed by
 // someone the policy trusts, so it is not weather.
-func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, bool, error) {
+func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Registry, m *resolve.Manifest, prev *resolve.Lockfile, opts Options, warn func(string)) (*resolve.Lockfile, []*Planned, bool, error) {
 	src := g.DefaultSource()
 	if src == nil {
 		return nil, nil, false, nil
@@ -153,7 +153,7 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 			if err != nil {
 				continue
 			}
-			layer := &registry.Manifest{OCI: ocispec.Manifest{Layers: []ocispec.Descriptor{{MediaType: registry.LayerMediaType, Digest: d, Size: iv.LayerSize}}}}
+			layer := &registry.SkillVersion{OCI: ocispec.Manifest{Layers: []ocispec.Descriptor{{MediaType: registry.LayerMediaType, Digest: d, Size: iv.LayerSize}}}}
 			bg.Go(func() error {
 				_ = repo.FetchLayer(ctx, layer) // prepare's own fetch reports errors
 				return nil
@@ -185,7 +185,7 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 	// The Client bounds the requests per host; a job per skill keeps that
 	// bound full instead of leaving manifests queued behind layers.
 	popts.Jobs = max(opts.Jobs, len(lock.Skills))
-	popts.referrers = func(ls resolve.LockedSkill, man *registry.Manifest) ([]ocispec.Descriptor, bool) {
+	popts.referrers = func(ls resolve.LockedSkill, man *registry.SkillVersion) ([]ocispec.Descriptor, bool) {
 		e := cat.Entry(ns.KeyOf(ls.Source))
 		if e == nil {
 			return nil, false
@@ -196,7 +196,7 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 		}
 		return iv.Referrers, true
 	}
-	popts.vouch = func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, man *registry.Manifest) error {
+	popts.vouch = func(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, man *registry.SkillVersion) error {
 		e := cat.Entry(ns.KeyOf(ls.Source))
 		if e == nil {
 			return nil
@@ -227,7 +227,7 @@ func resolveFromIndex(ctx context.Context, c *registry.Client, g *catalog.Graph,
 
 // warmRoots lists the tags of m's skills in the background, into the
 // Client's cache; stop waits for what is in flight.
-func warmRoots(ctx context.Context, g *catalog.Graph, m *resolve.Manifest, jobs int) (stop func()) {
+func warmRoots(ctx context.Context, g *catalog.Registry, m *resolve.Manifest, jobs int) (stop func()) {
 	ns := g.Namespace()
 	done := make(chan struct{})
 	go func() {
@@ -288,7 +288,7 @@ func checkFresh(ctx context.Context, c *registry.Client, ls resolve.LockedSkill,
 // ls against the index entry. A manifest of another version is named with
 // the digest that version's tag holds, so both digests are in the
 // refusal.
-func vouch(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.Manifest, e *sparse.Entry) error {
+func vouch(ctx context.Context, ls resolve.LockedSkill, repo *registry.Repository, m *registry.SkillVersion, e *sparse.Entry) error {
 	// A digest the solver took from elsewhere (the previous lock keeps
 	// its own) is no claim of the index's.
 	if iv := e.Find(ls.Version); iv == nil || iv.Manifest != ls.Digest {

@@ -110,7 +110,7 @@ func (e *sparseEnv) installAppWith(t *testing.T, prev *resolve.Lockfile, more ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := catalog.NewGraph(c, resolve.Namespace{Default: e.proxy.Host + "/sparse"})
+	g, err := catalog.New(c, resolve.Namespace{Default: e.proxy.Host + "/sparse"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func TestRootDirs(t *testing.T) {
 		return ""
 	}}
 	for _, c := range []struct {
-		h    Host
+		h    HostID
 		s    Scope
 		want string
 	}{

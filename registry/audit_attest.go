@@ -69,7 +69,7 @@ func (a *AuditVerification) Signers() []sign.Identity {
 // a lower tier says nothing about the stricter one). A block verdict never
 // counts, whoever signed it. The error is for a registry that cannot be
 // read or unusable trust options, never for a bad attestation.
-func (r *Repository) VerifyAudits(ctx context.Context, m *Manifest, trust sign.VerifyOptions) (*AuditVerification, error) {
+func (r *Repository) VerifyAudits(ctx context.Context, m *SkillVersion, trust sign.VerifyOptions) (*AuditVerification, error) {
 	set, err := r.Bundles(ctx, m.Descriptor, attest.PredicateType)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (r *Repository) VerifyAudits(ctx context.Context, m *Manifest, trust sign.V
 // VerifyAuditsFrom is [Repository.VerifyAudits] over refs, a listing of
 // m's referrers obtained elsewhere (a signed sparse index): every referrer
 // and bundle is still read by digest and verified over m's digest.
-func (r *Repository) VerifyAuditsFrom(ctx context.Context, m *Manifest, refs []ocispec.Descriptor, trust sign.VerifyOptions) (*AuditVerification, error) {
+func (r *Repository) VerifyAuditsFrom(ctx context.Context, m *SkillVersion, refs []ocispec.Descriptor, trust sign.VerifyOptions) (*AuditVerification, error) {
 	audits, err := r.bundles(ctx, m.Descriptor, refs, attest.PredicateType)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (r *Repository) VerifyAuditsFrom(ctx context.Context, m *Manifest, refs []o
 }
 
 // verifyAudits verifies set, the audit attestation bundles of m.
-func (r *Repository) verifyAudits(ctx context.Context, m *Manifest, set *BundleSet, trust sign.VerifyOptions) (*AuditVerification, error) {
+func (r *Repository) verifyAudits(ctx context.Context, m *SkillVersion, set *BundleSet, trust sign.VerifyOptions) (*AuditVerification, error) {
 	av := &AuditVerification{Manifest: m.Descriptor}
 	if len(set.Bundles) > 0 {
 		trust.PredicateType = attest.PredicateType

@@ -110,16 +110,16 @@ type Options struct {
 	// PlainHTTP talks plain HTTP to loopback registries (localhost,
 	// 127.0.0.0/8, ::1). Asking for another host is ErrPlainHTTP.
 	PlainHTTP bool
-	// PlainHTTPHosts are hosts ("host:port") to reach over plain HTTP
+	// PlainHTTPRegistries are registries ("host:port") to reach over plain HTTP
 	// whatever PlainHTTP says: the config's explicit list.
-	PlainHTTPHosts []string
+	PlainHTTPRegistries []string
 	// Mirrors lists, per registry host ("ghcr.io", "host:port"), the
 	// registries ("host[:port][/prefix]") that serve copies of its content,
 	// tried in order before it for content named by its digest; a
 	// repository ns/x of the registry is prefix/ns/x on a mirror. Their
 	// answers are verified by digest: one that fails, lacks the content or
 	// serves other bytes is passed over. Plain HTTP to a mirror follows
-	// PlainHTTP and PlainHTTPHosts, as for any registry.
+	// PlainHTTP and PlainHTTPRegistries, as for any registry.
 	Mirrors map[string][]string
 	// Credentials is where registry credentials are read and stored; nil
 	// means Docker's config ($DOCKER_CONFIG/config.json, else
@@ -134,10 +134,10 @@ type Options struct {
 	// Transport is the HTTP transport under retries and stall detection;
 	// nil means a new http.Transport honouring the proxy environment.
 	Transport http.RoundTripper
-	// HostRequests bounds the requests to one registry host that await
-	// their answers at once; 0 means DefaultHostRequests. The default
-	// transport also keeps that many idle connections per host.
-	HostRequests int
+	// RegistryRequests bounds the requests to one registry that await
+	// their answers at once; 0 means DefaultRegistryRequests. The default
+	// transport also keeps that many idle connections per registry.
+	RegistryRequests int
 	// UserAgent is sent with every request; "" means "skillpm".
 	UserAgent string
 	// Offline makes no request at all: what the content cache (and the
@@ -172,8 +172,8 @@ func (o Options) Validate() error {
 	if t.Dial < 0 || t.TLSHandshake < 0 || t.Stall < 0 || t.Response < 0 {
 		return fmt.Errorf("%w: Timeouts must not be negative", ErrInvalidOptions)
 	}
-	if o.HostRequests < 0 {
-		return fmt.Errorf("%w: HostRequests must not be negative", ErrInvalidOptions)
+	if o.RegistryRequests < 0 {
+		return fmt.Errorf("%w: RegistryRequests must not be negative", ErrInvalidOptions)
 	}
 	if err := validateMirrors(o.Mirrors); err != nil {
 		return err
@@ -213,8 +213,8 @@ func (o Options) resolved() Options {
 	if o.UserAgent == "" {
 		o.UserAgent = "skillpm"
 	}
-	if o.HostRequests == 0 {
-		o.HostRequests = DefaultHostRequests
+	if o.RegistryRequests == 0 {
+		o.RegistryRequests = DefaultRegistryRequests
 	}
 	return o
 }
@@ -253,10 +253,10 @@ type Client struct {
 	flight singleflight.Group
 
 	mu        sync.Mutex
-	tags      map[string][]string           // repository -> tags
-	resolved  map[string]ocispec.Descriptor // repository:tag -> manifest
-	manifests map[digest.Digest]*Manifest   // parsed, by digest
-	layouts   map[string]ReadStorage        // open layout stores, by path
+	tags      map[string][]string             // repository -> tags
+	resolved  map[string]ocispec.Descriptor   // repository:tag -> manifest
+	manifests map[digest.Digest]*SkillVersion // parsed, by digest
+	layouts   map[string]ReadStorage          // open layout stores, by path
 	// referrers records, per registry host, whether it has the referrers
 	// API, once a listing has shown it.
 	referrers map[string]bool
@@ -295,8 +295,8 @@ func New(opts Options) (*Client, error) {
 			DialContext:           (&net.Dialer{Timeout: opts.Timeouts.Dial, KeepAlive: 30 * time.Second}).DialContext,
 			TLSHandshakeTimeout:   opts.Timeouts.TLSHandshake,
 			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          max(100, 2*opts.HostRequests),
-			MaxIdleConnsPerHost:   opts.HostRequests + PriorityHostRequests,
+			MaxIdleConns:          max(100, 2*opts.RegistryRequests),
+			MaxIdleConnsPerHost:   opts.RegistryRequests + PriorityRegistryRequests,
 			IdleConnTimeout:       90 * time.Second,
 			ExpectContinueTimeout: time.Second,
 		}
@@ -305,7 +305,7 @@ func New(opts Options) (*Client, error) {
 	if opts.Trace != nil {
 		sent = traceTransport{base: sent, trace: opts.Trace}
 	}
-	hc := &http.Client{CheckRedirect: checkRedirect, Transport: newRetryTransport(newHostLimit(sent, opts.HostRequests), opts.Retry, opts.Timeouts, opts.Limits.MaxManifestBytes, opts.Logger)}
+	hc := &http.Client{CheckRedirect: checkRedirect, Transport: newRetryTransport(newRegistryLimit(sent, opts.RegistryRequests), opts.Retry, opts.Timeouts, opts.Limits.MaxManifestBytes, opts.Logger)}
 	if opts.Offline {
 		hc.Transport = offlineTransport{}
 	}
@@ -332,7 +332,7 @@ func (c *Client) Session() *Client {
 		http:      c.http,
 		tags:      map[string][]string{},
 		resolved:  map[string]ocispec.Descriptor{},
-		manifests: map[digest.Digest]*Manifest{},
+		manifests: map[digest.Digest]*SkillVersion{},
 		layouts:   map[string]ReadStorage{},
 		referrers: map[string]bool{},
 		blobs:     map[string]string{},
@@ -387,7 +387,7 @@ func (c *Client) credential(ctx context.Context, hostport string) (auth.Credenti
 // plainHTTP decides the scheme for host, refusing plain HTTP for a host
 // that is neither loopback nor explicitly listed.
 func (c *Client) plainHTTP(host string) (bool, error) {
-	for _, h := range c.opts.PlainHTTPHosts {
+	for _, h := range c.opts.PlainHTTPRegistries {
 		if strings.EqualFold(h, host) {
 			return true, nil
 		}

@@ -111,7 +111,7 @@ func mapString(m map[string]string) string {
 // its SKILL.md and compares it with the manifest's index (CheckContent).
 // Mirror with Verify uses it, so a mirror never carries an artifact that
 // install would refuse for disagreeing with itself.
-func (r *Repository) CheckLayer(ctx context.Context, m *Manifest) error {
+func (r *Repository) CheckLayer(ctx context.Context, m *SkillVersion) error {
 	tmp, err := os.MkdirTemp("", "skillpm-check-")
 	if err != nil {
 		return err

@@ -74,7 +74,7 @@ var (
 	ErrUnauthorized = errdef.New(errdef.Registry, "registry refused the credentials")
 
 	// ErrPlainHTTP reports plain HTTP asked for a registry that is neither
-	// loopback nor listed in Options.PlainHTTPHosts.
+	// loopback nor listed in Options.PlainHTTPRegistries.
 	ErrPlainHTTP = errdef.New(errdef.Usage, "plain HTTP is only for loopback registries")
 
 	// ErrServerPlainHTTP reports a registry that answered HTTPS with plain
@@ -206,8 +206,8 @@ const (
 	KindConnectTimeout
 	// KindRefused is a connection refused: nothing listens on the port.
 	KindRefused
-	// KindNoHost is a host name that does not resolve.
-	KindNoHost
+	// KindUnknownHostname is a host name that does not resolve.
+	KindUnknownHostname
 	// KindReset is a connection closed or reset before the answer ended.
 	KindReset
 	// KindPlainHTTP is a registry that answered HTTPS with plain HTTP.
@@ -264,7 +264,7 @@ func (e *NetError) Error() string {
 		s = fmt.Sprintf("registry %s did not accept a connection within %s (%s): is the host up and the port open?", e.Registry, e.After, req)
 	case KindRefused:
 		s = fmt.Sprintf("registry %s refused the connection (%s): is the registry running, on that port?", e.Registry, req)
-	case KindNoHost:
+	case KindUnknownHostname:
 		s = fmt.Sprintf("registry %s: no such host (%s): is the name spelled right?", e.Registry, req)
 	case KindReset:
 		s = fmt.Sprintf("registry %s closed the connection during %s", e.Registry, req)

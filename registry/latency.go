@@ -15,7 +15,7 @@ import (
 // verified against d before they are parsed, so a manifest asked for by
 // digest (a lock's, a receipt's) costs no request once it has been seen,
 // not even the HEAD that would tell its size.
-func (r *Repository) cachedManifest(ctx context.Context, d digest.Digest) (*Manifest, error) {
+func (r *Repository) cachedManifest(ctx context.Context, d digest.Digest) (*SkillVersion, error) {
 	p, err := r.c.cache.path(d)
 	if err != nil {
 		return nil, err

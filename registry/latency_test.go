@@ -15,15 +15,15 @@ import (
 	"github.com/skillpm/skillpm/source"
 )
 
-// TestHostRequestsBound: however many goroutines ask one registry host at
-// once, no more than Options.HostRequests requests await their answers.
-func TestHostRequestsBound(t *testing.T) {
+// TestRegistryRequestsBound: however many goroutines ask one registry at
+// once, no more than Options.RegistryRequests requests await their answers.
+func TestRegistryRequestsBound(t *testing.T) {
 	reg := registrytest.Start(t, registrytest.Options{InMemory: true})
 	tr := registrytest.NewTrace()
 	// The delay keeps requests in flight long enough to overlap when
 	// nothing bounds them.
 	proxy := registrytest.NewProxyWith(t, reg, registrytest.ProxyOptions{Delay: 5 * time.Millisecond, Trace: tr})
-	c := remoteClient(t, func(o *Options) { o.HostRequests = 3 })
+	c := remoteClient(t, func(o *Options) { o.RegistryRequests = 3 })
 	src := remoteSourceFor(t, c, proxy.Host)
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -43,10 +43,10 @@ func TestHostRequestsBound(t *testing.T) {
 		t.Fatalf("%d requests, want at least 12", n)
 	}
 	if n := tr.MaxInFlight(); n > 3 {
-		t.Errorf("%d requests in flight at once; HostRequests is 3", n)
+		t.Errorf("%d requests in flight at once; RegistryRequests is 3", n)
 	}
-	if _, err := New(Options{HostRequests: -1}); err == nil {
-		t.Error("New accepted a negative HostRequests")
+	if _, err := New(Options{RegistryRequests: -1}); err == nil {
+		t.Error("New accepted a negative RegistryRequests")
 	}
 }
 

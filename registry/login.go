@@ -16,8 +16,8 @@ import (
 
 // LoginResult says where credentials were stored.
 type LoginResult struct {
-	// Host is the registry.
-	Host string
+	// Registry is the registry logged in to ("host[:port]").
+	Registry string
 	// Helper is the credential helper that stored them ("desktop",
 	// "pass", ...), "" when they went into the config file.
 	Helper string
@@ -47,7 +47,7 @@ func (c *Client) Login(ctx context.Context, host, username, password string) (Lo
 		}
 		return LoginResult{}, &RequestError{Op: "login", Registry: host, Err: err}
 	}
-	res := LoginResult{Host: host}
+	res := LoginResult{Registry: host}
 	if ds, ok := store.(*credentials.DynamicStore); ok {
 		res.ConfigPath = ds.ConfigPath()
 		res.Helper = helperFor(ctx, res.ConfigPath, credentials.ServerAddressFromRegistry(host))

@@ -10,9 +10,11 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
-// Manifest is a fetched, verified skill manifest. Values returned by a
-// Client are shared through its cache: treat them as read-only.
-type Manifest struct {
+// SkillVersion is one published version of a skill as fetched and
+// verified: its OCI manifest (bytes, descriptor, parsed) and the Metadata
+// read from its annotations. Values returned by a Client are shared
+// through its cache: treat them as read-only.
+type SkillVersion struct {
 	// Descriptor describes the manifest.
 	Descriptor ocispec.Descriptor
 	// Raw is the manifest exactly as stored; its digest is Descriptor's.
@@ -24,7 +26,7 @@ type Manifest struct {
 }
 
 // Layer returns the descriptor of the skill's one layer.
-func (m *Manifest) Layer() ocispec.Descriptor { return m.OCI.Layers[0] }
+func (m *SkillVersion) Layer() ocispec.Descriptor { return m.OCI.Layers[0] }
 
 // Metadata is a skill version's description as its manifest annotations
 // carry it (artifact.md). For an artifact pushed by another tool without
@@ -55,7 +57,7 @@ type Metadata struct {
 // parseManifest checks that data is a skill manifest and reads its
 // annotations. need lists the annotations that were missing, to be filled
 // from the config.
-func parseManifest(loc Location, desc ocispec.Descriptor, data []byte) (*Manifest, []string, error) {
+func parseManifest(loc Location, desc ocispec.Descriptor, data []byte) (*SkillVersion, []string, error) {
 	at := fmt.Sprintf("%s@%s", loc, desc.Digest)
 	var m ocispec.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -113,7 +115,7 @@ func parseManifest(loc Location, desc ocispec.Descriptor, data []byte) (*Manifes
 	if md.Requires == nil && !slices.Contains(need, "requires") {
 		md.Requires = map[string]string{}
 	}
-	return &Manifest{Descriptor: desc, Raw: data, OCI: m, Metadata: md}, need, nil
+	return &SkillVersion{Descriptor: desc, Raw: data, OCI: m, Metadata: md}, need, nil
 }
 
 // configMetadata is what a config blob says, for artifacts without

@@ -79,7 +79,7 @@ func (o MirrorOptions) Validate() error {
 // m, before [Client.Mirror] copies it, and returns the effective tier it
 // vouches for. An error wrapping ErrUnverified refuses the version (the
 // tier returned is still reported); any other error fails it.
-type VersionCheck func(ctx context.Context, repo *Repository, version string, m *Manifest) (skill.Tier, error)
+type VersionCheck func(ctx context.Context, repo *Repository, version string, m *SkillVersion) (skill.Tier, error)
 
 // MirrorStatus is what happened to one version.
 type MirrorStatus string

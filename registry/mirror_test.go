@@ -132,7 +132,7 @@ func checkMirrored(t *testing.T, c *Client, src, dst Source, names []string, tru
 // when a signature under trust verifies for it. (What tier the signers
 // earn is registry/policycheck's MirrorCheck, tested there.)
 func signedBy(trust sign.VerifyOptions) VersionCheck {
-	return func(ctx context.Context, repo *Repository, version string, m *Manifest) (skill.Tier, error) {
+	return func(ctx context.Context, repo *Repository, version string, m *SkillVersion) (skill.Tier, error) {
 		v, err := repo.VerifySignatures(ctx, m, trust)
 		if err != nil {
 			return "", err

@@ -60,7 +60,7 @@ func validateMirrors(m map[string][]string) error {
 			if err != nil || ss.Kind != source.KindRemote {
 				return fmt.Errorf("%w: Mirrors: %s: %q is not a registry (host[:port][/prefix])", ErrInvalidOptions, host, spec)
 			}
-			if strings.EqualFold(ss.Host(), host) {
+			if strings.EqualFold(ss.Registry(), host) {
 				return fmt.Errorf("%w: Mirrors: %s is listed as its own mirror", ErrInvalidOptions, host)
 			}
 		}

@@ -80,7 +80,7 @@ func (v *SignatureVerification) Failures() []SignatureCheck {
 // untrusted key, a tampered bundle, an unreadable referrer) is in Checks
 // with why and never counts. The error is for a registry that cannot be
 // read or unusable trust options, never for a bad signature.
-func (r *Repository) VerifySignatures(ctx context.Context, m *Manifest, trust sign.VerifyOptions) (*SignatureVerification, error) {
+func (r *Repository) VerifySignatures(ctx context.Context, m *SkillVersion, trust sign.VerifyOptions) (*SignatureVerification, error) {
 	set, err := r.Signatures(ctx, m.Descriptor)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (r *Repository) VerifySignatures(ctx context.Context, m *Manifest, trust si
 // instead of asking the registry for one. Every referrer and bundle is
 // still read by digest and every signature verified over m's digest: a
 // listing can leave a signature out, never add one that does not verify.
-func (r *Repository) VerifySignaturesFrom(ctx context.Context, m *Manifest, refs []ocispec.Descriptor, trust sign.VerifyOptions) (*SignatureVerification, error) {
+func (r *Repository) VerifySignaturesFrom(ctx context.Context, m *SkillVersion, refs []ocispec.Descriptor, trust sign.VerifyOptions) (*SignatureVerification, error) {
 	set, err := r.bundles(ctx, m.Descriptor, refs, sign.PredicateType)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func (r *Repository) VerifySignaturesFrom(ctx context.Context, m *Manifest, refs
 }
 
 // verifySignatures verifies set, the signature bundles of m.
-func (r *Repository) verifySignatures(ctx context.Context, m *Manifest, set *BundleSet, trust sign.VerifyOptions) (*SignatureVerification, error) {
+func (r *Repository) verifySignatures(ctx context.Context, m *SkillVersion, set *BundleSet, trust sign.VerifyOptions) (*SignatureVerification, error) {
 	v := &SignatureVerification{Repository: r.TrustRepository(), Manifest: m.Descriptor}
 	if len(set.Bundles) > 0 {
 		res, err := sign.VerifyAll(ctx, set.Raw(), m.Descriptor.Digest, trust)

@@ -201,9 +201,9 @@ func TestRemoteAuth(t *testing.T) {
 	}
 }
 
-// TestResolverSourceCaches checks that resolution reads manifests only,
+// TestProviderCaches checks that resolution reads manifests only,
 // and that a repeated resolve asks the registry nothing it has seen.
-func TestResolverSourceCaches(t *testing.T) {
+func TestProviderCaches(t *testing.T) {
 	reg := registrytest.Start(t, registrytest.Options{})
 	proxy := registrytest.NewProxy(t, reg, func(*http.Request, int) registrytest.Fault { return registrytest.Pass })
 	c := remoteClient(t, nil)
@@ -214,7 +214,7 @@ func TestResolverSourceCaches(t *testing.T) {
 	ctx := context.Background()
 	resolveAll := func(c *Client) {
 		t.Helper()
-		rs := ResolverSource{Client: c, Default: remoteSourceFor(t, c, proxy.Host)}
+		rs := Provider{Client: c, Default: remoteSourceFor(t, c, proxy.Host)}
 		vs, err := rs.Versions(ctx, "dep-a")
 		if err != nil || len(vs) != 2 {
 			t.Fatalf("Versions = %v, %v", vs, err)
@@ -258,7 +258,7 @@ func TestPlainHTTPOnlyForLoopback(t *testing.T) {
 			t.Errorf("%s: %v", host, err)
 		}
 	}
-	c2 := testClient(t, func(o *Options) { o.PlainHTTPHosts = []string{"registry.lan:5000"} })
+	c2 := testClient(t, func(o *Options) { o.PlainHTTPRegistries = []string{"registry.lan:5000"} })
 	src, err := c2.Remote("registry.lan:5000/skills")
 	if err != nil || !src.(*remoteSource).plain {
 		t.Errorf("listed host: %v", err)
@@ -388,7 +388,7 @@ func TestVerifyRequests(t *testing.T) {
 	before := len(proxy.Log())
 	type got struct {
 		repo *Repository
-		m    *Manifest
+		m    *SkillVersion
 	}
 	var all []got
 	for _, n := range names {

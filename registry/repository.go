@@ -305,7 +305,7 @@ func (r *Repository) resolveTag(ctx context.Context, tag string) (ocispec.Descri
 // answering from memory or the content cache when it has been seen. A
 // manifest missing skillpm's annotations (pushed by another tool) gets
 // them from its config blob; the layer is never fetched.
-func (r *Repository) Manifest(ctx context.Context, desc ocispec.Descriptor) (*Manifest, error) {
+func (r *Repository) Manifest(ctx context.Context, desc ocispec.Descriptor) (*SkillVersion, error) {
 	r.c.mu.Lock()
 	m, ok := r.c.manifests[desc.Digest]
 	r.c.mu.Unlock()
@@ -343,7 +343,7 @@ func (r *Repository) Manifest(ctx context.Context, desc ocispec.Descriptor) (*Ma
 }
 
 // Metadata returns the manifest of version v: what the resolver reads.
-func (r *Repository) Metadata(ctx context.Context, v *semver.Version) (*Manifest, error) {
+func (r *Repository) Metadata(ctx context.Context, v *semver.Version) (*SkillVersion, error) {
 	return r.Get(ctx, source.Selector{Kind: source.SelectVersion, Version: v, Raw: v.Original()}, true)
 }
 
@@ -353,9 +353,9 @@ func (r *Repository) Metadata(ctx context.Context, v *semver.Version) (*Manifest
 // trusting it would let one skill pass for another. Against a registry,
 // a tag not seen before costs one GET (manifest by tag), not a HEAD and a
 // GET.
-func (r *Repository) Get(ctx context.Context, sel source.Selector, pre bool) (*Manifest, error) {
+func (r *Repository) Get(ctx context.Context, sel source.Selector, pre bool) (*SkillVersion, error) {
 	var (
-		m   *Manifest
+		m   *SkillVersion
 		v   *semver.Version
 		err error
 	)
@@ -411,7 +411,7 @@ func (r *Repository) Get(ctx context.Context, sel source.Selector, pre bool) (*M
 // the Client and the storage can fetch by reference, the manifest comes
 // with its descriptor in one request, verified against the digest the
 // registry states for it.
-func (r *Repository) manifestByTag(ctx context.Context, tag string) (*Manifest, error) {
+func (r *Repository) manifestByTag(ctx context.Context, tag string) (*SkillVersion, error) {
 	key := r.loc.String() + ":" + tag
 	r.c.mu.Lock()
 	d, ok := r.c.resolved[key]
@@ -474,7 +474,7 @@ func (r *Repository) fetchTag(ctx context.Context, tag string) (ocispec.Descript
 
 // Config returns the manifest's config blob: the frontmatter's canonical
 // JSON.
-func (r *Repository) Config(ctx context.Context, m *Manifest) ([]byte, error) {
+func (r *Repository) Config(ctx context.Context, m *SkillVersion) ([]byte, error) {
 	return r.fetchBytes(ctx, m.OCI.Config, r.c.opts.Limits.MaxConfigBytes, "config")
 }
 
@@ -490,7 +490,7 @@ func (r *Repository) fetchBytes(ctx context.Context, desc ocispec.Descriptor, ma
 // FetchLayer makes sure m's layer is in the content cache, verified,
 // without unpacking it: an installer downloads while it verifies
 // signatures, and Pull then reads from disk.
-func (r *Repository) FetchLayer(ctx context.Context, m *Manifest) error {
+func (r *Repository) FetchLayer(ctx context.Context, m *SkillVersion) error {
 	// A prefetch and the installer asking for the same layer share one
 	// download.
 	_, err := r.c.shared(ctx, "layer "+r.loc.String()+"@"+m.Layer().Digest.String(), func(ctx context.Context) (any, error) {
@@ -616,8 +616,8 @@ type PullOptions struct {
 
 // PullResult describes a pulled skill.
 type PullResult struct {
-	// Manifest is the skill's manifest.
-	Manifest *Manifest
+	// Version is the skill version pulled.
+	Version *SkillVersion
 	// Summary is what was unpacked, tree hash included.
 	Summary archive.Summary
 	// TreeVerified is true when the manifest carried a tree hash and the
@@ -629,7 +629,7 @@ type PullResult struct {
 // (which must not exist; its parent is created) with the bounded, safe unpacker, then checks the
 // tree hash against the manifest's dev.skillpm.skill.tree annotation. On
 // any error dest is left absent.
-func (r *Repository) Pull(ctx context.Context, m *Manifest, dest string, opts PullOptions) (*PullResult, error) {
+func (r *Repository) Pull(ctx context.Context, m *SkillVersion, dest string, opts PullOptions) (*PullResult, error) {
 	layer := m.Layer()
 	f, err := r.open(ctx, layer, r.c.opts.Limits.MaxLayerBytes, "layer")
 	if err != nil {
@@ -643,7 +643,7 @@ func (r *Repository) Pull(ctx context.Context, m *Manifest, dest string, opts Pu
 	if err != nil {
 		return nil, fmt.Errorf("%s@%s: unpacking: %w", r.loc, m.Metadata.Version, err)
 	}
-	res := &PullResult{Manifest: m, Summary: sum}
+	res := &PullResult{Version: m, Summary: sum}
 	if tree := m.Metadata.Tree; tree != "" {
 		if sum.TreeHash != tree {
 			os.RemoveAll(dest)

@@ -9,7 +9,7 @@ import (
 	"github.com/skillpm/skillpm/source"
 )
 
-// ResolverSource adapts a Client to the resolver's view of a source:
+// Provider answers the solver (a resolve.Provider) from a Client:
 // versions per name and dependencies per version, read from manifests
 // alone (never a layer) and cached by digest in the Client and the content
 // cache, so a repeated resolve makes no request for what it has seen.
@@ -17,7 +17,7 @@ import (
 // A name with a registry in it ("ghcr.io/acme/skills/web-research",
 // "oci-layout:DIR/x") is looked up there; a bare name in Default. Missing
 // skills and versions are errors wrapping ErrNotFound.
-type ResolverSource struct {
+type Provider struct {
 	// Client does the work.
 	Client *Client
 	// Default is the source of bare names; nil means the embedded registry.
@@ -26,7 +26,7 @@ type ResolverSource struct {
 
 // Repository opens the repository a solver name stands for: a bare name
 // in Default, a name with a registry or layout in it there.
-func (s ResolverSource) Repository(name string) (*Repository, error) {
+func (s Provider) Repository(name string) (*Repository, error) {
 	ref, err := source.ParseName(name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: a dependency name is NAME or REGISTRY/NAMESPACE/NAME, without a version", err)
@@ -36,7 +36,7 @@ func (s ResolverSource) Repository(name string) (*Repository, error) {
 
 // Versions returns every published version of name, oldest first,
 // pre-releases included (the resolver decides whether it wants them).
-func (s ResolverSource) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
+func (s Provider) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
 	r, err := s.Repository(name)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func (s ResolverSource) Versions(ctx context.Context, name string) ([]*semver.Ve
 // Dependencies returns the ranges version v of name requires, by
 // dependency name, from its manifest's dev.skillpm.skill.requires
 // annotation. The map is the caller's to keep.
-func (s ResolverSource) Dependencies(ctx context.Context, name string, v *semver.Version) (map[string]string, error) {
+func (s Provider) Dependencies(ctx context.Context, name string, v *semver.Version) (map[string]string, error) {
 	r, err := s.Repository(name)
 	if err != nil {
 		return nil, err

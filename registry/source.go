@@ -73,7 +73,7 @@ type Names interface {
 
 // Remote returns the source for a registry namespace such as
 // "ghcr.io/acme/skills" or "127.0.0.1:5000". Plain HTTP follows
-// Options.PlainHTTP and PlainHTTPHosts.
+// Options.PlainHTTP and PlainHTTPRegistries.
 func (c *Client) Remote(spec string) (Source, error) {
 	ss, err := source.Parse(spec)
 	if err != nil {
@@ -82,7 +82,7 @@ func (c *Client) Remote(spec string) (Source, error) {
 	if ss.Kind != source.KindRemote {
 		return nil, fmt.Errorf("%w: %q is not a registry (host/namespace)", ErrInvalidRef, spec)
 	}
-	host := ss.Host()
+	host := ss.Registry()
 	plain, err := c.plainHTTP(host)
 	if err != nil {
 		return nil, err

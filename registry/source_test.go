@@ -131,10 +131,10 @@ func exerciseSource(t *testing.T, c *Client, src Source) {
 		if !slices.Equal(md.Permissions, []string{"network:read"}) {
 			t.Errorf("permissions %v", md.Permissions)
 		}
-		rs := ResolverSource{Client: c, Default: src}
+		rs := Provider{Client: c, Default: src}
 		deps, err := rs.Dependencies(ctx, name, semver.MustParse("1.0.0"))
 		if err != nil || deps["code"] != "^1" {
-			t.Errorf("ResolverSource.Dependencies = %v, %v", deps, err)
+			t.Errorf("Provider.Dependencies = %v, %v", deps, err)
 		}
 		if _, err := rs.Dependencies(ctx, name, semver.MustParse("9.9.9")); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Dependencies of a missing version: %v, want ErrNotFound", err)

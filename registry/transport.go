@@ -188,9 +188,9 @@ func idempotent(req *http.Request) bool {
 }
 
 // retryTransport retries what is safe to retry, within a RetryPolicy,
-// and remembers the hosts that did not answer: once a request to a host
-// has timed out after its retry, the other requests to it in flight are
-// cancelled and later ones fail at once for hostDownFor, so a command
+// and remembers the registries that did not answer: once a request to a
+// registry has timed out after its retry, the other requests to it in
+// flight are cancelled and later ones fail at once for registryDownFor, so a command
 // against a black hole takes about two timeouts, not one per request.
 type retryTransport struct {
 	base     http.RoundTripper
@@ -199,20 +199,20 @@ type retryTransport struct {
 	maxBody  int64
 	log      *slog.Logger
 
-	mu    sync.Mutex
-	hosts map[string]*hostState
+	mu         sync.Mutex
+	registries map[string]*registryState
 }
 
-// hostDownFor is how long a host that timed out is given up for.
-const hostDownFor = time.Minute
+// registryDownFor is how long a registry that timed out is given up for.
+const registryDownFor = time.Minute
 
-type hostState struct {
-	ctx    context.Context // cancelled when the host is given up
+type registryState struct {
+	ctx    context.Context // cancelled when the registry is given up
 	cancel context.CancelFunc
 	err    *NetError
 	until  time.Time
-	// noticed is set once a wait on the host was logged: one notice per
-	// host, not one per request in flight.
+	// noticed is set once a wait on the registry was logged: one notice
+	// per registry, not one per request in flight.
 	noticed atomic.Bool
 }
 
@@ -223,32 +223,33 @@ func newRetryTransport(base http.RoundTripper, p RetryPolicy, to Timeouts, maxBo
 	if p.MaxRetryAfter == 0 {
 		p.MaxRetryAfter = p.MaxWait
 	}
-	return &retryTransport{base: base, policy: p, timeouts: to, maxBody: maxBody, log: log, hosts: map[string]*hostState{}}
+	return &retryTransport{base: base, policy: p, timeouts: to, maxBody: maxBody, log: log, registries: map[string]*registryState{}}
 }
 
-// host returns host's state, renewed when it was given up long enough ago.
-func (t *retryTransport) host(name string) *hostState {
+// registry returns the state of the registry name ("host:port"), renewed
+// when it was given up long enough ago.
+func (t *retryTransport) registry(name string) *registryState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	h := t.hosts[name]
+	h := t.registries[name]
 	if h == nil || (h.err != nil && time.Now().After(h.until)) {
 		ctx, cancel := context.WithCancel(context.Background())
-		h = &hostState{ctx: ctx, cancel: cancel}
-		t.hosts[name] = h
+		h = &registryState{ctx: ctx, cancel: cancel}
+		t.registries[name] = h
 	}
 	return h
 }
 
-func (t *retryTransport) giveUp(h *hostState, err *NetError) {
+func (t *retryTransport) giveUp(h *registryState, err *NetError) {
 	t.mu.Lock()
 	if h.err == nil {
-		h.err, h.until = err, time.Now().Add(hostDownFor)
+		h.err, h.until = err, time.Now().Add(registryDownFor)
 	}
 	t.mu.Unlock()
 	h.cancel()
 }
 
-func (t *retryTransport) down(h *hostState) *NetError {
+func (t *retryTransport) down(h *registryState) *NetError {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return h.err
@@ -261,7 +262,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	h := t.host(req.URL.Host)
+	h := t.registry(req.URL.Host)
 	timeouts := 0
 	maxRetries := t.policy.retries(req.Context())
 	for attempt := 0; ; attempt++ {
@@ -333,13 +334,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// try sends req once, cancelled if its host is given up meanwhile. A
+// try sends req once, cancelled if its registry is given up meanwhile. A
 // successful answer that is not a blob (a manifest, a tag list, a
 // token) is read whole before it is returned, within maxBody: a body cut
 // or stalled midway is then a failure of the request, retried like one,
 // rather than a decoding error of whoever reads it, and no answer is
 // larger than the bound.
-func (t *retryTransport) try(h *hostState, req *http.Request) (*http.Response, error) {
+func (t *retryTransport) try(h *registryState, req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	stop := context.AfterFunc(h.ctx, cancel)
 	done := func() { stop(); cancel() }
@@ -562,7 +563,7 @@ func classify(req *http.Request, err error) *NetError {
 		// http.Client says the former, but only above the transport.
 		e.Kind = KindPlainHTTP
 	case errors.As(err, &dns) && dns.IsNotFound:
-		e.Kind = KindNoHost
+		e.Kind = KindUnknownHostname
 	case errors.Is(err, syscall.ECONNREFUSED):
 		e.Kind = KindRefused
 	case errors.As(err, &oe) && oe.Op == "dial" && oe.Timeout():

@@ -9,15 +9,15 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// benchSource is a read-only in-memory Source for benchmarks: versions are
+// benchProvider is a read-only in-memory Provider for benchmarks: versions are
 // looked up by pointer, since the solver hands back the ones it was given,
-// so the Source costs next to nothing and the solver is what is measured.
-type benchSource struct {
+// so the Provider costs next to nothing and the solver is what is measured.
+type benchProvider struct {
 	versions map[string][]*semver.Version
 	deps     map[*semver.Version]map[string]string
 }
 
-func (s *benchSource) Versions(_ context.Context, name string) ([]*semver.Version, error) {
+func (s *benchProvider) Versions(_ context.Context, name string) ([]*semver.Version, error) {
 	vs, ok := s.versions[name]
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", name, ErrNotFound)
@@ -25,11 +25,11 @@ func (s *benchSource) Versions(_ context.Context, name string) ([]*semver.Versio
 	return vs, nil
 }
 
-func (s *benchSource) Dependencies(_ context.Context, _ string, v *semver.Version) (map[string]string, error) {
+func (s *benchProvider) Dependencies(_ context.Context, _ string, v *semver.Version) (map[string]string, error) {
 	return s.deps[v], nil
 }
 
-func (s *benchSource) add(name string, v string, deps map[string]string) {
+func (s *benchProvider) add(name string, v string, deps map[string]string) {
 	sv := semver.MustParse(v)
 	s.versions[name] = append(s.versions[name], sv)
 	s.deps[sv] = deps
@@ -44,9 +44,9 @@ func (s *benchSource) add(name string, v string, deps map[string]string) {
 // solver must notice the clash with requirements on the newest major and
 // fall back to an older release. The 20 roots are near the top, so the
 // solution spans most of the graph.
-func synthetic(n, staleOdds int, seed uint64) (*benchSource, map[string]string) {
+func synthetic(n, staleOdds int, seed uint64) (*benchProvider, map[string]string) {
 	rng := rand.New(rand.NewPCG(seed, seed+1))
-	src := &benchSource{versions: map[string][]*semver.Version{}, deps: map[*semver.Version]map[string]string{}}
+	src := &benchProvider{versions: map[string][]*semver.Version{}, deps: map[*semver.Version]map[string]string{}}
 	name := func(i int) string { return fmt.Sprintf("skill-%05d", i) }
 	for i := 0; i < n; i++ {
 		for maj := 1; maj <= 4; maj++ {
@@ -86,8 +86,8 @@ func synthetic(n, staleOdds int, seed uint64) (*benchSource, map[string]string) 
 // the chain rules out shared-g ^2, backjump, and settle every skill of the
 // group on 1.9.0. (The names put the libraries first in the solver's
 // order; a solver that met the gate first would have it easy.)
-func conflicting(groups, perGroup, chain int) (*benchSource, map[string]string) {
-	src := &benchSource{versions: map[string][]*semver.Version{}, deps: map[*semver.Version]map[string]string{}}
+func conflicting(groups, perGroup, chain int) (*benchProvider, map[string]string) {
+	src := &benchProvider{versions: map[string][]*semver.Version{}, deps: map[*semver.Version]map[string]string{}}
 	roots := map[string]string{}
 	for g := 0; g < groups; g++ {
 		shared := fmt.Sprintf("shared-%d", g)
@@ -125,7 +125,7 @@ func conflicting(groups, perGroup, chain int) (*benchSource, map[string]string) 
 	return src, roots
 }
 
-func benchSolve(b *testing.B, src Source, roots map[string]string) {
+func benchSolve(b *testing.B, src Provider, roots map[string]string) {
 	b.Helper()
 	sol, err := Solve(context.Background(), src, roots, Options{})
 	if err != nil {

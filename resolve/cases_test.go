@@ -32,7 +32,7 @@ var update = flag.Bool("update", false, "rewrite the expected explanations in te
 // Other lines starting with "#" and blank lines before the expectation are
 // comments.
 type solveCase struct {
-	src       *memSource
+	src       *memProvider
 	roots     map[string]string
 	opts      Options
 	wantErr   bool
@@ -41,7 +41,7 @@ type solveCase struct {
 }
 
 func parseCase(text string) (*solveCase, error) {
-	c := &solveCase{src: newMemSource(), roots: map[string]string{}}
+	c := &solveCase{src: newMemProvider(), roots: map[string]string{}}
 	section := ""
 	offset := 0
 	lines := strings.SplitAfter(text, "\n")
@@ -177,7 +177,7 @@ func TestCases(t *testing.T) {
 				t.Fatalf("explanation:\n%s\n\nwant:\n%s", nse.Explanation, c.want)
 			}
 			// Identical input, identical text: solve again with the
-			// Source listing versions in the opposite order.
+			// Provider listing versions in the opposite order.
 			c2, _ := parseCase(string(data))
 			c2.src.reversed = true
 			_, err2 := Solve(context.Background(), c2.src, c2.roots, c2.opts)
@@ -196,7 +196,7 @@ func TestCases(t *testing.T) {
 // checkSolution verifies a solution with Masterminds' own Check, not with
 // this package's sets: every root and every requirement of every selected
 // version is met, and every selected skill is reachable from the roots.
-func checkSolution(t *testing.T, src *memSource, roots map[string]string, pre bool, sol Solution) {
+func checkSolution(t *testing.T, src *memProvider, roots map[string]string, pre bool, sol Solution) {
 	t.Helper()
 	check := func(who, name, rng string) {
 		c, err := semver.NewConstraint(rng)

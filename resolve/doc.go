@@ -4,7 +4,7 @@
 // choice exists when none does.
 //
 // [Solve] takes the project's requirements (skill name to Masterminds
-// range) and a [Source] of published versions and their requirements. It
+// range) and a [Provider] of published versions and their requirements. It
 // is complete: it fails only when no solution exists, and then returns a
 // [*NoSolutionError] whose text derives the failure step by step, as pub
 // and uv do:
@@ -21,6 +21,6 @@
 // included.
 //
 // The solver keeps no package-level state, does no I/O but through the
-// Source, and is deterministic: the same requirements and Source answers
+// Provider, and is deterministic: the same requirements and Provider answers
 // give the same solution and the same explanation, byte for byte.
 package resolve

@@ -11,7 +11,7 @@ import (
 // Sentinel errors. Callers match them with errors.Is; every one comes
 // wrapped with the skill, version or range it concerns.
 var (
-	// ErrNotFound is what a [Source] wraps when it does not know a skill at
+	// ErrNotFound is what a [Provider] wraps when it does not know a skill at
 	// all. The solver then treats the skill as having no versions, so the
 	// explanation says so, instead of aborting.
 	ErrNotFound = errdef.New(errdef.NotFound, "skill not found")
@@ -45,7 +45,7 @@ var (
 // far from where it is derived is numbered "(1)" and cited as such, and the
 // last lines say why version solving failed and what could be changed.
 //
-// The text depends only on the requirements and on what the [Source]
+// The text depends only on the requirements and on what the [Provider]
 // returned, never on map iteration order, so it is stable for golden tests.
 type NoSolutionError struct {
 	// Explanation is the full multi-line text, without a trailing newline.

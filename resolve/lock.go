@@ -10,11 +10,11 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// Catalog is a [Source] over solver names (see [Namespace]) that can also
+// Catalog is a [Provider] over solver names (see [Namespace]) that can also
 // say which artifact a version is. The registry implements it from
 // manifests alone; resolution never needs a layer.
 type Catalog interface {
-	Source
+	Provider
 	// Namespace is the namespace of the catalog's names. Dependencies come
 	// back qualified in it ([Namespace.Qualify]).
 	Namespace() Namespace
@@ -149,11 +149,7 @@ func rootsOf(m *Manifest, ns Namespace) (roots map[string]string, optional map[s
 				Message: fmt.Sprintf("%s names the same skill as %s (line %d)", r.Name, f.Name, f.Line), Hint: "keep one"}
 		}
 		first[key] = r
-		rng := r.Range
-		if rng == "" {
-			rng = AnyRange
-		}
-		roots[key] = rng
+		roots[key] = RangeOrAny(r.Range)
 		if r.Optional {
 			optional[key] = r
 		}

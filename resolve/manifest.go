@@ -73,6 +73,26 @@ type Requirement struct {
 	Line, Column int
 }
 
+// Range returns the range m asks for the skill written name, "" when m
+// does not name it.
+func (m *Manifest) Range(name string) string {
+	for _, r := range m.Skills {
+		if r.Name == name {
+			return r.Range
+		}
+	}
+	return ""
+}
+
+// RangeOrAny returns rng, or AnyRange when rng is "": a requirement
+// written without a range allows every release.
+func RangeOrAny(rng string) string {
+	if rng == "" {
+		return AnyRange
+	}
+	return rng
+}
+
 // Namespace returns the namespace this manifest's names are read in: the
 // default source is from when it is not "" (--from, read against the
 // working directory), else the manifest's registry (read against its

@@ -227,3 +227,21 @@ func FuzzProjectFiles(f *testing.F) {
 		}
 	})
 }
+
+// TestManifestRange: the range a manifest asks for a name, "" for a name
+// it does not have, and "" read as any release.
+func TestManifestRange(t *testing.T) {
+	m := &Manifest{Skills: []Requirement{{Name: "fix", Range: "^1"}, {Name: "ghcr.io/acme/skills/lint", Range: ""}}}
+	for _, tt := range []struct{ name, want, orAny string }{
+		{"fix", "^1", "^1"},
+		{"ghcr.io/acme/skills/lint", "", AnyRange},
+		{"lint", "", AnyRange},
+	} {
+		if got := m.Range(tt.name); got != tt.want {
+			t.Errorf("Range(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+		if got := RangeOrAny(m.Range(tt.name)); got != tt.orAny {
+			t.Errorf("RangeOrAny(Range(%q)) = %q, want %q", tt.name, got, tt.orAny)
+		}
+	}
+}

@@ -27,14 +27,14 @@ var (
 
 type propRegistry struct {
 	names []string
-	src   *memSource
+	src   *memProvider
 	roots map[string]string
 	opts  Options
 }
 
 func randomRegistry(rng *rand.Rand) *propRegistry {
 	n := 3 + rng.IntN(4)
-	r := &propRegistry{src: newMemSource(), roots: map[string]string{}}
+	r := &propRegistry{src: newMemProvider(), roots: map[string]string{}}
 	for i := 0; i < n; i++ {
 		r.names = append(r.names, fmt.Sprintf("p%d", i))
 	}

@@ -146,7 +146,7 @@ func TestLockRealRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t)
-	g, err := regcatalog.NewGraph(c, ns)
+	g, err := regcatalog.New(c, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func BenchmarkLock50Cached(b *testing.B) {
 		b.Fatal(err)
 	}
 	ns, _ := m.Namespace("")
-	g, err := regcatalog.NewGraph(c, ns)
+	g, err := regcatalog.New(c, ns)
 	if err != nil {
 		b.Fatal(err)
 	}

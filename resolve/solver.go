@@ -10,10 +10,10 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// Source supplies what the solver needs to know about published skills.
+// Provider supplies what the solver needs to know about published skills.
 // Implementations should be safe to call with a cancelled ctx (and then
 // fail); the solver calls them from one goroutine.
-type Source interface {
+type Provider interface {
 	// Versions returns every published version of the named skill, in any
 	// order. An unknown skill is an error wrapping ErrNotFound.
 	Versions(ctx context.Context, name string) ([]*semver.Version, error)
@@ -86,18 +86,18 @@ func (s Solution) Names() []string {
 // explaining why.
 //
 // Dependency cycles are fine, as is a skill depending on itself when its
-// own version satisfies the range. Source.Versions is called at most once
-// per skill and Source.Dependencies at most once per version, and only
+// own version satisfies the range. Provider.Versions is called at most once
+// per skill and Provider.Dependencies at most once per version, and only
 // for versions the solver is about to try. An unknown skill (ErrNotFound)
-// counts as having no versions; any other Source error aborts the solve.
+// counts as having no versions; any other Provider error aborts the solve.
 // Invalid ranges in roots fail with ErrInvalidRange; an invalid range in a
 // published version only rules that version out.
-func Solve(ctx context.Context, src Source, roots map[string]string, opts Options) (Solution, error) {
+func Solve(ctx context.Context, src Provider, roots map[string]string, opts Options) (Solution, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	if src == nil {
-		return nil, fmt.Errorf("%w: nil Source", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: nil Provider", ErrInvalidOptions)
 	}
 	s := &solver{
 		ctx:    ctx,
@@ -147,7 +147,7 @@ func Solve(ctx context.Context, src Source, roots map[string]string, opts Option
 
 type solver struct {
 	ctx    context.Context
-	src    Source
+	src    Provider
 	opts   Options
 	max    int
 	chrono int // backjump distance beyond which to backtrack chronologically
@@ -783,7 +783,7 @@ func (s *solver) list(p pkgID) error {
 
 // sortVersions orders versions ascending, drops nils, and keeps one of
 // versions equal but for build metadata (the smallest original text, so the
-// choice does not depend on the Source's order).
+// choice does not depend on the Provider's order).
 func sortVersions(in []*semver.Version) []*semver.Version {
 	vs := make([]*semver.Version, 0, len(in))
 	sorted := true
@@ -879,7 +879,7 @@ func (s *solver) addDeps(p pkgID, vi int) {
 // as pub does: one incompatibility then covers them all, the solver learns
 // about all of them at once, and explanations read "fix >=1.2.0 depends on
 // ..." rather than one line per version. Only versions whose requirements
-// were already fetched are merged, so no extra Source calls are made.
+// were already fetched are merged, so no extra Provider calls are made.
 func (s *solver) sameDepRun(p pkgID, vi int, d dep) VersionSet {
 	ps := s.pkg(p)
 	same := func(i int) bool {

@@ -10,7 +10,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-func sourceOf(t *testing.T, registry string) *memSource {
+func providerOf(t *testing.T, registry string) *memProvider {
 	t.Helper()
 	c, err := parseCase("# registry\n" + registry)
 	if err != nil {
@@ -19,16 +19,16 @@ func sourceOf(t *testing.T, registry string) *memSource {
 	return c.src
 }
 
-func TestSolveSourceErrors(t *testing.T) {
-	src := sourceOf(t, "fix 1.0.0 -> code ^1\ncode 1.0.0\n")
+func TestSolveProviderErrors(t *testing.T) {
+	src := providerOf(t, "fix 1.0.0 -> code ^1\ncode 1.0.0\n")
 	src.failOn = "code"
 	_, err := Solve(context.Background(), src, map[string]string{"fix": "^1"}, Options{})
 	if err == nil || errors.Is(err, ErrNoSolution) || !strings.Contains(err.Error(), "code") || !strings.Contains(err.Error(), "registry unreachable") {
-		t.Fatalf("want the Source error naming code, got %v", err)
+		t.Fatalf("want the Provider error naming code, got %v", err)
 	}
 
 	// A version listed but whose requirements cannot be read aborts too.
-	src = sourceOf(t, "fix 1.0.0\n")
+	src = providerOf(t, "fix 1.0.0\n")
 	src.pkgs["fix"] = append(src.pkgs["fix"], memVersion{v: semver.MustParse("1.0.0")})
 	bad := &brokenDeps{src}
 	_, err = Solve(context.Background(), bad, map[string]string{"fix": "^1"}, Options{})
@@ -37,14 +37,14 @@ func TestSolveSourceErrors(t *testing.T) {
 	}
 }
 
-type brokenDeps struct{ *memSource }
+type brokenDeps struct{ *memProvider }
 
 func (b *brokenDeps) Dependencies(context.Context, string, *semver.Version) (map[string]string, error) {
 	return nil, errors.New("manifest unreadable")
 }
 
 func TestSolveCancelled(t *testing.T) {
-	src := sourceOf(t, "fix 1.0.0\n")
+	src := providerOf(t, "fix 1.0.0\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Solve(ctx, src, map[string]string{"fix": "*"}, Options{}); !errors.Is(err, context.Canceled) {
@@ -52,10 +52,10 @@ func TestSolveCancelled(t *testing.T) {
 	}
 }
 
-// cancelling makes a Source fail once it has answered n calls, as a
-// network Source does when its context is cancelled mid-solve.
+// cancelling makes a Provider fail once it has answered n calls, as a
+// network Provider does when its context is cancelled mid-solve.
 type cancelling struct {
-	*memSource
+	*memProvider
 	n      int
 	cancel context.CancelFunc
 }
@@ -64,7 +64,7 @@ func (c *cancelling) Dependencies(ctx context.Context, name string, v *semver.Ve
 	if c.n--; c.n <= 0 {
 		c.cancel()
 	}
-	return c.memSource.Dependencies(ctx, name, v)
+	return c.memProvider.Dependencies(ctx, name, v)
 }
 
 func TestSolveCancelledMidway(t *testing.T) {
@@ -74,7 +74,7 @@ func TestSolveCancelledMidway(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	src := &cancelling{sourceOf(t, b.String()), 10, cancel}
+	src := &cancelling{providerOf(t, b.String()), 10, cancel}
 	if _, err := Solve(ctx, src, map[string]string{"s0": "^1"}, Options{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
@@ -84,7 +84,7 @@ func TestSolveCancelledMidway(t *testing.T) {
 }
 
 func TestSolveStepLimit(t *testing.T) {
-	src := sourceOf(t, "a 1.0.0 -> b ^1\nb 1.0.0 -> c ^1\nc 1.0.0\n")
+	src := providerOf(t, "a 1.0.0 -> b ^1\nb 1.0.0 -> c ^1\nc 1.0.0\n")
 	_, err := Solve(context.Background(), src, map[string]string{"a": "*"}, Options{MaxSteps: 3})
 	if !errors.Is(err, ErrStepLimit) {
 		t.Fatalf("want ErrStepLimit, got %v", err)
@@ -95,9 +95,9 @@ func TestSolveStepLimit(t *testing.T) {
 }
 
 func TestSolveInvalidInput(t *testing.T) {
-	src := sourceOf(t, "fix 1.0.0\n")
+	src := providerOf(t, "fix 1.0.0\n")
 	if _, err := Solve(context.Background(), nil, nil, Options{}); !errors.Is(err, ErrInvalidOptions) {
-		t.Errorf("nil Source: %v", err)
+		t.Errorf("nil Provider: %v", err)
 	}
 	for _, tc := range []struct {
 		roots map[string]string
@@ -118,10 +118,10 @@ func TestSolveInvalidInput(t *testing.T) {
 }
 
 // Versions equal but for build metadata are one version; which one is
-// returned must not depend on the order the Source lists them in.
+// returned must not depend on the order the Provider lists them in.
 func TestSolveMetadataDuplicates(t *testing.T) {
 	for _, reversed := range []bool{false, true} {
-		src := sourceOf(t, "fix 1.0.0+b\nfix 1.0.0+a\nfix 0.9.0\n")
+		src := providerOf(t, "fix 1.0.0+b\nfix 1.0.0+a\nfix 0.9.0\n")
 		src.reversed = reversed
 		sol, err := Solve(context.Background(), src, map[string]string{"fix": "*"}, Options{})
 		if err != nil {
@@ -148,7 +148,7 @@ func TestSolveChain(t *testing.T) {
 		}
 		b.WriteString(n + " 1.0.0" + dep + "\n" + n + " 2.0.0\n")
 	}
-	src := sourceOf(t, b.String())
+	src := providerOf(t, b.String())
 	sol, err := Solve(context.Background(), src, map[string]string{names[0]: "^1"}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package sign
 
 import (
 	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 
 	"context"
 	"crypto"
@@ -25,6 +26,21 @@ import (
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	"github.com/sigstore/sigstore/pkg/signature"
 )
+
+// maxKeyFileBytes bounds the key, signature and token files ReadKeyFile
+// reads: anything larger is not a key.
+const maxKeyFileBytes = 64 << 10
+
+// ReadKeyFile reads a key, a detached signature or an identity token from
+// path, refusing a file too large to be one (a *boundedfile.TooLargeError
+// wrapped with "not a key") before it is read whole.
+func ReadKeyFile(path string) ([]byte, error) {
+	data, err := boundedfile.Read(path, maxKeyFileBytes)
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
+		return nil, fmt.Errorf("%w: not a key", err)
+	}
+	return data, err
+}
 
 // Algorithm names a signing key algorithm.
 type Algorithm string

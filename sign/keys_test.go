@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/boundedfile"
 )
 
 // A generated key survives its files: the cosign-format private key
@@ -264,5 +266,26 @@ func TestLoadKeyErrors(t *testing.T) {
 	}
 	if _, err := GenerateKey("rsa-4096", nil); !errors.Is(err, ErrUnsupportedAlgorithm) {
 		t.Errorf("GenerateKey(rsa): err = %v, want ErrUnsupportedAlgorithm", err)
+	}
+}
+
+// TestReadKeyFile: a small file reads whole; one larger than any key is
+// refused as not a key, with the bound it broke.
+func TestReadKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "cosign.pub")
+	if err := os.WriteFile(small, []byte("key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadKeyFile(small); err != nil || string(data) != "key" {
+		t.Errorf("ReadKeyFile(small) = %q, %v", data, err)
+	}
+	big := filepath.Join(dir, "big.pub")
+	if err := os.WriteFile(big, make([]byte, maxKeyFileBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadKeyFile(big)
+	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); !ok || !strings.Contains(err.Error(), "not a key") {
+		t.Errorf("ReadKeyFile(big) = %v, want a TooLargeError, not a key", err)
 	}
 }

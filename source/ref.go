@@ -222,7 +222,7 @@ func parseRef(s string, dirs bool) (Ref, error) {
 		return Ref{Kind: RefEmbedded, Source: Embedded, Name: name, Selector: sel}, nil
 	}
 	host, _, _ := strings.Cut(path, "/")
-	if !looksLikeHost(host) {
+	if !looksLikeHostname(host) {
 		reason := "a registry reference starts with a host (ghcr.io/acme/skills/NAME, localhost:5000/NAME)"
 		if dirs {
 			reason += fmt.Sprintf("; write ./%s for a local directory", path)

@@ -93,7 +93,7 @@ func Parse(s string) (Spec, error) {
 	}
 	loc := strings.TrimRight(s, "/")
 	host, _, _ := strings.Cut(loc, "/")
-	if !looksLikeHost(host) || strings.ContainsAny(loc, " \t@") || strings.Contains(loc, "//") {
+	if !looksLikeHostname(host) || strings.ContainsAny(loc, " \t@") || strings.Contains(loc, "//") {
 		return Spec{}, &Error{Source: s, Reason: "a registry source starts with a host (ghcr.io/acme/skills, localhost:5000); write oci-layout:DIR for a directory"}
 	}
 	// Validate host and namespace as OCI does, with a placeholder
@@ -104,10 +104,10 @@ func Parse(s string) (Spec, error) {
 	return Spec{Kind: KindRemote, Location: loc}, nil
 }
 
-// looksLikeHost is Docker's rule for the first element of a reference:
+// looksLikeHostname is Docker's rule for the first element of a reference:
 // a registry host ("localhost", or a name with a dot or a port) rather
 // than a path element; sources and references both apply it.
-func looksLikeHost(s string) bool {
+func looksLikeHostname(s string) bool {
 	return s == "localhost" || strings.ContainsAny(s, ".:")
 }
 
@@ -123,8 +123,8 @@ func (s Spec) String() string {
 	return ""
 }
 
-// Host returns the registry host of a remote source, "" otherwise.
-func (s Spec) Host() string {
+// Registry returns the registry ("host[:port]") of a remote source, "" otherwise.
+func (s Spec) Registry() string {
 	if s.Kind != KindRemote {
 		return ""
 	}

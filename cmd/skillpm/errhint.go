@@ -31,12 +31,12 @@ const maxShownVersions = 5
 // raw is the failure as the library returned it; err is what the command
 // would report (raw mapped to an exit code), returned unchanged when raw
 // is not about resolution.
-func notFoundHint(ctx context.Context, e *engine.Engine, graph *catalog.Graph, m *resolve.Manifest, raw, err error) error {
+func notFoundHint(ctx context.Context, e *engine.Engine, cat *catalog.Registry, m *resolve.Manifest, raw, err error) error {
 	var nse *resolve.NoSolutionError
 	if raw == nil || (!errors.As(raw, &nse) && !errors.Is(raw, resolve.ErrNotFound) && !errors.Is(raw, registry.ErrNotFound)) {
 		return err
 	}
-	hints := requirementHints(ctx, e, graph, m, false)
+	hints := requirementHints(ctx, e, cat, m, false)
 	if len(hints) == 0 {
 		return err
 	}
@@ -45,8 +45,8 @@ func notFoundHint(ctx context.Context, e *engine.Engine, graph *catalog.Graph, m
 
 // requirementHints describes, for each requirement of m nothing
 // published satisfies, what the source has.
-func requirementHints(ctx context.Context, e *engine.Engine, graph *catalog.Graph, m *resolve.Manifest, pre bool) []string {
-	ns := graph.Namespace()
+func requirementHints(ctx context.Context, e *engine.Engine, cat *catalog.Registry, m *resolve.Manifest, pre bool) []string {
+	ns := cat.Namespace()
 	var out []string
 	for _, r := range m.Skills {
 		key, err := ns.Key(r.Name)
@@ -54,11 +54,11 @@ func requirementHints(ctx context.Context, e *engine.Engine, graph *catalog.Grap
 			continue
 		}
 		src, name := ns.Split(key)
-		vs, err := graph.Versions(ctx, key)
+		vs, err := cat.Versions(ctx, key)
 		if err != nil && !errors.Is(err, resolve.ErrNotFound) && !errors.Is(err, registry.ErrNotFound) {
 			continue
 		}
-		set, perr := resolve.ParseRange(orAny(r.Range), pre)
+		set, perr := resolve.ParseRange(resolve.RangeOrAny(r.Range), pre)
 		ok := false
 		for _, v := range vs {
 			ok = ok || (perr == nil && set.Contains(v))
@@ -70,19 +70,12 @@ func requirementHints(ctx context.Context, e *engine.Engine, graph *catalog.Grap
 			out = append(out, fmt.Sprintf("%s is not published in %s.%s", name, sourceName(src), closeNames(ctx, e, src, name)))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s: no version matches in %s; it has %s.", name, orAny(r.Range), sourceName(src), newestVersions(vs)))
+		out = append(out, fmt.Sprintf("%s %s: no version matches in %s; it has %s.", name, resolve.RangeOrAny(r.Range), sourceName(src), newestVersions(vs)))
 	}
 	if len(out) > 0 {
 		out = append(out, "Other sources: --registry (or registry: in skills.yaml) for bare names, a registry reference (ghcr.io/acme/skills/NAME@^1), a local directory (./NAME), oci-layout:DIR; git sources are written git+https://HOST/OWNER/REPO or github:OWNER/REPO.")
 	}
 	return out
-}
-
-func orAny(r string) string {
-	if r == "" {
-		return resolve.AnyRange
-	}
-	return r
 }
 
 // sourceName says which source was searched, as a user would name it.

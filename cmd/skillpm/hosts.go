@@ -92,7 +92,7 @@ func printHosts(w io.Writer, views []engine.HostView) {
 		}
 		fmt.Fprintf(w, "  reads      %s\n", strings.Join(order, ", "))
 		fmt.Fprintf(w, "  duplicates %s; symlinks %s\n", v.Duplicates, v.Symlinks)
-		for _, s := range v.Sources {
+		for _, s := range v.Citations {
 			fmt.Fprintf(w, "  source     %s: %s\n", s.Fact, s.Ref)
 		}
 	}

@@ -49,7 +49,7 @@ func (f *regFlags) addRegistry(c *cobra.Command) {
 // configuration's http-timeout) and its retries logged with -v or
 // SKILLPM_LOG=debug.
 func regClient(g *globals, f *regFlags) (*registry.Client, error) {
-	opts := registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPHosts: g.config().PlainHTTP, Mirrors: g.config().Mirrors, Progress: regProgress(g),
+	opts := registry.Options{PlainHTTP: f.plainHTTP, PlainHTTPRegistries: g.config().PlainHTTP, Mirrors: g.config().Mirrors, Progress: regProgress(g),
 		UserAgent: "skillpm/" + skillpmVersion(), Logger: regLogger(g), Trace: regTrace(g), Offline: f.offline}
 	d := g.config().HTTPTimeout
 	if g.timeout != "" {

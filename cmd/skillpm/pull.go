@@ -61,7 +61,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	if err != nil {
 		return sourceErr(g, f.registry, err)
 	}
-	m, dest := res.Manifest, res.Dir
+	m, dest := res.Version, res.Dir
 	md := m.Metadata
 	if g.json() {
 		abs, _ := filepath.Abs(dest)

@@ -102,7 +102,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags) error {
 // config is the API's configuration: the registry client, the source of
 // bare names and search, the host, and the trust read for each request
 // (trustLoader).
-func (f *serveFlags) config(ctx context.Context, g *globals, host install.Host, from string) (api.Config, error) {
+func (f *serveFlags) config(ctx context.Context, g *globals, host install.HostID, from string) (api.Config, error) {
 	client, err := regClient(g, &f.regFlags)
 	if err != nil {
 		return api.Config{}, err

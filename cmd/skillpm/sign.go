@@ -11,7 +11,6 @@ import (
 
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
@@ -31,9 +30,6 @@ const (
 	// Sigstore (GitHub Actions via sigstore/gh-action, GitLab id_tokens).
 	envIdentityToken = "SIGSTORE_ID_TOKEN"
 )
-
-// maxKeyFile bounds key and token files read from disk.
-const maxKeyFile = 64 << 10
 
 // signFlags are the flags that choose a signer: sign, promote, and
 // publish --sign.
@@ -119,7 +115,7 @@ func identityToken(flag string) (string, error) {
 	if tok == "" {
 		tok = os.Getenv(envIdentityToken)
 	} else if fi, err := os.Stat(tok); err == nil && fi.Mode().IsRegular() {
-		data, err := readBounded(tok)
+		data, err := sign.ReadKeyFile(tok)
 		if err != nil {
 			return "", err
 		}
@@ -130,15 +126,6 @@ func identityToken(flag string) (string, error) {
 		return "", classed(errdef.Usage, fmt.Errorf("--keyless needs an OIDC identity token: give --identity-token TOKEN|FILE or set %s (CI systems provide one)", envIdentityToken))
 	}
 	return tok, nil
-}
-
-// readBounded reads a small file (a key, a token).
-func readBounded(path string) ([]byte, error) {
-	data, err := boundedfile.Read(path, maxKeyFile)
-	if _, ok := errors.AsType[*boundedfile.TooLargeError](err); ok {
-		return nil, fmt.Errorf("%w: not a key", err)
-	}
-	return data, err
 }
 
 // passphraseEnv returns the passphrase from $SKILLPM_PASSWORD, else
@@ -175,7 +162,7 @@ func loadSigningKey(ctx context.Context, g *globals, path string) (*sign.Private
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := readBounded(path)
+	data, err := sign.ReadKeyFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--key: %w", err)
 	}

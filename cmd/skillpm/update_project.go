@@ -54,7 +54,7 @@ func printRangeBumps(g *globals) func(*engine.UpdateProjectResult) {
 		if !g.quiet && !g.json() {
 			p := u.Project
 			for _, n := range slices.Sorted(maps.Keys(u.Ranges)) {
-				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, orAny(rangeOf(p.Manifest, n)), u.Ranges[n], p.ManifestFile)
+				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, resolve.RangeOrAny(p.Manifest.Range(n)), u.Ranges[n], p.ManifestFile)
 			}
 		}
 	}
@@ -78,15 +78,6 @@ func printProjectUpdate(g *globals, res *engine.UpdateProjectResult, dryRun bool
 		fmt.Fprintf(g.stderr, "%s: %s\n", lpath, plural(len(lock.Skills), "skill"))
 	}
 	return nil
-}
-
-func rangeOf(m *resolve.Manifest, name string) string {
-	for _, r := range m.Skills {
-		if r.Name == name {
-			return r.Range
-		}
-	}
-	return ""
 }
 
 // lockSkills is the JSON form of a lock's entries.

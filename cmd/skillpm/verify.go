@@ -98,7 +98,7 @@ func unapprovedPolicy(c *engine.PolicyChoice) string {
 func (f *trustFlags) publicKeys() ([]crypto.PublicKey, error) {
 	var keys []crypto.PublicKey
 	for _, path := range f.keys {
-		data, err := readBounded(path)
+		data, err := sign.ReadKeyFile(path)
 		if err != nil {
 			return nil, classed(errdef.Usage, fmt.Errorf("--key: %w", err))
 		}
@@ -258,7 +258,7 @@ func policyName(p *tiers.Policy) string {
 	return p.Source
 }
 
-func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *policycheck.Verification, minTier string) verifyJSON {
+func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.SkillVersion, v *policycheck.Verification, minTier string) verifyJSON {
 	j := verifyJSON{Name: m.Metadata.Name, Version: m.Metadata.Version, Repository: repo.Location().String(),
 		Digest: m.Descriptor.Digest.String(), Policy: policyName(p), Signatures: []verifySigJSON{}, Signers: v.Signers,
 		Verified: v.Verified(), Failed: len(v.Failures()), Tier: string(v.Decision.Effective), MinTier: minTier, Decision: v.Decision}
@@ -275,7 +275,7 @@ func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.Manifest,
 	return j
 }
 
-func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.Manifest, v *policycheck.Verification, av *registry.AuditVerification) {
+func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.SkillVersion, v *policycheck.Verification, av *registry.AuditVerification) {
 	d := v.Decision
 	fmt.Fprintf(w, "%s %s\n", termText(m.Metadata.Name), termText(m.Metadata.Version))
 	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", termText(val)) }

@@ -55,7 +55,7 @@ type Config struct {
 	// oci-layout path is absolute); "" means the embedded registry.
 	Registry string
 	// Host is the default agent host; "" means install.DefaultHost.
-	Host install.Host
+	Host install.HostID
 	// PlainHTTP lists registry hosts ("host" or "host:port") reached over
 	// plain HTTP without --plain-http, loopback or not.
 	PlainHTTP []string

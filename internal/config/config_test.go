@@ -87,7 +87,7 @@ func TestLoad(t *testing.T) {
 		name string
 		path string
 		vars map[string]string
-		want install.Host
+		want install.HostID
 		err  bool
 	}{
 		{"flag wins", flag, map[string]string{EnvVar: env, "XDG_CONFIG_HOME": filepath.Join(dir, "xdg")}, install.HostGaia, false},

@@ -38,7 +38,7 @@ func TestGraphMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := catalog.NewGraph(c, resolve.Namespace{})
+	g, err := catalog.New(c, resolve.Namespace{})
 	if err != nil {
 		t.Fatal(err)
 	}

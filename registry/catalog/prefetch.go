@@ -27,7 +27,7 @@ type prefetcher struct {
 
 // PrefetchOptions configures PrefetchWith.
 type PrefetchOptions struct {
-	// Jobs bounds the requests at once; 0 means DefaultHostRequests.
+	// Jobs bounds the requests at once; 0 means DefaultRegistryRequests.
 	Jobs int
 	// Roots are warmed at once: solver name to range.
 	Roots map[string]string
@@ -43,20 +43,20 @@ type PrefetchOptions struct {
 	Prefer map[string]*semver.Version
 }
 
-// Prefetch makes the Graph fetch ahead of the solver with up to jobs
-// requests at once (0 means DefaultHostRequests), until stop is called; stop cancels what is still in
+// Prefetch makes the catalog fetch ahead of the solver with up to jobs
+// requests at once (0 means DefaultRegistryRequests), until stop is called; stop cancels what is still in
 // flight and waits for it. Prefetching is speculative: its errors are
 // dropped, and the solver's own requests report them.
 // The roots (solver name to range) are warmed at once.
-func (g *Graph) Prefetch(ctx context.Context, jobs int, roots map[string]string) (stop func()) {
+func (g *Registry) Prefetch(ctx context.Context, jobs int, roots map[string]string) (stop func()) {
 	return g.PrefetchWith(ctx, PrefetchOptions{Jobs: jobs, Roots: roots})
 }
 
 // PrefetchWith is Prefetch with options: see PrefetchOptions.
-func (g *Graph) PrefetchWith(ctx context.Context, opts PrefetchOptions) (stop func()) {
+func (g *Registry) PrefetchWith(ctx context.Context, opts PrefetchOptions) (stop func()) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = registry.DefaultHostRequests
+		jobs = registry.DefaultRegistryRequests
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	p := &prefetcher{ctx: pctx, sem: make(chan struct{}, jobs), seen: map[string]bool{}, layers: opts.Layers, prefer: opts.Prefer}
@@ -73,7 +73,7 @@ func (g *Graph) PrefetchWith(ctx context.Context, opts PrefetchOptions) (stop fu
 
 // warm fetches key's versions and the dependencies of the newest version
 // in rng, once per key.
-func (g *Graph) warm(p *prefetcher, key, rng string) {
+func (g *Registry) warm(p *prefetcher, key, rng string) {
 	p.mu.Lock()
 	if p.seen[key] {
 		p.mu.Unlock()
@@ -130,7 +130,7 @@ func (g *Graph) warm(p *prefetcher, key, rng string) {
 
 // warmLayer downloads the layer of version v of key into the content
 // cache; its manifest is in memory by now.
-func (g *Graph) warmLayer(p *prefetcher, key string, v *semver.Version) {
+func (g *Registry) warmLayer(p *prefetcher, key string, v *semver.Version) {
 	select {
 	case p.sem <- struct{}{}:
 	case <-p.ctx.Done():

@@ -4,7 +4,7 @@ import "github.com/skillpm/skillpm/registry"
 
 // Repository opens the repository of solver name key, routed as Versions
 // routes it.
-func (g *Graph) Repository(key string) (*registry.Repository, error) {
+func (g *Registry) Repository(key string) (*registry.Repository, error) {
 	rs, name := g.route(key)
 	return rs.Repository(name)
 }

@@ -63,7 +63,7 @@ func build(t testing.TB, name, version, tier string, permissions ...string) *reg
 
 // publish publishes a to src and returns its manifest there, signed by
 // each of signers.
-func publish(t testing.TB, c *registry.Client, src registry.Source, a *registry.Artifact, signers ...*sign.PrivateKey) (*registry.Repository, *registry.Manifest) {
+func publish(t testing.TB, c *registry.Client, src registry.Source, a *registry.Artifact, signers ...*sign.PrivateKey) (*registry.Repository, *registry.SkillVersion) {
 	t.Helper()
 	ctx := context.Background()
 	res, err := c.Publish(ctx, src, a, registry.PublishOptions{})

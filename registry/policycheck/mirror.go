@@ -16,7 +16,7 @@ import (
 // layer does not match. The tier it vouches for is the policy's effective
 // tier.
 func MirrorCheck(opts VerifyOptions) registry.VersionCheck {
-	return func(ctx context.Context, repo *registry.Repository, version string, m *registry.Manifest) (skill.Tier, error) {
+	return func(ctx context.Context, repo *registry.Repository, version string, m *registry.SkillVersion) (skill.Tier, error) {
 		v, err := VerifySkill(ctx, repo, m, opts)
 		if err != nil {
 			return "", err

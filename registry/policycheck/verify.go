@@ -167,7 +167,7 @@ type Verification struct {
 // referrer) is in Checks with why and never counts. The error is for a
 // registry that cannot be read or unusable trust options, never for a bad
 // signature.
-func VerifySkill(ctx context.Context, r *registry.Repository, m *registry.Manifest, opts VerifyOptions) (*Verification, error) {
+func VerifySkill(ctx context.Context, r *registry.Repository, m *registry.SkillVersion, opts VerifyOptions) (*Verification, error) {
 	sv, err := r.VerifySignatures(ctx, m, opts.Trust)
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func VerifySkill(ctx context.Context, r *registry.Repository, m *registry.Manife
 // [VerifySkill] over one listing of m's referrers: the signers of passing
 // audit attestations are added to opts.AuditSigners, so they count for a
 // policy's requireAudit.
-func VerifyWithAudits(ctx context.Context, r *registry.Repository, m *registry.Manifest, opts VerifyOptions) (*Verification, *registry.AuditVerification, error) {
+func VerifyWithAudits(ctx context.Context, r *registry.Repository, m *registry.SkillVersion, opts VerifyOptions) (*Verification, *registry.AuditVerification, error) {
 	refs, err := r.Referrers(ctx, m.Descriptor, "")
 	if err != nil {
 		return nil, nil, err
@@ -192,7 +192,7 @@ func VerifyWithAudits(ctx context.Context, r *registry.Repository, m *registry.M
 // the registry for one. Every referrer and bundle is still read by digest
 // and every signature verified over m's digest: a listing can leave a
 // signature out, never add one that does not verify.
-func VerifyWithAuditsFrom(ctx context.Context, r *registry.Repository, m *registry.Manifest, refs []ocispec.Descriptor, opts VerifyOptions) (*Verification, *registry.AuditVerification, error) {
+func VerifyWithAuditsFrom(ctx context.Context, r *registry.Repository, m *registry.SkillVersion, refs []ocispec.Descriptor, opts VerifyOptions) (*Verification, *registry.AuditVerification, error) {
 	av, err := r.VerifyAuditsFrom(ctx, m, refs, opts.Trust)
 	if err != nil {
 		return nil, nil, err
@@ -206,7 +206,7 @@ func VerifyWithAuditsFrom(ctx context.Context, r *registry.Repository, m *regist
 }
 
 // decide evaluates the policy over the verified signers of m.
-func decide(sv *registry.SignatureVerification, m *registry.Manifest, opts VerifyOptions) *Verification {
+func decide(sv *registry.SignatureVerification, m *registry.SkillVersion, opts VerifyOptions) *Verification {
 	d := tiers.Evaluate(opts.Policy, sv.Repository, sv.Signers, m.Metadata.Tier, tiers.EvalOptions{AuditSigners: opts.AuditSigners})
 	return &Verification{SignatureVerification: *sv, Decision: d}
 }

@@ -126,7 +126,7 @@ func (c *Catalog) Versions(ctx context.Context, key string) ([]*semver.Version, 
 }
 
 // Dependencies returns the requirements of version v of key, qualified
-// like catalog.Graph qualifies them.
+// like catalog.Registry qualifies them.
 func (c *Catalog) Dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
 	e, iv := c.version(key, v)
 	if e == nil {

@@ -19,8 +19,8 @@ func TestCheck(t *testing.T) {
 			Version: "1.0.0", Manifest: man, Layer: layer.String(), LayerSize: 10, Tree: "sha256:tree", Requires: map[string]string{"x": "^1"},
 		}}}}
 	}
-	manifest := func() *registry.Manifest {
-		return &registry.Manifest{
+	manifest := func() *registry.SkillVersion {
+		return &registry.SkillVersion{
 			Descriptor: ocispec.Descriptor{Digest: digest.Digest(man)},
 			OCI:        ocispec.Manifest{Layers: []ocispec.Descriptor{{Digest: layer, Size: 10}}},
 			Metadata:   registry.Metadata{Name: "lib", Version: "1.0.0", Tree: "sha256:tree", Requires: map[string]string{"x": "^1"}},
@@ -32,16 +32,16 @@ func TestCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		version string
-		edit    func(*registry.Manifest)
+		edit    func(*registry.SkillVersion)
 		want    []string
 	}{
-		{"other version", "1.0.0", func(m *registry.Manifest) { m.Metadata.Version = "1.1.0" }, []string{"lib@1.0.0", "lib@1.1.0", man}},
-		{"other layer", "1.0.0", func(m *registry.Manifest) { m.OCI.Layers[0].Digest = digest.FromString("other") }, []string{"layer", layer.String(), digest.FromString("other").String()}},
-		{"other size", "1.0.0", func(m *registry.Manifest) { m.OCI.Layers[0].Size = 11 }, []string{"10 bytes", "11 bytes"}},
-		{"other tree", "1.0.0", func(m *registry.Manifest) { m.Metadata.Tree = "" }, []string{"tree hash", "sha256:tree"}},
-		{"other requires", "1.0.0", func(m *registry.Manifest) { m.Metadata.Requires = nil }, []string{"requires", "x:^1"}},
-		{"other digest", "1.0.0", func(m *registry.Manifest) { m.Descriptor.Digest = digest.FromString("x") }, []string{man, digest.FromString("x").String()}},
-		{"unlisted version", "2.0.0", func(*registry.Manifest) {}, []string{"lib@2.0.0", "no such version"}},
+		{"other version", "1.0.0", func(m *registry.SkillVersion) { m.Metadata.Version = "1.1.0" }, []string{"lib@1.0.0", "lib@1.1.0", man}},
+		{"other layer", "1.0.0", func(m *registry.SkillVersion) { m.OCI.Layers[0].Digest = digest.FromString("other") }, []string{"layer", layer.String(), digest.FromString("other").String()}},
+		{"other size", "1.0.0", func(m *registry.SkillVersion) { m.OCI.Layers[0].Size = 11 }, []string{"10 bytes", "11 bytes"}},
+		{"other tree", "1.0.0", func(m *registry.SkillVersion) { m.Metadata.Tree = "" }, []string{"tree hash", "sha256:tree"}},
+		{"other requires", "1.0.0", func(m *registry.SkillVersion) { m.Metadata.Requires = nil }, []string{"requires", "x:^1"}},
+		{"other digest", "1.0.0", func(m *registry.SkillVersion) { m.Descriptor.Digest = digest.FromString("x") }, []string{man, digest.FromString("x").String()}},
+		{"unlisted version", "2.0.0", func(*registry.SkillVersion) {}, []string{"lib@2.0.0", "no such version"}},
 	} {
 		m := manifest()
 		tc.edit(m)

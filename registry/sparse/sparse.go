@@ -154,7 +154,7 @@ func (e *Entry) Find(v string) *Version {
 // fetched by the digest the index states for it: another digest, skill or
 // version, layer, tree hash or requirement is a *LieError naming both
 // values. It is what makes the index an index only.
-func (e *Entry) Check(version string, m *registry.Manifest) error {
+func (e *Entry) Check(version string, m *registry.SkillVersion) error {
 	md := m.Metadata
 	got := m.Descriptor.Digest.String()
 	iv := e.Find(version)

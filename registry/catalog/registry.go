@@ -1,6 +1,6 @@
 // Package catalog is the registry as the resolver sees it: a
-// [resolve.Catalog] over a [registry.Client] ([Graph]), fetching ahead of
-// the solver ([Graph.Prefetch]), the rule qualifying a version's
+// [resolve.Catalog] over a [registry.Client] ([Registry]), fetching ahead of
+// the solver ([Registry.Prefetch]), the rule qualifying a version's
 // requirements that every catalog shares ([QualifyRequires]), and the copy
 // of a lock's skills into a layout ([CopyLock]). It sits above the registry
 // client so that the transport does not depend on the resolver.
@@ -18,8 +18,8 @@ import (
 	"github.com/skillpm/skillpm/source"
 )
 
-// Graph is what `skillpm lock` and install resolve against: every source
-// a project's skills reach, seen through [registry.ResolverSource] (so it shares
+// Registry is the catalog `skillpm lock` and install resolve against: every source
+// a project's skills reach, seen through [registry.Provider] (so it shares
 // the Client's caches: tags, tag to digest, and manifests by digest in
 // memory and on disk) under the solver names of a [resolve.Namespace].
 //
@@ -32,21 +32,21 @@ import (
 //
 // A repository that does not exist, or a name that cannot name one, is an
 // error wrapping both resolve.ErrNotFound (the solver then explains that
-// nothing provides it) and the registry's error. Graph implements
+// nothing provides it) and the registry's error. Registry implements
 // resolve.Catalog; it is safe for concurrent use.
-type Graph struct {
+type Registry struct {
 	ns       resolve.Namespace
-	def      registry.ResolverSource
-	embedded registry.ResolverSource
+	def      registry.Provider
+	embedded registry.Provider
 	// pre, when set by Prefetch, fetches ahead of the solver.
 	pre *prefetcher
 }
 
-var _ resolve.Catalog = (*Graph)(nil)
+var _ resolve.Catalog = (*Registry)(nil)
 
-// NewGraph returns the Graph of namespace ns over c. Nothing is contacted
+// New returns the catalog of namespace ns over c. Nothing is contacted
 // until a name is looked up.
-func NewGraph(c *registry.Client, ns resolve.Namespace) (*Graph, error) {
+func New(c *registry.Client, ns resolve.Namespace) (*Registry, error) {
 	var def registry.Source
 	if ns.Default != "" && ns.Default != source.Embedded {
 		spec, err := source.Parse(ns.Default)
@@ -57,18 +57,18 @@ func NewGraph(c *registry.Client, ns resolve.Namespace) (*Graph, error) {
 			return nil, err
 		}
 	}
-	return &Graph{ns: ns, def: registry.ResolverSource{Client: c, Default: def}, embedded: registry.ResolverSource{Client: c}}, nil
+	return &Registry{ns: ns, def: registry.Provider{Client: c, Default: def}, embedded: registry.Provider{Client: c}}, nil
 }
 
 // DefaultSource returns the source of the namespace's bare names; nil
 // means the embedded registry.
-func (g *Graph) DefaultSource() registry.Source { return g.def.Default }
+func (g *Registry) DefaultSource() registry.Source { return g.def.Default }
 
-// Namespace returns the namespace of the Graph's names.
-func (g *Graph) Namespace() resolve.Namespace { return g.ns }
+// Namespace returns the namespace of the catalog's names.
+func (g *Registry) Namespace() resolve.Namespace { return g.ns }
 
 // route returns the adapter and the name it understands for a solver name.
-func (g *Graph) route(key string) (registry.ResolverSource, string) {
+func (g *Registry) route(key string) (registry.Provider, string) {
 	if rest, ok := strings.CutPrefix(key, source.Embedded+"/"); ok && !strings.Contains(rest, "/") {
 		return g.embedded, rest
 	}
@@ -85,7 +85,7 @@ func notFound(err error) error {
 }
 
 // Versions returns every published version of the skill key names.
-func (g *Graph) Versions(ctx context.Context, key string) ([]*semver.Version, error) {
+func (g *Registry) Versions(ctx context.Context, key string) ([]*semver.Version, error) {
 	rs, name := g.route(key)
 	vs, err := rs.Versions(ctx, name)
 	return vs, notFound(err)
@@ -94,7 +94,7 @@ func (g *Graph) Versions(ctx context.Context, key string) ([]*semver.Version, er
 // Dependencies returns the requirements of version v of key, by solver
 // name. A dependency named twice (a bare name and its full reference)
 // gets both ranges.
-func (g *Graph) Dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
+func (g *Registry) Dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
 	out, err := g.dependencies(ctx, key, v)
 	if p := g.pre; p != nil && err == nil {
 		for dep, rng := range out {
@@ -104,7 +104,7 @@ func (g *Graph) Dependencies(ctx context.Context, key string, v *semver.Version)
 	return out, err
 }
 
-func (g *Graph) dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
+func (g *Registry) dependencies(ctx context.Context, key string, v *semver.Version) (map[string]string, error) {
 	rs, name := g.route(key)
 	raw, err := rs.Dependencies(ctx, name, v)
 	if err != nil {
@@ -139,7 +139,7 @@ func QualifyRequires(ns resolve.Namespace, key string, v *semver.Version, raw ma
 
 // Describe returns the manifest digest and tree hash of version v of key,
 // from the manifest alone.
-func (g *Graph) Describe(ctx context.Context, key string, v *semver.Version) (resolve.Artifact, error) {
+func (g *Registry) Describe(ctx context.Context, key string, v *semver.Version) (resolve.Artifact, error) {
 	rs, name := g.route(key)
 	r, err := rs.Repository(name)
 	if err != nil {

@@ -5,6 +5,6 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// The resolver's Source interface, checked here so that the registry
+// The solver's Provider interface, checked here so that the registry
 // package itself stays independent of resolve.
-var _ resolve.Source = registry.ResolverSource{}
+var _ resolve.Provider = registry.Provider{}

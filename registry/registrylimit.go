@@ -6,8 +6,8 @@ import (
 	"sync"
 )
 
-// DefaultHostRequests is how many requests to one registry host may await
-// their answers at once when Options.HostRequests is zero. At internet
+// DefaultRegistryRequests is how many requests to one registry may await
+// their answers at once when Options.RegistryRequests is zero. At internet
 // latency a client's time goes to round trips, not bandwidth, so this is
 // well above the 8 that fill a loopback link: an update check of 100
 // installed skills sends its 100 tag lists in one wave rather than two.
@@ -15,12 +15,12 @@ import (
 // these share a few connections; over HTTP/1.1 each is a connection,
 // which is why there is a bound at all. Every idle connection up to it is
 // kept for reuse.
-const DefaultHostRequests = 128
+const DefaultRegistryRequests = 128
 
-// PriorityHostRequests is how many requests marked [WithPriority] may
-// await their answers per host, in a lane of their own beside the
-// DefaultHostRequests (or Options.HostRequests) of everything else.
-const PriorityHostRequests = 8
+// PriorityRegistryRequests is how many requests marked [WithPriority] may
+// await their answers per registry, in a lane of their own beside the
+// DefaultRegistryRequests (or Options.RegistryRequests) of everything else.
+const PriorityRegistryRequests = 8
 
 type priorityKey struct{}
 
@@ -33,38 +33,38 @@ func WithPriority(ctx context.Context) context.Context {
 	return context.WithValue(ctx, priorityKey{}, true)
 }
 
-// hostLimit bounds the requests per host that are waiting for their
+// registryLimit bounds the requests per registry ("host:port") that are waiting for their
 // response headers. A response's body does not hold a slot: a job that
-// streams a blob from one host into another (a mirror within one
+// streams a blob from one repository into another (a mirror within one
 // registry) would otherwise wait on itself.
-type hostLimit struct {
+type registryLimit struct {
 	base http.RoundTripper
 	n    int
 	mu   sync.Mutex
 	sems map[string]chan struct{}
 }
 
-func newHostLimit(base http.RoundTripper, n int) *hostLimit {
-	return &hostLimit{base: base, n: n, sems: map[string]chan struct{}{}}
+func newRegistryLimit(base http.RoundTripper, n int) *registryLimit {
+	return &registryLimit{base: base, n: n, sems: map[string]chan struct{}{}}
 }
 
-func (l *hostLimit) sem(host string, priority bool) chan struct{} {
+func (l *registryLimit) sem(reg string, priority bool) chan struct{} {
 	n := l.n
 	if priority {
-		host, n = host+" priority", PriorityHostRequests
+		reg, n = reg+" priority", PriorityRegistryRequests
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s, ok := l.sems[host]
+	s, ok := l.sems[reg]
 	if !ok {
 		s = make(chan struct{}, n)
-		l.sems[host] = s
+		l.sems[reg] = s
 	}
 	return s
 }
 
 // RoundTrip implements http.RoundTripper.
-func (l *hostLimit) RoundTrip(req *http.Request) (*http.Response, error) {
+func (l *registryLimit) RoundTrip(req *http.Request) (*http.Response, error) {
 	priority, _ := req.Context().Value(priorityKey{}).(bool)
 	s := l.sem(req.URL.Host, priority)
 	select {

@@ -10,10 +10,10 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// memSource is an in-memory Source that counts calls, so tests can hold
+// memProvider is an in-memory Provider that counts calls, so tests can hold
 // the solver to one Versions call per skill and one Dependencies call per
 // version.
-type memSource struct {
+type memProvider struct {
 	pkgs     map[string][]memVersion // a key without versions: a skill with none
 	reversed bool                    // list versions newest first
 	vcalls   map[string]int
@@ -26,11 +26,11 @@ type memVersion struct {
 	deps map[string]string
 }
 
-func newMemSource() *memSource {
-	return &memSource{pkgs: map[string][]memVersion{}, vcalls: map[string]int{}, dcalls: map[string]int{}}
+func newMemProvider() *memProvider {
+	return &memProvider{pkgs: map[string][]memVersion{}, vcalls: map[string]int{}, dcalls: map[string]int{}}
 }
 
-func (m *memSource) add(name, version string, deps map[string]string) {
+func (m *memProvider) add(name, version string, deps map[string]string) {
 	if version == "" {
 		if _, ok := m.pkgs[name]; !ok {
 			m.pkgs[name] = nil
@@ -40,7 +40,7 @@ func (m *memSource) add(name, version string, deps map[string]string) {
 	m.pkgs[name] = append(m.pkgs[name], memVersion{v: semver.MustParse(version), deps: deps})
 }
 
-func (m *memSource) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
+func (m *memProvider) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (m *memSource) Versions(ctx context.Context, name string) ([]*semver.Versio
 	return out, nil
 }
 
-func (m *memSource) Dependencies(ctx context.Context, name string, v *semver.Version) (map[string]string, error) {
+func (m *memProvider) Dependencies(ctx context.Context, name string, v *semver.Version) (map[string]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (m *memSource) Dependencies(ctx context.Context, name string, v *semver.Ver
 
 // checkCalls fails the test if any skill was listed or any version read
 // more than once.
-func (m *memSource) checkCalls(t *testing.T) {
+func (m *memProvider) checkCalls(t *testing.T) {
 	t.Helper()
 	for k, n := range m.vcalls {
 		if n > 1 {
