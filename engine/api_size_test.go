@@ -46,8 +46,10 @@ import (
 // errUntrustedCommit) are unexported: their classes still give the exit
 // code and the HTTP status. 648 to 641: LockDrift keeps exported what a
 // front end words a fix from (Kind, Name, Locked; its message has the
-// rest), and DepGraph.Chains is Why's.
-const apiCeiling = 641
+// rest), and DepGraph.Chains is Why's. 641 to 622: a version's status
+// records (Status, VersionStatus, StatusChange) are the registry's, beside
+// the status tags it reads and writes.
+const apiCeiling = 622
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

@@ -17,7 +17,7 @@ type InfoResult struct {
 	Versions []*semver.Version
 	// Status is the publisher's status of Manifest (yanked, deprecated),
 	// read from the attestations attached to it.
-	Status *VersionStatus
+	Status *registry.VersionStatus
 	// Yanked are the versions of Versions that are yanked.
 	Yanked []string
 	// Advisories are the obeyed advisories naming Manifest.

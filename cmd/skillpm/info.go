@@ -86,7 +86,7 @@ type infoJSON struct {
 	Layer       infoLayerJSON     `json:"layer"`
 	Versions    []string          `json:"versions"`
 	Yanked      []string          `json:"yanked,omitempty"`
-	Status      *engine.Status    `json:"status,omitempty"`
+	Status      *registry.Status  `json:"status,omitempty"`
 	Advisories  []engine.Advised  `json:"advisories,omitempty"`
 	Annotations map[string]string `json:"annotations"`
 	Manifest    json.RawMessage   `json:"manifest"`
@@ -176,7 +176,7 @@ func printInfo(g *globals, info *engine.InfoResult) error {
 			shown[i] += " (yanked)"
 		}
 	}
-	var status *engine.Status
+	var status *registry.Status
 	if st := info.Status; st != nil && st.Signer != nil {
 		status = &st.Status
 	}
