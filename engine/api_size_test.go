@@ -48,8 +48,10 @@ import (
 // front end words a fix from (Kind, Name, Locked; its message has the
 // rest), and DepGraph.Chains is Why's. 641 to 622: a version's status
 // records (Status, VersionStatus, StatusChange) are the registry's, beside
-// the status tags it reads and writes.
-const apiCeiling = 622
+// the status tags it reads and writes. 622 to 607: the dependency graph
+// (DepGraph, DepNode) and a step of its chains (WhyStep, now ChainStep) are
+// resolve's, beside the lock they are read from.
+const apiCeiling = 607
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,
