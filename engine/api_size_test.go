@@ -50,8 +50,10 @@ import (
 // records (Status, VersionStatus, StatusChange) are the registry's, beside
 // the status tags it reads and writes. 622 to 607: the dependency graph
 // (DepGraph, DepNode) and a step of its chains (WhyStep, now ChainStep) are
-// resolve's, beside the lock they are read from.
-const apiCeiling = 607
+// resolve's, beside the lock they are read from. 607 to 600: a host's view
+// (HostView, now hosts.View) is the hosts table's, which resolves its roots
+// and presence.
+const apiCeiling = 600
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

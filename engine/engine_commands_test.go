@@ -329,7 +329,7 @@ func TestAudit(t *testing.T) {
 }
 
 // hostsOf is Engine.Hosts for an engine opened on env.
-func hostsOf(env hosts.Env, ids []string) ([]engine.HostView, error) {
+func hostsOf(env hosts.Env, ids []string) ([]hosts.View, error) {
 	e, err := engine.Open(context.Background(), engine.Options{Env: env})
 	if err != nil {
 		return nil, err
