@@ -12,6 +12,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
@@ -110,7 +111,7 @@ type auditJSON struct {
 	// Manifest is the audited version's manifest digest, for a REF.
 	Manifest string `json:"manifest,omitempty"`
 	// Attestation is the attestation --sign attached.
-	Attestation *engine.Attestation `json:"attestation,omitempty"`
+	Attestation *registry.AuditAttestation `json:"attestation,omitempty"`
 	// Suggestion is what --suggest adds.
 	Suggestion *audit.Suggestion `json:"suggestion,omitempty"`
 }
