@@ -5,6 +5,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 )
 
 // InfoResult is a published version and the versions its repository has.
@@ -21,7 +22,7 @@ type InfoResult struct {
 	// Yanked are the versions of Versions that are yanked.
 	Yanked []string
 	// Advisories are the obeyed advisories naming Manifest.
-	Advisories []Advised
+	Advisories []advisory.Advised
 }
 
 // InfoRequest names the published version Info reads.
@@ -60,7 +61,7 @@ func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m 
 	if err != nil {
 		return nil, err
 	}
-	info.Advisories = advised(ch.Index, m.Metadata.Name, m.Metadata.Version, repo.TrustRepository(), m.Descriptor.Digest.String(), m.Metadata.Tree)
+	info.Advisories = ch.Index.Advised(m.Metadata.Name, m.Metadata.Version, repo.TrustRepository(), m.Descriptor.Digest.String(), m.Metadata.Tree)
 	tags, err := repo.Tags(ctx)
 	if err != nil {
 		return nil, err

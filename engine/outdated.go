@@ -16,6 +16,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
@@ -64,7 +65,7 @@ type OutdatedSkill struct {
 	YankReason string `json:"yankReason,omitempty"`
 	Deprecated string `json:"deprecated,omitempty"`
 	// Advisories are the obeyed advisories naming the current version.
-	Advisories []Advised `json:"advisories,omitempty"`
+	Advisories []advisory.Advised `json:"advisories,omitempty"`
 }
 
 // Outdated reports whether s is behind what it could have: installed
@@ -397,7 +398,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Graph, key strin
 		return err
 	}
 	if cur != "" {
-		row.Advisories = advised(ch.Index, row.Name, cur, row.Source)
+		row.Advisories = ch.Index.Advised(row.Name, cur, row.Source)
 	}
 	vs = slices.DeleteFunc(slices.Clone(vs), func(v *semver.Version) bool {
 		st := sts[v.Original()]

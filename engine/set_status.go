@@ -154,9 +154,9 @@ func (e *Engine) hideYanked(g *catalog.Graph) resolve.HideFunc {
 				hidden = append(hidden, resolve.Hidden{Version: v, Why: "yanked by its publisher" + reason(st.Reason)})
 				continue
 			}
-			for _, a := range advised(ch.Index, key, v.Original(), repo) {
+			for _, a := range ch.Index.Advised(key, v.Original(), repo) {
 				if a.Refuses {
-					hidden = append(hidden, resolve.Hidden{Version: v, Why: "withdrawn by advisory " + a.ID + " (" + a.kindText() + ")" + summary(a.Summary)})
+					hidden = append(hidden, resolve.Hidden{Version: v, Why: "withdrawn by " + a.Cite()})
 					break
 				}
 			}

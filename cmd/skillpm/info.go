@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/spf13/cobra"
 )
 
@@ -68,28 +69,28 @@ name, give a version or range (NAME@^1) or --registry.
 }
 
 type infoJSON struct {
-	Name        string            `json:"name"`
-	Version     string            `json:"version"`
-	Description string            `json:"description"`
-	License     string            `json:"license,omitempty"`
-	Tier        string            `json:"tier"`
-	Permissions []string          `json:"permissions"`
-	Requires    map[string]string `json:"requires"`
-	Tree        string            `json:"tree,omitempty"`
-	Source      string            `json:"source,omitempty"`
-	Revision    string            `json:"revision,omitempty"`
-	Created     string            `json:"created,omitempty"`
-	FromConfig  []string          `json:"fromConfig,omitempty"`
-	Repository  string            `json:"repository"`
-	Digest      string            `json:"digest"`
-	Size        int64             `json:"size"`
-	Layer       infoLayerJSON     `json:"layer"`
-	Versions    []string          `json:"versions"`
-	Yanked      []string          `json:"yanked,omitempty"`
-	Status      *registry.Status  `json:"status,omitempty"`
-	Advisories  []engine.Advised  `json:"advisories,omitempty"`
-	Annotations map[string]string `json:"annotations"`
-	Manifest    json.RawMessage   `json:"manifest"`
+	Name        string             `json:"name"`
+	Version     string             `json:"version"`
+	Description string             `json:"description"`
+	License     string             `json:"license,omitempty"`
+	Tier        string             `json:"tier"`
+	Permissions []string           `json:"permissions"`
+	Requires    map[string]string  `json:"requires"`
+	Tree        string             `json:"tree,omitempty"`
+	Source      string             `json:"source,omitempty"`
+	Revision    string             `json:"revision,omitempty"`
+	Created     string             `json:"created,omitempty"`
+	FromConfig  []string           `json:"fromConfig,omitempty"`
+	Repository  string             `json:"repository"`
+	Digest      string             `json:"digest"`
+	Size        int64              `json:"size"`
+	Layer       infoLayerJSON      `json:"layer"`
+	Versions    []string           `json:"versions"`
+	Yanked      []string           `json:"yanked,omitempty"`
+	Status      *registry.Status   `json:"status,omitempty"`
+	Advisories  []advisory.Advised `json:"advisories,omitempty"`
+	Annotations map[string]string  `json:"annotations"`
+	Manifest    json.RawMessage    `json:"manifest"`
 }
 
 type infoLayerJSON struct {
