@@ -146,10 +146,10 @@ func auditDirs(paths []string, recursive bool) ([]string, error) {
 	for _, root := range paths {
 		found, err := skillDirsUnder(root)
 		if err != nil {
-			return nil, &SkillDirsError{Root: root, Err: err}
+			return nil, &SkillDirsError{root: root, err: err}
 		}
 		if len(found) == 0 {
-			return nil, &SkillDirsError{Root: root}
+			return nil, &SkillDirsError{root: root}
 		}
 		dirs = append(dirs, found...)
 	}

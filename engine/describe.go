@@ -49,7 +49,7 @@ type LocalSkill struct {
 	// Dir is the directory as asked for.
 	Dir string
 	// Skill is nil when nothing could be read (Describe then returns
-	// ErrUnreadableSkill beside the description).
+	// errUnreadableSkill beside the description).
 	Skill *skill.Skill
 	// Diagnostics are what lenient reading found.
 	Diagnostics skill.Diagnostics
@@ -63,7 +63,7 @@ type LocalSkill struct {
 // skill of that name, even beside a directory of that name; a directory
 // is the fallback when nothing of that name is published. A local
 // directory with no readable skill returns its description (with the
-// diagnostics) and ErrUnreadableSkill.
+// diagnostics) and errUnreadableSkill.
 func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResult, error) {
 	fi, statErr := os.Stat(r.Arg)
 	isDir := statErr == nil && fi.IsDir()
@@ -105,7 +105,7 @@ func describeDir(ctx context.Context, dir string) (*DescribeResult, error) {
 	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
 	l := &LocalSkill{Dir: dir, Skill: s, Diagnostics: ds}
 	if s == nil {
-		return &DescribeResult{Local: l}, fmt.Errorf("%s: %w", dir, ErrUnreadableSkill)
+		return &DescribeResult{Local: l}, fmt.Errorf("%s: %w", dir, errUnreadableSkill)
 	}
 	l.Dependencies = s.Dependencies()
 	return &DescribeResult{Local: l}, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -141,7 +142,7 @@ func TestOutdated(t *testing.T) {
 
 // TestDescribe: a path is the local skill, a bare name the installed
 // copies once installed (the published version before, or when asked),
-// and a directory with no SKILL.md is ErrUnreadableSkill with the
+// and a directory with no SKILL.md is a validation error with the
 // diagnostics.
 func TestDescribe(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
@@ -169,7 +170,7 @@ func TestDescribe(t *testing.T) {
 	}
 	empty := t.TempDir()
 	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: empty})
-	if !errors.Is(err, engine.ErrUnreadableSkill) || d == nil || d.Local == nil || len(d.Local.Diagnostics) == 0 {
+	if errdef.ClassOf(err) != errdef.Validation || d == nil || d.Local == nil || len(d.Local.Diagnostics) == 0 {
 		t.Fatalf("a directory without a skill: %+v, %v", d, err)
 	}
 	if _, err := e.Describe(ctx, engine.DescribeRequest{Arg: "nosuchskill"}); err == nil {

@@ -55,7 +55,7 @@ type AuditOutcome struct {
 
 // Publish validates the skill in r.Dir strictly, packs it reproducibly,
 // audits the packed files at the tier it claims (a block verdict refuses
-// it with ErrAuditBlocked unless AllowAuditFindings), pushes it and, when
+// it with errAuditBlocked unless AllowAuditFindings), pushes it and, when
 // asked, signs it (idempotently: a key that already signed it is not used
 // again); when the version changed, the source's sparse index (where it
 // has one) re-describes the skill (a warning to Options.Log when it cannot). An invalid skill is a
@@ -97,7 +97,7 @@ func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string
 		return out, err
 	}
 	if out.Audit.Verdict.Decision == audit.Block && !allowAudit {
-		return out, fmt.Errorf("%w: %s@%s at tier %s", ErrAuditBlocked, a.Skill.Name, a.Skill.Version, out.Audit.Verdict.Tier)
+		return out, fmt.Errorf("%w: %s@%s at tier %s", errAuditBlocked, a.Skill.Name, a.Skill.Version, out.Audit.Verdict.Tier)
 	}
 	if out.PublishResult, err = e.client.Publish(ctx, src, a, registry.PublishOptions{Force: force}); err != nil {
 		return out, err

@@ -98,5 +98,5 @@ func (e *Engine) notInstalled(names []string) error {
 	for _, rt := range install.AllSearchRoots(e.env) {
 		looked = append(looked, rt.Dir)
 	}
-	return &NotInstalledError{Names: names, looked: looked, Err: install.ErrNotInstalled}
+	return &NotInstalledError{Names: names, looked: looked}
 }

@@ -306,7 +306,7 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]registr
 			ms = append(ms, m)
 		}
 		if len(ms) == 0 {
-			return nil, fmt.Errorf("%w: no published version of %s matches %s", ErrNoSuchSkill, repo.Name(), r.Ref)
+			return nil, fmt.Errorf("%w: no published version of %s matches %s", errNoSuchSkill, repo.Name(), r.Ref)
 		}
 	}
 	for _, m := range ms {

@@ -145,7 +145,7 @@ func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error 
 // gives a skill that could not be audited exit status 1.
 func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err error) error {
 	single := len(args) == 1 && !f.recursive
-	sd, isDirs := errors.AsType[*engine.SkillDirsError](err)
+	_, isDirs := errors.AsType[*engine.SkillDirsError](err)
 	switch {
 	case errors.Is(err, engine.ErrAttestVersion) && single:
 		return classed(errdef.Usage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
@@ -153,10 +153,9 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 		return classed(errdef.Usage, errors.New("--sign attests one published version; audit several skills without it"))
 	case errors.Is(err, engine.ErrAuditFailed):
 		return classed(errdef.Internal, err)
-	case isDirs && sd.Err != nil:
-		return classed(errdef.Internal, fmt.Errorf("audit -r %s: %w", sd.Root, sd.Err))
 	case isDirs:
-		return classed(errdef.Internal, fmt.Errorf("audit -r %s: no directory below it holds a SKILL.md", sd.Root))
+		// The message names the directory: "audit -r DIR: why".
+		return classed(errdef.Internal, fmt.Errorf("audit -r %w", err))
 	case errors.Is(err, audit.ErrNotDir) && !single:
 		return usageErrorf(c, err)
 	}
