@@ -60,8 +60,9 @@ import (
 // to 567: the sentinels no caller matches on (errNoSuchSkill,
 // errUnreadableSkill, errAuditBlocked) are unexported, and SkillDirsError
 // and NotInstalledError keep private what their messages and Unwrap already
-// give.
-const apiCeiling = 567
+// give. 567 to 565: Options.Registry and Options.Getenv restated what
+// Client and Env give (the audit cache is now the client's cache's).
+const apiCeiling = 565
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

@@ -288,7 +288,7 @@ func (e *Engine) attestAudit(ctx context.Context, s *AuditedSkill, opts sign.Sig
 		}
 		return nil, fmt.Errorf("signing the audit attestation of %s: %w", s.Path, err)
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return nil, invalid(err)
 	}

@@ -200,7 +200,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 			rep.Problems = append(rep.Problems, fmt.Errorf("this project's policy %s is not approved on this machine (or changed since), so every command run here ignores it: review it, then run skillpm policy approve", proj))
 		}
 	}
-	if p := tiers.Find(file, e.opts.Getenv, os.Stat); p != "" {
+	if p := tiers.Find(file, e.getenv, os.Stat); p != "" {
 		rep.Policy = p
 		if _, err := tiers.Load(ctx, p); err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("policy %s: %w", p, err))

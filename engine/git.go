@@ -113,7 +113,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 			e.prepareAudit(ctx, s.Dir)
 		}
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return fail(invalid(err))
 	}

@@ -161,7 +161,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return opts, invalid(fmt.Errorf("minimum tier %q: use verified, community or experimental", r.MinTier))
 	}
-	if opts.InstalledAt, err = registry.SourceDateEpoch(e.opts.Getenv); err != nil {
+	if opts.InstalledAt, err = registry.SourceDateEpoch(e.getenv); err != nil {
 		return opts, invalid(err)
 	}
 	return opts, nil
@@ -478,7 +478,7 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return install.Local{}, invalid(fmt.Errorf("%s: no such skill directory", dir))
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return install.Local{}, invalid(err)
 	}

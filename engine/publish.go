@@ -158,7 +158,7 @@ func (e *Engine) publishTarget(to string) (registry.Source, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return nil, time.Time{}, invalid(err)
 	}

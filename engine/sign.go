@@ -83,7 +83,7 @@ func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc
 		}
 		return nil, fmt.Errorf("signing %s@%s: %w", repo.Name(), version, err)
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return nil, invalid(err)
 	}
