@@ -61,8 +61,11 @@ import (
 // errUnreadableSkill, errAuditBlocked) are unexported, and SkillDirsError
 // and NotInstalledError keep private what their messages and Unwrap already
 // give. 567 to 565: Options.Registry and Options.Getenv restated what
-// Client and Env give (the audit cache is now the client's cache's).
-const apiCeiling = 565
+// Client and Env give (the audit cache is now the client's cache's). 565 to
+// 561: Info and its request are folded into Describe, whose Published
+// answer was the same (with Published set, Arg is read as Info read its
+// Ref).
+const apiCeiling = 561
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

@@ -53,7 +53,6 @@
 //
 // Registries:
 //
-//	Info              a published version and its repository's versions
 //	Pull              unpack a published version into a folder
 //	Search            search a source's signed index
 //	SourceNames       the names of the skills a source holds

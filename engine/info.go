@@ -8,7 +8,8 @@ import (
 	"github.com/skillpm/skillpm/registry/advisory"
 )
 
-// InfoResult is a published version and the versions its repository has.
+// InfoResult is a published version and the versions its repository has
+// (Describe's Published).
 type InfoResult struct {
 	Repository *registry.Repository
 	// Manifest is the version the reference selected (its metadata,
@@ -25,27 +26,9 @@ type InfoResult struct {
 	Advisories []advisory.Advised
 }
 
-// InfoRequest names the published version Info reads.
-type InfoRequest struct {
-	// Ref is the reference (NAME[@RANGE], REGISTRY/NAMESPACE/NAME[@VERSION],
-	// oci-layout:DIR/NAME[@VERSION]).
-	Ref string
-	// Prerelease lets the range select pre-releases.
-	Prerelease bool
-}
-
-// Info fetches what `skillpm info` shows: the version r.Ref selects and
-// every version of its repository. Only manifests are read, never layers.
-func (e *Engine) Info(ctx context.Context, r InfoRequest) (*InfoResult, error) {
-	ref, pre := r.Ref, r.Prerelease
-	repo, m, err := e.resolveRef(ctx, ref, pre)
-	if err != nil {
-		return nil, err
-	}
-	return e.infoManifest(ctx, repo, m)
-}
-
-// infoManifest is Info for a version already fetched.
+// infoManifest is what `skillpm info` shows of a published version m of
+// repo: every version of the repository, m's status and advisories, and
+// which versions are yanked. Only manifests are read, never layers.
 func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m *registry.Manifest) (*InfoResult, error) {
 	vs, err := repo.Versions(ctx)
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 
 // SignRequest names the published version Sign signs and how.
 type SignRequest struct {
-	// Ref is the reference, as for Info.
+	// Ref is the reference (NAME[@RANGE], REGISTRY/NAMESPACE/NAME[@VERSION],
+	// oci-layout:DIR/NAME[@VERSION]).
 	Ref string
 	// Prerelease lets the range select pre-releases.
 	Prerelease bool
