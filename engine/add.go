@@ -86,7 +86,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	}
 	edit := resolve.ManifestEdit{Set: set}
 	if p.data == nil {
-		if edit, err = e.newManifestEdit(p, set, r.Target); err != nil {
+		if edit, err = e.newManifestEdit(p, set); err != nil {
 			return nil, err
 		}
 	}
@@ -122,8 +122,8 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 
 // newManifestEdit is the edit that creates a project's manifest: the
 // source of bare names, the scope and the hosts installed into.
-func (e *Engine) newManifestEdit(p *Project, set map[string]string, target Target) (resolve.ManifestEdit, error) {
-	t := e.target(target)
+func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.ManifestEdit, error) {
+	t := e.opts.Target
 	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(projectScope(p.Manifest))}
 	if edit.Registry == "" {
 		edit.Registry = e.opts.FallbackSource

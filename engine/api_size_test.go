@@ -64,8 +64,11 @@ import (
 // Client and Env give (the audit cache is now the client's cache's). 565 to
 // 561: Info and its request are folded into Describe, whose Published
 // answer was the same (with Published set, Arg is read as Info read its
-// Ref).
-const apiCeiling = 561
+// Ref). 561 to 554: the roots are the Engine's (Options.Target): the
+// per-request Target of Install, Adopt, Describe, Outdated, Remove,
+// RemoveProject and DependencyGraphs, which no front end set, is gone (List
+// keeps its own for the HTTP API).
+const apiCeiling = 554
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

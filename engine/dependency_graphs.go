@@ -14,8 +14,6 @@ import (
 type GraphRequest struct {
 	// Manifest and Lock name a project's files (see FindManifest).
 	Manifest, Lock string
-	// Target overrides the Engine's Target; its roots win over a project.
-	Target Target
 }
 
 // GraphResult is what DependencyGraphs read.
@@ -39,7 +37,7 @@ func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) (*GraphRe
 
 // dependencyGraphs is DependencyGraphs.
 func (e *Engine) dependencyGraphs(ctx context.Context, r GraphRequest) ([]*resolve.DepGraph, error) {
-	t := e.target(r.Target)
+	t := e.opts.Target
 	if len(t.Roots) == 0 && HasProject(r.Manifest) {
 		p, err := openProject(ctx, r.Manifest, r.Lock)
 		if err != nil {

@@ -27,9 +27,6 @@ type DescribeRequest struct {
 	ManifestOnly bool
 	// Prerelease lets a range select pre-releases.
 	Prerelease bool
-	// Target chooses the roots searched for an installed skill
-	// (SearchedRoots); empty means the Engine's.
-	Target Target
 }
 
 // DescribeResult is what Describe found; exactly one of its fields is set.
@@ -71,7 +68,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 		return describeDir(ctx, r.Arg)
 	}
 	if !r.Published && !strings.ContainsAny(r.Arg, "@/:") {
-		roots, err := SearchedRoots(e.env, e.target(r.Target))
+		roots, err := SearchedRoots(e.env, e.opts.Target)
 		if err != nil {
 			return nil, err
 		}

@@ -14,9 +14,10 @@
 // Requests that change what is installed embed the shared options:
 // Consent (grants, experimental skills), Checks (minimum tier and the
 // refusals that may be let pass) and Resolution (pre-releases, the sparse
-// index); Target names the roots. What an operation reports besides its
-// result (warnings, notes, install stages, plans, decisions) goes to one
-// slog.Logger, Options.Log (EventKey).
+// index); the Engine's Options.Target names the roots (a ListRequest may
+// name others: a server lists the roots a request asks about). What an
+// operation reports besides its result (warnings, notes, install stages,
+// plans, decisions) goes to one slog.Logger, Options.Log (EventKey).
 //
 // # Operations
 //

@@ -19,14 +19,24 @@ import (
 // named, Install installs for each of them (where those hosts' agents
 // read skills).
 func TestDefaultHostSeveral(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range []string{"claude", "agents"} {
-		if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{h}}}); err != nil {
+		hopts := opts
+		hopts.Target = engine.Target{Hosts: []string{h}}
+		he, err := engine.Open(ctx, hopts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := he.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}}); err != nil {
 			t.Fatalf("--host %s: %v", h, err)
 		}
 	}

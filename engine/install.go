@@ -32,8 +32,6 @@ type InstallRequest struct {
 	Refs []string
 	// Manifest and Lock name the project's files (see FindManifest).
 	Manifest, Lock string
-	// Target overrides the Engine's Target for this request.
-	Target Target
 	// Roots, when set, are the roots to install into, as given.
 	Roots []install.Root
 	// Origin names where Refs come from in messages; "" means "the
@@ -179,14 +177,6 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 	return p.Roots, nil
 }
 
-// target is the request's Target, else the Engine's.
-func (e *Engine) target(t Target) Target {
-	if t.empty() {
-		return e.opts.Target
-	}
-	return t
-}
-
 // Install resolves, verifies and installs what r names (or the project)
 // as `skillpm install` does: references go to the roots of the target
 // (without hosts or roots named: defaultHost's user roots, or when
@@ -195,7 +185,7 @@ func (e *Engine) target(t Target) Target {
 // written only when it changed.
 // Nothing is written when anything is refused.
 func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
-	t := e.target(r.Target)
+	t := e.opts.Target
 	roots := r.Roots
 	var err error
 	if len(roots) == 0 && len(r.Refs) > 0 {

@@ -26,13 +26,11 @@ import (
 // outdated` does.
 type OutdatedRequest struct {
 	// Manifest and Lock name a project's files (FindManifest). When a
-	// project manifest is found and Target names no custom roots, the
-	// skills the manifest asks for are checked in the project's roots;
-	// otherwise the skills installed by name in the roots Target searches
-	// (SearchedRoots).
+	// project manifest is found and the Engine's Target names no custom
+	// roots, the skills the manifest asks for are checked in the
+	// project's roots; otherwise the skills installed by name in the
+	// roots the Target searches (SearchedRoots).
 	Manifest, Lock string
-	// Target chooses the roots; empty means the Engine's.
-	Target Target
 	// Prerelease counts pre-releases as wanted and latest.
 	Prerelease bool
 	// All keeps the skills that are up to date in the result's Skills.
@@ -107,7 +105,7 @@ type OutdatedResult struct {
 // else FallbackSource (graph); a git reference's from what it gives now;
 // a folder's from building it again.
 func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
-	t := e.target(r.Target)
+	t := e.opts.Target
 	// The feed goes out in the same round as the first tag lists; it is
 	// waited for, so that nothing of it outlives the call.
 	done := make(chan struct{})

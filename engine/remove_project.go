@@ -16,8 +16,6 @@ type RemoveProjectRequest struct {
 	// Names are the skills to remove, as the manifest names them or by
 	// their short names.
 	Names []string
-	// Target overrides the Engine's Target for the project's roots.
-	Target Target
 	// Options are install.Remove's; Prune is always on (what only the
 	// removed skills needed goes with them).
 	Options install.RemoveOptions
@@ -107,7 +105,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 	}
 	m.Dir = p.Manifest.Dir
 	out.Lock = keepNeeded(p.prev, m)
-	placed, err := projectRoots(e.env, e.target(r.Target), p.Manifest, e.opts.Host)
+	placed, err := projectRoots(e.env, e.opts.Target, p.Manifest, e.opts.Host)
 	if err != nil {
 		return nil, err
 	}
