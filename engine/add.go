@@ -34,8 +34,6 @@ type AddRequest struct {
 type AddResult struct {
 	// Project is the project as it was read.
 	Project *Project
-	// Manifest is the manifest written.
-	Manifest *resolve.Manifest
 	// Added are the requirements added, in the request's order.
 	Added []Added
 	// Result is the install into the project's roots (nil with
@@ -105,11 +103,12 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	if out.Result, out.Lock, err = e.apply(ctx, apply); err != nil {
 		return nil, err
 	}
-	if out.Manifest, err = parseProjectManifest(p, data); err != nil {
+	written, err := parseProjectManifest(p, data)
+	if err != nil {
 		return nil, err
 	}
 	for _, name := range names {
-		a := Added{Name: name, Range: manifestRange(out.Manifest, name)}
+		a := Added{Name: name, Range: manifestRange(written, name)}
 		if out.Lock != nil {
 			if ls := out.Lock.Get(resolve.ShortName(name)); ls != nil {
 				a.Version = ls.Version

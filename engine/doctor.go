@@ -47,16 +47,14 @@ type DoctorResult struct {
 	Roots []DoctorRoot
 	// Project is the project checked, nil outside one.
 	Project *DoctorProject
-	// Advisories are the obeyed advisories naming installed copies; the
-	// feed's own problems (unsigned, unnamed signer, stale) are in
-	// Problems.
-	Advisories []InstalledAdvised
 	// Registries are the sources of bare names checked: the fallback
 	// source and the project's registry, each once.
 	Registries []DoctorRegistry
 	// Problems are the failures of each check: the user's hosts file,
 	// the default host, the policy, each root (prefixed with it), the
-	// project, its drift from the lock (*LockDrift), each registry.
+	// project, its drift from the lock (*LockDrift), each registry, the
+	// advisory feed's own problems and each installed copy an obeyed
+	// advisory names (List returns those as records).
 	Problems []error
 }
 
@@ -368,7 +366,6 @@ func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorResult) {
 		rep.Problems = append(rep.Problems, err)
 		return
 	}
-	rep.Advisories = found
 	for _, a := range found {
 		if a.foreign != "" {
 			// Nobody recorded what it is: say how it was recognised.

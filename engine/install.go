@@ -62,8 +62,6 @@ type InstallRequest struct {
 // InstallResult is what an install did, with what it decided.
 type InstallResult struct {
 	*install.Result
-	// LockFile is the project's lock ("" for references).
-	LockFile string
 }
 
 // InstallError is an install that failed once its source was chosen: it
@@ -343,7 +341,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	}
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
-	return &InstallResult{Result: res, LockFile: lockFile}, nil
+	return &InstallResult{Result: res}, nil
 }
 
 func origin(s string) string {
