@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 )
@@ -180,7 +181,7 @@ func TestDescribe(t *testing.T) {
 
 // TestDoctor: a healthy setup has no problems; a policy that does not
 // load and a project whose locked skill is not installed are reported
-// (the drift as a *LockDrift), and a password is never shown.
+// (the drift as an *install.LockDrift), and a password is never shown.
 func TestDoctor(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
@@ -225,8 +226,8 @@ func TestDoctor(t *testing.T) {
 	if len(rep.Problems) < 2 || !strings.HasPrefix(rep.Problems[0].Error(), "policy "+badPolicy+": ") {
 		t.Fatalf("problems: %v", rep.Problems)
 	}
-	var drift *engine.LockDrift
-	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != engine.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
+	var drift *install.LockDrift
+	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != install.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
 		t.Errorf("drift: %v", rep.Project.Drift)
 	}
 }
