@@ -72,8 +72,9 @@ import (
 // InstallResult.LockFile, DoctorResult.Advisories, which Problems words).
 // 551 to 539: a project's drift from its lock (LockDrift, DriftKind and its
 // kinds) is install's, beside its other checks of copies against a lock
-// (install.LockDrifts).
-const apiCeiling = 539
+// (install.LockDrifts). 539 to 533: the counts of a validation
+// (ValidateSummary) are pkg/skill's Summary, beside LoadSet and Result.
+const apiCeiling = 533
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,
