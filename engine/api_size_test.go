@@ -73,8 +73,10 @@ import (
 // 551 to 539: a project's drift from its lock (LockDrift, DriftKind and its
 // kinds) is install's, beside its other checks of copies against a lock
 // (install.LockDrifts). 539 to 533: the counts of a validation
-// (ValidateSummary) are pkg/skill's Summary, beside LoadSet and Result.
-const apiCeiling = 533
+// (ValidateSummary) are pkg/skill's Summary, beside LoadSet and Result. 533
+// to 528: Describe's local skill is pkg/skill's Result (LocalSkill restated
+// it, with the dependencies its Skill gives).
+const apiCeiling = 528
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

@@ -55,11 +55,11 @@ type AuditOutcome struct {
 
 // Publish validates the skill in r.Dir strictly, packs it reproducibly,
 // audits the packed files at the tier it claims (a block verdict refuses
-// it with errAuditBlocked unless AllowAuditFindings), pushes it and, when
-// asked, signs it (idempotently: a key that already signed it is not used
-// again); when the version changed, the source's sparse index (where it
-// has one) re-describes the skill (a warning to Options.Log when it cannot). An invalid skill is a
-// *BuildError. Once the skill is built, a failure returns the result so
+// it, an error of class errdef.Trust, unless AllowAuditFindings), pushes
+// it and, when asked, signs it (idempotently: a key that already signed
+// it is not used again); when the version changed, the source's sparse
+// index (where it has one) re-describes the skill (a warning to
+// Options.Log when it cannot). An invalid skill is a *BuildError. Once the skill is built, a failure returns the result so
 // far (the artifact, the audit) with the error.
 func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult, error) {
 	src, created, err := e.publishTarget(r.To)

@@ -64,7 +64,7 @@ type PublishItem struct {
 // changed are signed one by one (one key, or one keyless identity), and
 // the destination's sparse index re-describes them. The error returned
 // is for the request: a directory that does not exist
-// (ErrInvalidRequest), none with a skill (errNoSuchSkill), a git
+// (ErrInvalidRequest), none with a skill (class errdef.NotFound), a git
 // reference that does not resolve.
 func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishAllResult, error) {
 	type item struct{ path, dir, source, revision string }

@@ -293,12 +293,13 @@ type infoDirJSON struct {
 
 // printInfoLocal renders a skill directory read leniently; err is
 // Describe's (the skill could not be read at all).
-func printInfoLocal(g *globals, l *engine.LocalSkill, err error) error {
-	s, ds, deps, dir := l.Skill, l.Diagnostics, l.Dependencies, l.Dir
+func printInfoLocal(g *globals, l *skill.Result, err error) error {
+	s, ds, dir := l.Skill, l.Diagnostics, l.Dir
 	if err != nil {
 		printDiagnostics(g.stderr, ds)
 		return err
 	}
+	deps := s.Dependencies()
 	if g.json() {
 		j := infoDirJSON{Dir: dir, Name: s.Name, Version: s.Version, Description: s.Description, License: s.License,
 			Tier: string(s.Tier()), Permissions: s.PermissionStrings(), Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}
