@@ -75,8 +75,10 @@ import (
 // (install.LockDrifts). 539 to 533: the counts of a validation
 // (ValidateSummary) are pkg/skill's Summary, beside LoadSet and Result. 533
 // to 528: Describe's local skill is pkg/skill's Result (LocalSkill restated
-// it, with the dependencies its Skill gives).
-const apiCeiling = 528
+// it, with the dependencies its Skill gives). 528 to 519: a signature
+// attached to a version (SignResult, now registry.VersionSignature) is the
+// registry's, as its audit attestation is.
+const apiCeiling = 519
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

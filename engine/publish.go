@@ -42,7 +42,7 @@ type PublishResult struct {
 	// the skill claims.
 	Audit *AuditOutcome
 	// Signed is the signature, when the request asked for one.
-	Signed *SignResult
+	Signed *registry.VersionSignature
 }
 
 // AuditOutcome is a static audit and its verdict.
@@ -106,7 +106,7 @@ func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string
 }
 
 // signPublished signs the version out pushed to src (signDigest).
-func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *PublishResult, opts sign.SignOptions) (*SignResult, error) {
+func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *PublishResult, opts sign.SignOptions) (*registry.VersionSignature, error) {
 	repo, err := e.client.Repository(src, out.Artifact.Skill.Name)
 	if err != nil {
 		return nil, err

@@ -158,7 +158,7 @@ type PublishAdvisoriesResult struct {
 	Advisories int       `json:"advisories"`
 	Expires    time.Time `json:"expires"`
 	// Signed is the signature attached.
-	Signed *SignResult `json:"signed"`
+	Signed *registry.VersionSignature `json:"signed"`
 }
 
 // PublishAdvisories checks r.Data as a feed document (refusing it before
