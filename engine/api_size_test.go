@@ -77,8 +77,9 @@ import (
 // to 528: Describe's local skill is pkg/skill's Result (LocalSkill restated
 // it, with the dependencies its Skill gives). 528 to 519: a signature
 // attached to a version (SignResult, now registry.VersionSignature) is the
-// registry's, as its audit attestation is.
-const apiCeiling = 519
+// registry's, as its audit attestation is. 519 to 516: what one root lost
+// (Removal) is install's, beside the RemoveResult it pairs with the root.
+const apiCeiling = 516
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

@@ -19,13 +19,7 @@ type RemoveRequest struct {
 
 // RemoveResult is what Remove did, root by root.
 type RemoveResult struct {
-	Roots []Removal
-}
-
-// Removal is what one root lost.
-type Removal struct {
-	Root install.Root
-	*install.RemoveResult
+	Roots []install.Removal
 }
 
 // Remove uninstalls r.Names, root by root, each root in one transaction,
@@ -85,7 +79,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 		if err != nil {
 			return out, err
 		}
-		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
+		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	return out, nil
 }

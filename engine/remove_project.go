@@ -29,7 +29,7 @@ type RemoveProjectResult struct {
 	Removed []string
 	// Roots are the project's roots that held some of the skills, with
 	// what each lost.
-	Roots []Removal
+	Roots []install.Removal
 	// Lock is the new lock: the entries the remaining skills reach.
 	Lock *resolve.Lockfile
 }
@@ -133,7 +133,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 		if err != nil {
 			return out, err
 		}
-		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
+		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
 		if err := saveProject(p.ManifestFile, p.LockFile, p.data, data, out.Lock); err != nil {
