@@ -16,13 +16,7 @@ type AdoptRequest struct {
 
 // AdoptResult is what Adopt recorded, root by root.
 type AdoptResult struct {
-	Roots []Adoption
-}
-
-// Adoption is what Adopt recorded in one root.
-type Adoption struct {
-	Root install.Root
-	*install.Adopted
+	Roots []install.Adoption
 }
 
 // Adopt records r.Name in each root of the Engine's Target (without one,
@@ -65,7 +59,7 @@ func (e *Engine) adopt(ctx context.Context, r AdoptRequest, out *AdoptResult) er
 		if err != nil {
 			return err
 		}
-		out.Roots = append(out.Roots, Adoption{Root: root, Adopted: a})
+		out.Roots = append(out.Roots, install.Adoption{Root: root, Adopted: a})
 	}
 	return nil
 }
