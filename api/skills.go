@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -32,7 +33,7 @@ type Skill struct {
 	// Advisories are the obeyed advisories naming this copy (by its
 	// receipt, or by its tree hash for a copy skillpm did not install),
 	// as skillpm doctor reports them.
-	Advisories []engine.Advised `json:"advisories,omitempty"`
+	Advisories []advisory.Advised `json:"advisories,omitempty"`
 }
 
 // Detail is GET /api/skills/{name}: the winning copy with its manifest,
@@ -334,7 +335,7 @@ func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, s
 		}
 		return
 	}
-	byDir := map[string][]engine.Advised{}
+	byDir := map[string][]advisory.Advised{}
 	for _, a := range l.Advisories {
 		byDir[a.Dir] = append(byDir[a.Dir], a.Advised)
 	}

@@ -34,8 +34,6 @@ type AddRequest struct {
 type AddResult struct {
 	// Project is the project as it was read.
 	Project *Project
-	// Manifest is the manifest written.
-	Manifest *resolve.Manifest
 	// Added are the requirements added, in the request's order.
 	Added []Added
 	// Result is the install into the project's roots (nil with
@@ -86,7 +84,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	}
 	edit := resolve.ManifestEdit{Set: set}
 	if p.data == nil {
-		if edit, err = e.newManifestEdit(p, set, r.Target); err != nil {
+		if edit, err = e.newManifestEdit(p, set); err != nil {
 			return nil, err
 		}
 	}
@@ -105,11 +103,12 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	if out.Result, out.Lock, err = e.apply(ctx, apply); err != nil {
 		return nil, err
 	}
-	if out.Manifest, err = parseProjectManifest(p, data); err != nil {
+	written, err := parseProjectManifest(p, data)
+	if err != nil {
 		return nil, err
 	}
 	for _, name := range names {
-		a := Added{Name: name, Range: out.Manifest.Range(name)}
+		a := Added{Name: name, Range: written.Range(name)}
 		if out.Lock != nil {
 			if ls := out.Lock.Get(resolve.ShortName(name)); ls != nil {
 				a.Version = ls.Version
@@ -122,8 +121,8 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 
 // newManifestEdit is the edit that creates a project's manifest: the
 // source of bare names, the scope and the hosts installed into.
-func (e *Engine) newManifestEdit(p *Project, set map[string]string, target Target) (resolve.ManifestEdit, error) {
-	t := e.target(target)
+func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.ManifestEdit, error) {
+	t := e.opts.Target
 	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(projectScope(p.Manifest))}
 	if edit.Registry == "" {
 		edit.Registry = e.opts.FallbackSource

@@ -12,28 +12,20 @@ import (
 type AdoptRequest struct {
 	// Name is the skill's folder name in each root.
 	Name string
-	// Target overrides the Engine's Target; with neither, the configured
-	// host's (else install.DefaultHost's) user root.
-	Target Target
 }
 
 // AdoptResult is what Adopt recorded, root by root.
 type AdoptResult struct {
-	Roots []Adoption
+	Roots []install.Adoption
 }
 
-// Adoption is what Adopt recorded in one root.
-type Adoption struct {
-	Root install.Root
-	*install.Adopted
-}
-
-// Adopt records r.Name in each target root, as `skillpm adopt` does: a
-// version published under the name in the source of bare names whose
-// files are exactly the folder's, verified under the trust policy, is
-// recorded with its digest and tier; anything else is recorded
-// experimental, with why (install.Adopt). The result is never nil: on a
-// failure it holds the roots adopted before it.
+// Adopt records r.Name in each root of the Engine's Target (without one,
+// the configured host's, else install.DefaultHost's, user root), as
+// `skillpm adopt` does: a version published under the name in the source
+// of bare names whose files are exactly the folder's, verified under the
+// trust policy, is recorded with its digest and tier; anything else is
+// recorded experimental, with why (install.Adopt). The result is never
+// nil: on a failure it holds the roots adopted before it.
 func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) (*AdoptResult, error) {
 	out := &AdoptResult{}
 	return out, e.adopt(ctx, r, out)
@@ -45,7 +37,7 @@ func (e *Engine) adopt(ctx context.Context, r AdoptRequest, out *AdoptResult) er
 	if def == "" {
 		def = install.DefaultHost
 	}
-	p, err := placedRoots(e.env, e.target(r.Target), def)
+	p, err := placedRoots(e.env, e.opts.Target, def)
 	if err != nil {
 		return err
 	}
@@ -67,7 +59,7 @@ func (e *Engine) adopt(ctx context.Context, r AdoptRequest, out *AdoptResult) er
 		if err != nil {
 			return err
 		}
-		out.Roots = append(out.Roots, Adoption{Root: root, Adopted: a})
+		out.Roots = append(out.Roots, install.Adoption{Root: root, Adopted: a})
 	}
 	return nil
 }

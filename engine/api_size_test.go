@@ -46,8 +46,42 @@ import (
 // errUntrustedCommit) are unexported: their classes still give the exit
 // code and the HTTP status. 648 to 641: LockDrift keeps exported what a
 // front end words a fix from (Kind, Name, Locked; its message has the
-// rest), and DepGraph.Chains is Why's.
-const apiCeiling = 641
+// rest), and DepGraph.Chains is Why's. 641 to 622: a version's status
+// records (Status, VersionStatus, StatusChange) are the registry's, beside
+// the status tags it reads and writes. 622 to 607: the dependency graph
+// (DepGraph, DepNode) and a step of its chains (WhyStep, now ChainStep) are
+// resolve's, beside the lock they are read from. 607 to 600: a host's view
+// (HostView, now hosts.View) is the hosts table's, which resolves its roots
+// and presence. 600 to 584: an audit's verdict counts are pkg/audit's
+// Summary, the attestation Audit attaches is the registry's
+// AuditAttestation (beside the checks of one), and AuditedSkill's
+// repository is the engine's. 584 to 573: an advisory as it names a skill
+// (Advised) is registry/advisory's, which matches it (Index.Advised). 573
+// to 567: the sentinels no caller matches on (errNoSuchSkill,
+// errUnreadableSkill, errAuditBlocked) are unexported, and SkillDirsError
+// and NotInstalledError keep private what their messages and Unwrap already
+// give. 567 to 565: Options.Registry and Options.Getenv restated what
+// Client and Env give (the audit cache is now the client's cache's). 565 to
+// 561: Info and its request are folded into Describe, whose Published
+// answer was the same (with Published set, Arg is read as Info read its
+// Ref). 561 to 554: the roots are the Engine's (Options.Target): the
+// per-request Target of Install, Adopt, Describe, Outdated, Remove,
+// RemoveProject and DependencyGraphs, which no front end set, is gone (List
+// keeps its own for the HTTP API). 554 to 551: results lose what nobody
+// read and another field already says (AddResult.Manifest,
+// InstallResult.LockFile, DoctorResult.Advisories, which Problems words).
+// 551 to 539: a project's drift from its lock (LockDrift, DriftKind and its
+// kinds) is install's, beside its other checks of copies against a lock
+// (install.LockDrifts). 539 to 533: the counts of a validation
+// (ValidateSummary) are pkg/skill's Summary, beside LoadSet and Result. 533
+// to 528: Describe's local skill is pkg/skill's Result (LocalSkill restated
+// it, with the dependencies its Skill gives). 528 to 519: a signature
+// attached to a version (SignResult, now registry.VersionSignature) is the
+// registry's, as its audit attestation is. 519 to 516: what one root lost
+// (Removal) is install's, beside the RemoveResult it pairs with the root.
+// 516 to 513: so is what one root adopted (Adoption), beside
+// install.Adopted.
+const apiCeiling = 513
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

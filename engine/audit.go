@@ -45,7 +45,7 @@ type AuditRequest struct {
 // AuditResult is what Audit found, one entry per skill in order.
 type AuditResult struct {
 	Skills  []AuditedSkill
-	Summary AuditSummary
+	Summary audit.Summary
 }
 
 // AuditedSkill is the audit of one skill, or why it could not be
@@ -58,36 +58,14 @@ type AuditedSkill struct {
 	Digest  string
 	Verdict audit.Verdict
 	Err     error
-	// Repository and Manifest are the published version audited.
-	Repository *registry.Repository
-	Manifest   *registry.SkillVersion
+	// Manifest is the published version audited; repo holds it.
+	Manifest *registry.SkillVersion
+	repo     *registry.Repository
 	// Attestation is the audit attestation attached with Sign.
-	Attestation *Attestation
+	Attestation *registry.AuditAttestation
 	// Suggestion is set when the request asked for it: the
 	// metadata.gaia.permissions (and allowed-tools) covering the code.
 	Suggestion *audit.Suggestion
-}
-
-// AuditSummary counts the verdicts of an audit.
-type AuditSummary struct {
-	Skills int `json:"skills"`
-	Pass   int `json:"pass"`
-	Review int `json:"review"`
-	Block  int `json:"block"`
-	Failed int `json:"failed"`
-	// Blocks are the paths of the skills that block.
-	Blocks []string `json:"blocked"`
-}
-
-// Attestation is an audit attestation attached to a published version.
-type Attestation struct {
-	Name       string           `json:"name"`
-	Version    string           `json:"version"`
-	Repository string           `json:"repository"`
-	Digest     string           `json:"digest"`
-	Signer     sign.Identity    `json:"signer"`
-	Referrer   string           `json:"referrer"`
-	Predicate  attest.Predicate `json:"predicate"`
 }
 
 // Audit audits r.Paths. One path (without Recursive) is one skill: a
@@ -103,8 +81,8 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 		if err != nil {
 			return nil, err
 		}
-		out := &AuditResult{Skills: []AuditedSkill{*s}, Summary: AuditSummary{Blocks: []string{}}}
-		out.Summary.count(s)
+		out := &AuditResult{Skills: []AuditedSkill{*s}, Summary: audit.NewSummary()}
+		out.Summary.Add(s.Path, s.Verdict, s.Err != nil)
 		return out, nil
 	}
 	if r.Sign != nil {
@@ -134,28 +112,12 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	if err != nil {
 		return nil, err
 	}
-	out := &AuditResult{Skills: []AuditedSkill{}, Summary: AuditSummary{Blocks: []string{}}}
+	out := &AuditResult{Skills: []AuditedSkill{}, Summary: audit.NewSummary()}
 	for i := range skills {
-		out.Summary.count(&skills[i])
+		out.Summary.Add(skills[i].Path, skills[i].Verdict, skills[i].Err != nil)
 		out.Skills = append(out.Skills, skills[i])
 	}
 	return out, nil
-}
-
-// count adds s to the summary.
-func (sm *AuditSummary) count(s *AuditedSkill) {
-	sm.Skills++
-	switch {
-	case s.Err != nil:
-		sm.Failed++
-	case s.Verdict.Decision == audit.Pass:
-		sm.Pass++
-	case s.Verdict.Decision == audit.Review:
-		sm.Review++
-	case s.Verdict.Decision == audit.Block:
-		sm.Block++
-		sm.Blocks = append(sm.Blocks, s.Path)
-	}
 }
 
 // judge sets the verdict at tier and the report's digest.
@@ -184,10 +146,10 @@ func auditDirs(paths []string, recursive bool) ([]string, error) {
 	for _, root := range paths {
 		found, err := skillDirsUnder(root)
 		if err != nil {
-			return nil, &SkillDirsError{Root: root, Err: err}
+			return nil, &SkillDirsError{root: root, err: err}
 		}
 		if len(found) == 0 {
-			return nil, &SkillDirsError{Root: root}
+			return nil, &SkillDirsError{root: root}
 		}
 		dirs = append(dirs, found...)
 	}
@@ -302,14 +264,14 @@ func (e *Engine) pullForAudit(ctx context.Context, s *AuditedSkill, ref, tmp str
 	if _, err := repo.Pull(ctx, m, dest, registry.PullOptions{}); err != nil {
 		return "", err
 	}
-	s.Repository, s.Manifest = repo, m
+	s.repo, s.Manifest = repo, m
 	s.Path = m.Metadata.Name + "@" + m.Metadata.Version
 	return dest, nil
 }
 
 // attestAudit signs s's verdict as an audit attestation about the
 // pulled manifest and attaches it.
-func (e *Engine) attestAudit(ctx context.Context, s *AuditedSkill, opts sign.SignOptions) (*Attestation, error) {
+func (e *Engine) attestAudit(ctx context.Context, s *AuditedSkill, opts sign.SignOptions) (*registry.AuditAttestation, error) {
 	p, err := s.Report.Attestation(s.Verdict)
 	if err != nil {
 		return nil, err
@@ -326,14 +288,14 @@ func (e *Engine) attestAudit(ctx context.Context, s *AuditedSkill, opts sign.Sig
 		}
 		return nil, fmt.Errorf("signing the audit attestation of %s: %w", s.Path, err)
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	ref, err := s.Repository.AttachBundle(ctx, desc, sig.Bundle, registry.AttachOptions{Created: created, PredicateType: attest.PredicateType})
+	ref, err := s.repo.AttachBundle(ctx, desc, sig.Bundle, registry.AttachOptions{Created: created, PredicateType: attest.PredicateType})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", s.Path, ErrAttestationNotAttached, err)
 	}
-	return &Attestation{Name: s.Manifest.Metadata.Name, Version: s.Manifest.Metadata.Version, Repository: s.Repository.Location().String(),
+	return &registry.AuditAttestation{Name: s.Manifest.Metadata.Name, Version: s.Manifest.Metadata.Version, Repository: s.repo.Location().String(),
 		Digest: desc.Digest.String(), Signer: sig.Identity, Referrer: ref.Digest.String(), Predicate: p}, nil
 }

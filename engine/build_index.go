@@ -40,11 +40,11 @@ type BuildIndexResult struct {
 	Descriptor ocispec.Descriptor
 	Skills     int
 	// Signed is the search index's signature, when asked for.
-	Signed *SignResult
+	Signed *registry.VersionSignature
 	// Sparse is the sparse index written, tagged sparse.Tag.
 	Sparse *sparse.UpdateResult
 	// SparseSigned is the sparse index's signature, when asked for.
-	SparseSigned *SignResult
+	SparseSigned *registry.VersionSignature
 }
 
 // BuildIndex reads every skill of the source (or r.Names), pushes its

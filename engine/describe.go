@@ -27,15 +27,14 @@ type DescribeRequest struct {
 	ManifestOnly bool
 	// Prerelease lets a range select pre-releases.
 	Prerelease bool
-	// Target chooses the roots searched for an installed skill
-	// (SearchedRoots); empty means the Engine's.
-	Target Target
 }
 
 // DescribeResult is what Describe found; exactly one of its fields is set.
 type DescribeResult struct {
-	// Local is the skill in the directory Arg names.
-	Local *LocalSkill
+	// Local is the skill in the directory Arg names, read leniently; its
+	// Skill is nil when nothing could be read (Describe then returns
+	// an error of class errdef.Validation beside it).
+	Local *skill.Result
 	// Installed are the copies of the skill Arg names that skillpm
 	// installed in the searched roots, in their order.
 	Installed []install.Installed
@@ -44,26 +43,13 @@ type DescribeResult struct {
 	Published *InfoResult
 }
 
-// LocalSkill is a skill directory read leniently.
-type LocalSkill struct {
-	// Dir is the directory as asked for.
-	Dir string
-	// Skill is nil when nothing could be read (Describe then returns
-	// ErrUnreadableSkill beside the description).
-	Skill *skill.Skill
-	// Diagnostics are what lenient reading found.
-	Diagnostics skill.Diagnostics
-	// Dependencies are the skill's, explicit and implicit (ASF calls).
-	Dependencies []skill.Dependency
-}
-
 // Describe describes r.Arg as `skillpm info` does. A path (./web-notes,
 // skills/web-notes) naming a directory is a local skill; a bare name is
 // the skill installed under it in the searched roots, else the published
 // skill of that name, even beside a directory of that name; a directory
 // is the fallback when nothing of that name is published. A local
 // directory with no readable skill returns its description (with the
-// diagnostics) and ErrUnreadableSkill.
+// diagnostics) and an error of class errdef.Validation.
 func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResult, error) {
 	fi, statErr := os.Stat(r.Arg)
 	isDir := statErr == nil && fi.IsDir()
@@ -71,7 +57,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 		return describeDir(ctx, r.Arg)
 	}
 	if !r.Published && !strings.ContainsAny(r.Arg, "@/:") {
-		roots, err := SearchedRoots(e.env, e.target(r.Target))
+		roots, err := SearchedRoots(e.env, e.opts.Target)
 		if err != nil {
 			return nil, err
 		}
@@ -103,10 +89,9 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 // describeDir reads the skill in dir leniently.
 func describeDir(ctx context.Context, dir string) (*DescribeResult, error) {
 	s, ds := skill.Load(ctx, dir, skill.Options{Mode: skill.Lenient})
-	l := &LocalSkill{Dir: dir, Skill: s, Diagnostics: ds}
+	l := &skill.Result{Dir: dir, Skill: s, Diagnostics: ds}
 	if s == nil {
-		return &DescribeResult{Local: l}, fmt.Errorf("%s: %w", dir, ErrUnreadableSkill)
+		return &DescribeResult{Local: l}, fmt.Errorf("%s: %w", dir, errUnreadableSkill)
 	}
-	l.Dependencies = s.Dependencies()
 	return &DescribeResult{Local: l}, nil
 }

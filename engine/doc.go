@@ -14,9 +14,10 @@
 // Requests that change what is installed embed the shared options:
 // Consent (grants, experimental skills), Checks (minimum tier and the
 // refusals that may be let pass) and Resolution (pre-releases, the sparse
-// index); Target names the roots. What an operation reports besides its
-// result (warnings, notes, install stages, plans, decisions) goes to one
-// slog.Logger, Options.Log (EventKey).
+// index); the Engine's Options.Target names the roots (a ListRequest may
+// name others: a server lists the roots a request asks about). What an
+// operation reports besides its result (warnings, notes, install stages,
+// plans, decisions) goes to one slog.Logger, Options.Log (EventKey).
 //
 // # Operations
 //
@@ -53,7 +54,6 @@
 //
 // Registries:
 //
-//	Info              a published version and its repository's versions
 //	Pull              unpack a published version into a folder
 //	Search            search a source's signed index
 //	SourceNames       the names of the skills a source holds
@@ -74,14 +74,16 @@
 //
 // Deliberately of another shape: CheckRefs returns only an error (the
 // checks Install makes before any I/O, for a server to answer before it
-// streams); Search returns the index's own *policycheck.SearchResult; Bundle
-// returns the *MirrorResult that Mirror does; UntrustKey shares TrustKey's
-// request and result; DependencyGraphs takes a GraphRequest (which Why's
-// request embeds) and returns a *GraphResult; LoadPolicy takes a
-// PolicyRequest and returns a *PolicyChoice. FindManifest, HasProject,
-// ProcessEnv and SearchedRoots are no operations: each states one default
-// (the project's files, the environment, the roots read) for a front end
-// that needs it before or beside an operation.
+// streams); Search returns the index's own *policycheck.SearchResult;
+// Bundle returns the *MirrorResult that Mirror does; Sign returns the
+// *registry.VersionSignature that Publish, Promote and BuildIndex report
+// in theirs; UntrustKey shares TrustKey's request and result;
+// DependencyGraphs takes a GraphRequest (which Why's request embeds) and
+// returns a *GraphResult; LoadPolicy takes a PolicyRequest and returns a
+// *PolicyChoice. FindManifest, HasProject, ProcessEnv and SearchedRoots
+// are no operations: each states one default (the project's files, the
+// environment, the roots read) for a front end that needs it before or
+// beside an operation.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/pkg/archive"
-	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
@@ -47,16 +44,14 @@ type DoctorResult struct {
 	Roots []DoctorRoot
 	// Project is the project checked, nil outside one.
 	Project *DoctorProject
-	// Advisories are the obeyed advisories naming installed copies; the
-	// feed's own problems (unsigned, unnamed signer, stale) are in
-	// Problems.
-	Advisories []InstalledAdvised
 	// Registries are the sources of bare names checked: the fallback
 	// source and the project's registry, each once.
 	Registries []DoctorRegistry
 	// Problems are the failures of each check: the user's hosts file,
 	// the default host, the policy, each root (prefixed with it), the
-	// project, its drift from the lock (*LockDrift), each registry.
+	// project, its drift from the lock (*install.LockDrift), each registry, the
+	// advisory feed's own problems and each installed copy an obeyed
+	// advisory names (List returns those as records).
 	Problems []error
 }
 
@@ -80,7 +75,7 @@ type DoctorRoot struct {
 // DoctorProject is a project and where its roots differ from its lock.
 type DoctorProject struct {
 	Manifest, Lock string
-	// Drift are *LockDrift, or the failure to read a root's receipts.
+	// Drift are *install.LockDrift, or the failure to read a root's receipts.
 	Drift []error
 }
 
@@ -90,56 +85,6 @@ type DoctorRegistry struct {
 	Source string
 	// Err is why it did not answer; nil when it did.
 	Err error
-}
-
-// DriftKind says how a project's roots differ from its lock.
-type DriftKind int
-
-// The ways installed skills differ from a lock.
-const (
-	// DriftNoLock: the project has no lock.
-	DriftNoLock DriftKind = iota
-	// DriftNotInstalled: a locked skill is not installed in a root.
-	DriftNotInstalled
-	// DriftNewer: a root holds a version newer than the locked one.
-	DriftNewer
-	// DriftDiffers: a root holds other content than the lock's.
-	DriftDiffers
-	// DriftFiles: a root holds the locked version, but its files are not
-	// the lock's tree (Tree), whatever its receipt claims (Claimed).
-	DriftFiles
-)
-
-// LockDrift is one difference between a project's lock and a root.
-type LockDrift struct {
-	Kind DriftKind
-	// Name and Locked are the locked skill and version.
-	Name, Locked string
-	// The rest is for the message: the project's files, the root where
-	// it differs and the version there, and, for DriftFiles, the tree
-	// hash of the files in the root and the one its receipt records.
-	manifest, lock, root, installed, tree, claimed string
-}
-
-// Class is errdef.Conflict: what is installed disagrees with the lock.
-func (d *LockDrift) Class() errdef.Class { return errdef.Conflict }
-
-func (d *LockDrift) Error() string {
-	switch d.Kind {
-	case DriftNoLock:
-		return fmt.Sprintf("%s has no %s", d.manifest, d.lock)
-	case DriftNotInstalled:
-		return fmt.Sprintf("%s %s is locked but not installed in %s", d.Name, d.Locked, d.root)
-	case DriftNewer:
-		return fmt.Sprintf("%s: %s holds %s, newer than the locked %s", d.Name, d.root, d.installed, d.Locked)
-	case DriftFiles:
-		claim := "its receipt records them"
-		if d.claimed != d.tree {
-			claim = "its receipt records " + d.claimed
-		}
-		return fmt.Sprintf("%s: the files of %s in %s (tree %s) are not the locked %s's, though %s: they were changed after install", d.Name, d.installed, d.root, d.tree, d.Locked, claim)
-	}
-	return fmt.Sprintf("%s: %s holds %s, the lock says %s", d.Name, d.root, d.installed, d.Locked)
 }
 
 // doctorEnv are skillpm's own variables that change where it reads and
@@ -200,7 +145,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 			rep.Problems = append(rep.Problems, fmt.Errorf("this project's policy %s is not approved on this machine (or changed since), so every command run here ignores it: review it, then run skillpm policy approve", proj))
 		}
 	}
-	if p := tiers.Find(file, e.opts.Getenv, os.Stat); p != "" {
+	if p := tiers.Find(file, e.getenv, os.Stat); p != "" {
 		rep.Policy = p
 		if _, err := tiers.Load(ctx, p); err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("policy %s: %w", p, err))
@@ -228,7 +173,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 			if placed, err := projectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
 				rep.Problems = append(rep.Problems, err)
 			} else {
-				rep.Project.Drift = lockDrift(ctx, p, placed.Roots)
+				rep.Project.Drift = install.LockDrifts(ctx, p.ManifestFile, p.LockFile, p.prev, placed.Roots)
 			}
 			rep.Problems = append(rep.Problems, rep.Project.Drift...)
 		}
@@ -304,50 +249,6 @@ func (e *Engine) reachable(ctx context.Context, src string) error {
 	return nil
 }
 
-// lockDrift lists where the project's roots differ from its lock.
-// The files are compared with the lock's tree, never with the receipt's
-// claim: a project commits its receipts with the files.
-func lockDrift(ctx context.Context, p *Project, roots []install.Root) []error {
-	out := []error{}
-	if p.prev == nil {
-		return append(out, &LockDrift{Kind: DriftNoLock, manifest: p.ManifestFile, lock: p.LockFile})
-	}
-	for _, r := range roots {
-		rec, err := install.ReadReceipts(r.Dir)
-		if err != nil {
-			out = append(out, fmt.Errorf("%s: %w", r.Dir, err))
-			continue
-		}
-		for _, ls := range p.prev.Skills {
-			d := &LockDrift{manifest: p.ManifestFile, lock: p.LockFile, Name: ls.Name, Locked: ls.Version, root: r.Dir}
-			got, ok := rec.Get(ls.Name)
-			switch {
-			case !ok:
-				d.Kind = DriftNotInstalled
-			case got.Digest != ls.Digest && newer(got.Version, ls.Version):
-				d.Kind, d.installed = DriftNewer, got.Version
-			case got.Digest != ls.Digest:
-				d.Kind, d.installed = DriftDiffers, got.Version
-			case ls.Tree != "" && r.Host != install.HostGaia && !got.IsLink():
-				// The GAIA host's copy carries the enforced tier, which
-				// only its receipt records; a link is checked at its copy.
-				sum, err := archive.TreeHashInstalled(ctx, filepath.Join(r.Dir, ls.Name))
-				if err == nil && sum.TreeHash == ls.Tree {
-					continue
-				}
-				d.Kind, d.installed, d.tree, d.claimed = DriftFiles, got.Version, sum.TreeHash, got.Tree
-				if err != nil {
-					d.tree = err.Error()
-				}
-			default:
-				continue
-			}
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // doctorAdvisories checks every root against the advisory feed: the
 // feed's problems and each installed copy an advisory names are problems.
 func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorResult) {
@@ -368,7 +269,6 @@ func (e *Engine) doctorAdvisories(ctx context.Context, rep *DoctorResult) {
 		rep.Problems = append(rep.Problems, err)
 		return
 	}
-	rep.Advisories = found
 	for _, a := range found {
 		if a.foreign != "" {
 			// Nobody recorded what it is: say how it was recognised.

@@ -26,10 +26,9 @@ import (
 // embedded registry as the source of bare names and a default registry
 // client.
 type Options struct {
-	// Client talks to registries; nil means registry.New(Registry).
+	// Client talks to registries; nil means a client with
+	// registry.Options' defaults.
 	Client *registry.Client
-	// Registry configures the client Open makes when Client is nil.
-	Registry registry.Options
 
 	// Source is the source of bare names (a registry namespace such as
 	// ghcr.io/acme/skills, or oci-layout:DIR). It overrides a project
@@ -93,8 +92,6 @@ type Options struct {
 	// LockWait bounds the wait for another skillpm on a root; 0 means
 	// install.DefaultLockWait.
 	LockWait time.Duration
-	// Getenv reads variables such as SOURCE_DATE_EPOCH; nil means Env's.
-	Getenv func(string) string
 }
 
 // Target names the roots an operation writes to: custom root directories,
@@ -145,6 +142,8 @@ type Engine struct {
 	opts   Options
 	client *registry.Client
 	env    hosts.Env
+	// getenv reads variables such as SOURCE_DATE_EPOCH: env's, else none.
+	getenv func(string) string
 
 	mu      sync.Mutex
 	policy  *tiers.Policy
@@ -167,7 +166,7 @@ type Engine struct {
 func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, client: opts.Client, policy: opts.Policy, trust: opts.Trust}
 	if e.client == nil {
-		c, err := registry.New(opts.Registry)
+		c, err := registry.New(registry.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -182,11 +181,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	} else {
 		e.env = opts.Env
 	}
-	if e.opts.Getenv == nil {
-		e.opts.Getenv = e.env.Getenv
-		if e.opts.Getenv == nil {
-			e.opts.Getenv = func(string) string { return "" }
-		}
+	e.getenv = e.env.Getenv
+	if e.getenv == nil {
+		e.getenv = func(string) string { return "" }
 	}
 	if e.opts.AuditTool == "" {
 		e.opts.AuditTool = "skillpm"
@@ -207,7 +204,7 @@ func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.policy == nil {
-		p, err := tiers.LoadEffective(ctx, e.opts.PolicyFile, e.opts.Getenv)
+		p, err := tiers.LoadEffective(ctx, e.opts.PolicyFile, e.getenv)
 		if err != nil {
 			return nil, sign.VerifyOptions{}, err
 		}
@@ -242,19 +239,15 @@ func (e *Engine) loadAuditor() (install.Auditor, error) {
 	return e.auditor, nil
 }
 
-// auditCacheDir is where audit reports are cached: "audit" in the content
-// cache (Registry.CacheDir, else the default one), so that pruning the
-// cache empties it too; "" (no cache) when there is no cache directory.
-// The cache holds reports only: every verdict is judged from the report
-// at the tier decided on the staged bytes.
+// auditCacheDir is where audit reports are cached: "audit" in the
+// client's content cache, so that pruning the cache empties it too; ""
+// (no cache) when the client has no cache directory. The cache holds
+// reports only: every verdict is judged from the report at the tier
+// decided on the staged bytes.
 func (e *Engine) auditCacheDir() string {
-	dir := e.opts.Registry.CacheDir
+	dir := e.client.CacheDir()
 	if dir == "" {
-		d, err := registry.DefaultCacheDir()
-		if err != nil {
-			return ""
-		}
-		dir = d
+		return ""
 	}
 	return filepath.Join(dir, "audit")
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -141,7 +143,7 @@ func TestOutdated(t *testing.T) {
 
 // TestDescribe: a path is the local skill, a bare name the installed
 // copies once installed (the published version before, or when asked),
-// and a directory with no SKILL.md is ErrUnreadableSkill with the
+// and a directory with no SKILL.md is a validation error with the
 // diagnostics.
 func TestDescribe(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
@@ -169,7 +171,7 @@ func TestDescribe(t *testing.T) {
 	}
 	empty := t.TempDir()
 	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: empty})
-	if !errors.Is(err, engine.ErrUnreadableSkill) || d == nil || d.Local == nil || len(d.Local.Diagnostics) == 0 {
+	if errdef.ClassOf(err) != errdef.Validation || d == nil || d.Local == nil || len(d.Local.Diagnostics) == 0 {
 		t.Fatalf("a directory without a skill: %+v, %v", d, err)
 	}
 	if _, err := e.Describe(ctx, engine.DescribeRequest{Arg: "nosuchskill"}); err == nil {
@@ -179,7 +181,7 @@ func TestDescribe(t *testing.T) {
 
 // TestDoctor: a healthy setup has no problems; a policy that does not
 // load and a project whose locked skill is not installed are reported
-// (the drift as a *LockDrift), and a password is never shown.
+// (the drift as an *install.LockDrift), and a password is never shown.
 func TestDoctor(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
@@ -224,8 +226,8 @@ func TestDoctor(t *testing.T) {
 	if len(rep.Problems) < 2 || !strings.HasPrefix(rep.Problems[0].Error(), "policy "+badPolicy+": ") {
 		t.Fatalf("problems: %v", rep.Problems)
 	}
-	var drift *engine.LockDrift
-	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != engine.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
+	var drift *install.LockDrift
+	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != install.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
 		t.Errorf("drift: %v", rep.Project.Drift)
 	}
 }
@@ -329,7 +331,7 @@ func TestAudit(t *testing.T) {
 }
 
 // hostsOf is Engine.Hosts for an engine opened on env.
-func hostsOf(env hosts.Env, ids []string) ([]engine.HostView, error) {
+func hostsOf(env hosts.Env, ids []string) ([]hosts.View, error) {
 	e, err := engine.Open(context.Background(), engine.Options{Env: env})
 	if err != nil {
 		return nil, err

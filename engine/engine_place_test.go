@@ -32,12 +32,12 @@ func TestInstallLinks(t *testing.T) {
 	}
 	rec := &recorder{level: slog.LevelInfo}
 	opts.Log = slog.New(rec)
+	opts.Target = engine.Target{Hosts: []string{"claude", "codex"}, Placement: install.PlaceLink}
 	e, err = engine.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := engine.Target{Hosts: []string{"claude", "codex"}, Placement: install.PlaceLink}
-	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: target})
+	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,11 @@ func TestInstallLinks(t *testing.T) {
 		t.Fatalf("installed into %d roots, want the copy's and the link's", len(res.Roots))
 	}
 	// Nothing said: the root holds links, so the install keeps linking.
-	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{"claude"}}, Checks: engine.Checks{Force: true}}); err != nil {
+	opts.Target = engine.Target{Hosts: []string{"claude"}}
+	if e, err = engine.Open(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Checks: engine.Checks{Force: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {

@@ -19,14 +19,24 @@ import (
 // named, Install installs for each of them (where those hosts' agents
 // read skills).
 func TestDefaultHostSeveral(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range []string{"claude", "agents"} {
-		if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}, Target: engine.Target{Hosts: []string{h}}}); err != nil {
+		hopts := opts
+		hopts.Target = engine.Target{Hosts: []string{h}}
+		he, err := engine.Open(ctx, hopts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := he.Install(ctx, engine.InstallRequest{Refs: []string{"notes"}}); err != nil {
 			t.Fatalf("--host %s: %v", h, err)
 		}
 	}
@@ -200,7 +210,7 @@ func TestList(t *testing.T) {
 }
 
 // TestSignAndInfo: Sign by reference signs once per key (the second
-// call attaches nothing) and Info lists the repository's versions.
+// call attaches nothing) and Describe lists the repository's versions.
 func TestSignAndInfo(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
@@ -216,14 +226,14 @@ func TestSignAndInfo(t *testing.T) {
 	if err != nil || !again.Unchanged || again.Referrer != first.Referrer {
 		t.Fatalf("signing again: %+v, %v; want unchanged, referrer %s", again, err, first.Referrer)
 	}
-	info, err := e.Info(ctx, engine.InfoRequest{Ref: "notes"})
+	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: "notes", Published: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Manifest.Metadata.Version != "1.0.0" || len(info.Versions) != 1 || info.Versions[0].String() != "1.0.0" {
+	if info := d.Published; info.Manifest.Metadata.Version != "1.0.0" || len(info.Versions) != 1 || info.Versions[0].String() != "1.0.0" {
 		t.Fatalf("info: %s, versions %v", info.Manifest.Metadata.Version, info.Versions)
 	}
-	if _, err := e.Info(ctx, engine.InfoRequest{Ref: "./notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.Describe(ctx, engine.DescribeRequest{Arg: "./notes", Published: true}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("info of a directory: %v, want ErrInvalidRequest", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
@@ -15,8 +16,8 @@ var (
 	ErrInvalidRequest = errdef.New(errdef.Usage, "invalid request")
 	// ErrNoManifest means a project operation found no project manifest.
 	ErrNoManifest = errdef.New(errdef.Usage, "no project manifest")
-	// ErrNoSuchSkill means a source holds no skill of the name asked for.
-	ErrNoSuchSkill = errdef.New(errdef.NotFound, "no such skill")
+	// errNoSuchSkill means a source holds no skill of the name asked for.
+	errNoSuchSkill = errdef.New(errdef.NotFound, "no such skill")
 	// errUntrustedCommit means a git commit's signature could not be
 	// turned into a signer identity.
 	errUntrustedCommit = errdef.New(errdef.Trust, "untrusted commit signature")
@@ -63,8 +64,6 @@ type NotInstalledError struct {
 	Names []string
 	// looked are the roots read.
 	looked []string
-	// Err is install.ErrNotInstalled.
-	Err error
 }
 
 func (e *NotInstalledError) Error() string {
@@ -99,7 +98,7 @@ func rootsLooked(dirs []string) string {
 }
 
 // Unwrap returns install.ErrNotInstalled.
-func (e *NotInstalledError) Unwrap() error { return e.Err }
+func (e *NotInstalledError) Unwrap() error { return install.ErrNotInstalled }
 
 // invalidError marks err as ErrInvalidRequest without changing its
 // message.
@@ -164,9 +163,9 @@ func (e *SeveralHostsError) Class() errdef.Class { return errdef.Usage }
 // Is reports whether target is errSeveralHosts.
 func (e *SeveralHostsError) Is(target error) bool { return target == errSeveralHosts }
 
-// ErrAuditBlocked means the static audit blocks a skill at the tier it
+// errAuditBlocked means the static audit blocks a skill at the tier it
 // claims, so it is not published.
-var ErrAuditBlocked = errdef.New(errdef.Trust, "the audit blocks it")
+var errAuditBlocked = errdef.New(errdef.Trust, "the audit blocks it")
 
 var (
 	// ErrNotSigned means no signature is attached to a version.
@@ -182,9 +181,9 @@ var (
 // ErrInvalidLock means a project's lock file does not parse.
 var ErrInvalidLock = errdef.New(errdef.Validation, "invalid lock file")
 
-// ErrUnreadableSkill means a directory holds no skill that can be read,
+// errUnreadableSkill means a directory holds no skill that can be read,
 // even leniently (no SKILL.md, or front matter that does not parse).
-var ErrUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")
+var errUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")
 
 var (
 	// ErrAuditFailed means the static audit could not run on a skill (a
@@ -200,32 +199,33 @@ var (
 )
 
 // SkillDirsError is a directory below which no skill directory could be
-// listed: the walk failed (Err), or nothing below it holds a SKILL.md.
+// listed: the walk failed, or nothing below it holds a SKILL.md. Its
+// message names the directory.
 type SkillDirsError struct {
-	// Root is the directory walked.
-	Root string
-	// Err is the walk's failure; nil when it found no skill.
-	Err error
+	// root is the directory walked.
+	root string
+	// err is the walk's failure; nil when it found no skill.
+	err error
 }
 
 func (e *SkillDirsError) Error() string {
-	if e.Err == nil {
-		return e.Root + ": no directory below it holds a SKILL.md"
+	if e.err == nil {
+		return e.root + ": no directory below it holds a SKILL.md"
 	}
-	return e.Root + ": " + e.Err.Error()
+	return e.root + ": " + e.err.Error()
 }
 
-// Class is errdef.NotFound when no skill is below Root, else the walk
-// failure's class.
+// Class is errdef.NotFound when no skill is below the directory, else
+// the walk failure's class.
 func (e *SkillDirsError) Class() errdef.Class {
-	if e.Err == nil {
+	if e.err == nil {
 		return errdef.NotFound
 	}
-	return errdef.ClassOf(e.Err)
+	return errdef.ClassOf(e.err)
 }
 
 // Unwrap returns the walk's failure.
-func (e *SkillDirsError) Unwrap() error { return e.Err }
+func (e *SkillDirsError) Unwrap() error { return e.err }
 
 // ErrNotPublisher means a status change (yank, deprecate) was signed
 // with a key that did not sign the version: only its publisher may

@@ -101,7 +101,9 @@ func BenchmarkFaults(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := engine.Open(ctx, engine.Options{Client: c, PolicyFile: policy, Env: hosts.Env{Home: home, Cwd: home}})
+		// Installs go to home/root.
+		e, err := engine.Open(ctx, engine.Options{Client: c, PolicyFile: policy, Env: hosts.Env{Home: home, Cwd: home},
+			Target: engine.Target{Roots: []string{filepath.Join(home, "root")}}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -158,7 +160,7 @@ func BenchmarkFaults(b *testing.B) {
 			}
 			e := open(timeouts, dir)
 			start := time.Now()
-			_, err := e.Install(ctx, engine.InstallRequest{Manifest: manifest, Target: engine.Target{Roots: []string{root}}})
+			_, err := e.Install(ctx, engine.InstallRequest{Manifest: manifest})
 			worst = max(worst, time.Since(start))
 			if problem := checkInstall(root, filepath.Join(dir, "skills.lock"), err); problem != "" {
 				corrupt++
@@ -195,7 +197,7 @@ func BenchmarkFaults(b *testing.B) {
 	healed.Store(true)
 	for _, dir := range failed {
 		root, lock := filepath.Join(dir, "root"), filepath.Join(dir, "skills.lock")
-		_, err := open(timeouts, dir).Install(ctx, engine.InstallRequest{Manifest: filepath.Join(dir, "skills.yaml"), Target: engine.Target{Roots: []string{root}}})
+		_, err := open(timeouts, dir).Install(ctx, engine.InstallRequest{Manifest: filepath.Join(dir, "skills.yaml")})
 		if problem := checkInstall(root, lock, err); problem != "" || err != nil {
 			corrupt++
 			b.Errorf("install in %s run again after a fault: %s (err %v)", dir, problem, err)

@@ -38,7 +38,8 @@ func TestFeedInFirstRound(t *testing.T) {
 			t.Fatal(err)
 		}
 		e, err := engine.Open(ctx, engine.Options{Client: c, Source: host + "/round", PolicyFile: filepath.Join(work, "policy.yaml"),
-			Env: hosts.Env{Home: work, Cwd: work}})
+			// Installs go to work/root.
+			Env: hosts.Env{Home: work, Cwd: work}, Target: engine.Target{Roots: []string{filepath.Join(work, "root")}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,14 +61,13 @@ func TestFeedInFirstRound(t *testing.T) {
 	}
 	// Each command is a new process: its own client, an empty cache.
 	proxy := registrytest.NewProxyWith(t, reg, registrytest.ProxyOptions{Delay: 150 * time.Millisecond})
-	root := filepath.Join(work, "root")
 	rec := &roundRecorder{base: http.DefaultTransport}
-	if _, err := open(proxy.Host, "cache-install", rec).Install(ctx, engine.InstallRequest{Refs: []string{"solo@^1"}, Consent: engine.Consent{AllowExperimental: true}, Target: engine.Target{Roots: []string{root}}}); err != nil {
+	if _, err := open(proxy.Host, "cache-install", rec).Install(ctx, engine.InstallRequest{Refs: []string{"solo@^1"}, Consent: engine.Consent{AllowExperimental: true}}); err != nil {
 		t.Fatal(err)
 	}
 	rec.check(t, "install")
 	rec = &roundRecorder{base: http.DefaultTransport}
-	res, err := open(proxy.Host, "cache-outdated", rec).Outdated(ctx, engine.OutdatedRequest{Target: engine.Target{Roots: []string{root}}, All: true})
+	res, err := open(proxy.Host, "cache-outdated", rec).Outdated(ctx, engine.OutdatedRequest{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}

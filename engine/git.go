@@ -113,7 +113,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 			e.prepareAudit(ctx, s.Dir)
 		}
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return fail(invalid(err))
 	}
@@ -169,7 +169,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	}
 	for _, p := range pick {
 		if !found[p] {
-			return fail(mark(ErrNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", res.Ref, p, strings.Join(have, ", "))))
+			return fail(mark(errNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", res.Ref, p, strings.Join(have, ", "))))
 		}
 	}
 	return out, res, cleanup, nil

@@ -5,9 +5,11 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 )
 
-// InfoResult is a published version and the versions its repository has.
+// InfoResult is a published version and the versions its repository has
+// (Describe's Published).
 type InfoResult struct {
 	Repository *registry.Repository
 	// Manifest is the version the reference selected (its metadata,
@@ -17,34 +19,16 @@ type InfoResult struct {
 	Versions []*semver.Version
 	// Status is the publisher's status of Manifest (yanked, deprecated),
 	// read from the attestations attached to it.
-	Status *VersionStatus
+	Status *registry.VersionStatus
 	// Yanked are the versions of Versions that are yanked.
 	Yanked []string
 	// Advisories are the obeyed advisories naming Manifest.
-	Advisories []Advised
+	Advisories []advisory.Advised
 }
 
-// InfoRequest names the published version Info reads.
-type InfoRequest struct {
-	// Ref is the reference (NAME[@RANGE], REGISTRY/NAMESPACE/NAME[@VERSION],
-	// oci-layout:DIR/NAME[@VERSION]).
-	Ref string
-	// Prerelease lets the range select pre-releases.
-	Prerelease bool
-}
-
-// Info fetches what `skillpm info` shows: the version r.Ref selects and
-// every version of its repository. Only manifests are read, never layers.
-func (e *Engine) Info(ctx context.Context, r InfoRequest) (*InfoResult, error) {
-	ref, pre := r.Ref, r.Prerelease
-	repo, m, err := e.resolveRef(ctx, ref, pre)
-	if err != nil {
-		return nil, err
-	}
-	return e.infoManifest(ctx, repo, m)
-}
-
-// infoManifest is Info for a version already fetched.
+// infoManifest is what `skillpm info` shows of a published version m of
+// repo: every version of the repository, m's status and advisories, and
+// which versions are yanked. Only manifests are read, never layers.
 func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion) (*InfoResult, error) {
 	vs, err := repo.Versions(ctx)
 	if err != nil {
@@ -60,7 +44,7 @@ func (e *Engine) infoManifest(ctx context.Context, repo *registry.Repository, m 
 	if err != nil {
 		return nil, err
 	}
-	info.Advisories = advised(ch.Index, m.Metadata.Name, m.Metadata.Version, repo.TrustRepository(), m.Descriptor.Digest.String(), m.Metadata.Tree)
+	info.Advisories = ch.Index.Advised(m.Metadata.Name, m.Metadata.Version, repo.TrustRepository(), m.Descriptor.Digest.String(), m.Metadata.Tree)
 	tags, err := repo.Tags(ctx)
 	if err != nil {
 		return nil, err

@@ -32,8 +32,6 @@ type InstallRequest struct {
 	Refs []string
 	// Manifest and Lock name the project's files (see FindManifest).
 	Manifest, Lock string
-	// Target overrides the Engine's Target for this request.
-	Target Target
 	// Roots, when set, are the roots to install into, as given.
 	Roots []install.Root
 	// Origin names where Refs come from in messages; "" means "the
@@ -64,8 +62,6 @@ type InstallRequest struct {
 // InstallResult is what an install did, with what it decided.
 type InstallResult struct {
 	*install.Result
-	// LockFile is the project's lock ("" for references).
-	LockFile string
 }
 
 // InstallError is an install that failed once its source was chosen: it
@@ -161,7 +157,7 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return opts, invalid(fmt.Errorf("minimum tier %q: use verified, community or experimental", r.MinTier))
 	}
-	if opts.InstalledAt, err = registry.SourceDateEpoch(e.opts.Getenv); err != nil {
+	if opts.InstalledAt, err = registry.SourceDateEpoch(e.getenv); err != nil {
 		return opts, invalid(err)
 	}
 	return opts, nil
@@ -179,14 +175,6 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 	return p.Roots, nil
 }
 
-// target is the request's Target, else the Engine's.
-func (e *Engine) target(t Target) Target {
-	if t.empty() {
-		return e.opts.Target
-	}
-	return t
-}
-
 // Install resolves, verifies and installs what r names (or the project)
 // as `skillpm install` does: references go to the roots of the target
 // (without hosts or roots named: defaultHost's user roots, or when
@@ -195,7 +183,7 @@ func (e *Engine) target(t Target) Target {
 // written only when it changed.
 // Nothing is written when anything is refused.
 func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
-	t := e.target(r.Target)
+	t := e.opts.Target
 	roots := r.Roots
 	var err error
 	if len(roots) == 0 && len(r.Refs) > 0 {
@@ -353,7 +341,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	}
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
-	return &InstallResult{Result: res, LockFile: lockFile}, nil
+	return &InstallResult{Result: res}, nil
 }
 
 func origin(s string) string {
@@ -462,7 +450,7 @@ func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick [
 	}
 	for _, p := range pick {
 		if !found[p] {
-			return nil, mark(ErrNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", dir, p, strings.Join(have, ", ")))
+			return nil, mark(errNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", dir, p, strings.Join(have, ", ")))
 		}
 	}
 	return out, nil
@@ -478,7 +466,7 @@ func (e *Engine) buildLocal(ctx context.Context, dir string, noVCS bool) (instal
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return install.Local{}, invalid(fmt.Errorf("%s: no such skill directory", dir))
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return install.Local{}, invalid(err)
 	}

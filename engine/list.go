@@ -83,7 +83,11 @@ type ListRequest struct {
 // (SearchedRoots; the Engine's Target when it is empty), as `skillpm
 // list` does.
 func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
-	roots, err := SearchedRoots(e.env, e.target(r.Target))
+	t := r.Target
+	if t.empty() {
+		t = e.opts.Target
+	}
+	roots, err := SearchedRoots(e.env, t)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
@@ -25,13 +26,11 @@ import (
 // outdated` does.
 type OutdatedRequest struct {
 	// Manifest and Lock name a project's files (FindManifest). When a
-	// project manifest is found and Target names no custom roots, the
-	// skills the manifest asks for are checked in the project's roots;
-	// otherwise the skills installed by name in the roots Target searches
-	// (SearchedRoots).
+	// project manifest is found and the Engine's Target names no custom
+	// roots, the skills the manifest asks for are checked in the
+	// project's roots; otherwise the skills installed by name in the
+	// roots the Target searches (SearchedRoots).
 	Manifest, Lock string
-	// Target chooses the roots; empty means the Engine's.
-	Target Target
 	// Prerelease counts pre-releases as wanted and latest.
 	Prerelease bool
 	// All keeps the skills that are up to date in the result's Skills.
@@ -64,7 +63,7 @@ type OutdatedSkill struct {
 	YankReason string `json:"yankReason,omitempty"`
 	Deprecated string `json:"deprecated,omitempty"`
 	// Advisories are the obeyed advisories naming the current version.
-	Advisories []Advised `json:"advisories,omitempty"`
+	Advisories []advisory.Advised `json:"advisories,omitempty"`
 }
 
 // Outdated reports whether s is behind what it could have: installed
@@ -106,7 +105,7 @@ type OutdatedResult struct {
 // else FallbackSource (graph); a git reference's from what it gives now;
 // a folder's from building it again.
 func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
-	t := e.target(r.Target)
+	t := e.opts.Target
 	// The feed goes out in the same round as the first tag lists; it is
 	// waited for, so that nothing of it outlives the call.
 	done := make(chan struct{})
@@ -397,7 +396,7 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key st
 		return err
 	}
 	if cur != "" {
-		row.Advisories = advised(ch.Index, row.Name, cur, row.Source)
+		row.Advisories = ch.Index.Advised(row.Name, cur, row.Source)
 	}
 	vs = slices.DeleteFunc(slices.Clone(vs), func(v *semver.Version) bool {
 		st := sts[v.Original()]

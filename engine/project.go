@@ -79,7 +79,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 	}
 	roots := r.Roots
 	if len(roots) == 0 {
-		t := e.target(r.Target)
+		t := e.opts.Target
 		t.Placement = placement(t, m, e.opts.Link)
 		if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
 			return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -22,7 +23,7 @@ type PromoteRequest struct {
 type PromoteResult struct {
 	// Signed is the countersignature (Unchanged when the key had signed
 	// the version already).
-	Signed *SignResult
+	Signed *registry.VersionSignature
 	// VerifyResult is the version verified after the countersignature.
 	*VerifyResult
 	// Trusted says a rule of the policy names the countersigner: without

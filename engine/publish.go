@@ -42,7 +42,7 @@ type PublishResult struct {
 	// the skill claims.
 	Audit *AuditOutcome
 	// Signed is the signature, when the request asked for one.
-	Signed *SignResult
+	Signed *registry.VersionSignature
 }
 
 // AuditOutcome is a static audit and its verdict.
@@ -55,11 +55,11 @@ type AuditOutcome struct {
 
 // Publish validates the skill in r.Dir strictly, packs it reproducibly,
 // audits the packed files at the tier it claims (a block verdict refuses
-// it with ErrAuditBlocked unless AllowAuditFindings), pushes it and, when
-// asked, signs it (idempotently: a key that already signed it is not used
-// again); when the version changed, the source's sparse index (where it
-// has one) re-describes the skill (a warning to Options.Log when it cannot). An invalid skill is a
-// *BuildError. Once the skill is built, a failure returns the result so
+// it, an error of class errdef.Trust, unless AllowAuditFindings), pushes
+// it and, when asked, signs it (idempotently: a key that already signed
+// it is not used again); when the version changed, the source's sparse
+// index (where it has one) re-describes the skill (a warning to
+// Options.Log when it cannot). An invalid skill is a *BuildError. Once the skill is built, a failure returns the result so
 // far (the artifact, the audit) with the error.
 func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult, error) {
 	src, created, err := e.publishTarget(r.To)
@@ -97,7 +97,7 @@ func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string
 		return out, err
 	}
 	if out.Audit.Verdict.Decision == audit.Block && !allowAudit {
-		return out, fmt.Errorf("%w: %s@%s at tier %s", ErrAuditBlocked, a.Skill.Name, a.Skill.Version, out.Audit.Verdict.Tier)
+		return out, fmt.Errorf("%w: %s@%s at tier %s", errAuditBlocked, a.Skill.Name, a.Skill.Version, out.Audit.Verdict.Tier)
 	}
 	if out.PublishResult, err = e.client.Publish(ctx, src, a, registry.PublishOptions{Force: force}); err != nil {
 		return out, err
@@ -106,7 +106,7 @@ func (e *Engine) publishDir(ctx context.Context, src registry.Source, dir string
 }
 
 // signPublished signs the version out pushed to src (signDigest).
-func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *PublishResult, opts sign.SignOptions) (*SignResult, error) {
+func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *PublishResult, opts sign.SignOptions) (*registry.VersionSignature, error) {
 	repo, err := e.client.Repository(src, out.Artifact.Skill.Name)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (e *Engine) publishTarget(to string) (registry.Source, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return nil, time.Time{}, invalid(err)
 	}

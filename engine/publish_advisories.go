@@ -111,55 +111,6 @@ func (e *Engine) feedAhead(ctx context.Context) {
 	_, _ = e.loadFeed(ctx)
 }
 
-// Advised is one advisory naming a skill.
-type Advised struct {
-	// Name, Version and Source name the skill; Digest is what matched
-	// when a digest did.
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Source  string `json:"source"`
-	// ID, Kind, Severity and Summary are the advisory's.
-	ID       string `json:"id"`
-	Kind     string `json:"kind"`
-	Severity string `json:"severity,omitempty"`
-	Summary  string `json:"summary,omitempty"`
-	// Refuses is true for malicious and revoked versions.
-	Refuses bool `json:"refuses"`
-	// ByDigest is true when a digest named it.
-	ByDigest bool `json:"byDigest,omitempty"`
-}
-
-func (a Advised) String() string {
-	return fmt.Sprintf("%s@%s is named by advisory %s (%s)%s", a.Name, a.Version, a.ID, a.kindText(), summary(a.Summary))
-}
-
-// kindText is "kind, severity".
-func (a Advised) kindText() string {
-	if a.Severity != "" {
-		return a.Kind + ", " + a.Severity
-	}
-	return a.Kind
-}
-
-func summary(s string) string {
-	if s == "" {
-		return ""
-	}
-	return ": " + s
-}
-
-// advised returns the advisories of ix naming a skill, by its source
-// repository, version and digests (manifest, tree).
-func advised(ix *advisory.Index, name, version, source string, digests ...string) []Advised {
-	var out []Advised
-	for _, m := range ix.Lookup(source, version, digests...) {
-		a := m.Advisory
-		out = append(out, Advised{Name: name, Version: version, Source: source, ID: a.ID(), Kind: a.Kind, Severity: a.Severity,
-			Summary: a.OSV.GetSummary(), Refuses: a.Refuses(), ByDigest: m.ByDigest})
-	}
-	return out
-}
-
 // checkAdvisories is install.Options.Check: it refuses a lock holding a
 // version an obeyed advisory withdraws (ErrRevoked, naming each one) and
 // warns about the others.
@@ -170,7 +121,7 @@ func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) er
 	}
 	var refused []string
 	for _, ls := range lock.Skills {
-		for _, a := range advised(ch.Index, ls.Name, ls.Version, ls.Source, ls.Digest, ls.Tree) {
+		for _, a := range ch.Index.Advised(ls.Name, ls.Version, ls.Source, ls.Digest, ls.Tree) {
 			if a.Refuses {
 				refused = append(refused, a.String())
 			} else {
@@ -207,7 +158,7 @@ type PublishAdvisoriesResult struct {
 	Advisories int       `json:"advisories"`
 	Expires    time.Time `json:"expires"`
 	// Signed is the signature attached.
-	Signed *SignResult `json:"signed"`
+	Signed *registry.VersionSignature `json:"signed"`
 }
 
 // PublishAdvisories checks r.Data as a feed document (refusing it before
@@ -243,7 +194,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesReque
 
 // InstalledAdvised is an advisory naming an installed copy.
 type InstalledAdvised struct {
-	Advised
+	advisory.Advised
 	// Dir is where the copy is; root is the root holding it.
 	Dir  string `json:"dir"`
 	root string
@@ -328,7 +279,7 @@ func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []in
 			if err != nil {
 				continue
 			}
-			for _, a := range advised(ch.Index, s.Name, s.Version, s.Source, s.Digest, sum.TreeHash) {
+			for _, a := range ch.Index.Advised(s.Name, s.Version, s.Source, s.Digest, sum.TreeHash) {
 				out = append(out, InstalledAdvised{Advised: a, root: r.Dir, Dir: dir, Tree: sum.TreeHash})
 			}
 		}
@@ -359,9 +310,7 @@ func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r insta
 			continue
 		}
 		for _, m := range ix.LookupDigest(sum.TreeHash) {
-			a := m.Advisory
-			out = append(out, InstalledAdvised{Advised: Advised{Name: l.Name, Version: l.Version, Source: m.Repository, ID: a.ID(), Kind: a.Kind,
-				Severity: a.Severity, Summary: a.OSV.GetSummary(), Refuses: a.Refuses(), ByDigest: true},
+			out = append(out, InstalledAdvised{Advised: m.Advised(l.Name, l.Version),
 				root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, foreign: cmp.Or(l.Origin, "another tool or a hand")})
 		}
 	}

@@ -64,7 +64,7 @@ type PublishItem struct {
 // changed are signed one by one (one key, or one keyless identity), and
 // the destination's sparse index re-describes them. The error returned
 // is for the request: a directory that does not exist
-// (ErrInvalidRequest), none with a skill (ErrNoSuchSkill), a git
+// (ErrInvalidRequest), none with a skill (class errdef.NotFound), a git
 // reference that does not resolve.
 func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishAllResult, error) {
 	type item struct{ path, dir, source, revision string }
@@ -94,7 +94,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			return nil, err
 		}
 		if len(dirs) == 0 {
-			return nil, mark(ErrNoSuchSkill, fmt.Errorf("%s: no SKILL.md under it", r.Source))
+			return nil, mark(errNoSuchSkill, fmt.Errorf("%s: no SKILL.md under it", r.Source))
 		}
 		for _, d := range dirs {
 			rel := d

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
@@ -61,8 +62,8 @@ func TestPublishAll(t *testing.T) {
 	if _, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Join(tree, "missing")}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a missing directory: %v, want ErrInvalidRequest", err)
 	}
-	if _, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: t.TempDir()}); !errors.Is(err, engine.ErrNoSuchSkill) {
-		t.Errorf("a directory without skills: %v, want ErrNoSuchSkill", err)
+	if _, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: t.TempDir()}); errdef.ClassOf(err) != errdef.NotFound {
+		t.Errorf("a directory without skills: %v, want a not-found error", err)
 	}
 }
 

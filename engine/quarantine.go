@@ -102,7 +102,7 @@ func (e *Engine) Restore(ctx context.Context, r RestoreRequest) (*RestoreResult,
 		out.Restored = append(out.Restored, got...)
 	}
 	if len(out.Restored) == 0 {
-		return nil, fmt.Errorf("%w: no quarantined copy of %v in any host's roots", ErrNoSuchSkill, r.Names)
+		return nil, fmt.Errorf("%w: no quarantined copy of %v in any host's roots", errNoSuchSkill, r.Names)
 	}
 	return out, nil
 }

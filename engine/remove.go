@@ -11,9 +11,6 @@ import (
 type RemoveRequest struct {
 	// Names are the skills to remove.
 	Names []string
-	// Target overrides the Engine's Target; with neither, the skills are
-	// removed from every host's roots that hold them.
-	Target Target
 	// Roots, when set, are the roots to remove from, as given.
 	Roots []install.Root
 	// Options are install.Remove's (prune, force, dry run).
@@ -22,20 +19,15 @@ type RemoveRequest struct {
 
 // RemoveResult is what Remove did, root by root.
 type RemoveResult struct {
-	Roots []Removal
-}
-
-// Removal is what one root lost.
-type Removal struct {
-	Root install.Root
-	*install.RemoveResult
+	Roots []install.Removal
 }
 
 // Remove uninstalls r.Names, root by root, each root in one transaction,
-// as `skillpm remove` does outside a project: without a target, from
-// every host's roots that hold any of them (each root losing those it
-// holds); names no root holds are a *NotInstalledError. The result is
-// never nil: on a failure it holds the removals done before it.
+// as `skillpm remove` does outside a project: from the roots of the
+// Engine's Target, or without one, from every host's roots that hold any
+// of them (each root losing those it holds); names no root holds are a
+// *NotInstalledError. The result is never nil: on a failure it holds the
+// removals done before it.
 func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
 	out := &RemoveResult{}
 	roots, all := r.Roots, false
@@ -45,7 +37,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 			def = install.DefaultHost
 		}
 		var err error
-		if roots, all, err = rootsHolding(e.env, e.target(r.Target), def, r.Names); err != nil {
+		if roots, all, err = rootsHolding(e.env, e.opts.Target, def, r.Names); err != nil {
 			return out, err
 		}
 		if all && len(roots) == 0 {
@@ -87,7 +79,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 		if err != nil {
 			return out, err
 		}
-		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
+		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	return out, nil
 }
@@ -98,5 +90,5 @@ func (e *Engine) notInstalled(names []string) error {
 	for _, rt := range install.AllSearchRoots(e.env) {
 		looked = append(looked, rt.Dir)
 	}
-	return &NotInstalledError{Names: names, looked: looked, Err: install.ErrNotInstalled}
+	return &NotInstalledError{Names: names, looked: looked}
 }

@@ -16,8 +16,6 @@ type RemoveProjectRequest struct {
 	// Names are the skills to remove, as the manifest names them or by
 	// their short names.
 	Names []string
-	// Target overrides the Engine's Target for the project's roots.
-	Target Target
 	// Options are install.Remove's; Prune is always on (what only the
 	// removed skills needed goes with them).
 	Options install.RemoveOptions
@@ -31,7 +29,7 @@ type RemoveProjectResult struct {
 	Removed []string
 	// Roots are the project's roots that held some of the skills, with
 	// what each lost.
-	Roots []Removal
+	Roots []install.Removal
 	// Lock is the new lock: the entries the remaining skills reach.
 	Lock *resolve.Lockfile
 }
@@ -107,7 +105,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 	}
 	m.Dir = p.Manifest.Dir
 	out.Lock = keepNeeded(p.prev, m)
-	placed, err := projectRoots(e.env, e.target(r.Target), p.Manifest, e.opts.Host)
+	placed, err := projectRoots(e.env, e.opts.Target, p.Manifest, e.opts.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +133,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 		if err != nil {
 			return out, err
 		}
-		out.Roots = append(out.Roots, Removal{Root: root, RemoveResult: res})
+		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
 		if err := saveProject(p.ManifestFile, p.LockFile, p.data, data, out.Lock); err != nil {

@@ -24,52 +24,16 @@ import (
 // after release: yanked (cargo's meaning) and deprecated (npm's).
 const statusPredicateType = "https://skillpm.dev/status/v1"
 
-// Status is the predicate of a status attestation: what the publisher
-// says of one version after releasing it. Each change signs the whole
-// status again with Serial one higher, so the newest is the one with the
-// highest Serial, whatever the registry lists first.
-type Status struct {
-	// Name and Version name the version, as its manifest does.
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	// Serial orders the statuses of a version, starting at 1.
-	Serial int `json:"serial"`
-	// Yanked withholds the version from new resolutions; a lock that
-	// pins it still installs it, with a warning.
-	Yanked bool `json:"yanked,omitempty"`
-	// Reason says why it was yanked.
-	Reason string `json:"reason,omitempty"`
-	// Deprecated is the message shown wherever the version is; "" means
-	// not deprecated.
-	Deprecated string `json:"deprecated,omitempty"`
-	// Time is when it was signed (informational: Serial orders).
-	Time time.Time `json:"time"`
-}
-
-// VersionStatus is the status of a version that counts, with who signed
-// it and the statuses that were found and do not count.
-type VersionStatus struct {
-	// Status is the newest status signed by a publisher of the version;
-	// zero when there is none.
-	Status
-	// Signer signed Status.
-	Signer *sign.Identity `json:"signer,omitempty"`
-	// Ignored says, for each status attestation that does not count, why:
-	// it does not verify under the trust policy, or its signer did not
-	// sign the version.
-	Ignored []string `json:"ignored,omitempty"`
-}
-
 // statusOf reads the status attestations attached to m and returns the
 // newest one signed by a publisher of the version: an identity whose
 // signature of m verifies under the trust policy. The attestation is
 // read and verified over m's digest; a status tag is never trusted.
-func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion) (*VersionStatus, error) {
+func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion) (*registry.VersionStatus, error) {
 	set, err := repo.Bundles(ctx, m.Descriptor, statusPredicateType)
 	if err != nil {
 		return nil, err
 	}
-	out := &VersionStatus{}
+	out := &registry.VersionStatus{}
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	for _, u := range set.Unreadable {
 		out.Ignored = append(out.Ignored, fmt.Sprintf("%s: status %s: %v", at, u.Referrer.Digest, u.Err))
@@ -95,7 +59,7 @@ func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *reg
 	}
 	for _, ok := range res.Verified {
 		ref := set.Bundles[ok.Index].Referrer.Digest
-		var st Status
+		var st registry.Status
 		if err := json.Unmarshal(ok.Predicate, &st); err != nil {
 			out.Ignored = append(out.Ignored, fmt.Sprintf("%s: status %s signed by %s: not a status: %v", at, ref, ok.Identity, err))
 			continue
@@ -119,7 +83,7 @@ func (e *Engine) statusOf(ctx context.Context, repo *registry.Repository, m *reg
 // statusVersion returns the status of version v of repo when its tags
 // hold a status tag for it, else nil: the tag list (read by resolution
 // anyway) spares a referrers listing for every version without one.
-func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v *semver.Version) (*VersionStatus, *registry.SkillVersion, error) {
+func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v *semver.Version) (*registry.VersionStatus, *registry.SkillVersion, error) {
 	tags, err := repo.Tags(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -138,7 +102,7 @@ func (e *Engine) statusVersion(ctx context.Context, repo *registry.Repository, v
 // statuses returns the status of each of vs, versions of solver name
 // key in g, that its repository's tags mark as having one, by version;
 // the statuses that do not count are reported through Options.Log.
-func (e *Engine) statuses(ctx context.Context, g *catalog.Registry, key string, vs []*semver.Version) (map[string]*VersionStatus, error) {
+func (e *Engine) statuses(ctx context.Context, g *catalog.Registry, key string, vs []*semver.Version) (map[string]*registry.VersionStatus, error) {
 	repo, err := g.Repository(key)
 	if err != nil {
 		return nil, nil
@@ -153,7 +117,7 @@ func (e *Engine) statuses(ctx context.Context, g *catalog.Registry, key string, 
 		return nil, err
 	}
 	marked := registry.StatusVersions(tags)
-	out := map[string]*VersionStatus{}
+	out := map[string]*registry.VersionStatus{}
 	for _, v := range vs {
 		if !marked[v.Original()] {
 			continue
@@ -190,9 +154,9 @@ func (e *Engine) hideYanked(g *catalog.Registry) resolve.HideFunc {
 				hidden = append(hidden, resolve.Hidden{Version: v, Why: "yanked by its publisher" + reason(st.Reason)})
 				continue
 			}
-			for _, a := range advised(ch.Index, key, v.Original(), repo) {
+			for _, a := range ch.Index.Advised(key, v.Original(), repo) {
 				if a.Refuses {
-					hidden = append(hidden, resolve.Hidden{Version: v, Why: "withdrawn by advisory " + a.ID + " (" + a.kindText() + ")" + summary(a.Summary)})
+					hidden = append(hidden, resolve.Hidden{Version: v, Why: "withdrawn by " + a.Cite()})
 					break
 				}
 			}
@@ -201,7 +165,7 @@ func (e *Engine) hideYanked(g *catalog.Registry) resolve.HideFunc {
 	}
 }
 
-func (e *Engine) warnIgnored(st *VersionStatus) {
+func (e *Engine) warnIgnored(st *registry.VersionStatus) {
 	if st == nil || !e.warns() {
 		return
 	}
@@ -284,22 +248,7 @@ type SetStatusRequest struct {
 
 // SetStatusResult is what SetStatus did, version by version.
 type SetStatusResult struct {
-	Changes []StatusChange
-}
-
-// StatusChange is one version whose status a SetStatusRequest set.
-type StatusChange struct {
-	// Name, Version and Digest name the version.
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Digest  string `json:"digest"`
-	// Status is what was signed.
-	Status Status `json:"status"`
-	// Referrer is the attestation's referrer manifest.
-	Referrer string `json:"referrer"`
-	// Unchanged is true when the status already said so: nothing was
-	// signed.
-	Unchanged bool `json:"unchanged,omitempty"`
+	Changes []registry.StatusChange
 }
 
 // SetStatus signs and attaches a new status for each version r.Ref names
@@ -315,7 +264,7 @@ func (e *Engine) SetStatus(ctx context.Context, r SetStatusRequest) (*SetStatusR
 
 // setStatuses is SetStatus; on a failure it returns the versions done so
 // far with it.
-func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusChange, error) {
+func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]registry.StatusChange, error) {
 	ref, err := source.ParseRef(r.Ref)
 	if err != nil {
 		return nil, err
@@ -357,7 +306,7 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusC
 			ms = append(ms, m)
 		}
 		if len(ms) == 0 {
-			return nil, fmt.Errorf("%w: no published version of %s matches %s", ErrNoSuchSkill, repo.Name(), r.Ref)
+			return nil, fmt.Errorf("%w: no published version of %s matches %s", errNoSuchSkill, repo.Name(), r.Ref)
 		}
 	}
 	for _, m := range ms {
@@ -365,7 +314,7 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]StatusC
 			return nil, err
 		}
 	}
-	var out []StatusChange
+	var out []registry.StatusChange
 	for _, m := range ms {
 		c, err := e.setStatus(ctx, repo, m, r)
 		if err != nil {
@@ -395,7 +344,7 @@ func (e *Engine) checkPublisher(ctx context.Context, repo *registry.Repository, 
 	return nil
 }
 
-func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, r SetStatusRequest) (*StatusChange, error) {
+func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, r SetStatusRequest) (*registry.StatusChange, error) {
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	cur, err := e.statusOf(ctx, repo, m)
 	if err != nil {
@@ -413,7 +362,7 @@ func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *re
 	if r.Deprecate != nil {
 		next.Deprecated = *r.Deprecate
 	}
-	out := &StatusChange{Name: next.Name, Version: next.Version, Digest: m.Descriptor.Digest.String(), Status: next}
+	out := &registry.StatusChange{Name: next.Name, Version: next.Version, Digest: m.Descriptor.Digest.String(), Status: next}
 	if cur.Signer != nil && next.Yanked == cur.Yanked && next.Reason == cur.Reason && next.Deprecated == cur.Deprecated {
 		out.Unchanged = true
 		return out, nil

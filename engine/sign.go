@@ -13,7 +13,8 @@ import (
 
 // SignRequest names the published version Sign signs and how.
 type SignRequest struct {
-	// Ref is the reference, as for Info.
+	// Ref is the reference (NAME[@RANGE], REGISTRY/NAMESPACE/NAME[@VERSION],
+	// oci-layout:DIR/NAME[@VERSION]).
 	Ref string
 	// Prerelease lets the range select pre-releases.
 	Prerelease bool
@@ -25,7 +26,7 @@ type SignRequest struct {
 // `skillpm sign` does: idempotently for keys (nothing is signed when a
 // signature by r.Sign.Key verifies already), then refreshes the
 // namespace's sparse index, which lists each version's signatures.
-func (e *Engine) Sign(ctx context.Context, r SignRequest) (*SignResult, error) {
+func (e *Engine) Sign(ctx context.Context, r SignRequest) (*registry.VersionSignature, error) {
 	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
 	if err != nil {
 		return nil, err
@@ -37,29 +38,12 @@ func (e *Engine) Sign(ctx context.Context, r SignRequest) (*SignResult, error) {
 	return out, err
 }
 
-// Signed is a signature attached to a published skill version.
-type SignResult struct {
-	// Name, Version, Repository and Digest name the version signed.
-	Name       string `json:"name"`
-	Version    string `json:"version"`
-	Repository string `json:"repository"`
-	Digest     string `json:"digest"`
-	// Signer is who signed; Referrer the signature's digest.
-	Signer   sign.Identity `json:"signer"`
-	Referrer string        `json:"referrer"`
-	// Unchanged says the key had signed it already: nothing was attached.
-	Unchanged bool `json:"unchanged"`
-	// Junk counts referrers posing as signatures that are not readable
-	// bundles (someone may be flooding the version).
-	Junk int `json:"junkReferrers,omitempty"`
-}
-
 // signDigest signs desc (a version of repo's skill) and attaches the
 // signature as an OCI referrer in cosign's format. It is idempotent for
 // keys: when a signature by opts.Key already verifies, nothing is signed
 // and the result says Unchanged.
-func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*SignResult, error) {
-	out := &SignResult{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
+func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*registry.VersionSignature, error) {
+	out := &registry.VersionSignature{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
 	set, err := repo.Signatures(ctx, desc)
 	if err != nil {
 		return nil, err
@@ -83,7 +67,7 @@ func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc
 		}
 		return nil, fmt.Errorf("signing %s@%s: %w", repo.Name(), version, err)
 	}
-	created, err := registry.SourceDateEpoch(e.opts.Getenv)
+	created, err := registry.SourceDateEpoch(e.getenv)
 	if err != nil {
 		return nil, invalid(err)
 	}

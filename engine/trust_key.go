@@ -64,7 +64,7 @@ func (e *Engine) policyTarget() (string, error) {
 	if e.opts.PolicyFile != "" {
 		return e.opts.PolicyFile, nil
 	}
-	sp := tiers.SearchPath(e.opts.Getenv)
+	sp := tiers.SearchPath(e.getenv)
 	if len(sp) == 0 {
 		return "", errors.New("no user configuration directory to keep a trust policy in")
 	}
@@ -290,7 +290,7 @@ func (e *Engine) writePolicy(ctx context.Context, file string, doc *yaml.Node, e
 	if !keep {
 		return nil
 	}
-	return approval.Default(e.opts.Getenv).Approve(file, p.Digest, time.Now())
+	return approval.Default(e.getenv).Approve(file, p.Digest, time.Now())
 }
 
 // approvedBefore reports whether a policy file TrustKey or UntrustKey is
@@ -303,5 +303,5 @@ func (e *Engine) approvedBefore(ctx context.Context, file string) bool {
 		return true
 	}
 	p, err := tiers.Load(ctx, file)
-	return err == nil && approval.Default(e.opts.Getenv).Approved(file, p.Digest)
+	return err == nil && approval.Default(e.getenv).Approved(file, p.Digest)
 }

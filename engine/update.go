@@ -38,7 +38,7 @@ type UpdateResult struct {
 // registries is resolved afresh (updateLocal). Outdated lists what this
 // moves.
 func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
-	t := e.target(r.Target)
+	t := e.opts.Target
 	roots := r.Roots
 	all := false
 	if len(roots) == 0 {

@@ -42,20 +42,7 @@ type ValidateResult struct {
 	// Results are the skills, in the order of the request's directories.
 	Results []skill.Result
 	// Summary counts them.
-	Summary ValidateSummary
-}
-
-// ValidateSummary counts what a validation found.
-type ValidateSummary struct {
-	// Skills is how many skills were checked, Valid how many have no
-	// error.
-	Skills int `json:"skills"`
-	Valid  int `json:"valid"`
-	// Errors and Warnings count the diagnostics of every skill.
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	// Codes counts the diagnostics by code.
-	Codes map[string]int `json:"codes"`
+	Summary skill.Summary
 }
 
 // Validate checks the skills in r.Dirs (below them with Recursive)
@@ -102,24 +89,6 @@ func Validate(ctx context.Context, r ValidateRequest) (*ValidateResult, error) {
 		dirs = append(dirs, found...)
 	}
 	out := &ValidateResult{Mode: opts.Mode, Results: skill.LoadSet(ctx, dirs, opts)}
-	out.Summary = summarize(out.Results)
+	out.Summary = skill.Summarize(out.Results)
 	return out, nil
-}
-
-func summarize(rs []skill.Result) ValidateSummary {
-	s := ValidateSummary{Skills: len(rs), Codes: map[string]int{}}
-	for _, r := range rs {
-		if !r.Diagnostics.HasErrors() {
-			s.Valid++
-		}
-		for _, d := range r.Diagnostics {
-			s.Codes[d.Code]++
-			if d.Severity == skill.Error {
-				s.Errors++
-			} else {
-				s.Warnings++
-			}
-		}
-	}
-	return s
 }

@@ -28,7 +28,7 @@ type VerifyResult struct {
 
 // VerifyRequest is one verification.
 type VerifyRequest struct {
-	// Ref names the published version, as for Info (a directory is
+	// Ref names the published version, as for Sign (a directory is
 	// refused: it is not published).
 	Ref string
 	// MinTier refuses a version whose effective tier is below it.

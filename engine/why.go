@@ -2,22 +2,16 @@ package engine
 
 import (
 	"context"
-)
 
-// WhyStep is one skill of a chain: the version chosen and the range the
-// step before it (or the request, for the first) asked for.
-type WhyStep struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Range   string `json:"range,omitempty"`
-}
+	"github.com/skillpm/skillpm/resolve"
+)
 
 // WhyChain is one path from a skill asked for by name to the skill
 // explained.
 type WhyChain struct {
 	// From is the graph's lock file or root.
-	From  string    `json:"from"`
-	Chain []WhyStep `json:"chain"`
+	From  string              `json:"from"`
+	Chain []resolve.ChainStep `json:"chain"`
 }
 
 // WhyResult explains why a skill is installed.
@@ -52,17 +46,8 @@ func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
 		for n := range dg.Nodes {
 			out.Known = append(out.Known, n)
 		}
-		for _, ch := range dg.chains(name) {
-			steps := []WhyStep{}
-			for i, s := range ch {
-				n := dg.Nodes[s]
-				rng := n.Range
-				if i > 0 {
-					rng = dg.Ranges(dg.Nodes[ch[i-1]])[s]
-				}
-				steps = append(steps, WhyStep{Name: s, Version: n.Version, Range: rng})
-			}
-			out.Chains = append(out.Chains, WhyChain{From: dg.From, Chain: steps})
+		for _, ch := range dg.Chains(name) {
+			out.Chains = append(out.Chains, WhyChain{From: dg.From, Chain: ch})
 		}
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/resolve"
 )
 
 // TestWhy: a project without a lock yet is ErrInvalidRequest; once
@@ -29,7 +30,7 @@ func TestWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := engine.WhyStep{Name: "notes", Version: "1.0.0", Range: "^1"}
+	want := resolve.ChainStep{Name: "notes", Version: "1.0.0", Range: "^1"}
 	if len(res.Chains) != 1 || res.Chains[0].From != filepath.Join(proj, "skills.lock") || len(res.Chains[0].Chain) != 1 || res.Chains[0].Chain[0] != want {
 		t.Errorf("project: %+v; want one chain [%+v] from skills.lock", res.Chains, want)
 	}

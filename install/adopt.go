@@ -32,6 +32,13 @@ type AdoptOptions struct {
 	Trust      sign.VerifyOptions
 }
 
+// Adoption is what an adoption recorded in one root: the root and the
+// Adopted result there.
+type Adoption struct {
+	Root Root
+	*Adopted
+}
+
 // Adopted is the receipt Adopt wrote and where the skill came from.
 type Adopted struct {
 	Record Record `json:"record"`

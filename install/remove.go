@@ -43,6 +43,12 @@ type RemoveResult struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// Removal is what one root lost: the root and its removal's result.
+type Removal struct {
+	Root Root
+	*RemoveResult
+}
+
 // DependedUponError lists who still needs a skill.
 type DependedUponError struct {
 	Name       string

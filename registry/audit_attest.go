@@ -17,6 +17,19 @@ import (
 // requireAudit grants its tier only when one of the signers of a counting
 // attestation matches: see AuditVerification.Signers.
 
+// AuditAttestation is an audit attestation attached to a published
+// version: which version, who signed it, the referrer carrying it and the
+// verdict it states.
+type AuditAttestation struct {
+	Name       string           `json:"name"`
+	Version    string           `json:"version"`
+	Repository string           `json:"repository"`
+	Digest     string           `json:"digest"`
+	Signer     sign.Identity    `json:"signer"`
+	Referrer   string           `json:"referrer"`
+	Predicate  attest.Predicate `json:"predicate"`
+}
+
 // AuditAttestationCheck is the outcome of one audit attestation attached
 // to a skill.
 type AuditAttestationCheck struct {

@@ -350,6 +350,10 @@ func (c *Client) OfflineSession() *Client {
 	return s
 }
 
+// CacheDir is the directory of the client's content cache, where other
+// caches derived from fetched content (the audit's reports) belong too.
+func (c *Client) CacheDir() string { return c.opts.CacheDir }
+
 // Offline reports whether c sends no request at all (Options.Offline):
 // the engine then answers git references from the git cache too.
 func (c *Client) Offline() bool { return c.opts.Offline }

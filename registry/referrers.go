@@ -285,6 +285,24 @@ func (s *BundleSet) Raw() [][]byte {
 	return out
 }
 
+// VersionSignature is a signature attached to a published skill version
+// by one signing (or found attached already: Unchanged).
+type VersionSignature struct {
+	// Name, Version, Repository and Digest name the version signed.
+	Name       string `json:"name"`
+	Version    string `json:"version"`
+	Repository string `json:"repository"`
+	Digest     string `json:"digest"`
+	// Signer is who signed; Referrer the signature's digest.
+	Signer   sign.Identity `json:"signer"`
+	Referrer string        `json:"referrer"`
+	// Unchanged says the key had signed it already: nothing was attached.
+	Unchanged bool `json:"unchanged"`
+	// Junk counts referrers posing as signatures that are not readable
+	// bundles (someone may be flooding the version).
+	Junk int `json:"junkReferrers,omitempty"`
+}
+
 // Signatures returns the signature bundles attached to subject: the
 // bundle referrers whose predicate type is cosign's signature type (or
 // unstated). See [Repository.Bundles].

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpm/skillpm/sign"
 )
 
 // A version's status after release (yanked, deprecated) is a signed
@@ -18,6 +21,58 @@ import (
 // StatusTag(version): the tag list, which resolution reads anyway, says
 // which versions have one. The tag is only where to look; what counts is
 // the signed attestation, read and verified over the version's digest.
+
+// Status is the predicate of a status attestation: what the publisher
+// says of one version after releasing it. Each change signs the whole
+// status again with Serial one higher, so the newest is the one with the
+// highest Serial, whatever the registry lists first.
+type Status struct {
+	// Name and Version name the version, as its manifest does.
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Serial orders the statuses of a version, starting at 1.
+	Serial int `json:"serial"`
+	// Yanked withholds the version from new resolutions; a lock that
+	// pins it still installs it, with a warning.
+	Yanked bool `json:"yanked,omitempty"`
+	// Reason says why it was yanked.
+	Reason string `json:"reason,omitempty"`
+	// Deprecated is the message shown wherever the version is; "" means
+	// not deprecated.
+	Deprecated string `json:"deprecated,omitempty"`
+	// Time is when it was signed (informational: Serial orders).
+	Time time.Time `json:"time"`
+}
+
+// VersionStatus is the status of a version that counts, with who signed
+// it and the statuses that were found and do not count.
+type VersionStatus struct {
+	// Status is the newest status signed by a publisher of the version;
+	// zero when there is none.
+	Status
+	// Signer signed Status.
+	Signer *sign.Identity `json:"signer,omitempty"`
+	// Ignored says, for each status attestation that does not count, why:
+	// it does not verify under the trust policy, or its signer did not
+	// sign the version.
+	Ignored []string `json:"ignored,omitempty"`
+}
+
+// StatusChange is one version whose status was set: the new status, and
+// the referrer it was attached as.
+type StatusChange struct {
+	// Name, Version and Digest name the version.
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Digest  string `json:"digest"`
+	// Status is what was signed.
+	Status Status `json:"status"`
+	// Referrer is the attestation's referrer manifest.
+	Referrer string `json:"referrer"`
+	// Unchanged is true when the status already said so: nothing was
+	// signed.
+	Unchanged bool `json:"unchanged,omitempty"`
+}
 
 // StatusTagPrefix starts the tag of a version's status attestation. A tag
 // with it never parses as a version ([VersionFromTag]).

@@ -56,7 +56,7 @@ refused: install the skill with skillpm instead.`,
 
 // printAdopted renders what adopt recorded: JSON, or per root the version
 // and tier recorded and where the files came from (or why experimental).
-func printAdopted(g *globals, done []engine.Adoption) error {
+func printAdopted(g *globals, done []install.Adoption) error {
 	if g.json() {
 		out := []*install.Adopted{}
 		for _, a := range done {

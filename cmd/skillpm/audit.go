@@ -12,6 +12,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/spf13/cobra"
 )
@@ -110,7 +111,7 @@ type auditJSON struct {
 	// Manifest is the audited version's manifest digest, for a REF.
 	Manifest string `json:"manifest,omitempty"`
 	// Attestation is the attestation --sign attached.
-	Attestation *engine.Attestation `json:"attestation,omitempty"`
+	Attestation *registry.AuditAttestation `json:"attestation,omitempty"`
 	// Suggestion is what --suggest adds.
 	Suggestion *audit.Suggestion `json:"suggestion,omitempty"`
 }
@@ -144,7 +145,7 @@ func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error 
 // gives a skill that could not be audited exit status 1.
 func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err error) error {
 	single := len(args) == 1 && !f.recursive
-	sd, isDirs := errors.AsType[*engine.SkillDirsError](err)
+	_, isDirs := errors.AsType[*engine.SkillDirsError](err)
 	switch {
 	case errors.Is(err, engine.ErrAttestVersion) && single:
 		return classed(errdef.Usage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
@@ -152,10 +153,9 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 		return classed(errdef.Usage, errors.New("--sign attests one published version; audit several skills without it"))
 	case errors.Is(err, engine.ErrAuditFailed):
 		return classed(errdef.Internal, err)
-	case isDirs && sd.Err != nil:
-		return classed(errdef.Internal, fmt.Errorf("audit -r %s: %w", sd.Root, sd.Err))
 	case isDirs:
-		return classed(errdef.Internal, fmt.Errorf("audit -r %s: no directory below it holds a SKILL.md", sd.Root))
+		// The message names the directory: "audit -r DIR: why".
+		return classed(errdef.Internal, fmt.Errorf("audit -r %w", err))
 	case errors.Is(err, audit.ErrNotDir) && !single:
 		return usageErrorf(c, err)
 	}

@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 )
 
 // printAttested says which audit attestation was attached where.
-func printAttested(w io.Writer, a *engine.Attestation) {
+func printAttested(w io.Writer, a *registry.AuditAttestation) {
 	fmt.Fprintf(w, "attested %s@%s (%s) as %s: %s at tier %s; attestation %s attached to %s\n", a.Name, a.Version, a.Digest,
 		a.Signer, a.Predicate.Verdict.Decision, a.Predicate.Verdict.Tier, a.Referrer, a.Repository)
 }

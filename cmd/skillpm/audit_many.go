@@ -11,8 +11,8 @@ import (
 // auditManyJSON is the --output json document when several skills are
 // audited: one entry per skill, in the order given, and the counts.
 type auditManyJSON struct {
-	Skills  []auditEntryJSON    `json:"skills"`
-	Summary engine.AuditSummary `json:"summary"`
+	Skills  []auditEntryJSON `json:"skills"`
+	Summary audit.Summary    `json:"summary"`
 }
 
 // auditEntryJSON is one audited skill: its report, digest and verdict, or

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
@@ -143,16 +144,16 @@ func doctorView(g *globals, res *engine.DoctorResult) doctorReport {
 
 // doctorProblem words one problem with the command that fixes it.
 func doctorProblem(g *globals, err error) string {
-	d, ok := errors.AsType[*engine.LockDrift](err)
+	d, ok := errors.AsType[*install.LockDrift](err)
 	if !ok {
 		return rootsErr(g, projectOpenErr(err)).Error()
 	}
 	switch d.Kind {
-	case engine.DriftNoLock:
+	case install.DriftNoLock:
 		return d.Error() + ": run skillpm install"
-	case engine.DriftNewer:
+	case install.DriftNewer:
 		return fmt.Sprintf("%s: run skillpm lock --upgrade %s (or skillpm update %s)", d, d.Name, d.Name)
-	case engine.DriftFiles:
+	case install.DriftFiles:
 		return d.Error() + ": look at what changed; skillpm install --frozen --force restores the locked files"
 	}
 	return d.Error() + ": run skillpm install --frozen"

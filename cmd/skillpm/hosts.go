@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/hosts"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +51,7 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 }
 
 // printHosts renders the hosts table as text.
-func printHosts(w io.Writer, views []engine.HostView) {
+func printHosts(w io.Writer, views []hosts.View) {
 	for i, v := range views {
 		if i > 0 {
 			fmt.Fprintln(w)

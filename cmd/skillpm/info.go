@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/spf13/cobra"
 )
 
@@ -68,28 +69,28 @@ name, give a version or range (NAME@^1) or --registry.
 }
 
 type infoJSON struct {
-	Name        string            `json:"name"`
-	Version     string            `json:"version"`
-	Description string            `json:"description"`
-	License     string            `json:"license,omitempty"`
-	Tier        string            `json:"tier"`
-	Permissions []string          `json:"permissions"`
-	Requires    map[string]string `json:"requires"`
-	Tree        string            `json:"tree,omitempty"`
-	Source      string            `json:"source,omitempty"`
-	Revision    string            `json:"revision,omitempty"`
-	Created     string            `json:"created,omitempty"`
-	FromConfig  []string          `json:"fromConfig,omitempty"`
-	Repository  string            `json:"repository"`
-	Digest      string            `json:"digest"`
-	Size        int64             `json:"size"`
-	Layer       infoLayerJSON     `json:"layer"`
-	Versions    []string          `json:"versions"`
-	Yanked      []string          `json:"yanked,omitempty"`
-	Status      *engine.Status    `json:"status,omitempty"`
-	Advisories  []engine.Advised  `json:"advisories,omitempty"`
-	Annotations map[string]string `json:"annotations"`
-	Manifest    json.RawMessage   `json:"manifest"`
+	Name        string             `json:"name"`
+	Version     string             `json:"version"`
+	Description string             `json:"description"`
+	License     string             `json:"license,omitempty"`
+	Tier        string             `json:"tier"`
+	Permissions []string           `json:"permissions"`
+	Requires    map[string]string  `json:"requires"`
+	Tree        string             `json:"tree,omitempty"`
+	Source      string             `json:"source,omitempty"`
+	Revision    string             `json:"revision,omitempty"`
+	Created     string             `json:"created,omitempty"`
+	FromConfig  []string           `json:"fromConfig,omitempty"`
+	Repository  string             `json:"repository"`
+	Digest      string             `json:"digest"`
+	Size        int64              `json:"size"`
+	Layer       infoLayerJSON      `json:"layer"`
+	Versions    []string           `json:"versions"`
+	Yanked      []string           `json:"yanked,omitempty"`
+	Status      *registry.Status   `json:"status,omitempty"`
+	Advisories  []advisory.Advised `json:"advisories,omitempty"`
+	Annotations map[string]string  `json:"annotations"`
+	Manifest    json.RawMessage    `json:"manifest"`
 }
 
 type infoLayerJSON struct {
@@ -176,7 +177,7 @@ func printInfo(g *globals, info *engine.InfoResult) error {
 			shown[i] += " (yanked)"
 		}
 	}
-	var status *engine.Status
+	var status *registry.Status
 	if st := info.Status; st != nil && st.Signer != nil {
 		status = &st.Status
 	}
@@ -292,12 +293,13 @@ type infoDirJSON struct {
 
 // printInfoLocal renders a skill directory read leniently; err is
 // Describe's (the skill could not be read at all).
-func printInfoLocal(g *globals, l *engine.LocalSkill, err error) error {
-	s, ds, deps, dir := l.Skill, l.Diagnostics, l.Dependencies, l.Dir
+func printInfoLocal(g *globals, l *skill.Result, err error) error {
+	s, ds, dir := l.Skill, l.Diagnostics, l.Dir
 	if err != nil {
 		printDiagnostics(g.stderr, ds)
 		return err
 	}
+	deps := s.Dependencies()
 	if g.json() {
 		j := infoDirJSON{Dir: dir, Name: s.Name, Version: s.Version, Description: s.Description, License: s.License,
 			Tier: string(s.Tier()), Permissions: s.PermissionStrings(), Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}

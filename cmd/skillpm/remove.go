@@ -64,7 +64,7 @@ A copy links still point to is refused unless --force.`,
 // printRemovals renders what each root lost: a JSON document per root,
 // or a line per root (with what happened to links and their copies) and a
 // warning for the skills left broken.
-func printRemovals(g *globals, done []engine.Removal, dryRun bool) error {
+func printRemovals(g *globals, done []install.Removal, dryRun bool) error {
 	verb := "removed"
 	if dryRun {
 		verb = "would remove"

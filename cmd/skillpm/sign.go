@@ -211,7 +211,7 @@ func loadSigningKey(ctx context.Context, g *globals, path string) (*sign.Private
 
 // signedJSON is the `skillpm sign` / `promote` document, and publish's
 // "signature" (skillpm.Signed).
-type signedJSON = engine.SignResult
+type signedJSON = registry.VersionSignature
 
 // warnJunk warns on w (stderr) when referrers posing as signatures are
 // not readable bundles.

@@ -98,9 +98,9 @@ func loadKnownTools(files []string) (*skill.KnownTools, error) {
 }
 
 type validateJSON struct {
-	Mode    string                 `json:"mode"`
-	Skills  []resultJSON           `json:"skills"`
-	Summary engine.ValidateSummary `json:"summary"`
+	Mode    string        `json:"mode"`
+	Skills  []resultJSON  `json:"skills"`
+	Summary skill.Summary `json:"summary"`
 }
 
 type resultJSON struct {
@@ -125,7 +125,7 @@ func jsonResults(rs []skill.Result) []resultJSON {
 	return out
 }
 
-func printSummary(w io.Writer, s engine.ValidateSummary) {
+func printSummary(w io.Writer, s skill.Summary) {
 	codes := make([]string, 0, len(s.Codes))
 	for c := range s.Codes {
 		codes = append(codes, c)
@@ -144,7 +144,7 @@ func printSummary(w io.Writer, s engine.ValidateSummary) {
 }
 
 // summaryLine is the one-line verdict: "3 skills: 2 valid, 1 invalid (…)".
-func summaryLine(s engine.ValidateSummary) string {
+func summaryLine(s skill.Summary) string {
 	return fmt.Sprintf("%s: %d valid, %d invalid (%s, %s)", plural(s.Skills, "skill"), s.Valid, s.Skills-s.Valid,
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +32,7 @@ func (f *treeFlags) register(c *cobra.Command) {
 // graphs returns the dependency graphs to show (the engine's
 // DependencyGraphs): the project's lock in a project, else each searched
 // root's receipts.
-func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*engine.DepGraph, error) {
+func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*resolve.DepGraph, error) {
 	e, err := f.engine(ctx, g)
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ of every host's roots (or those --host, --scope and --root choose).`,
 
 // printTree writes the tree, a skill seen before marked (*) and not
 // expanded.
-func printTree(w io.Writer, dg *engine.DepGraph) {
+func printTree(w io.Writer, dg *resolve.DepGraph) {
 	seen := map[string]bool{}
 	var walk func(name, rng, indent string, last bool, top bool)
 	walk = func(name, rng, indent string, last bool, top bool) {
@@ -145,7 +146,7 @@ type treeJSON struct {
 	Dependencies []treeJSON `json:"dependencies,omitempty"`
 }
 
-func jsonTree(dg *engine.DepGraph) []treeJSON {
+func jsonTree(dg *resolve.DepGraph) []treeJSON {
 	var node func(name, rng string, path []string) treeJSON
 	node = func(name, rng string, path []string) treeJSON {
 		n := dg.Nodes[name]

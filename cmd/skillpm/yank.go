@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -94,7 +95,7 @@ func runStatus(c *cobra.Command, g *globals, f *statusFlags, r engine.SetStatusR
 }
 
 // statusLine renders one status change.
-func statusLine(s engine.StatusChange) string {
+func statusLine(s registry.StatusChange) string {
 	at := s.Name + "@" + s.Version
 	st := s.Status
 	var what string

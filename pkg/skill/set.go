@@ -75,3 +75,35 @@ func FindSkills(ctx context.Context, root string) ([]string, error) {
 	sort.Strings(dirs)
 	return dirs, err
 }
+
+// Summary counts what a validation of several skills found.
+type Summary struct {
+	// Skills is how many skills were checked, Valid how many have no
+	// error.
+	Skills int `json:"skills"`
+	Valid  int `json:"valid"`
+	// Errors and Warnings count the diagnostics of every skill.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	// Codes counts the diagnostics by code.
+	Codes map[string]int `json:"codes"`
+}
+
+// Summarize counts rs.
+func Summarize(rs []Result) Summary {
+	s := Summary{Skills: len(rs), Codes: map[string]int{}}
+	for _, r := range rs {
+		if !r.Diagnostics.HasErrors() {
+			s.Valid++
+		}
+		for _, d := range r.Diagnostics {
+			s.Codes[d.Code]++
+			if d.Severity == Error {
+				s.Errors++
+			} else {
+				s.Warnings++
+			}
+		}
+	}
+	return s
+}
