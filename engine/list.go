@@ -69,7 +69,7 @@ type ListResult struct {
 	// Advisories are the advisories of the cached feed naming copies in
 	// the roots (list asks no registry; why no cached feed was obeyed, if
 	// none was, goes to Options.Warn).
-	Advisories []InstalledAdvised
+	Advisories []install.AdvisedCopy
 }
 
 // ListRequest names the roots List reads.
@@ -110,7 +110,7 @@ func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
 		if err != nil {
 			why = err.Error()
 		}
-		out.Advisories = found
+		out.Advisories = advisedCopies(found)
 		if warn := e.warnFunc(); why != "" && warn != nil {
 			warn(why)
 		}
