@@ -225,8 +225,8 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("problems: %v", rep.Problems)
 	}
 	var drift *install.LockDrift
-	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != install.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
-		t.Errorf("drift: %v", rep.Project.Drift)
+	if len(rep.Drift) == 0 || !errors.As(rep.Drift[0], &drift) || drift.Kind != install.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
+		t.Errorf("drift: %v", rep.Drift)
 	}
 }
 
