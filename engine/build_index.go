@@ -31,10 +31,9 @@ type BuildIndexRequest struct {
 
 // BuildIndexResult is what an index build wrote.
 type BuildIndexResult struct {
-	// Source is the source indexed.
+	// Source is the source indexed; both indexes live in its repository
+	// registry.IndexRepository (Source.Locate gives where).
 	Source registry.Source
-	// Repository is where both indexes live (SOURCE/skillpm-index).
-	Repository registry.Location
 	// Descriptor is the search index's manifest, tagged
 	// registry.IndexTag; Skills how many skills it lists.
 	Descriptor ocispec.Descriptor
@@ -72,7 +71,7 @@ func (e *Engine) BuildIndex(ctx context.Context, r BuildIndexRequest) (*BuildInd
 	if err != nil {
 		return nil, err
 	}
-	out := &BuildIndexResult{Source: src, Repository: repo.Location(), Descriptor: desc, Skills: len(idx.Skills)}
+	out := &BuildIndexResult{Source: src, Descriptor: desc, Skills: len(idx.Skills)}
 	if r.Sign != nil {
 		if out.Signed, err = e.signDigest(ctx, repo, desc, registry.IndexTag, *r.Sign); err != nil {
 			return out, err

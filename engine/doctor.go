@@ -41,9 +41,12 @@ type DoctorResult struct {
 	// default.
 	Policy string
 	// Roots are every host's discovery roots (install.AllSearchRoots).
-	Roots []DoctorRoot
+	Roots []install.RootHealth
 	// Project is the project checked, nil outside one.
-	Project *DoctorProject
+	Project *Project
+	// Drift is where the project's roots differ from its lock: each an
+	// *install.LockDrift, or the failure to read a root's receipts.
+	Drift []error
 	// Registries are the sources of bare names checked: the fallback
 	// source and the project's registry, each once.
 	Registries []DoctorRegistry
@@ -53,30 +56,6 @@ type DoctorResult struct {
 	// advisory feed's own problems and each installed copy an obeyed
 	// advisory names (List returns those as records).
 	Problems []error
-}
-
-// DoctorRoot is one discovery root and its state.
-type DoctorRoot struct {
-	install.Root
-	// ReadBy is the display name of the host that reads the root.
-	ReadBy string
-	// Exists says the directory exists; Skills counts the skills skillpm
-	// installed there.
-	Exists bool
-	Skills int
-	// Journal says a transaction's journal is pending; Staged lists
-	// staging directories an interrupted transaction left.
-	Journal bool
-	Staged  []string
-	// Problems are what is wrong with the root.
-	Problems []error
-}
-
-// DoctorProject is a project and where its roots differ from its lock.
-type DoctorProject struct {
-	Manifest, Lock string
-	// Drift are *install.LockDrift, or the failure to read a root's receipts.
-	Drift []error
 }
 
 // DoctorRegistry is a source of bare names and whether it answered.
@@ -152,7 +131,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 		}
 	}
 	for _, root := range install.AllSearchRoots(env) {
-		dr := doctorRoot(env, root)
+		dr := install.CheckRoot(env, root)
 		for _, p := range dr.Problems {
 			rep.Problems = append(rep.Problems, fmt.Errorf("%s: %w", root.Dir, p))
 		}
@@ -169,13 +148,13 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 					sources = append(sources, src)
 				}
 			}
-			rep.Project = &DoctorProject{Manifest: p.ManifestFile, Lock: p.LockFile, Drift: []error{}}
+			rep.Project = p
 			if placed, err := projectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
 				rep.Problems = append(rep.Problems, err)
 			} else {
-				rep.Project.Drift = install.LockDrifts(ctx, p.ManifestFile, p.LockFile, p.prev, placed.Roots)
+				rep.Drift = install.LockDrifts(ctx, p.ManifestFile, p.LockFile, p.prev, placed.Roots)
 			}
-			rep.Problems = append(rep.Problems, rep.Project.Drift...)
+			rep.Problems = append(rep.Problems, rep.Drift...)
 		}
 	}
 	e.doctorAdvisories(ctx, rep)
@@ -195,38 +174,6 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 		rep.Registries = append(rep.Registries, dr)
 	}
 	return rep, nil
-}
-
-// doctorRoot reads one root's receipts and pending work.
-func doctorRoot(env hosts.Env, r install.Root) DoctorRoot {
-	dr := DoctorRoot{Root: r, ReadBy: string(r.Host)}
-	if h, err := env.Table().Get(string(r.Host)); err == nil && h.Name != "" {
-		dr.ReadBy = h.Name
-	}
-	if _, err := os.Stat(r.Dir); err == nil {
-		dr.Exists = true
-	}
-	if rec, err := install.ReadReceipts(r.Dir); err != nil {
-		dr.Problems = append(dr.Problems, err)
-	} else {
-		dr.Skills = len(rec.Skills)
-	}
-	pend, err := install.PendingIn(r.Dir)
-	if err != nil {
-		dr.Problems = append(dr.Problems, err)
-	}
-	staged, err := install.Staged(r.Dir)
-	if err != nil {
-		dr.Problems = append(dr.Problems, err)
-	}
-	dr.Journal, dr.Staged = pend != nil, staged
-	switch {
-	case pend != nil:
-		dr.Problems = append(dr.Problems, errors.New(pend.String()))
-	case len(staged) > 0:
-		dr.Problems = append(dr.Problems, errors.New("an interrupted transaction left staging directories: the next install, update or remove here discards them"))
-	}
-	return dr
 }
 
 // reachable lists a source's skills, which needs the registry to answer;

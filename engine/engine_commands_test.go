@@ -92,7 +92,8 @@ func publishVersions(t *testing.T, e *engine.Engine, key *sign.KeyPair, dir stri
 
 // TestOutdated: an installed skill is behind once newer versions are
 // published (wanted within its range, latest beyond it); in a project
-// the lock's version is reported; up-to-date skills only with All.
+// the lock's version is reported; up-to-date skills are reported too,
+// saying they are not behind.
 func TestOutdated(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
@@ -104,15 +105,12 @@ func TestOutdated(t *testing.T) {
 	proj := t.TempDir()
 	none := filepath.Join(proj, "none.yaml")
 	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: none})
-	if err != nil || res.Checked != 1 || res.Outdated != 0 || len(res.Skills) != 0 || res.Project != nil {
+	if err != nil || len(res.Skills) != 1 || res.Skills[0].Outdated() || res.Skills[0].Locked != "" {
 		t.Fatalf("nothing newer: %+v, %v", res, err)
-	}
-	if res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: none, All: true}); err != nil || len(res.Skills) != 1 || res.Skills[0].Outdated() {
-		t.Fatalf("nothing newer, all: %+v, %v", res, err)
 	}
 	publishVersions(t, e, key, dir, "1.1.0", "2.0.0")
 	res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: none})
-	if err != nil || res.Outdated != 1 || len(res.Skills) != 1 {
+	if err != nil || len(res.Skills) != 1 || !res.Skills[0].Outdated() {
 		t.Fatalf("after 1.1.0 and 2.0.0: %+v, %v", res, err)
 	}
 	if s := res.Skills[0]; s.Name != "notes" || s.Installed != "1.0.0" || s.Wanted != "1.1.0" || s.Latest != "2.0.0" || s.Locked != "" || s.Root == "" {
@@ -127,7 +125,7 @@ func TestOutdated(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: manifest})
-	if err != nil || res.Project == nil || res.Outdated != 1 {
+	if err != nil || len(res.Skills) != 1 || !res.Skills[0].Outdated() {
 		t.Fatalf("project: %+v, %v", res, err)
 	}
 	if s := res.Skills[0]; s.Locked != "1.0.0" || s.Range != "~1.0" || s.Wanted != "1.0.0" || s.Latest != "2.0.0" {
@@ -227,8 +225,8 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("problems: %v", rep.Problems)
 	}
 	var drift *install.LockDrift
-	if len(rep.Project.Drift) == 0 || !errors.As(rep.Project.Drift[0], &drift) || drift.Kind != install.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
-		t.Errorf("drift: %v", rep.Project.Drift)
+	if len(rep.Drift) == 0 || !errors.As(rep.Drift[0], &drift) || drift.Kind != install.DriftNotInstalled || drift.Name != "notes" || drift.Locked != "1.0.0" {
+		t.Errorf("drift: %v", rep.Drift)
 	}
 }
 

@@ -102,7 +102,9 @@ func ExampleEngine_Outdated() {
 		log.Fatal(err)
 	}
 	for _, s := range res.Skills {
-		fmt.Println(s.Name, s.Installed, "wanted", s.Wanted, "latest", s.Latest)
+		if s.Outdated() {
+			fmt.Println(s.Name, s.Installed, "wanted", s.Wanted, "latest", s.Latest)
+		}
 	}
 	// Output:
 	// notes 1.0.0 wanted 1.2.0 latest 2.0.0

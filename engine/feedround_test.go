@@ -67,12 +67,12 @@ func TestFeedInFirstRound(t *testing.T) {
 	}
 	rec.check(t, "install")
 	rec = &roundRecorder{base: http.DefaultTransport}
-	res, err := open(proxy.Host, "cache-outdated", rec).Outdated(ctx, engine.OutdatedRequest{All: true})
+	res, err := open(proxy.Host, "cache-outdated", rec).Outdated(ctx, engine.OutdatedRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Checked != 1 {
-		t.Fatalf("outdated checked %d skills, want 1", res.Checked)
+	if len(res.Skills) != 1 {
+		t.Fatalf("outdated checked %d skills, want 1", len(res.Skills))
 	}
 	rec.check(t, "outdated")
 }

@@ -60,9 +60,8 @@ func SearchedRoots(env hosts.Env, t Target) ([]install.Root, error) {
 
 // ListResult is what List found.
 type ListResult struct {
-	// Roots are the roots read (SearchedRoots).
-	Roots []install.Root
-	// Skills are the skills in them, with their status.
+	// Skills are the skills in the roots read (SearchedRoots), with
+	// their status and root.
 	Skills []install.Listed
 	// Pending describes the transactions a crash left unfinished in the
 	// roots (the next operation on a root completes its own).
@@ -70,7 +69,7 @@ type ListResult struct {
 	// Advisories are the advisories of the cached feed naming copies in
 	// the roots (list asks no registry; why no cached feed was obeyed, if
 	// none was, goes to Options.Warn).
-	Advisories []InstalledAdvised
+	Advisories []install.AdvisedCopy
 }
 
 // ListRequest names the roots List reads.
@@ -98,7 +97,7 @@ func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
 	if err := install.AgainstLock(ctx, items, projectLock(ctx)); err != nil {
 		return nil, err
 	}
-	out := &ListResult{Roots: roots, Skills: items}
+	out := &ListResult{Skills: items}
 	for _, r := range roots {
 		if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
 			out.Pending = append(out.Pending, p.String())
@@ -111,7 +110,7 @@ func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
 		if err != nil {
 			why = err.Error()
 		}
-		out.Advisories = found
+		out.Advisories = advisedCopies(found)
 		if warn := e.warnFunc(); why != "" && warn != nil {
 			warn(why)
 		}

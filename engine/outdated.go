@@ -33,8 +33,6 @@ type OutdatedRequest struct {
 	Manifest, Lock string
 	// Prerelease counts pre-releases as wanted and latest.
 	Prerelease bool
-	// All keeps the skills that are up to date in the result's Skills.
-	All bool
 }
 
 // OutdatedSkill is one skill and the versions it could move to.
@@ -88,17 +86,15 @@ func movedVersion(a, b string) bool {
 
 // OutdatedResult is what Outdated found.
 type OutdatedResult struct {
-	// Project is the project read, nil outside one.
-	Project *Project
-	// Skills are the outdated skills (every skill checked with All), in
-	// the manifest's order, else root by root.
+	// Skills are every skill checked, in the manifest's order, else root
+	// by root; those behind say so (OutdatedSkill.Outdated), and a front
+	// end that shows only those filters on it.
 	Skills []OutdatedSkill
-	// Checked counts the skills checked; Outdated those behind.
-	Checked, Outdated int
 }
 
-// Outdated lists the skills that have newer versions than they have,
-// covering what Update would move: a project's skills in its roots (and
+// Outdated checks whether skills have newer versions than they have
+// (each says whether it is behind: OutdatedSkill.Outdated), covering
+// what Update would move: a project's skills in its roots (and
 // the dependencies its lock holds), else the skills installed by name,
 // from git or from a folder, and the dependencies they pulled in.
 // Versions come from the Engine's Source, else the manifest's registry,
@@ -111,31 +107,27 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	done := make(chan struct{})
 	go func() { defer close(done); e.feedAhead(ctx) }()
 	defer func() { <-done }()
-	out := &OutdatedResult{Skills: []OutdatedSkill{}}
 	var rows []OutdatedSkill
-	var err error
 	if len(t.Roots) == 0 && HasProject(r.Manifest) {
-		if out.Project, err = openProject(ctx, r.Manifest, r.Lock); err != nil {
+		p, err := openProject(ctx, r.Manifest, r.Lock)
+		if err != nil {
 			return nil, err
 		}
-		rows, err = e.outdatedProject(ctx, out.Project, t, r.Prerelease)
+		rows, err = e.outdatedProject(ctx, p, t, r.Prerelease)
+		if err != nil {
+			return nil, err
+		}
 	} else {
-		rows, err = e.outdatedInstalled(ctx, t, r.Prerelease)
-	}
-	if err != nil {
-		return nil, err
+		var err error
+		if rows, err = e.outdatedInstalled(ctx, t, r.Prerelease); err != nil {
+			return nil, err
+		}
 	}
 	e.decideOutdated(rows)
-	out.Checked = len(rows)
-	for _, s := range rows {
-		if s.Outdated() {
-			out.Outdated++
-		}
-		if s.Outdated() || r.All {
-			out.Skills = append(out.Skills, s)
-		}
+	if rows == nil {
+		rows = []OutdatedSkill{}
 	}
-	return out, nil
+	return &OutdatedResult{Skills: rows}, nil
 }
 
 // outdatedProject checks the skills p's manifest asks for, installed in

@@ -192,20 +192,24 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesReque
 	return out, nil
 }
 
-// InstalledAdvised is an advisory naming an installed copy.
-type InstalledAdvised struct {
-	advisory.Advised
-	// Dir is where the copy is; root is the root holding it.
-	Dir  string `json:"dir"`
-	root string
-	// Tree is the tree hash of the files on disk (what a digest in the
-	// advisory is compared with, besides the receipt's manifest digest).
-	Tree string `json:"tree,omitempty"`
-	// foreign is "" for a copy skillpm installed; for one it did not, it
-	// says who placed it (install.ForeignOrigin), else "another tool or
-	// a hand": such a copy is named by its tree hash alone, as adopt
-	// identifies one. doctor and quarantine say so in their words.
-	foreign string
+// installedAdvised is an advisory naming an installed copy, with what
+// the engine acts on besides: root is the root holding it; foreign is ""
+// for a copy skillpm installed; for one it did not, it says who placed it
+// (install.ForeignOrigin), else "another tool or a hand": such a copy is
+// named by its tree hash alone, as adopt identifies one. doctor and
+// quarantine say so in their words.
+type installedAdvised struct {
+	install.AdvisedCopy
+	root, foreign string
+}
+
+// advisedCopies are the copies of found, as a front end shows them.
+func advisedCopies(found []installedAdvised) []install.AdvisedCopy {
+	var out []install.AdvisedCopy
+	for _, a := range found {
+		out = append(out, a.AdvisedCopy)
+	}
+	return out
 }
 
 // auditInstalled checks every copy in roots against the obeyed feed:
@@ -213,7 +217,7 @@ type InstalledAdvised struct {
 // files on disk (so an edited copy is still named by a digest advisory);
 // copies no receipt records (placed by other tools) by their tree hash. A feed that is not obeyed yields nothing (see
 // Advisories for why).
-func (e *Engine) auditInstalled(ctx context.Context, roots []install.Root) ([]InstalledAdvised, error) {
+func (e *Engine) auditInstalled(ctx context.Context, roots []install.Root) ([]installedAdvised, error) {
 	ch, _, err := e.advisoryFeed(ctx)
 	if err != nil {
 		return nil, err
@@ -221,13 +225,13 @@ func (e *Engine) auditInstalled(ctx context.Context, roots []install.Root) ([]In
 	return e.auditWith(ctx, ch, roots)
 }
 
-// cachedAdvisories is AuditInstalled against the feed as the caches hold
+// cachedAdvisories is auditInstalled against the feed as the caches hold
 // it (the one a command last read from the Engine's source), asking no
 // registry: what `skillpm list` shows, whose answer is local. The cached
 // feed is judged as a fresh one is (its signatures verified under the
 // trust policy, its expiry checked): feed is why it is not obeyed, or
 // that there is none in the caches; "" when it is obeyed.
-func (e *Engine) cachedAdvisories(ctx context.Context, roots []install.Root) (found []InstalledAdvised, feed string, err error) {
+func (e *Engine) cachedAdvisories(ctx context.Context, roots []install.Root) (found []installedAdvised, feed string, err error) {
 	policy, trust, err := e.trustPolicy(ctx)
 	if err != nil {
 		return nil, "", err
@@ -259,12 +263,12 @@ func (e *Engine) cachedAdvisories(ctx context.Context, roots []install.Root) (fo
 	return found, "", err
 }
 
-// auditWith is AuditInstalled against ch.
-func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []install.Root) ([]InstalledAdvised, error) {
+// auditWith is auditInstalled against ch.
+func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []install.Root) ([]installedAdvised, error) {
 	if ch.Index == nil {
 		return nil, nil
 	}
-	var out []InstalledAdvised
+	var out []installedAdvised
 	for _, r := range roots {
 		rec, err := install.ReadReceipts(r.Dir)
 		if err != nil {
@@ -280,7 +284,7 @@ func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []in
 				continue
 			}
 			for _, a := range ch.Index.Advised(s.Name, s.Version, s.Source, s.Digest, sum.TreeHash) {
-				out = append(out, InstalledAdvised{Advised: a, root: r.Dir, Dir: dir, Tree: sum.TreeHash})
+				out = append(out, installedAdvised{AdvisedCopy: install.AdvisedCopy{Advised: a, Dir: dir, Tree: sum.TreeHash}, root: r.Dir})
 			}
 		}
 		foreign, err := e.foreignAdvised(ctx, ch.Index, r)
@@ -295,12 +299,12 @@ func (e *Engine) auditWith(ctx context.Context, ch *advisory.Checked, roots []in
 // foreignAdvised checks the copies in r that no receipt records (another
 // tool's, or a hand's) against the advisories naming digests: the tree
 // hash of the files is the one thing known of them, as for adopt.
-func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r install.Root) ([]InstalledAdvised, error) {
+func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r install.Root) ([]installedAdvised, error) {
 	items, err := install.ListWith(ctx, []install.Root{r}, e.env.Table())
 	if err != nil {
 		return nil, err
 	}
-	var out []InstalledAdvised
+	var out []installedAdvised
 	for _, l := range items {
 		if l.Managed || l.Invalid {
 			continue
@@ -310,8 +314,8 @@ func (e *Engine) foreignAdvised(ctx context.Context, ix *advisory.Index, r insta
 			continue
 		}
 		for _, m := range ix.LookupDigest(sum.TreeHash) {
-			out = append(out, InstalledAdvised{Advised: m.Advised(l.Name, l.Version),
-				root: r.Dir, Dir: l.Dir, Tree: sum.TreeHash, foreign: cmp.Or(l.Origin, "another tool or a hand")})
+			out = append(out, installedAdvised{AdvisedCopy: install.AdvisedCopy{Advised: m.Advised(l.Name, l.Version), Dir: l.Dir, Tree: sum.TreeHash},
+				root: r.Dir, foreign: cmp.Or(l.Origin, "another tool or a hand")})
 		}
 	}
 	return out, nil

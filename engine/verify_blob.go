@@ -22,32 +22,30 @@ type VerifyBlobRequest struct {
 	KeyFiles []string
 }
 
-// VerifyBlobResult is a file whose signature verified.
+// VerifyBlobResult is what verified the request's file.
 type VerifyBlobResult struct {
-	// File is the file verified.
-	File string
 	// KeyFingerprint is "sha256:<hex>" of the key that verified it.
 	KeyFingerprint string
 }
 
 // InputFileError is a key or signature file a request names that cannot
 // be read or is not what it should be; Role says which ("key",
-// "signature"), Parse that it was read but did not parse.
+// "signature"), Parse that it was read but did not parse. Its message
+// names the role and the file; Unwrap gives the failure.
 type InputFileError struct {
 	// Role is "key" or "signature".
 	Role string
-	// Path is the file as the request named it.
-	Path string
 	// Parse is set when the file was read but is not a public key.
 	Parse bool
-	// Err is the failure.
-	Err error
+	// path is the file as the request named it; err the failure.
+	path string
+	err  error
 }
 
-func (e *InputFileError) Error() string { return e.Role + " " + e.Path + ": " + e.Err.Error() }
+func (e *InputFileError) Error() string { return e.Role + " " + e.path + ": " + e.err.Error() }
 
 // Unwrap returns the failure.
-func (e *InputFileError) Unwrap() error { return e.Err }
+func (e *InputFileError) Unwrap() error { return e.err }
 
 // Class is errdef.Usage: the request names a file to fix.
 func (e *InputFileError) Class() errdef.Class { return errdef.Usage }
@@ -61,17 +59,17 @@ func VerifyBlob(ctx context.Context, r VerifyBlobRequest) (*VerifyBlobResult, er
 	for _, path := range r.KeyFiles {
 		data, err := sign.ReadKeyFile(path)
 		if err != nil {
-			return nil, &InputFileError{Role: "key", Path: path, Err: err}
+			return nil, &InputFileError{Role: "key", path: path, err: err}
 		}
 		pub, err := sign.LoadPublicKey(data)
 		if err != nil {
-			return nil, &InputFileError{Role: "key", Path: path, Parse: true, Err: err}
+			return nil, &InputFileError{Role: "key", Parse: true, path: path, err: err}
 		}
 		pubs = append(pubs, pub)
 	}
 	sig, err := sign.ReadKeyFile(r.SignatureFile)
 	if err != nil {
-		return nil, &InputFileError{Role: "signature", Path: r.SignatureFile, Err: err}
+		return nil, &InputFileError{Role: "signature", path: r.SignatureFile, err: err}
 	}
 	f, err := os.Open(r.File)
 	if err != nil {
@@ -89,5 +87,5 @@ func VerifyBlob(ctx context.Context, r VerifyBlobRequest) (*VerifyBlobResult, er
 	if err != nil {
 		return nil, err
 	}
-	return &VerifyBlobResult{File: r.File, KeyFingerprint: fp}, nil
+	return &VerifyBlobResult{KeyFingerprint: fp}, nil
 }

@@ -102,12 +102,12 @@ verifies it, and 5 (refused by trust) when none does.`,
 			if err != nil {
 				return inputFileFlag(err)
 			}
-			doc := blobSigned{File: res.File, KeyFingerprint: res.KeyFingerprint}
+			doc := blobSigned{File: args[0], KeyFingerprint: res.KeyFingerprint}
 			if g.json() {
 				return g.writeJSON(doc)
 			}
 			if !g.quiet {
-				fmt.Fprintf(g.stdout, "Verified OK: %s signed by %s\n", res.File, res.KeyFingerprint)
+				fmt.Fprintf(g.stdout, "Verified OK: %s signed by %s\n", args[0], res.KeyFingerprint)
 			}
 			return nil
 		},
@@ -125,7 +125,8 @@ func inputFileFlag(err error) error {
 	case !ok:
 		return err
 	case fe.Role == "key" && fe.Parse:
-		return classed(errdef.Usage, fmt.Errorf("--key %s: %w (give the .pub file)", fe.Path, fe.Err))
+		// Its message is "key FILE: why": the flag and its value.
+		return classed(errdef.Usage, fmt.Errorf("--%w (give the .pub file)", fe))
 	}
-	return classed(errdef.Usage, fmt.Errorf("--%s: %w", fe.Role, fe.Err))
+	return classed(errdef.Usage, fmt.Errorf("--%s: %w", fe.Role, errors.Unwrap(fe)))
 }

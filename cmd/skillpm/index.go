@@ -133,7 +133,7 @@ func (f *indexBuildFlags) source(g *globals, args []string) (string, error) {
 // indexOutput is index build's JSON document.
 func indexOutput(res *engine.BuildIndexResult) indexJSON {
 	sp := res.Sparse
-	return indexJSON{Source: res.Source.String(), Repository: res.Repository.String(), Digest: res.Descriptor.Digest.String(), Skills: res.Skills, Signature: res.Signed,
+	return indexJSON{Source: res.Source.String(), Repository: res.Source.Locate(registry.IndexRepository).String(), Digest: res.Descriptor.Digest.String(), Skills: res.Skills, Signature: res.Signed,
 		Sparse: &sparseJSON{Tag: sparse.Tag, Digest: sp.Descriptor.Digest.String(), Skills: sp.Skills, Changed: append([]string{}, sp.Changed...), Signature: res.SparseSigned}}
 }
 

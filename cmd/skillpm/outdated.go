@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/skillpm/skillpm/engine"
@@ -77,35 +78,40 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: f.manifest, Lock: f.lock, Prerelease: f.pre, All: f.all})
+	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: f.manifest, Lock: f.lock, Prerelease: f.pre})
 	if err != nil {
 		return rootsErr(g, projectOpenErr(err))
 	}
+	behind := slices.DeleteFunc(slices.Clone(res.Skills), func(s engine.OutdatedSkill) bool { return !s.Outdated() })
+	shown := behind
+	if f.all {
+		shown = res.Skills
+	}
 	if g.json() {
-		if err := g.writeJSON(map[string]any{"schema": schemaOf("outdated"), "skills": res.Skills, "outdated": res.Outdated}); err != nil {
+		if err := g.writeJSON(map[string]any{"schema": schemaOf("outdated"), "skills": shown, "outdated": len(behind)}); err != nil {
 			return err
 		}
-	} else if err := printOutdated(g, res); err != nil {
+	} else if err := printOutdated(g, shown, len(res.Skills)); err != nil {
 		return err
 	}
-	if res.Outdated > 0 && f.exitCode {
+	if len(behind) > 0 && f.exitCode {
 		return classed(errdef.Internal, errOutdated)
 	}
 	return nil
 }
 
-// printOutdated renders the skills as a table, or says all are up to
-// date.
-func printOutdated(g *globals, res *engine.OutdatedResult) error {
-	if len(res.Skills) == 0 {
+// printOutdated renders the skills shown as a table, or says that all
+// the checked ones are up to date.
+func printOutdated(g *globals, shown []engine.OutdatedSkill, checked int) error {
+	if len(shown) == 0 {
 		if !g.quiet {
-			fmt.Fprintf(g.stderr, "%s up to date\n", plural(res.Checked, "skill"))
+			fmt.Fprintf(g.stderr, "%s up to date\n", plural(checked, "skill"))
 		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.tableOut(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tINSTALLED\tLOCKED\tWANTED\tLATEST\tRANGE\tWHERE")
-	for _, r := range res.Skills {
+	for _, r := range shown {
 		rng := r.Range
 		if rng == "" {
 			rng = "(dependency)"
@@ -116,7 +122,7 @@ func printOutdated(g *globals, res *engine.OutdatedResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, r := range res.Skills {
+	for _, r := range shown {
 		cur := cmp.Or(r.Locked, r.Installed)
 		if r.Yanked {
 			fmt.Fprintf(g.stdout, "%s@%s is yanked%s\n", r.Name, cur, parenthesized(r.YankReason))
