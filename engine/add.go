@@ -24,9 +24,8 @@ type AddRequest struct {
 	Refs []string
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
-	// InstallRequest carries the project's files (Manifest, Lock), the
-	// consent, checks, target and DryRun; its Refs, Frozen, NoVCS and
-	// Skills are not read.
+	// InstallRequest carries the consent, checks and DryRun; its Refs,
+	// Frozen, NoVCS and Skills are not read.
 	InstallRequest
 }
 
@@ -73,7 +72,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		set[name] = rng
 		names = append(names, name)
 	}
-	p, err := openProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}

@@ -53,12 +53,13 @@ func TestDefaultHostSeveral(t *testing.T) {
 // leaves the file alone when resolving again gives the same bytes;
 // Frozen writes nothing.
 func TestLockWritesOnlyWhenChanged(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
-	manifest := notesProject(t, e, key, dir)
+	manifest := notesProject(t, inProject(t, opts, ""), key, dir)
 	proj := filepath.Dir(manifest)
-	first, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest})
+	e := inProject(t, opts, manifest)
+	first, err := e.Lock(ctx, engine.LockRequest{})
 	if err != nil || !first.Changed || !first.Written || first.File != filepath.Join(proj, "skills.lock") {
 		t.Fatalf("first lock: %+v, %v", first, err)
 	}
@@ -71,7 +72,7 @@ func TestLockWritesOnlyWhenChanged(t *testing.T) {
 	if err := os.Chtimes(first.File, old, old); err != nil {
 		t.Fatal(err)
 	}
-	again, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest})
+	again, err := e.Lock(ctx, engine.LockRequest{})
 	if err != nil || again.Changed || again.Written {
 		t.Fatalf("second lock: %+v, %v", again, err)
 	}
@@ -81,7 +82,7 @@ func TestLockWritesOnlyWhenChanged(t *testing.T) {
 	if err := os.Remove(first.File); err != nil {
 		t.Fatal(err)
 	}
-	frozen, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest, Frozen: true})
+	frozen, err := e.Lock(ctx, engine.LockRequest{Frozen: true})
 	if err == nil || frozen != nil {
 		t.Fatalf("frozen without a lock: %+v, %v", frozen, err)
 	}

@@ -12,10 +12,9 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// LockRequest is one resolution of a project's manifest into its lock.
+// LockRequest is one resolution of the project's manifest
+// (Options.Manifest) into its lock.
 type LockRequest struct {
-	// Manifest and Lock name the project's files (see FindManifest).
-	Manifest, Lock string
 	// Frozen changes nothing: it fails when the lock does not satisfy
 	// the manifest or resolving again would change it.
 	Frozen bool
@@ -50,7 +49,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if r.Upgrade && r.Frozen {
 		return nil, invalid(errors.New("upgrading and a frozen lock contradict each other"))
 	}
-	mpath, lpath := FindManifest(r.Manifest, r.Lock)
+	mpath, lpath := FindManifest(e.opts.Manifest, e.opts.Lock)
 	m, err := resolve.ReadManifest(ctx, mpath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)

@@ -27,8 +27,8 @@ type applyRequest struct {
 	Prev *resolve.Lockfile
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
-	// InstallRequest carries the consent, checks, target and DryRun;
-	// its Refs, Manifest, Lock, Frozen and Skills are not used.
+	// InstallRequest carries the consent, checks and DryRun; its Refs,
+	// Frozen and Skills are not used.
 	InstallRequest
 }
 

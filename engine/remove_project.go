@@ -11,8 +11,6 @@ import (
 
 // RemoveProjectRequest is `skillpm remove` in a project.
 type RemoveProjectRequest struct {
-	// Manifest and Lock name the project's files; "" means FindManifest's.
-	Manifest, Lock string
 	// Names are the skills to remove, as the manifest names them or by
 	// their short names.
 	Names []string
@@ -79,7 +77,7 @@ func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 // project's roots, and then writes the manifest and the lock together.
 // Nothing is written when a root refuses, or with DryRun.
 func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*RemoveProjectResult, error) {
-	p, err := openProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}

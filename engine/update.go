@@ -15,9 +15,8 @@ type UpdateRequest struct {
 	// Names are the skills to update (with what they need); none means
 	// all.
 	Names []string
-	// InstallRequest carries the consent, checks and target; its Refs,
-	// Manifest, Lock, Origin, Frozen, NoVCS and Skills are not
-	// used.
+	// InstallRequest carries the consent, checks and DryRun; its Refs,
+	// Origin, Frozen, NoVCS and Skills are not used.
 	InstallRequest
 }
 

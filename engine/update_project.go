@@ -17,9 +17,8 @@ type UpdateProjectRequest struct {
 	// Breaking raises the ranges the newest release is outside of, Latest
 	// every range, each to ^NEWEST, before resolving.
 	Breaking, Latest bool
-	// InstallRequest carries the project's files (Manifest, Lock), the
-	// consent, checks, target and DryRun; its Refs, Frozen, NoVCS and
-	// Skills are not read.
+	// InstallRequest carries the consent, checks and DryRun; its Refs,
+	// Frozen, NoVCS and Skills are not read.
 	InstallRequest
 }
 
@@ -39,7 +38,7 @@ type UpdateProjectResult struct {
 // installed into the project's roots, and the manifest and lock are
 // written together once it is (Apply).
 func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*UpdateProjectResult, error) {
-	p, err := openProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}

@@ -27,8 +27,6 @@ type WhyResult struct {
 type WhyRequest struct {
 	// Name is the skill whose chains are wanted.
 	Name string
-	// GraphRequest names the project or roots, as for DependencyGraphs.
-	GraphRequest
 }
 
 // Why returns every chain from a skill asked for by name to name, with
@@ -37,7 +35,7 @@ type WhyRequest struct {
 // is not an error.
 func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
 	name := r.Name
-	graphs, err := e.dependencyGraphs(ctx, r.GraphRequest)
+	graphs, err := e.dependencyGraphs(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -123,11 +123,11 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if f.upgrade && f.frozen {
 		return usageErrorf(c, errors.New("--upgrade and --frozen contradict each other"))
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, policyFile: f.policy, manifest: f.manifest, warn: resolverWarn(g)})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, policyFile: f.policy, manifest: f.manifest, project: &f.projectOption, warn: resolverWarn(g)})
 	if err != nil {
 		return err
 	}
-	res, err := e.Lock(ctx, engine.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished})
+	res, err := e.Lock(ctx, engine.LockRequest{Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished})
 	if err != nil {
 		return lockFailure(ctx, g, e, f, err)
 	}

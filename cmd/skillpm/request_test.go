@@ -44,7 +44,7 @@ func TestRequestFields(t *testing.T) {
 		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
 		// update names installed skills or the project (UpdateRequest,
 		// UpdateProjectRequest, the same request), never references.
-		{"update", updateCmd(g, fu), fu.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
+		{"update", updateCmd(g, fu), fu.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
 	} {
 		if tc.cmd != nil {
 			setEveryFlag(t, tc.cmd)

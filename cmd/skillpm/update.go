@@ -76,7 +76,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, ask: f.ask,
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, project: &f.project.projectOption, ask: f.ask,
 		plan: showPlan(g, project), ranges: printRangeBumps(g)})
 	if err != nil {
 		return err

@@ -36,10 +36,8 @@ type projectUpdateFlags struct {
 // the result is installed into the project's roots, and skills.yaml and
 // skills.lock are written together once it is.
 func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, names []string) error {
-	ir := f.request()
-	ir.Manifest, ir.Lock = f.project.manifest, f.project.lock
 	res, err := e.UpdateProject(c.Context(), engine.UpdateProjectRequest{
-		Names: names, Breaking: f.project.breaking, Latest: f.project.latest, InstallRequest: ir,
+		Names: names, Breaking: f.project.breaking, Latest: f.project.latest, InstallRequest: f.request(),
 	})
 	if err != nil {
 		return projectFailure(c.Context(), g, e, err)

@@ -37,7 +37,7 @@ func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*resolve.DepGraph
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+	res, err := e.DependencyGraphs(ctx, engine.GraphRequest{})
 	if err != nil {
 		return nil, graphsErr(g, err)
 	}
@@ -47,7 +47,7 @@ func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*resolve.DepGraph
 // engine opens the engine tree and why read with; a project's graph
 // does not need the user's hosts file to load.
 func (f *treeFlags) engine(ctx context.Context, g *globals) (*engine.Engine, error) {
-	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: hasProject(f.manifest)})
+	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, project: &f.projectOption, lenientEnv: hasProject(f.manifest)})
 }
 
 // graphsErr maps the failures of reading dependency graphs: a project's
@@ -185,7 +185,7 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Why(c.Context(), engine.WhyRequest{Name: name, GraphRequest: engine.GraphRequest{Manifest: f.manifest, Lock: f.lock}})
+			res, err := e.Why(c.Context(), engine.WhyRequest{Name: name})
 			if err != nil {
 				return graphsErr(g, err)
 			}
