@@ -81,10 +81,11 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err != nil {
 		return err
 	}
+	r := engine.UpdateRequest{Names: names, InstallRequest: f.request()}
 	if project {
-		return runProjectUpdate(c, g, f, e, names)
+		return runProjectUpdate(c, g, f, e, r)
 	}
-	res, err := e.Update(ctx, engine.UpdateRequest{Names: names, InstallRequest: f.request()})
+	res, err := e.Update(ctx, r)
 	if err != nil {
 		return installFailure(ctx, g, e, err, false)
 	}
