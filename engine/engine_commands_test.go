@@ -246,7 +246,7 @@ func TestAdd(t *testing.T) {
 	manifest := filepath.Join(proj, "skills.yaml")
 	e := inProject(t, opts, manifest)
 	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
-	dry, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes"}, InstallRequest: engine.InstallRequest{DryRun: true}})
+	dry, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}, DryRun: true}})
 	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
@@ -255,7 +255,7 @@ func TestAdd(t *testing.T) {
 			t.Fatalf("a dry run wrote %s: %v", f, err)
 		}
 	}
-	res, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes@~1.0"}, NoInstall: true})
+	res, err := e.Add(ctx, engine.AddRequest{NoInstall: true, InstallRequest: engine.InstallRequest{Refs: []string{"notes@~1.0"}}})
 	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
 		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
 	}
@@ -274,11 +274,11 @@ func TestAdd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, ".agents", "skills", "notes")); !os.IsNotExist(err) {
 		t.Errorf("NoInstall installed: %v", err)
 	}
-	again, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes"}})
+	again, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}}})
 	if err != nil || again.Added[0].Range != "~1.0" || again.Result == nil || len(again.Result.Roots) == 0 {
 		t.Fatalf("adding a name the manifest has: %+v, %v", again, err)
 	}
-	if _, err := e.Add(ctx, engine.AddRequest{Refs: []string{"nosuchskill"}}); err == nil {
+	if _, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"nosuchskill"}}}); err == nil {
 		t.Error("adding a name no source has: no error")
 	}
 	if after, _ := os.ReadFile(manifest); string(after) != string(data) {

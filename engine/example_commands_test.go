@@ -35,7 +35,7 @@ func ExampleEngine_Add() {
 		log.Fatal(err)
 	}
 
-	res, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes"}})
+	res, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}}})
 	if err != nil {
 		log.Fatal(err)
 	}
