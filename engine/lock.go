@@ -27,15 +27,13 @@ type LockRequest struct {
 	AllowRepublished bool
 }
 
-// LockResult is what Lock resolved and whether it wrote it.
+// LockResult is what Lock resolved and whether it differs from the file.
 type LockResult struct {
-	// File is the lock's path.
-	File string
-	// Lock is the lock resolved.
+	// Lock is the lock resolved; its File the project's lock file.
 	Lock *resolve.Lockfile
-	// Changed says it differs from the file; Written that it was written
-	// (changed and not frozen).
-	Changed, Written bool
+	// Changed says it differs from the file: it was written unless the
+	// request was Frozen.
+	Changed bool
 }
 
 // Lock resolves what the project manifest asks for and writes its lock,
@@ -95,17 +93,17 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
 	}
 	e.decideLock(known, next)
+	next.File = lpath
 	data, err := next.Marshal()
 	if err != nil {
 		return nil, err
 	}
 	old, _ := boundedfile.ReadRegular(lpath, resolve.MaxLockBytes)
-	out := &LockResult{File: lpath, Lock: next, Changed: !bytes.Equal(old, data)}
+	out := &LockResult{Lock: next, Changed: !bytes.Equal(old, data)}
 	if out.Changed && !r.Frozen {
 		if err := resolve.WriteLockfile(ctx, lpath, next); err != nil {
 			return nil, err
 		}
-		out.Written = true
 	}
 	return out, nil
 }

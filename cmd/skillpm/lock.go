@@ -131,7 +131,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if err != nil {
 		return lockFailure(ctx, g, e, f, err)
 	}
-	return printLock(g, res)
+	return printLock(g, res, f.frozen)
 }
 
 // lockFailure words lock's failures for the command line.
@@ -158,9 +158,10 @@ func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags
 }
 
 // printLock renders a lock: JSON, or a table of the skills and a line
-// saying whether the file was written.
-func printLock(g *globals, res *engine.LockResult) error {
-	next, lpath, changed, written := res.Lock, res.File, res.Changed, res.Written
+// saying whether the file was written (it changed, and the lock was not
+// frozen).
+func printLock(g *globals, res *engine.LockResult, frozen bool) error {
+	next, lpath, changed, written := res.Lock, res.Lock.File, res.Changed, res.Changed && !frozen
 	if g.json() {
 		j := lockJSON{Schema: schemaOf("lock"), Lock: lpath, Changed: changed, Written: written, Skills: []lockSkillJSON{}}
 		for _, s := range next.Skills {
