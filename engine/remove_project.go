@@ -9,14 +9,13 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// RemoveProjectRequest is `skillpm remove` in a project.
+// RemoveProjectRequest is `skillpm remove` in a project: the removal
+// outside one from the project's roots (its Roots are not read). Its
+// Names are as the manifest names the skills or their short names; of
+// its Options, Prune is always on (what only the removed skills needed
+// goes with them).
 type RemoveProjectRequest struct {
-	// Names are the skills to remove, as the manifest names them or by
-	// their short names.
-	Names []string
-	// Options are install.Remove's; Prune is always on (what only the
-	// removed skills needed goes with them).
-	Options install.RemoveOptions
+	RemoveRequest
 }
 
 // RemoveProjectResult is what a removal from a project did.
