@@ -33,7 +33,7 @@ func TestWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := resolve.ChainStep{Name: "notes", Version: "1.0.0", Range: "^1"}
-	if len(res.Chains) != 1 || res.Chains[0].From != filepath.Join(proj, "skills.lock") || len(res.Chains[0].Chain) != 1 || res.Chains[0].Chain[0] != want {
+	if len(res.Chains) != 1 || res.Chains[0].From != filepath.Join(proj, "skills.lock") || len(res.Chains[0].Steps) != 1 || res.Chains[0].Steps[0] != want {
 		t.Errorf("project: %+v; want one chain [%+v] from skills.lock", res.Chains, want)
 	}
 

@@ -219,7 +219,7 @@ func printWhy(w io.Writer, res *engine.WhyResult) {
 			fmt.Fprintf(w, "%s:\n", termText(from))
 		}
 		var parts []string
-		for _, s := range ch.Chain {
+		for _, s := range ch.Steps {
 			part := termText(s.Name) + " " + termText(s.Version)
 			if s.Range != "" {
 				part += " (" + termText(s.Range) + ")"
@@ -227,8 +227,8 @@ func printWhy(w io.Writer, res *engine.WhyResult) {
 			parts = append(parts, part)
 		}
 		what := "asked for by name"
-		if len(ch.Chain) > 1 {
-			what = "needed by " + termText(ch.Chain[len(ch.Chain)-2].Name)
+		if len(ch.Steps) > 1 {
+			what = "needed by " + termText(ch.Steps[len(ch.Steps)-2].Name)
 		}
 		fmt.Fprintf(w, "  %s  [%s]\n", strings.Join(parts, " -> "), what)
 	}
