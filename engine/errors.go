@@ -172,9 +172,6 @@ var (
 	ErrBelowMinTier = errdef.New(errdef.Trust, "below the minimum tier")
 )
 
-// ErrInvalidLock means a project's lock file does not parse.
-var ErrInvalidLock = errdef.New(errdef.Validation, "invalid lock file")
-
 // errUnreadableSkill means a directory holds no skill that can be read,
 // even leniently (no SKILL.md, or front matter that does not parse).
 var errUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")

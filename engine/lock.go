@@ -41,8 +41,8 @@ type LockResult struct {
 // kept while they satisfy every requirement, git references are fetched
 // and built so their commits and trees lock, and the file is written only
 // when its bytes change. A manifest that does not exist is ErrNoManifest;
-// a lock that does not parse is ErrInvalidLock; a resolution failure is
-// an *InstallError.
+// a lock that does not parse is resolve.ErrInvalidLock; a resolution
+// failure is an *InstallError.
 func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if r.Upgrade && r.Frozen {
 		return nil, invalid(errors.New("upgrading and a frozen lock contradict each other"))
@@ -60,7 +60,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		prev = nil
 	case err != nil:
-		return nil, mark(ErrInvalidLock, err)
+		return nil, mark(resolve.ErrInvalidLock, err)
 	}
 	m, locals, done, err := e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
 	if err != nil {

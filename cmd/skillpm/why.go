@@ -54,7 +54,7 @@ func (f *treeFlags) engine(ctx context.Context, g *globals) (*engine.Engine, err
 // manifest or lock as project commands do, the rest as roots are.
 func graphsErr(g *globals, err error) error {
 	var ie *engine.InstallError
-	if errors.As(err, &ie) || errors.Is(err, engine.ErrInvalidLock) {
+	if errors.As(err, &ie) || errors.Is(err, resolve.ErrInvalidLock) {
 		return projectOpenErr(err)
 	}
 	return rootsErr(g, err)
