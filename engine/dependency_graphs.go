@@ -23,9 +23,9 @@ type GraphResult struct {
 // DependencyGraphs returns the graphs `skillpm tree` and `why` walk: in a
 // project (Options.Manifest, where FindManifest looks, and no custom
 // roots), its lock's; else each searched root's receipts (SearchedRoots),
-// roots without skills left out. Dependency ranges are read from the registry
-// graph the names resolve in (graph). A project without a lock yet is
-// ErrInvalidRequest.
+// roots without skills left out. Dependency ranges are read from the
+// registry graph the names resolve in (graph). A project without a lock
+// yet is ErrInvalidRequest.
 func (e *Engine) DependencyGraphs(ctx context.Context, _ GraphRequest) (*GraphResult, error) {
 	graphs, err := e.dependencyGraphs(ctx)
 	if err != nil {

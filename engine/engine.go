@@ -62,8 +62,8 @@ type Options struct {
 	// Manifest and Lock are the project's files, as FindManifest picks
 	// them ("" looks for skills.yaml, else gaia-agent.yaml, here, and the
 	// lock beside the manifest): the project that Install without
-	// references, Add, UpdateProject, RemoveProject, Lock and
-	// DependencyGraphs read and change. The project is the Engine's, as
+	// references, Add, UpdateProject, RemoveProject, Lock,
+	// DependencyGraphs and Why read and change. The project is the Engine's, as
 	// its roots are: its manifest chooses them (scope:, hosts:, link:).
 	Manifest, Lock string
 
