@@ -16,17 +16,14 @@ import (
 // locked kept, installed into the project's roots, and only then the
 // manifest and lock written together.
 type AddRequest struct {
-	// Refs are the requirements to add, in order, each NAME[@RANGE]:
-	// NAME a bare name or a registry repository; without a range, a skill
-	// the manifest has keeps its range, and a new one gets ^ the version
-	// it resolves to (as cargo add and uv add do). InstallRequest.Refs is
-	// not read.
-	Refs []string
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
-	// InstallRequest carries the project's files (Manifest, Lock), the
-	// consent, checks, target and DryRun; its Refs, Frozen, NoVCS and
-	// Skills are not read.
+	// InstallRequest carries the requirements to add and the consent,
+	// checks and DryRun; its Frozen, NoVCS and Skills are not read. Its
+	// Refs are the requirements, in order, each NAME[@RANGE]: NAME a bare
+	// name or a registry repository; without a range, a skill the
+	// manifest has keeps its range, and a new one gets ^ the version it
+	// resolves to (as cargo add and uv add do).
 	InstallRequest
 }
 
@@ -73,7 +70,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		set[name] = rng
 		names = append(names, name)
 	}
-	p, err := openProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}

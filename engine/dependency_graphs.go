@@ -10,11 +10,10 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// GraphRequest chooses the dependency graphs to read.
-type GraphRequest struct {
-	// Manifest and Lock name a project's files (see FindManifest).
-	Manifest, Lock string
-}
+// GraphRequest asks for the dependency graphs: it has no knobs (the
+// project and the roots are the Engine's), and is a struct so that it
+// can grow some.
+type GraphRequest struct{}
 
 // GraphResult is what DependencyGraphs read.
 type GraphResult struct {
@@ -22,13 +21,13 @@ type GraphResult struct {
 }
 
 // DependencyGraphs returns the graphs `skillpm tree` and `why` walk: in a
-// project (a manifest where FindManifest looks, and no custom roots),
-// its lock's; else each searched root's receipts (SearchedRoots), roots
-// without skills left out. Dependency ranges are read from the registry
-// graph the names resolve in (graph). A project without a lock yet is
-// ErrInvalidRequest.
-func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) (*GraphResult, error) {
-	graphs, err := e.dependencyGraphs(ctx, r)
+// project (Options.Manifest, where FindManifest looks, and no custom
+// roots), its lock's; else each searched root's receipts (SearchedRoots),
+// roots without skills left out. Dependency ranges are read from the
+// registry graph the names resolve in (graph). A project without a lock
+// yet is ErrInvalidRequest.
+func (e *Engine) DependencyGraphs(ctx context.Context, _ GraphRequest) (*GraphResult, error) {
+	graphs, err := e.dependencyGraphs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -36,10 +35,10 @@ func (e *Engine) DependencyGraphs(ctx context.Context, r GraphRequest) (*GraphRe
 }
 
 // dependencyGraphs is DependencyGraphs.
-func (e *Engine) dependencyGraphs(ctx context.Context, r GraphRequest) ([]*resolve.DepGraph, error) {
+func (e *Engine) dependencyGraphs(ctx context.Context) ([]*resolve.DepGraph, error) {
 	t := e.opts.Target
-	if len(t.Roots) == 0 && HasProject(r.Manifest) {
-		p, err := openProject(ctx, r.Manifest, r.Lock)
+	if len(t.Roots) == 0 && HasProject(e.opts.Manifest) {
+		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			return nil, err
 		}

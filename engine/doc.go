@@ -15,9 +15,10 @@
 // Consent (grants, experimental skills), Checks (minimum tier and the
 // refusals that may be let pass) and Resolution (pre-releases, the sparse
 // index); the Engine's Options.Target names the roots (a ListRequest may
-// name others: a server lists the roots a request asks about). What an
-// operation reports besides its result (warnings, notes, install stages,
-// plans, decisions) goes to one slog.Logger, Options.Log (EventKey).
+// name others: a server lists the roots a request asks about) and its
+// Options.Manifest the project. What an operation reports besides its
+// result (warnings, notes, install stages, plans, decisions) goes to one
+// slog.Logger, Options.Log (EventKey).
 //
 // # Operations
 //
@@ -78,10 +79,10 @@
 // Bundle returns the *MirrorResult that Mirror does; Sign returns the
 // *registry.VersionSignature that Publish, Promote and BuildIndex report
 // in theirs; UntrustKey shares TrustKey's request and result;
-// DependencyGraphs takes a GraphRequest (which Why's request embeds) and
-// returns a *GraphResult; LoadPolicy takes a PolicyRequest and returns a
-// *PolicyChoice. FindManifest, HasProject, ProcessEnv and SearchedRoots
-// are no operations: each states one default (the project's files, the
+// DependencyGraphs takes a GraphRequest and returns a *GraphResult;
+// LoadPolicy takes a PolicyRequest and returns a *PolicyChoice.
+// FindManifest, HasProject, ProcessEnv and SearchedRoots are no
+// operations: each states one default (the project's files, the
 // environment, the roots read) for a front end that needs it before or
 // beside an operation.
 //

@@ -59,6 +59,13 @@ type Options struct {
 	// Target chooses the roots written to; zero means the default host's
 	// user roots (see Engine.Roots).
 	Target Target
+	// Manifest and Lock are the project's files, as FindManifest picks
+	// them ("" looks for skills.yaml, else gaia-agent.yaml, here, and the
+	// lock beside the manifest): the project that Install without
+	// references, Add, UpdateProject, RemoveProject, Lock,
+	// DependencyGraphs and Why read and change. The project is the Engine's, as
+	// its roots are: its manifest chooses them (scope:, hosts:, link:).
+	Manifest, Lock string
 
 	// Consent asks the user about dangerous permissions; nil asks nobody,
 	// so only what a request grants is granted.

@@ -95,8 +95,9 @@ func publishVersions(t *testing.T, e *engine.Engine, key *sign.KeyPair, dir stri
 // the lock's version is reported; up-to-date skills are reported too,
 // saying they are not behind.
 func TestOutdated(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
+	e := inProject(t, opts, "")
 	ctx := context.Background()
 	publishVersions(t, e, key, dir, "1.0.0")
 	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes@^1"}}); err != nil {
@@ -121,7 +122,7 @@ func TestOutdated(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ~1.0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest}); err != nil {
+	if _, err := inProject(t, opts, manifest).Lock(ctx, engine.LockRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: manifest})
@@ -181,8 +182,9 @@ func TestDescribe(t *testing.T) {
 // load and a project whose locked skill is not installed are reported
 // (the drift as an *install.LockDrift), and a password is never shown.
 func TestDoctor(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
+	e := inProject(t, opts, "")
 	ctx := context.Background()
 	publishVersions(t, e, key, dir, "1.0.0")
 	proj := t.TempDir()
@@ -214,7 +216,7 @@ func TestDoctor(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest}); err != nil {
+	if _, err := inProject(t, opts, manifest).Lock(ctx, engine.LockRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = e.Doctor(ctx, engine.DoctorRequest{PolicyFile: badPolicy, Manifest: manifest, LookupEnv: lookup})
@@ -235,13 +237,14 @@ func TestDoctor(t *testing.T) {
 // already in the manifest keeps its range, and a new manifest records
 // the scope and host; NoInstall writes the files without installing.
 func TestAdd(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
-	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
 	proj := t.TempDir()
 	manifest := filepath.Join(proj, "skills.yaml")
-	dry, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes"}, InstallRequest: engine.InstallRequest{Manifest: manifest, DryRun: true}})
+	e := inProject(t, opts, manifest)
+	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
+	dry, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}, DryRun: true}})
 	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
@@ -250,7 +253,7 @@ func TestAdd(t *testing.T) {
 			t.Fatalf("a dry run wrote %s: %v", f, err)
 		}
 	}
-	res, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes@~1.0"}, NoInstall: true, InstallRequest: engine.InstallRequest{Manifest: manifest}})
+	res, err := e.Add(ctx, engine.AddRequest{NoInstall: true, InstallRequest: engine.InstallRequest{Refs: []string{"notes@~1.0"}}})
 	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
 		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
 	}
@@ -269,11 +272,11 @@ func TestAdd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, ".agents", "skills", "notes")); !os.IsNotExist(err) {
 		t.Errorf("NoInstall installed: %v", err)
 	}
-	again, err := e.Add(ctx, engine.AddRequest{Refs: []string{"notes"}, InstallRequest: engine.InstallRequest{Manifest: manifest}})
+	again, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}}})
 	if err != nil || again.Added[0].Range != "~1.0" || again.Result == nil || len(again.Result.Roots) == 0 {
 		t.Fatalf("adding a name the manifest has: %+v, %v", again, err)
 	}
-	if _, err := e.Add(ctx, engine.AddRequest{Refs: []string{"nosuchskill"}, InstallRequest: engine.InstallRequest{Manifest: manifest}}); err == nil {
+	if _, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"nosuchskill"}}}); err == nil {
 		t.Error("adding a name no source has: no error")
 	}
 	if after, _ := os.ReadFile(manifest); string(after) != string(data) {

@@ -53,39 +53,41 @@ func TestDefaultHostSeveral(t *testing.T) {
 // leaves the file alone when resolving again gives the same bytes;
 // Frozen writes nothing.
 func TestLockWritesOnlyWhenChanged(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
-	manifest := notesProject(t, e, key, dir)
+	manifest := notesProject(t, inProject(t, opts, ""), key, dir)
 	proj := filepath.Dir(manifest)
-	first, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest})
-	if err != nil || !first.Changed || !first.Written || first.File != filepath.Join(proj, "skills.lock") {
+	e := inProject(t, opts, manifest)
+	first, err := e.Lock(ctx, engine.LockRequest{})
+	if err != nil || !first.Changed || first.Lock.File != filepath.Join(proj, "skills.lock") {
 		t.Fatalf("first lock: %+v, %v", first, err)
 	}
-	fi, err := os.Stat(first.File)
+	file := first.Lock.File
+	fi, err := os.Stat(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// An old mtime: a rewrite, even of the same bytes, would move it.
 	old := fi.ModTime().Add(-3600e9)
-	if err := os.Chtimes(first.File, old, old); err != nil {
+	if err := os.Chtimes(file, old, old); err != nil {
 		t.Fatal(err)
 	}
-	again, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest})
-	if err != nil || again.Changed || again.Written {
+	again, err := e.Lock(ctx, engine.LockRequest{})
+	if err != nil || again.Changed {
 		t.Fatalf("second lock: %+v, %v", again, err)
 	}
-	if fi, err := os.Stat(first.File); err != nil || !fi.ModTime().Equal(old) {
+	if fi, err := os.Stat(file); err != nil || !fi.ModTime().Equal(old) {
 		t.Errorf("an unchanged lock was rewritten: %v %v", fi.ModTime(), err)
 	}
-	if err := os.Remove(first.File); err != nil {
+	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	frozen, err := e.Lock(ctx, engine.LockRequest{Manifest: manifest, Frozen: true})
+	frozen, err := e.Lock(ctx, engine.LockRequest{Frozen: true})
 	if err == nil || frozen != nil {
 		t.Fatalf("frozen without a lock: %+v, %v", frozen, err)
 	}
-	if _, err := os.Stat(first.File); !os.IsNotExist(err) {
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("a frozen lock wrote the file: %v", err)
 	}
 }

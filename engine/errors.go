@@ -27,9 +27,6 @@ var (
 	// errGit marks failures of fetching or exporting a git reference; the
 	// gitsource error is wrapped beside it.
 	errGit = errdef.New(errdef.Registry, "git source")
-	// errSeveralHosts means no host was named and skills are installed for
-	// several hosts, so the default host cannot be chosen.
-	errSeveralHosts = errdef.New(errdef.Usage, "several hosts hold skills")
 	// errNoSuchSource means a directory of layouts named as a source does
 	// not exist: reading it would find nothing, and writing beside it
 	// would create it.
@@ -146,22 +143,19 @@ func mark(sentinel, err error) error {
 	return &markedError{err: err, mark: sentinel}
 }
 
-// SeveralHostsError is errSeveralHosts with the hosts that hold skills.
+// SeveralHostsError means no host was named and skills are installed for
+// several hosts, so the default host cannot be chosen.
 type SeveralHostsError struct {
 	// Hosts are the ids of the hosts holding skills, sorted.
 	Hosts []string
 }
 
 func (e *SeveralHostsError) Error() string {
-	return errSeveralHosts.Error() + ": " + strings.Join(e.Hosts, ", ")
+	return "several hosts hold skills: " + strings.Join(e.Hosts, ", ")
 }
 
-// Class is errSeveralHosts' class (errdef.Usage): the request must name
-// a host.
+// Class is errdef.Usage: the request must name a host.
 func (e *SeveralHostsError) Class() errdef.Class { return errdef.Usage }
-
-// Is reports whether target is errSeveralHosts.
-func (e *SeveralHostsError) Is(target error) bool { return target == errSeveralHosts }
 
 // errAuditBlocked means the static audit blocks a skill at the tier it
 // claims, so it is not published.
@@ -177,9 +171,6 @@ var (
 	// minimum asked for.
 	ErrBelowMinTier = errdef.New(errdef.Trust, "below the minimum tier")
 )
-
-// ErrInvalidLock means a project's lock file does not parse.
-var ErrInvalidLock = errdef.New(errdef.Validation, "invalid lock file")
 
 // errUnreadableSkill means a directory holds no skill that can be read,
 // even leniently (no SKILL.md, or front matter that does not parse).

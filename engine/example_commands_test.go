@@ -16,22 +16,26 @@ import (
 // resolves to, installs it into the project's roots and writes the lock,
 // as `skillpm add notes` does.
 func ExampleEngine_Add() {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	defer done()
 	ctx := context.Background()
-	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
-		log.Fatal(err)
-	}
 	proj, err := os.MkdirTemp("", "skillpm-project-")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(proj)
+	// The project is the Engine's: a skills.yaml (here a new one) and the
+	// lock beside it.
+	opts.Manifest = filepath.Join(proj, "skills.yaml")
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		log.Fatal(err)
+	}
 
-	res, err := e.Add(ctx, engine.AddRequest{
-		Refs:           []string{"notes"},
-		InstallRequest: engine.InstallRequest{Manifest: filepath.Join(proj, "skills.yaml")},
-	})
+	res, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func ExampleEngine_Why() {
 		log.Fatal(err)
 	}
 	for _, ch := range res.Chains {
-		fmt.Println(filepath.Base(ch.From), ch.Chain)
+		fmt.Println(filepath.Base(ch.From), ch.Steps)
 	}
 	// Output:
 	// skills [{notes 1.0.0 ^1}]

@@ -101,9 +101,9 @@ func BenchmarkFaults(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		// Installs go to home/root.
+		// Installs go to home/root; the project is home/skills.yaml.
 		e, err := engine.Open(ctx, engine.Options{Client: c, PolicyFile: policy, Env: hosts.Env{Home: home, Cwd: home},
-			Target: engine.Target{Roots: []string{filepath.Join(home, "root")}}})
+			Target: engine.Target{Roots: []string{filepath.Join(home, "root")}}, Manifest: filepath.Join(home, "skills.yaml")})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func BenchmarkFaults(b *testing.B) {
 			}
 			e := open(timeouts, dir)
 			start := time.Now()
-			_, err := e.Install(ctx, engine.InstallRequest{Manifest: manifest})
+			_, err := e.Install(ctx, engine.InstallRequest{})
 			worst = max(worst, time.Since(start))
 			if problem := checkInstall(root, filepath.Join(dir, "skills.lock"), err); problem != "" {
 				corrupt++
@@ -197,7 +197,7 @@ func BenchmarkFaults(b *testing.B) {
 	healed.Store(true)
 	for _, dir := range failed {
 		root, lock := filepath.Join(dir, "root"), filepath.Join(dir, "skills.lock")
-		_, err := open(timeouts, dir).Install(ctx, engine.InstallRequest{Manifest: filepath.Join(dir, "skills.yaml")})
+		_, err := open(timeouts, dir).Install(ctx, engine.InstallRequest{})
 		if problem := checkInstall(root, lock, err); problem != "" || err != nil {
 			corrupt++
 			b.Errorf("install in %s run again after a fault: %s (err %v)", dir, problem, err)

@@ -28,10 +28,9 @@ type InstallRequest struct {
 	// Refs are what `skillpm install REF...` takes: name, name@range,
 	// registry/namespace/name@version, oci-layout:DIR/name, a local
 	// directory (./my-skill) or a git reference. None means the project:
-	// Manifest (default skills.yaml, else gaia-agent.yaml) and its lock.
+	// Options.Manifest (default skills.yaml, else gaia-agent.yaml) and its
+	// lock.
 	Refs []string
-	// Manifest and Lock name the project's files (see FindManifest).
-	Manifest, Lock string
 	// Roots, when set, are the roots to install into, as given.
 	Roots []install.Root
 	// Origin names where Refs come from in messages; "" means "the
@@ -216,7 +215,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		lockFile string
 	)
 	if len(r.Refs) == 0 {
-		mpath, lpath := FindManifest(r.Manifest, r.Lock)
+		mpath, lpath := FindManifest(e.opts.Manifest, e.opts.Lock)
 		if m, err = resolve.ReadManifest(ctx, mpath); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)

@@ -12,10 +12,9 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// LockRequest is one resolution of a project's manifest into its lock.
+// LockRequest is one resolution of the project's manifest
+// (Options.Manifest) into its lock.
 type LockRequest struct {
-	// Manifest and Lock name the project's files (see FindManifest).
-	Manifest, Lock string
 	// Frozen changes nothing: it fails when the lock does not satisfy
 	// the manifest or resolving again would change it.
 	Frozen bool
@@ -28,15 +27,13 @@ type LockRequest struct {
 	AllowRepublished bool
 }
 
-// LockResult is what Lock resolved and whether it wrote it.
+// LockResult is what Lock resolved and whether it differs from the file.
 type LockResult struct {
-	// File is the lock's path.
-	File string
-	// Lock is the lock resolved.
+	// Lock is the lock resolved; its File the project's lock file.
 	Lock *resolve.Lockfile
-	// Changed says it differs from the file; Written that it was written
-	// (changed and not frozen).
-	Changed, Written bool
+	// Changed says it differs from the file: it was written unless the
+	// request was Frozen.
+	Changed bool
 }
 
 // Lock resolves what the project manifest asks for and writes its lock,
@@ -44,13 +41,13 @@ type LockResult struct {
 // kept while they satisfy every requirement, git references are fetched
 // and built so their commits and trees lock, and the file is written only
 // when its bytes change. A manifest that does not exist is ErrNoManifest;
-// a lock that does not parse is ErrInvalidLock; a resolution failure is
-// an *InstallError.
+// a lock that does not parse is resolve.ErrInvalidLock; a resolution
+// failure is an *InstallError.
 func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if r.Upgrade && r.Frozen {
 		return nil, invalid(errors.New("upgrading and a frozen lock contradict each other"))
 	}
-	mpath, lpath := FindManifest(r.Manifest, r.Lock)
+	mpath, lpath := FindManifest(e.opts.Manifest, e.opts.Lock)
 	m, err := resolve.ReadManifest(ctx, mpath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)
@@ -63,7 +60,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		prev = nil
 	case err != nil:
-		return nil, mark(ErrInvalidLock, err)
+		return nil, mark(resolve.ErrInvalidLock, err)
 	}
 	m, locals, done, err := e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
 	if err != nil {
@@ -96,17 +93,17 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
 	}
 	e.decideLock(known, next)
+	next.File = lpath
 	data, err := next.Marshal()
 	if err != nil {
 		return nil, err
 	}
 	old, _ := boundedfile.ReadRegular(lpath, resolve.MaxLockBytes)
-	out := &LockResult{File: lpath, Lock: next, Changed: !bytes.Equal(old, data)}
+	out := &LockResult{Lock: next, Changed: !bytes.Equal(old, data)}
 	if out.Changed && !r.Frozen {
 		if err := resolve.WriteLockfile(ctx, lpath, next); err != nil {
 			return nil, err
 		}
-		out.Written = true
 	}
 	return out, nil
 }

@@ -27,8 +27,8 @@ type applyRequest struct {
 	Prev *resolve.Lockfile
 	// NoInstall resolves and writes the manifest and lock only.
 	NoInstall bool
-	// InstallRequest carries the consent, checks, target and DryRun;
-	// its Refs, Manifest, Lock, Frozen and Skills are not used.
+	// InstallRequest carries the consent, checks and DryRun; its Refs,
+	// Frozen and Skills are not used.
 	InstallRequest
 }
 
@@ -151,7 +151,8 @@ type Project struct {
 
 // openProject reads the manifest and lock FindManifest picks. A missing
 // manifest or lock is not an error. A manifest that does not parse is an
-// *InstallError; a lock that does not parse is ErrInvalidLock.
+// *InstallError; a lock that cannot be read is resolve.ErrInvalidLock
+// (marked so when it is unreadable rather than malformed).
 func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 	mpath, lpath := FindManifest(manifest, lock)
 	p := &Project{ManifestFile: mpath, LockFile: lpath}
@@ -177,7 +178,7 @@ func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 	}
 	if p.prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, mark(ErrInvalidLock, err)
+			return nil, mark(resolve.ErrInvalidLock, err)
 		}
 		p.prev = nil
 	}

@@ -7,12 +7,12 @@ import (
 	"github.com/skillpm/skillpm/install"
 )
 
-// QuarantineResult is what Quarantine did, root by root.
+// QuarantineResult is what Quarantine did: install.Quarantine's result
+// over every root (the copies moved, and why each copy an advisory names
+// was left in place, those skillpm did not install included), and
+// whether the feed was obeyed.
 type QuarantineResult struct {
-	// Moved are the copies moved out of their roots.
-	Moved []install.Quarantined `json:"moved"`
-	// Left says, per copy an advisory names that was left in place, why.
-	Left []string `json:"left,omitempty"`
+	install.QuarantineResult
 	// Feed is why the feed was not obeyed, "" when it was.
 	Feed string `json:"feed,omitempty"`
 }
@@ -32,7 +32,7 @@ func (e *Engine) Quarantine(ctx context.Context, _ QuarantineRequest) (*Quaranti
 	if err != nil {
 		return nil, err
 	}
-	out := &QuarantineResult{Moved: []install.Quarantined{}}
+	out := &QuarantineResult{QuarantineResult: install.QuarantineResult{Moved: []install.Quarantined{}}}
 	if ch.Problem != nil {
 		out.Feed = ch.Problem.Error()
 		return out, nil

@@ -7,7 +7,8 @@ import (
 	"github.com/skillpm/skillpm/install"
 )
 
-// RemoveRequest is one removal of installed skills.
+// RemoveRequest is one removal of installed skills (RemoveProjectRequest
+// embeds it: a removal from a project).
 type RemoveRequest struct {
 	// Names are the skills to remove.
 	Names []string

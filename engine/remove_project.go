@@ -9,16 +9,13 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// RemoveProjectRequest is `skillpm remove` in a project.
+// RemoveProjectRequest is `skillpm remove` in a project: the removal
+// outside one from the project's roots (its Roots are not read). Its
+// Names are as the manifest names the skills or their short names; of
+// its Options, Prune is always on (what only the removed skills needed
+// goes with them).
 type RemoveProjectRequest struct {
-	// Manifest and Lock name the project's files; "" means FindManifest's.
-	Manifest, Lock string
-	// Names are the skills to remove, as the manifest names them or by
-	// their short names.
-	Names []string
-	// Options are install.Remove's; Prune is always on (what only the
-	// removed skills needed goes with them).
-	Options install.RemoveOptions
+	RemoveRequest
 }
 
 // RemoveProjectResult is what a removal from a project did.
@@ -79,7 +76,7 @@ func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 // project's roots, and then writes the manifest and the lock together.
 // Nothing is written when a root refuses, or with DryRun.
 func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*RemoveProjectResult, error) {
-	p, err := openProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}

@@ -17,12 +17,13 @@ import (
 // a dry run removes and writes nothing; the removal takes the skill out of
 // skills.yaml, skills.lock and the project's root.
 func TestRemoveProject(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
-	manifest := notesProject(t, e, key, dir)
+	manifest := notesProject(t, inProject(t, opts, ""), key, dir)
 	proj := filepath.Dir(manifest)
-	if _, err := e.Install(ctx, engine.InstallRequest{Manifest: manifest}); err != nil {
+	e := inProject(t, opts, manifest)
+	if _, err := e.Install(ctx, engine.InstallRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	root := filepath.Join(proj, ".agents", "skills")
@@ -30,12 +31,12 @@ func TestRemoveProject(t *testing.T) {
 		t.Fatalf("the project install did not land in %s: %v", root, err)
 	}
 
-	_, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{Manifest: manifest, Names: []string{"nots"}})
+	_, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{RemoveRequest: engine.RemoveRequest{Names: []string{"nots"}}})
 	if nip, ok := errors.AsType[*engine.NotInProjectError](err); !ok || nip.Name != "nots" || len(nip.Have) != 1 {
 		t.Errorf("a name not in the manifest: %v, want NotInProjectError listing notes", err)
 	}
 
-	dry, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{Manifest: manifest, Names: []string{"notes"}, Options: install.RemoveOptions{DryRun: true}})
+	dry, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{RemoveRequest: engine.RemoveRequest{Names: []string{"notes"}, Options: install.RemoveOptions{DryRun: true}}})
 	if err != nil || len(dry.Roots) != 1 || len(dry.Lock.Skills) != 0 {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
@@ -43,7 +44,7 @@ func TestRemoveProject(t *testing.T) {
 		t.Errorf("a dry run rewrote the manifest:\n%s", data)
 	}
 
-	res, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{Manifest: manifest, Names: []string{"notes"}})
+	res, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{RemoveRequest: engine.RemoveRequest{Names: []string{"notes"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func hostList(env hosts.Env, names []string, def install.HostID) ([]install.Host
 // none is named: configured (the configuration's host:), else the single
 // host whose roots (project or user) already hold skills skillpm
 // installed, else install.DefaultHost when none holds any. When several
-// hosts hold skills it fails with errSeveralHosts: guessing would put a
+// hosts hold skills it fails with *SeveralHostsError: guessing would put a
 // skill where the user's agent does not look.
 func defaultHost(env hosts.Env, configured install.HostID) (install.HostID, error) {
 	if configured != "" {

@@ -10,14 +10,15 @@ import (
 )
 
 // UpdateRequest is one update of installed skills within the ranges they
-// were installed with.
+// were installed with (UpdateProjectRequest embeds it: an update in a
+// project within its manifest's ranges).
 type UpdateRequest struct {
 	// Names are the skills to update (with what they need); none means
 	// all.
 	Names []string
-	// InstallRequest carries the consent, checks and target; its Refs,
-	// Manifest, Lock, Origin, Frozen, NoVCS and Skills are not
-	// used.
+	// InstallRequest carries the consent, checks and DryRun (and, outside
+	// a project, RegistryOnly and Roots); its Refs, Origin, Frozen, NoVCS
+	// and Skills are not used.
 	InstallRequest
 }
 

@@ -10,17 +10,15 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// UpdateProjectRequest is `skillpm update` in a project.
+// UpdateProjectRequest is `skillpm update` in a project: the update
+// outside one (its Names, all when none, and the consent, checks and
+// DryRun of its InstallRequest) with what only a project has, ranges to
+// move.
 type UpdateProjectRequest struct {
-	// Names are the skills to move (all when none).
-	Names []string
+	UpdateRequest
 	// Breaking raises the ranges the newest release is outside of, Latest
 	// every range, each to ^NEWEST, before resolving.
 	Breaking, Latest bool
-	// InstallRequest carries the project's files (Manifest, Lock), the
-	// consent, checks, target and DryRun; its Refs, Frozen, NoVCS and
-	// Skills are not read.
-	InstallRequest
 }
 
 // UpdateProjectResult is what an update in a project did.
@@ -28,9 +26,8 @@ type UpdateProjectResult struct {
 	Project *Project
 	// Ranges are the manifest's range changes.
 	Ranges map[string]string
-	// Result and Lock are the install and the lock written.
+	// Result is the install; its Lock the lock written.
 	Result *install.Result
-	Lock   *resolve.Lockfile
 }
 
 // UpdateProject moves a project: the skills named (or all) go to the
@@ -39,7 +36,7 @@ type UpdateProjectResult struct {
 // installed into the project's roots, and the manifest and lock are
 // written together once it is (Apply).
 func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*UpdateProjectResult, error) {
-	p, err := openProject(ctx, r.Manifest, r.Lock)
+	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +62,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*Up
 			e.event("ranges", out)
 		}
 	}
-	out.Result, out.Lock, err = e.apply(ctx, p.update(data, r.Names, r.InstallRequest))
+	out.Result, _, err = e.apply(ctx, p.update(data, r.Names, r.InstallRequest))
 	if err != nil {
 		return nil, err
 	}

@@ -6,18 +6,10 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// WhyChain is one path from a skill asked for by name to the skill
-// explained.
-type WhyChain struct {
-	// From is the graph's lock file or root.
-	From  string              `json:"from"`
-	Chain []resolve.ChainStep `json:"chain"`
-}
-
 // WhyResult explains why a skill is installed.
 type WhyResult struct {
 	// Chains are every path to it, graph by graph, shortest first.
-	Chains []WhyChain
+	Chains []resolve.Chain
 	// Known are the skills of the graphs read, for suggestions when
 	// there is no chain.
 	Known []string
@@ -27,8 +19,6 @@ type WhyResult struct {
 type WhyRequest struct {
 	// Name is the skill whose chains are wanted.
 	Name string
-	// GraphRequest names the project or roots, as for DependencyGraphs.
-	GraphRequest
 }
 
 // Why returns every chain from a skill asked for by name to name, with
@@ -37,18 +27,16 @@ type WhyRequest struct {
 // is not an error.
 func (e *Engine) Why(ctx context.Context, r WhyRequest) (*WhyResult, error) {
 	name := r.Name
-	graphs, err := e.dependencyGraphs(ctx, r.GraphRequest)
+	graphs, err := e.dependencyGraphs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := &WhyResult{Chains: []WhyChain{}}
+	out := &WhyResult{Chains: []resolve.Chain{}}
 	for _, dg := range graphs {
 		for n := range dg.Nodes {
 			out.Known = append(out.Known, n)
 		}
-		for _, ch := range dg.Chains(name) {
-			out.Chains = append(out.Chains, WhyChain{From: dg.From, Chain: ch})
-		}
+		out.Chains = append(out.Chains, dg.Chains(name)...)
 	}
 	return out, nil
 }

@@ -15,30 +15,32 @@ import (
 // with the range), and so do the receipts of the root a plain install
 // wrote; a skill nobody needs has no chain and is not an error.
 func TestWhy(t *testing.T) {
-	e, key, dir, home, done := exampleSetup()
+	opts, key, dir, home, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
+	e := inProject(t, opts, "")
 	manifest := notesProject(t, e, key, dir)
 	proj := filepath.Dir(manifest)
-	if _, err := e.Why(ctx, engine.WhyRequest{Name: "notes", GraphRequest: engine.GraphRequest{Manifest: manifest}}); !errors.Is(err, engine.ErrInvalidRequest) {
+	pe := inProject(t, opts, manifest)
+	if _, err := pe.Why(ctx, engine.WhyRequest{Name: "notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a project without a lock: %v, want ErrInvalidRequest", err)
 	}
-	if _, err := e.Install(ctx, engine.InstallRequest{Manifest: manifest}); err != nil {
+	if _, err := pe.Install(ctx, engine.InstallRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Why(ctx, engine.WhyRequest{Name: "notes", GraphRequest: engine.GraphRequest{Manifest: manifest}})
+	res, err := pe.Why(ctx, engine.WhyRequest{Name: "notes"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := resolve.ChainStep{Name: "notes", Version: "1.0.0", Range: "^1"}
-	if len(res.Chains) != 1 || res.Chains[0].From != filepath.Join(proj, "skills.lock") || len(res.Chains[0].Chain) != 1 || res.Chains[0].Chain[0] != want {
+	if len(res.Chains) != 1 || res.Chains[0].From != filepath.Join(proj, "skills.lock") || len(res.Chains[0].Steps) != 1 || res.Chains[0].Steps[0] != want {
 		t.Errorf("project: %+v; want one chain [%+v] from skills.lock", res.Chains, want)
 	}
 
 	if _, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"notes@^1"}}); err != nil {
 		t.Fatal(err)
 	}
-	gr, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: filepath.Join(proj, "none.yaml")})
+	gr, err := inProject(t, opts, filepath.Join(proj, "none.yaml")).DependencyGraphs(ctx, engine.GraphRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func TestWhy(t *testing.T) {
 	if len(graphs) != 1 || graphs[0].From != filepath.Join(home, ".agents", "skills") || len(graphs[0].Tops) != 1 || graphs[0].Nodes["notes"] == nil {
 		t.Errorf("receipts: %+v; want the agents user root holding notes", graphs)
 	}
-	none, err := e.Why(ctx, engine.WhyRequest{Name: "other", GraphRequest: engine.GraphRequest{Manifest: manifest}})
+	none, err := pe.Why(ctx, engine.WhyRequest{Name: "other"})
 	if err != nil || len(none.Chains) != 0 || len(none.Known) != 1 {
 		t.Errorf("a skill nobody needs: %+v, %v; want no chain and notes known", none, err)
 	}

@@ -56,10 +56,20 @@ type ChainStep struct {
 	Range   string `json:"range,omitempty"`
 }
 
+// Chain is one path of a dependency graph from a skill asked for by name
+// to the skill explained, named by the graph it is in: why reads several
+// graphs (a project's lock, or each root's receipts).
+type Chain struct {
+	// From is the graph's From: its lock file or root directory.
+	From string `json:"from"`
+	// Steps are the skills of the path, the one asked for by name first.
+	Steps []ChainStep `json:"chain"`
+}
+
 // Chains returns every path from a skill asked for by name to target,
 // shortest first, as cargo tree -i and npm explain show them.
-func (dg *DepGraph) Chains(target string) [][]ChainStep {
-	var out [][]ChainStep
+func (dg *DepGraph) Chains(target string) []Chain {
+	var out []Chain
 	for _, ch := range dg.paths(target) {
 		steps := []ChainStep{}
 		for i, s := range ch {
@@ -70,7 +80,7 @@ func (dg *DepGraph) Chains(target string) [][]ChainStep {
 			}
 			steps = append(steps, ChainStep{Name: s, Version: n.Version, Range: rng})
 		}
-		out = append(out, steps)
+		out = append(out, Chain{From: dg.From, Steps: steps})
 	}
 	return out
 }

@@ -6,8 +6,9 @@ import (
 )
 
 // TestDepGraphChains: every path from a skill asked for by name to the
-// target, shortest first, with the range asked for at each step (the
-// request's for the first, the step before's declared range after).
+// target, shortest first, named by the graph, with the range asked for at
+// each step (the request's for the first, the step before's declared
+// range after).
 func TestDepGraphChains(t *testing.T) {
 	dg := NewDepGraph("skills.lock", func(n *DepNode) map[string]string {
 		return map[string]map[string]string{"a": {"b": "^2", "c": "^3"}, "b": {"c": "~3.1"}}[n.Name]
@@ -17,9 +18,9 @@ func TestDepGraphChains(t *testing.T) {
 	dg.Nodes["c"] = &DepNode{Name: "c", Version: "3.1.0"}
 	dg.Tops = []string{"a"}
 	got := dg.Chains("c")
-	want := [][]ChainStep{
-		{{"a", "1.0.0", "^1"}, {"c", "3.1.0", "^3"}},
-		{{"a", "1.0.0", "^1"}, {"b", "2.0.0", "^2"}, {"c", "3.1.0", "~3.1"}},
+	want := []Chain{
+		{"skills.lock", []ChainStep{{"a", "1.0.0", "^1"}, {"c", "3.1.0", "^3"}}},
+		{"skills.lock", []ChainStep{{"a", "1.0.0", "^1"}, {"b", "2.0.0", "^2"}, {"c", "3.1.0", "~3.1"}}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Chains(c) = %+v, want %+v", got, want)

@@ -62,7 +62,7 @@ fails or is refused.`,
 // field of the request (TestRequestFields checks it).
 func (f *addFlags) request() engine.InstallRequest {
 	return engine.InstallRequest{
-		Manifest: f.manifest, Lock: f.lock, Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
+		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
 	}
 }
 
@@ -73,7 +73,7 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	ef := engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: true, manifest: f.manifest, ask: f.ask}
+	ef := engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: true, manifest: f.manifest, project: &f.projectOption, ask: f.ask}
 	if !f.noInstall {
 		ef.trust = &f.trustFlags
 	}

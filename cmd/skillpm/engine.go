@@ -30,6 +30,9 @@ type engineFlags struct {
 	// manifest is the project manifest the command was given (--manifest;
 	// "" looks here), whose policy: is the one in force.
 	manifest string
+	// project, when set, is the project the engine's operations read and
+	// change (--manifest and --lock: Options.Manifest and Lock).
+	project *projectOption
 	// client, when set, is the registry client to use (one the command
 	// opened already).
 	client *registry.Client
@@ -94,6 +97,9 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts.Log = slog.New(h)
 	if f.rf != nil {
 		opts.Target = f.rf.target()
+	}
+	if f.project != nil {
+		opts.Manifest, opts.Lock = f.project.manifest, f.project.lock
 	}
 	if f.noPolicy {
 		return engine.Open(ctx, opts)

@@ -122,7 +122,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, manifest: f.manifest, ask: f.ask})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, manifest: f.manifest, project: &f.projectOption, ask: f.ask})
 	if err != nil {
 		return err
 	}
@@ -140,8 +140,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 // sets a field of the request (TestRequestFields checks it).
 func (f *installFlags) request(refs []string) engine.InstallRequest {
 	return engine.InstallRequest{
-		Refs: refs, Manifest: f.manifest, Lock: f.lock,
-		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution,
+		Refs: refs, Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution,
 		Frozen: f.frozen, DryRun: f.dryRun, NoVCS: f.noVCS, Skills: f.skills,
 	}
 }

@@ -123,15 +123,15 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 	if f.upgrade && f.frozen {
 		return usageErrorf(c, errors.New("--upgrade and --frozen contradict each other"))
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, policyFile: f.policy, manifest: f.manifest, warn: resolverWarn(g)})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, policyFile: f.policy, manifest: f.manifest, project: &f.projectOption, warn: resolverWarn(g)})
 	if err != nil {
 		return err
 	}
-	res, err := e.Lock(ctx, engine.LockRequest{Manifest: f.manifest, Lock: f.lock, Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished})
+	res, err := e.Lock(ctx, engine.LockRequest{Frozen: f.frozen, Upgrade: f.upgrade, Names: names, AllowRepublished: f.allowRepublished})
 	if err != nil {
 		return lockFailure(ctx, g, e, f, err)
 	}
-	return printLock(g, res)
+	return printLock(g, res, f.frozen)
 }
 
 // lockFailure words lock's failures for the command line.
@@ -144,7 +144,7 @@ func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags
 		return notInProjectErr(nip)
 	case errors.Is(err, engine.ErrNoManifest):
 		return classed(errdef.Usage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
-	case errors.Is(err, engine.ErrInvalidLock):
+	case errors.Is(err, resolve.ErrInvalidLock):
 		return classed(errdef.Usage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	case isUsageError(err):
 		return err
@@ -158,9 +158,10 @@ func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags
 }
 
 // printLock renders a lock: JSON, or a table of the skills and a line
-// saying whether the file was written.
-func printLock(g *globals, res *engine.LockResult) error {
-	next, lpath, changed, written := res.Lock, res.File, res.Changed, res.Written
+// saying whether the file was written (it changed, and the lock was not
+// frozen).
+func printLock(g *globals, res *engine.LockResult, frozen bool) error {
+	next, lpath, changed, written := res.Lock, res.Lock.File, res.Changed, res.Changed && !frozen
 	if g.json() {
 		j := lockJSON{Schema: schemaOf("lock"), Lock: lpath, Changed: changed, Written: written, Skills: []lockSkillJSON{}}
 		for _, s := range next.Skills {

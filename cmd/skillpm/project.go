@@ -7,6 +7,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/resolve"
 )
 
 // projectOpenErr gives the engine's project-opening failures their exit codes and
@@ -16,7 +17,7 @@ func projectOpenErr(err error) error {
 	switch {
 	case errors.As(err, &ie):
 		return lockExit(ie.Manifest, ie.LockFile, ie.Err)
-	case errors.Is(err, engine.ErrInvalidLock):
+	case errors.Is(err, resolve.ErrInvalidLock):
 		return classed(errdef.Usage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	}
 	return err
@@ -31,7 +32,7 @@ func projectFailure(ctx context.Context, g *globals, e *engine.Engine, err error
 	if errors.As(err, &ie) && ie.Graph == nil {
 		return projectOpenErr(err)
 	}
-	if errors.Is(err, engine.ErrInvalidLock) || isUsageError(err) {
+	if errors.Is(err, resolve.ErrInvalidLock) || isUsageError(err) {
 		return projectOpenErr(err)
 	}
 	return installFailure(ctx, g, e, err, true)

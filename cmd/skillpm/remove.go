@@ -40,10 +40,11 @@ A copy links still point to is refused unless --force.`,
 			if err != nil {
 				return err
 			}
+			r := engine.RemoveRequest{Names: args, Options: opts}
 			if project {
-				return runProjectRemove(c, g, e, opts, args)
+				return runProjectRemove(c, g, e, r)
 			}
-			done, err := e.Remove(c.Context(), engine.RemoveRequest{Names: args, Options: opts})
+			done, err := e.Remove(c.Context(), r)
 			if perr := printRemovals(g, done.Roots, opts.DryRun); perr != nil {
 				return perr
 			}

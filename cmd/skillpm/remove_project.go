@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
 )
 
@@ -14,8 +13,8 @@ import (
 // the names leave skills.yaml, skills.lock keeps only what the remaining
 // skills need, the project's roots lose the skills and the dependencies
 // nothing else needs. Nothing is written when a root refuses.
-func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, opts install.RemoveOptions, names []string) error {
-	res, err := e.RemoveProject(c.Context(), engine.RemoveProjectRequest{Names: names, Options: opts})
+func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, r engine.RemoveRequest) error {
+	res, err := e.RemoveProject(c.Context(), engine.RemoveProjectRequest{RemoveRequest: r})
 	if nip, ok := errors.AsType[*engine.NotInProjectError](err); ok {
 		msg := nip.Error()
 		if s := suggest(nip.Name, nip.Have); len(s) > 0 {
@@ -25,7 +24,7 @@ func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, opts insta
 	} else if err != nil {
 		return projectFailure(c.Context(), g, e, err)
 	}
-	return printProjectRemoval(g, res, opts.DryRun)
+	return printProjectRemoval(g, res, r.Options.DryRun)
 }
 
 // printProjectRemoval renders a removal from a project: JSON, or what

@@ -39,12 +39,13 @@ func TestRequestFields(t *testing.T) {
 		unset []string
 	}{
 		{"install", installCmd(g, fi), func() engine.InstallRequest { return fi.request([]string{"x"}) }, nil},
-		// add names skills in skills.yaml (AddRequest) and installs the
-		// whole project, without git sources of its own.
+		// add's Refs are its arguments, the requirements it writes into
+		// skills.yaml; it installs the whole project, without git
+		// sources of its own.
 		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
 		// update names installed skills or the project (UpdateRequest,
 		// UpdateProjectRequest, the same request), never references.
-		{"update", updateCmd(g, fu), fu.request, []string{"Refs", "Manifest", "Lock", "Frozen", "NoVCS", "Skills"}},
+		{"update", updateCmd(g, fu), fu.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
 	} {
 		if tc.cmd != nil {
 			setEveryFlag(t, tc.cmd)

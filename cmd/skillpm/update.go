@@ -76,15 +76,16 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 	if err := f.check(); err != nil {
 		return err
 	}
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, ask: f.ask,
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, trust: &f.trustFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: project, manifest: f.project.manifest, project: &f.project.projectOption, ask: f.ask,
 		plan: showPlan(g, project), ranges: printRangeBumps(g)})
 	if err != nil {
 		return err
 	}
+	r := engine.UpdateRequest{Names: names, InstallRequest: f.request()}
 	if project {
-		return runProjectUpdate(c, g, f, e, names)
+		return runProjectUpdate(c, g, f, e, r)
 	}
-	res, err := e.Update(ctx, engine.UpdateRequest{Names: names, InstallRequest: f.request()})
+	res, err := e.Update(ctx, r)
 	if err != nil {
 		return installFailure(ctx, g, e, err, false)
 	}

@@ -35,12 +35,8 @@ type projectUpdateFlags struct {
 // ranges in skills.yaml move first), the rest keep their locked versions,
 // the result is installed into the project's roots, and skills.yaml and
 // skills.lock are written together once it is.
-func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, names []string) error {
-	ir := f.request()
-	ir.Manifest, ir.Lock = f.project.manifest, f.project.lock
-	res, err := e.UpdateProject(c.Context(), engine.UpdateProjectRequest{
-		Names: names, Breaking: f.project.breaking, Latest: f.project.latest, InstallRequest: ir,
-	})
+func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, r engine.UpdateRequest) error {
+	res, err := e.UpdateProject(c.Context(), engine.UpdateProjectRequest{UpdateRequest: r, Breaking: f.project.breaking, Latest: f.project.latest})
 	if err != nil {
 		return projectFailure(c.Context(), g, e, err)
 	}
@@ -62,7 +58,7 @@ func printRangeBumps(g *globals) func(*engine.UpdateProjectResult) {
 
 // printProjectUpdate renders an update in a project.
 func printProjectUpdate(g *globals, res *engine.UpdateProjectResult, dryRun bool) error {
-	lpath, lock := res.Project.LockFile, res.Lock
+	lpath, lock := res.Project.LockFile, res.Result.Lock
 	if g.json() {
 		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})
 	}

@@ -37,7 +37,7 @@ func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*resolve.DepGraph
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.DependencyGraphs(ctx, engine.GraphRequest{Manifest: f.manifest, Lock: f.lock})
+	res, err := e.DependencyGraphs(ctx, engine.GraphRequest{})
 	if err != nil {
 		return nil, graphsErr(g, err)
 	}
@@ -47,14 +47,14 @@ func (f *treeFlags) graphs(ctx context.Context, g *globals) ([]*resolve.DepGraph
 // engine opens the engine tree and why read with; a project's graph
 // does not need the user's hosts file to load.
 func (f *treeFlags) engine(ctx context.Context, g *globals) (*engine.Engine, error) {
-	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: hasProject(f.manifest)})
+	return openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, project: &f.projectOption, lenientEnv: hasProject(f.manifest)})
 }
 
 // graphsErr maps the failures of reading dependency graphs: a project's
 // manifest or lock as project commands do, the rest as roots are.
 func graphsErr(g *globals, err error) error {
 	var ie *engine.InstallError
-	if errors.As(err, &ie) || errors.Is(err, engine.ErrInvalidLock) {
+	if errors.As(err, &ie) || errors.Is(err, resolve.ErrInvalidLock) {
 		return projectOpenErr(err)
 	}
 	return rootsErr(g, err)
@@ -185,7 +185,7 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Why(c.Context(), engine.WhyRequest{Name: name, GraphRequest: engine.GraphRequest{Manifest: f.manifest, Lock: f.lock}})
+			res, err := e.Why(c.Context(), engine.WhyRequest{Name: name})
 			if err != nil {
 				return graphsErr(g, err)
 			}
@@ -219,7 +219,7 @@ func printWhy(w io.Writer, res *engine.WhyResult) {
 			fmt.Fprintf(w, "%s:\n", termText(from))
 		}
 		var parts []string
-		for _, s := range ch.Chain {
+		for _, s := range ch.Steps {
 			part := termText(s.Name) + " " + termText(s.Version)
 			if s.Range != "" {
 				part += " (" + termText(s.Range) + ")"
@@ -227,8 +227,8 @@ func printWhy(w io.Writer, res *engine.WhyResult) {
 			parts = append(parts, part)
 		}
 		what := "asked for by name"
-		if len(ch.Chain) > 1 {
-			what = "needed by " + termText(ch.Chain[len(ch.Chain)-2].Name)
+		if len(ch.Steps) > 1 {
+			what = "needed by " + termText(ch.Steps[len(ch.Steps)-2].Name)
 		}
 		fmt.Fprintf(w, "  %s  [%s]\n", strings.Join(parts, " -> "), what)
 	}
