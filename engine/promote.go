@@ -9,14 +9,11 @@ import (
 	"github.com/skillpm/skillpm/tiers"
 )
 
-// PromoteRequest is one marketplace promotion: a countersignature.
+// PromoteRequest is one marketplace promotion: a countersignature, asked
+// for as Sign asks for a signature (its Sign is the auditor's key or
+// keyless identity).
 type PromoteRequest struct {
-	// Ref names the published version, as for Verify.
-	Ref string
-	// Sign is the auditor's signing key or keyless identity.
-	Sign sign.SignOptions
-	// Prerelease lets a range select pre-releases.
-	Prerelease bool
+	SignRequest
 }
 
 // PromoteResult is a countersignature and the tier the policy now gives.
