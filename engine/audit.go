@@ -42,20 +42,23 @@ type AuditRequest struct {
 	Suggest bool
 }
 
-// AuditResult is what Audit found, one entry per skill in order.
+// AuditResult is what Audit found, one entry per skill in order; an
+// audit.Summary counts them (Add each one).
 type AuditResult struct {
-	Skills  []AuditedSkill
-	Summary audit.Summary
+	Skills []AuditedSkill
 }
 
 // AuditedSkill is the audit of one skill, or why it could not be
-// audited (Err; only when several are audited).
+// audited (Err; only when several are audited). Its report's digest,
+// which an attestation records, is Report.Digest.
 type AuditedSkill struct {
 	// Path is the directory as asked for, or NAME@VERSION for a
-	// published version: how findings name the skill's files.
-	Path    string
+	// published version (or one Publish built): how findings name the
+	// skill's files.
+	Path string
+	// Report is the audit; Verdict its decision at the tier asked for
+	// (the one the skill claims by default).
 	Report  *audit.Report
-	Digest  string
 	Verdict audit.Verdict
 	Err     error
 	// Manifest is the published version audited; repo holds it.
@@ -81,9 +84,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 		if err != nil {
 			return nil, err
 		}
-		out := &AuditResult{Skills: []AuditedSkill{*s}, Summary: audit.NewSummary()}
-		out.Summary.Add(s.Path, s.Verdict, s.Err != nil)
-		return out, nil
+		return &AuditResult{Skills: []AuditedSkill{*s}}, nil
 	}
 	if r.Sign != nil {
 		return nil, fmt.Errorf("%w: audit several skills without signing", ErrAttestVersion)
@@ -97,7 +98,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 		return nil, mark(ErrAuditFailed, err)
 	}
 	// The skills are independent: they are audited concurrently, each
-	// into its place, and summed in order.
+	// into its place.
 	skills := make([]AuditedSkill, len(dirs))
 	err = forEach(ctx, len(dirs), func(ctx context.Context, i int) error {
 		s := AuditedSkill{Path: dirs[i]}
@@ -112,23 +113,17 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	if err != nil {
 		return nil, err
 	}
-	out := &AuditResult{Skills: []AuditedSkill{}, Summary: audit.NewSummary()}
-	for i := range skills {
-		out.Summary.Add(skills[i].Path, skills[i].Verdict, skills[i].Err != nil)
-		out.Skills = append(out.Skills, skills[i])
-	}
-	return out, nil
+	return &AuditResult{Skills: skills}, nil
 }
 
-// judge sets the verdict at tier and the report's digest.
+// judge sets the verdict at tier.
 func (s *AuditedSkill) judge(tier string) error {
 	v, err := s.Report.Verdict(tier)
 	if err != nil {
 		return invalid(err)
 	}
 	s.Verdict = v
-	s.Digest, err = s.Report.Digest()
-	return err
+	return nil
 }
 
 // auditDirs checks that every path is a directory and, with recursive,

@@ -63,7 +63,10 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*MirrorResult, er
 	if err != nil {
 		return nil, err
 	}
-	out := &MirrorResult{MirrorResult: res, From: from, To: dst}
+	// The versions come from their own sources; From is the one the feed
+	// came from, the source of bare names.
+	res.From = from
+	out := &MirrorResult{MirrorResult: res}
 	if out.Advisories, err = e.client.CopyAdvisories(ctx, from, dst); err != nil {
 		return nil, fmt.Errorf("copying the advisory feed of %s: %w", from, err)
 	}

@@ -78,7 +78,8 @@
 // streams); Search returns the index's own *policycheck.SearchResult;
 // Bundle returns the *MirrorResult that Mirror does; Sign returns the
 // *registry.VersionSignature that Publish, Promote and BuildIndex report
-// in theirs; UntrustKey shares TrustKey's request and result;
+// in theirs; Pull returns the *registry.PullResult of the registry's
+// Repository.Pull; UntrustKey shares TrustKey's request and result;
 // DependencyGraphs takes a GraphRequest and returns a *GraphResult;
 // LoadPolicy takes a PolicyRequest and returns a *PolicyChoice.
 // FindManifest, HasProject, ProcessEnv and SearchedRoots are no

@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 )
@@ -296,16 +297,16 @@ func TestAudit(t *testing.T) {
 	clean := filepath.Join("..", "testdata", "audit", "clean", "web-fetch")
 	hostile := filepath.Join("..", "testdata", "audit", "hostile", "instr-exfil")
 	res, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{hostile}})
-	if err != nil || len(res.Skills) != 1 || res.Skills[0].Verdict.Decision != "block" || res.Summary.Block != 1 || res.Skills[0].Digest == "" {
+	if err != nil || len(res.Skills) != 1 || res.Skills[0].Verdict.Decision != "block" || res.Skills[0].Report == nil {
 		t.Fatalf("a hostile skill: %+v, %v", res, err)
 	}
 	res, err = e.Audit(ctx, engine.AuditRequest{Paths: []string{clean, hostile}})
-	if err != nil || res.Summary.Skills != 2 || res.Summary.Block != 1 || len(res.Summary.Blocks) != 1 || res.Summary.Blocks[0] != hostile || res.Skills[0].Path != clean {
-		t.Fatalf("two skills: %+v, %v", res.Summary, err)
+	if sum := summarize(res); err != nil || sum.Skills != 2 || sum.Block != 1 || len(sum.Blocks) != 1 || sum.Blocks[0] != hostile || res.Skills[0].Path != clean {
+		t.Fatalf("two skills: %+v, %v", sum, err)
 	}
 	res, err = e.Audit(ctx, engine.AuditRequest{Paths: []string{filepath.Join("..", "testdata", "audit", "clean")}, Recursive: true})
-	if err != nil || res.Summary.Skills < 5 || res.Summary.Block != 0 || res.Summary.Failed != 0 {
-		t.Fatalf("recursive, clean: %+v, %v", res.Summary, err)
+	if sum := summarize(res); err != nil || sum.Skills < 5 || sum.Block != 0 || sum.Failed != 0 {
+		t.Fatalf("recursive, clean: %+v, %v", sum, err)
 	}
 	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{t.TempDir()}, Recursive: true}); !errors.As(err, new(*engine.SkillDirsError)) {
 		t.Errorf("recursive below no skill: %v, want SkillDirsError", err)
@@ -329,6 +330,18 @@ func TestAudit(t *testing.T) {
 	if s.Path != "notes@1.0.0" || s.Manifest == nil || s.Attestation == nil || s.Attestation.Digest != s.Manifest.Descriptor.Digest.String() {
 		t.Errorf("a published version, attested: %+v", s)
 	}
+}
+
+// summarize counts an audit's verdicts as skillpm audit does; nil counts
+// nothing.
+func summarize(res *engine.AuditResult) audit.Summary {
+	sum := audit.NewSummary()
+	if res != nil {
+		for _, s := range res.Skills {
+			sum.Add(s.Path, s.Verdict, s.Err != nil)
+		}
+	}
+	return sum
 }
 
 // hostsOf is Engine.Hosts for an engine opened on env.

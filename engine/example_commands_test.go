@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -64,10 +65,12 @@ func ExampleEngine_Audit() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	sum := audit.NewSummary()
 	for _, s := range res.Skills {
 		fmt.Println(s.Report.Skill, s.Verdict.Decision, "at", s.Verdict.Tier)
+		sum.Add(s.Path, s.Verdict, s.Err != nil)
 	}
-	fmt.Println("blocked:", len(res.Summary.Blocks))
+	fmt.Println("blocked:", len(sum.Blocks))
 	// Output:
 	// web-fetch pass at verified
 	// instr-exfil block at community

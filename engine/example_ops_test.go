@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -20,9 +21,10 @@ func ExampleValidate() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(v.Mode, "skills:", v.Summary.Skills, "valid:", v.Summary.Valid)
+	sum := skill.Summarize(v.Results)
+	fmt.Println("skills:", sum.Skills, "valid:", sum.Valid)
 	// Output:
-	// strict skills: 2 valid: 1
+	// skills: 2 valid: 1
 }
 
 // PublishAll publishes every skill under a directory, as

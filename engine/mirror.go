@@ -26,10 +26,9 @@ type MirrorRequest struct {
 }
 
 // MirrorResult is what Mirror or Bundle copied, with the sources it went
-// between.
+// between (the registry's From and To).
 type MirrorResult struct {
 	*registry.MirrorResult
-	From, To registry.Source
 	// Advisories is true when the source's advisory feed was copied too.
 	Advisories bool
 }
@@ -58,7 +57,7 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 	if err != nil {
 		return nil, err
 	}
-	out := &MirrorResult{MirrorResult: res, From: src, To: dst}
+	out := &MirrorResult{MirrorResult: res}
 	// A mirror carries the feed unchanged (signatures and expiry with
 	// it), so that its readers are checked as the origin's are.
 	if out.Advisories, err = e.client.CopyAdvisories(ctx, src, dst); err != nil {

@@ -5,18 +5,14 @@ import (
 	"errors"
 
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
 
-// PromoteRequest is one marketplace promotion: a countersignature.
+// PromoteRequest is one marketplace promotion: a countersignature, asked
+// for as Sign asks for a signature (its Sign is the auditor's key or
+// keyless identity).
 type PromoteRequest struct {
-	// Ref names the published version, as for Verify.
-	Ref string
-	// Sign is the auditor's signing key or keyless identity.
-	Sign sign.SignOptions
-	// Prerelease lets a range select pre-releases.
-	Prerelease bool
+	SignRequest
 }
 
 // PromoteResult is a countersignature and the tier the policy now gives.
@@ -24,11 +20,11 @@ type PromoteResult struct {
 	// Signed is the countersignature (Unchanged when the key had signed
 	// the version already).
 	Signed *registry.VersionSignature
-	// VerifyResult is the version verified after the countersignature.
+	// VerifyResult is the version verified after the countersignature;
+	// its Policy says whether a rule names the countersigner
+	// (tiers.Policy.NamesSigner): without one the countersignature raises
+	// no tier.
 	*VerifyResult
-	// Trusted says a rule of the policy names the countersigner: without
-	// one the countersignature raises no tier.
-	Trusted bool
 }
 
 // Promote countersigns the version r.Ref names, verifies it again and
@@ -36,8 +32,7 @@ type PromoteResult struct {
 // trust policy is loaded first, so an invalid one stops the promotion
 // before anything is signed.
 func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*PromoteResult, error) {
-	policy, _, err := e.trustPolicy(ctx)
-	if err != nil {
+	if _, _, err := e.trustPolicy(ctx); err != nil {
 		return nil, err
 	}
 	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
@@ -57,24 +52,9 @@ func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*PromoteResult,
 	if err != nil && !errors.Is(err, tiers.ErrRefused) {
 		return nil, err
 	}
-	out := &PromoteResult{Signed: signed, VerifyResult: v, Trusted: trusts(policy, signed.Signer)}
+	out := &PromoteResult{Signed: signed, VerifyResult: v}
 	if !signed.Unchanged {
 		e.refreshSparse(ctx, repo.Source(), []string{repo.Name()}, false, &r.Sign)
 	}
 	return out, nil
-}
-
-// trusts reports whether any identity of any rule of p matches id.
-func trusts(p *tiers.Policy, id sign.Identity) bool {
-	if p == nil {
-		return false
-	}
-	for _, r := range p.Rules {
-		for _, rid := range r.Identities {
-			if rid.Matches(id) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -38,19 +38,11 @@ type PublishResult struct {
 	// Artifact is the built skill (its validation diagnostics included).
 	Artifact *registry.Artifact
 	*registry.PublishResult
-	// Audit is the audit of the packed files and its verdict at the tier
-	// the skill claims.
-	Audit *AuditOutcome
+	// Audit is the audit of the packed files (its Path NAME@VERSION) and
+	// its verdict at the tier the skill claims.
+	Audit *AuditedSkill
 	// Signed is the signature, when the request asked for one.
 	Signed *registry.VersionSignature
-}
-
-// AuditOutcome is a static audit and its verdict.
-type AuditOutcome struct {
-	// Report is the audit of the packed files.
-	Report *audit.Report
-	// Verdict is its decision at the tier the skill claims.
-	Verdict audit.Verdict
 }
 
 // Publish validates the skill in r.Dir strictly, packs it reproducibly,
@@ -117,7 +109,7 @@ func (e *Engine) signPublished(ctx context.Context, src registry.Source, out *Pu
 // auditArtifact audits the files of a built skill as they will be
 // published (unpacked from its layer, not read from its directory again)
 // at the tier it claims.
-func (e *Engine) auditArtifact(ctx context.Context, a *registry.Artifact) (*AuditOutcome, error) {
+func (e *Engine) auditArtifact(ctx context.Context, a *registry.Artifact) (*AuditedSkill, error) {
 	tmp, err := os.MkdirTemp("", "skillpm-publish-audit-")
 	if err != nil {
 		return nil, err
@@ -135,7 +127,7 @@ func (e *Engine) auditArtifact(ctx context.Context, a *registry.Artifact) (*Audi
 	if err != nil {
 		return nil, err
 	}
-	return &AuditOutcome{Report: rep, Verdict: v}, nil
+	return &AuditedSkill{Path: a.Skill.Name + "@" + a.Skill.Version, Report: rep, Verdict: v}, nil
 }
 
 // openSource opens a source of skills: s (a registry namespace or

@@ -26,9 +26,6 @@ type PublishAllRequest struct {
 	// (source.LooksGit), whose repository (credentials removed) and commit
 	// each artifact records unless NoVCS.
 	Source string
-	// Jobs bounds the skills published at once; 0 means
-	// defaultPublishJobs.
-	Jobs int
 	// PublishRequest is every skill's publish (To, Force, NoVCS,
 	// AllowAuditFindings; Sign signs each version that changed); its Dir
 	// is not read.
@@ -110,7 +107,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 	}
 	out.Items = make([]PublishItem, len(items))
 	var eg errgroup.Group
-	eg.SetLimit(cmpOr(r.Jobs, defaultPublishJobs))
+	eg.SetLimit(defaultPublishJobs)
 	var itemMu sync.Mutex
 	done := 0
 	for i, it := range items {
@@ -149,11 +146,4 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 	}
 	e.refreshSparse(ctx, src, changed, false, r.Sign)
 	return out, nil
-}
-
-func cmpOr(n, def int) int {
-	if n > 0 {
-		return n
-	}
-	return def
 }

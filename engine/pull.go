@@ -17,21 +17,12 @@ type PullRequest struct {
 	Prerelease bool
 }
 
-// PullResult is a version Pull unpacked: its manifest, what was unpacked and
-// whether the files match the tree hash the manifest records.
-type PullResult struct {
-	*registry.PullResult
-	// Repository is the skill's repository.
-	Repository *registry.Repository
-	// Dir is the directory the files are in.
-	Dir string
-}
-
 // Pull unpacks the files of the version r.Ref names into r.Dir, as
 // `skillpm pull` does: nothing is installed, verified or recorded; the
 // files are checked against the manifest's tree hash, and on any error
-// the directory is left absent.
-func (e *Engine) Pull(ctx context.Context, r PullRequest) (*PullResult, error) {
+// the directory is left absent. The result is the registry's: the
+// repository and version pulled, the directory and what it holds.
+func (e *Engine) Pull(ctx context.Context, r PullRequest) (*registry.PullResult, error) {
 	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
 	if err != nil {
 		return nil, err
@@ -40,9 +31,5 @@ func (e *Engine) Pull(ctx context.Context, r PullRequest) (*PullResult, error) {
 	if dir == "" {
 		dir = repo.Name()
 	}
-	res, err := repo.Pull(ctx, m, dir, registry.PullOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return &PullResult{PullResult: res, Repository: repo, Dir: dir}, nil
+	return repo.Pull(ctx, m, dir, registry.PullOptions{})
 }

@@ -35,14 +35,11 @@ type ValidateRequest struct {
 	Hosts *hosts.Table
 }
 
-// ValidateResult is what a validation found.
+// ValidateResult is what a validation found. Its counts are
+// skill.Summarize(Results); the mode is the request's (Lenient).
 type ValidateResult struct {
-	// Mode is the mode the skills were checked in.
-	Mode skill.Mode
 	// Results are the skills, in the order of the request's directories.
 	Results []skill.Result
-	// Summary counts them.
-	Summary skill.Summary
 }
 
 // Validate checks the skills in r.Dirs (below them with Recursive)
@@ -88,7 +85,5 @@ func Validate(ctx context.Context, r ValidateRequest) (*ValidateResult, error) {
 		}
 		dirs = append(dirs, found...)
 	}
-	out := &ValidateResult{Mode: opts.Mode, Results: skill.LoadSet(ctx, dirs, opts)}
-	out.Summary = skill.Summarize(out.Results)
-	return out, nil
+	return &ValidateResult{Results: skill.LoadSet(ctx, dirs, opts)}, nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/skillpm/skillpm/pkg/skill"
 )
 
-// TestValidate: a valid and an invalid skill are both results (counted in
-// the summary, strict by default); a directory to search that does not
+// TestValidate: a valid and an invalid skill are both results (counted by
+// skill.Summarize); a directory to search that does not
 // exist is ErrInvalidRequest.
 func TestValidate(t *testing.T) {
 	ctx := context.Background()
@@ -23,11 +23,11 @@ func TestValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Mode != skill.Strict || v.Summary.Skills != 2 || v.Summary.Valid != 1 || v.Summary.Errors == 0 || len(v.Results) != 2 {
-		t.Errorf("Validate = mode %v, summary %+v; want strict, 2 skills, 1 valid, errors counted", v.Mode, v.Summary)
+	if sum := skill.Summarize(v.Results); sum.Skills != 2 || sum.Valid != 1 || sum.Errors == 0 {
+		t.Errorf("Validate = summary %+v; want 2 skills, 1 valid, errors counted", sum)
 	}
 	rec, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: []string{filepath.Join("..", "testdata", "skills")}, Recursive: true, Lenient: true})
-	if err != nil || rec.Mode != skill.Lenient || rec.Summary.Skills < 2 {
+	if err != nil || len(rec.Results) < 2 {
 		t.Errorf("recursive lenient: %+v, %v; want several skills found", rec, err)
 	}
 	_, err = engine.Validate(ctx, engine.ValidateRequest{Dirs: []string{filepath.Join(t.TempDir(), "nothing")}, Recursive: true})
@@ -43,15 +43,15 @@ func TestValidateHost(t *testing.T) {
 	ctx := context.Background()
 	dirs := []string{filepath.Join("..", "testdata", "skills", "rag-search")}
 	plain, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "claude", Hosts: hosts.Builtin()})
-	if err != nil || plain.Summary.Valid != 1 {
+	if err != nil || skill.Summarize(plain.Results).Valid != 1 {
 		t.Fatalf("claude: %+v, %v; want valid", plain, err)
 	}
 	v, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "gaia", Hosts: hosts.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Summary.Valid != 0 || v.Summary.Codes[skill.CodeGaiaRefused] == 0 {
-		t.Errorf("gaia: summary %+v; want rag-search's filesystem:read refused", v.Summary)
+	if sum := skill.Summarize(v.Results); sum.Valid != 0 || sum.Codes[skill.CodeGaiaRefused] == 0 {
+		t.Errorf("gaia: summary %+v; want rag-search's filesystem:read refused", sum)
 	}
 	if _, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "no-such-host", Hosts: hosts.Builtin()}); !errors.Is(err, hosts.ErrUnknownHost) {
 		t.Errorf("unknown host: %v, want ErrUnknownHost", err)

@@ -13,11 +13,10 @@ import (
 // VerifyResult is what Verify found: the signatures of a published
 // version and the tier the trust policy gives it.
 type VerifyResult struct {
-	// Repository and Manifest are the version verified.
-	Repository *registry.Repository
-	Manifest   *registry.SkillVersion
-	// Verification has every signature check, the verified signers and
-	// the tier decision.
+	// Manifest is the version verified.
+	Manifest *registry.SkillVersion
+	// Verification has the repository read (Location), every signature
+	// check, the verified signers and the tier decision.
 	*policycheck.Verification
 	// Audits are the audit attestations, verified with the same trust
 	// material; those that count feed the decision.
@@ -98,7 +97,7 @@ func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, 
 	if err != nil {
 		return nil, err
 	}
-	out := &VerifyResult{Repository: repo, Manifest: m, Verification: v, Audits: av, Policy: policy}
+	out := &VerifyResult{Manifest: m, Verification: v, Audits: av, Policy: policy}
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if e.decides() {
 		for _, why := range v.Decision.Why {

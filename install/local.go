@@ -67,7 +67,7 @@ func (l *Local) unpack(ctx context.Context, dest string) (*registry.PullResult, 
 	if err != nil {
 		return nil, fmt.Errorf("unpacking %s: %w", l.where(), err)
 	}
-	return &registry.PullResult{Summary: sum, TreeVerified: sum.TreeHash == l.Artifact.Pack.TreeHash}, nil
+	return &registry.PullResult{Dir: dest, Summary: sum, TreeVerified: sum.TreeHash == l.Artifact.Pack.TreeHash}, nil
 }
 
 // withLocal returns cat with the local skills in it (each as the only

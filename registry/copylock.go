@@ -56,7 +56,7 @@ func (c *Client) CopyPinned(ctx context.Context, pins []Pinned, dst Source, opts
 			return nil, fmt.Errorf("%w: %s already holds other skills (%s): bundle into an empty directory", ErrInvalidOptions, dst, strings.Join(other, ", "))
 		}
 	}
-	res := &MirrorResult{}
+	res := &MirrorResult{To: dst}
 	for _, s := range pins {
 		src, err := c.lockSource(s.Repository, s.Name)
 		if err != nil {

@@ -120,8 +120,11 @@ type MirroredVersion struct {
 }
 
 // MirrorResult is what [Client.Mirror] did, version by version, sorted by
-// name then version order at the source.
+// name then version order at the source, and between which sources.
 type MirrorResult struct {
+	// From is the source mirrored, nil for a copy of pinned versions
+	// from their own sources ([Client.CopyPinned]); To the destination.
+	From, To Source
 	Versions []MirroredVersion
 }
 
@@ -264,7 +267,7 @@ func (c *Client) Mirror(ctx context.Context, src, dst Source, opts MirrorOptions
 		}()
 	}
 	wg.Wait()
-	res := &MirrorResult{}
+	res := &MirrorResult{From: src, To: dst}
 	for _, r := range results {
 		res.Versions = append(res.Versions, r...)
 	}

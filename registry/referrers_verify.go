@@ -47,8 +47,9 @@ type SignatureCheck struct {
 // is the trust policy's to say (package registry/policycheck), not the
 // transport's.
 type SignatureVerification struct {
-	// Repository is the canonical repository policies are matched
-	// against ([Repository.TrustRepository]).
+	// Location is the repository read; Repository its canonical name,
+	// which policies are matched against ([Repository.TrustRepository]).
+	Location   Location
 	Repository string
 	// Manifest is the skill manifest verified.
 	Manifest ocispec.Descriptor
@@ -103,7 +104,7 @@ func (r *Repository) VerifySignaturesFrom(ctx context.Context, m *SkillVersion, 
 
 // verifySignatures verifies set, the signature bundles of m.
 func (r *Repository) verifySignatures(ctx context.Context, m *SkillVersion, set *BundleSet, trust sign.VerifyOptions) (*SignatureVerification, error) {
-	v := &SignatureVerification{Repository: r.TrustRepository(), Manifest: m.Descriptor}
+	v := &SignatureVerification{Location: r.loc, Repository: r.TrustRepository(), Manifest: m.Descriptor}
 	if len(set.Bundles) > 0 {
 		res, err := sign.VerifyAll(ctx, set.Raw(), m.Descriptor.Digest, trust)
 		if err != nil {

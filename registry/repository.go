@@ -616,8 +616,12 @@ type PullOptions struct {
 
 // PullResult describes a pulled skill.
 type PullResult struct {
-	// Version is the skill version pulled.
-	Version *SkillVersion
+	// Location is the repository pulled from; Version the skill version
+	// pulled.
+	Location Location
+	Version  *SkillVersion
+	// Dir is the directory the files were unpacked into.
+	Dir string
 	// Summary is what was unpacked, tree hash included.
 	Summary archive.Summary
 	// TreeVerified is true when the manifest carried a tree hash and the
@@ -643,7 +647,7 @@ func (r *Repository) Pull(ctx context.Context, m *SkillVersion, dest string, opt
 	if err != nil {
 		return nil, fmt.Errorf("%s@%s: unpacking: %w", r.loc, m.Metadata.Version, err)
 	}
-	res := &PullResult{Version: m, Summary: sum}
+	res := &PullResult{Location: r.loc, Version: m, Dir: dest, Summary: sum}
 	if tree := m.Metadata.Tree; tree != "" {
 		if sum.TreeHash != tree {
 			os.RemoveAll(dest)

@@ -54,3 +54,20 @@ func TestAdvisors(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesSigner: a rule names its identities whatever its scope; an
+// identity no rule names, or a nil policy, is named by none.
+func TestNamesSigner(t *testing.T) {
+	named := "sha256:" + strings.Repeat("1", 64)
+	src := "version: 1\npolicies:\n  - name: a\n    scopes: ['ghcr.io/acme/*']\n    tier: community\n    identities: [{keyFingerprint: " + named + "}]\n"
+	p, err := Parse(context.Background(), "policy.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.NamesSigner(sign.Identity{KeyFingerprint: named}) {
+		t.Error("the rule's identity is not named")
+	}
+	if p.NamesSigner(sign.Identity{KeyFingerprint: "sha256:" + strings.Repeat("0", 64)}) || (*Policy)(nil).NamesSigner(sign.Identity{KeyFingerprint: named}) {
+		t.Error("an identity no rule names is named")
+	}
+}

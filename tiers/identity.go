@@ -125,3 +125,20 @@ func workflow(subject string) string {
 	}
 	return subject
 }
+
+// NamesSigner reports whether any rule names id, whatever its scope and
+// tier: a signature by an identity no rule names raises no tier (a
+// countersignature the policy does not know yet, say).
+func (p *Policy) NamesSigner(id sign.Identity) bool {
+	if p == nil {
+		return false
+	}
+	for _, r := range p.Rules {
+		for _, ir := range r.Identities {
+			if ir.Matches(id) {
+				return true
+			}
+		}
+	}
+	return false
+}

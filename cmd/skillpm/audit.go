@@ -166,8 +166,12 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 // exit status 5.
 func printAudit(g *globals, s *engine.AuditedSkill) error {
 	rep, v := s.Report, s.Verdict
+	digest, err := rep.Digest()
+	if err != nil {
+		return err
+	}
 	if g.json() {
-		j := auditJSON{Report: rep, Digest: s.Digest, Verdict: v, Attestation: s.Attestation, Suggestion: s.Suggestion}
+		j := auditJSON{Report: rep, Digest: digest, Verdict: v, Attestation: s.Attestation, Suggestion: s.Suggestion}
 		if s.Manifest != nil {
 			j.Manifest = s.Manifest.Descriptor.Digest.String()
 		}
@@ -176,7 +180,7 @@ func printAudit(g *globals, s *engine.AuditedSkill) error {
 		}
 	} else {
 		printFindings(g.stderr, s.Path, rep.Findings, g.quiet)
-		printVerdict(g.stdout, s.Path, rep, v, s.Digest, g.quiet)
+		printVerdict(g.stdout, s.Path, rep, v, digest, g.quiet)
 		printSuggestion(g.stdout, s.Suggestion)
 		if s.Attestation != nil {
 			printAttested(g.stdout, s.Attestation)

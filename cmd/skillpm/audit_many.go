@@ -29,8 +29,9 @@ type auditEntryJSON struct {
 // findings and verdict (or why it could not be audited), then a summary.
 // Exit status: 5 when any skill blocks, 1 when any could not be audited.
 func printAuditMany(g *globals, res *engine.AuditResult) error {
-	out := auditManyJSON{Skills: []auditEntryJSON{}, Summary: res.Summary}
+	out := auditManyJSON{Skills: []auditEntryJSON{}, Summary: audit.NewSummary()}
 	for _, s := range res.Skills {
+		out.Summary.Add(s.Path, s.Verdict, s.Err != nil)
 		e := auditEntryJSON{Path: s.Path}
 		switch {
 		case s.Err != nil:
@@ -39,10 +40,14 @@ func printAuditMany(g *globals, res *engine.AuditResult) error {
 				fmt.Fprintf(g.stderr, "skillpm: %s\n", termLines(s.Err.Error()))
 			}
 		default:
-			e.Report, e.Digest, e.Verdict = s.Report, s.Digest, &s.Verdict
+			digest, err := s.Report.Digest()
+			if err != nil {
+				return err
+			}
+			e.Report, e.Digest, e.Verdict = s.Report, digest, &s.Verdict
 			if !g.json() {
 				printFindings(g.stderr, s.Path, s.Report.Findings, g.quiet)
-				printVerdict(g.stdout, s.Path, s.Report, s.Verdict, s.Digest, g.quiet)
+				printVerdict(g.stdout, s.Path, s.Report, s.Verdict, digest, g.quiet)
 			}
 		}
 		out.Skills = append(out.Skills, e)

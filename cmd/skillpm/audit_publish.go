@@ -15,7 +15,7 @@ import (
 // pushed) unless allow is set, when it is only a warning: a false
 // positive at critical would otherwise keep a skill from every tier, and
 // install audits again on the user's side.
-func printAuditGate(g *globals, a *registry.Artifact, out *engine.AuditOutcome, allow bool) error {
+func printAuditGate(g *globals, a *registry.Artifact, out *engine.AuditedSkill, allow bool) error {
 	rep, v := out.Report, out.Verdict
 	at := a.Skill.Name + "@" + a.Skill.Version
 	if len(rep.Findings) > 0 {

@@ -51,7 +51,7 @@ countersigned again.`,
 			if err != nil {
 				return err
 			}
-			pr, err := e.Promote(ctx, engine.PromoteRequest{Ref: args[0], Sign: opts, Prerelease: f.pre})
+			pr, err := e.Promote(ctx, engine.PromoteRequest{SignRequest: engine.SignRequest{Ref: args[0], Sign: opts, Prerelease: f.pre}})
 			if err != nil {
 				return sourceErr(g, f.registry, err)
 			}
@@ -80,7 +80,7 @@ func printPromotion(g *globals, pr *engine.PromoteResult) error {
 	for _, warn := range d.Warnings {
 		g.o().Warn(fmt.Sprintf("%s@%s: %s", out.Name, out.Version, warn))
 	}
-	if !pr.Trusted {
+	if !p.NamesSigner(out.Signer) {
 		g.o().Warn(fmt.Sprintf("the trust policy (%s) trusts no identity %s: this countersignature raises no tier until a policy names it", policyName(p), out.Signer))
 	}
 	return nil

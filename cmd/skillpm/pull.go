@@ -65,7 +65,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	md := m.Metadata
 	if g.json() {
 		abs, _ := filepath.Abs(dest)
-		return g.writeJSON(pullJSON{Name: md.Name, Version: md.Version, Repository: res.Repository.Location().String(),
+		return g.writeJSON(pullJSON{Name: md.Name, Version: md.Version, Repository: res.Location.String(),
 			Digest: m.Descriptor.Digest.String(), Dir: abs, Tree: res.Summary.TreeHash, TreeVerified: res.TreeVerified,
 			Files: res.Summary.Files, Bytes: res.Summary.Bytes})
 	}

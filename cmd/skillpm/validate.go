@@ -64,10 +64,13 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 	if err != nil {
 		return err
 	}
-	sum := v.Summary
+	sum, mode := skill.Summarize(v.Results), skill.Strict
+	if f.lenient {
+		mode = skill.Lenient
+	}
 	switch {
 	case g.json():
-		if err := g.writeJSON(validateJSON{Mode: v.Mode.String(), Skills: jsonResults(v.Results), Summary: sum}); err != nil {
+		if err := g.writeJSON(validateJSON{Mode: mode.String(), Skills: jsonResults(v.Results), Summary: sum}); err != nil {
 			return err
 		}
 	case f.summary:
@@ -81,7 +84,7 @@ func runValidate(c *cobra.Command, g *globals, f validateFlags, args []string) e
 		}
 	}
 	if sum.Valid < sum.Skills {
-		return classed(errdef.Validation, fmt.Errorf("%d of %s failed %s validation", sum.Skills-sum.Valid, plural(sum.Skills, "skill"), v.Mode))
+		return classed(errdef.Validation, fmt.Errorf("%d of %s failed %s validation", sum.Skills-sum.Valid, plural(sum.Skills, "skill"), mode))
 	}
 	return nil
 }

@@ -227,7 +227,7 @@ func verifyRefusal(ver *engine.VerifyResult, arg, minTier string, verr error) er
 // printVerify renders a verification: warnings on stderr, then JSON, the
 // effective tier alone (-q), or the report.
 func printVerify(g *globals, ver *engine.VerifyResult, minTier string) error {
-	p, repo, m, v, av, d := ver.Policy, ver.Repository, ver.Manifest, ver.Verification, ver.Audits, ver.Decision
+	p, m, v, av, d := ver.Policy, ver.Manifest, ver.Verification, ver.Audits, ver.Decision
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	if !g.quiet {
 		for _, warn := range d.Warnings {
@@ -239,14 +239,14 @@ func printVerify(g *globals, ver *engine.VerifyResult, minTier string) error {
 	}
 	switch {
 	case g.json():
-		j := verifyDoc(p, repo, m, v, minTier)
+		j := verifyDoc(p, m, v, minTier)
 		j.Audits = auditDocs(av)
 		return g.writeJSON(j)
 	case g.quiet:
 		// -q: only the answer, the effective tier.
 		fmt.Fprintln(g.stdout, d.Effective)
 	default:
-		printVerification(g.stdout, p, repo, m, v, av)
+		printVerification(g.stdout, p, m, v, av)
 	}
 	return nil
 }
@@ -258,8 +258,8 @@ func policyName(p *tiers.Policy) string {
 	return p.Source
 }
 
-func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.SkillVersion, v *policycheck.Verification, minTier string) verifyJSON {
-	j := verifyJSON{Name: m.Metadata.Name, Version: m.Metadata.Version, Repository: repo.Location().String(),
+func verifyDoc(p *tiers.Policy, m *registry.SkillVersion, v *policycheck.Verification, minTier string) verifyJSON {
+	j := verifyJSON{Name: m.Metadata.Name, Version: m.Metadata.Version, Repository: v.Location.String(),
 		Digest: m.Descriptor.Digest.String(), Policy: policyName(p), Signatures: []verifySigJSON{}, Signers: v.Signers,
 		Verified: v.Verified(), Failed: len(v.Failures()), Tier: string(v.Decision.Effective), MinTier: minTier, Decision: v.Decision}
 	if j.Signers == nil {
@@ -275,11 +275,11 @@ func verifyDoc(p *tiers.Policy, repo *registry.Repository, m *registry.SkillVers
 	return j
 }
 
-func printVerification(w io.Writer, p *tiers.Policy, repo *registry.Repository, m *registry.SkillVersion, v *policycheck.Verification, av *registry.AuditVerification) {
+func printVerification(w io.Writer, p *tiers.Policy, m *registry.SkillVersion, v *policycheck.Verification, av *registry.AuditVerification) {
 	d := v.Decision
 	fmt.Fprintf(w, "%s %s\n", termText(m.Metadata.Name), termText(m.Metadata.Version))
 	row := func(k, val string) { fmt.Fprintf(w, "  %-12s %s\n", k+":", termText(val)) }
-	if loc := repo.Location().String(); loc != v.Repository {
+	if loc := v.Location.String(); loc != v.Repository {
 		row("repository", loc+" (policies match it as "+v.Repository+")")
 	} else {
 		row("repository", loc)
