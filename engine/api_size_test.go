@@ -81,7 +81,22 @@ import (
 // (Removal) is install's, beside the RemoveResult it pairs with the root.
 // 516 to 513: so is what one root adopted (Adoption), beside
 // install.Adopted.
-const apiCeiling = 513
+// 641 to 513: records moved to the domain packages that own them
+// (registry's version statuses, signatures and audit attestations,
+// resolve's dependency graphs, hosts.View, audit.Summary,
+// advisory.Advised, install's drift, removals and adoptions, pkg/skill's
+// Summary), Info folded into Describe, and Options lost the Registry and
+// Getenv its Client and Env restate. 513 to 452: the project's files are
+// the Engine's (Options.Manifest, Lock) as its roots are; requests embed
+// the requests they restated (UpdateProject, RemoveProject, Promote's
+// SignRequest, Add's InstallRequest.Refs); results lose what another
+// field or the request carries (Outdated's counts, List's roots,
+// Validate's mode and counts, Lock's file, VerifyBlob's file, BuildIndex's
+// repository); a root's health is install's (RootHealth), an advisory of
+// an installed copy install's (AdvisedCopy), a chain resolve's (Chain),
+// a pull and a mirror the registry's (PullResult, MirrorResult); and the
+// error types keep private what their messages carry.
+const apiCeiling = 452
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,
