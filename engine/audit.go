@@ -291,6 +291,6 @@ func (e *Engine) attestAudit(ctx context.Context, s *AuditedSkill, opts sign.Sig
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", s.Path, ErrAttestationNotAttached, err)
 	}
-	return &registry.AuditAttestation{Name: s.Manifest.Metadata.Name, Version: s.Manifest.Metadata.Version, Repository: s.repo.Location().String(),
-		Digest: desc.Digest.String(), Signer: sig.Identity, Referrer: ref.Digest.String(), Predicate: p}, nil
+	return &registry.AuditAttestation{Attached: registry.Attached{Name: s.Manifest.Metadata.Name, Version: s.Manifest.Metadata.Version,
+		Repository: s.repo.Location().String(), Digest: desc.Digest.String(), Signer: sig.Identity, Referrer: ref.Digest.String()}, Predicate: p}, nil
 }

@@ -43,7 +43,7 @@ func (e *Engine) Sign(ctx context.Context, r SignRequest) (*registry.VersionSign
 // keys: when a signature by opts.Key already verifies, nothing is signed
 // and the result says Unchanged.
 func (e *Engine) signDigest(ctx context.Context, repo *registry.Repository, desc ocispec.Descriptor, version string, opts sign.SignOptions) (*registry.VersionSignature, error) {
-	out := &registry.VersionSignature{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}
+	out := &registry.VersionSignature{Attached: registry.Attached{Name: repo.Name(), Version: version, Repository: repo.Location().String(), Digest: desc.Digest.String()}}
 	set, err := repo.Signatures(ctx, desc)
 	if err != nil {
 		return nil, err

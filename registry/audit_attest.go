@@ -21,13 +21,21 @@ import (
 // version: which version, who signed it, the referrer carrying it and the
 // verdict it states.
 type AuditAttestation struct {
-	Name       string           `json:"name"`
-	Version    string           `json:"version"`
-	Repository string           `json:"repository"`
-	Digest     string           `json:"digest"`
-	Signer     sign.Identity    `json:"signer"`
-	Referrer   string           `json:"referrer"`
-	Predicate  attest.Predicate `json:"predicate"`
+	Attached
+	Predicate attest.Predicate `json:"predicate"`
+}
+
+// Attached names a signed referrer attached to a published version: the
+// version (Name, Version, Repository, Digest), who signed it (Signer) and
+// the referrer's digest. AuditAttestation and VersionSignature embed it,
+// so their JSON objects begin with the same six keys.
+type Attached struct {
+	Name       string        `json:"name"`
+	Version    string        `json:"version"`
+	Repository string        `json:"repository"`
+	Digest     string        `json:"digest"`
+	Signer     sign.Identity `json:"signer"`
+	Referrer   string        `json:"referrer"`
 }
 
 // AuditAttestationCheck is the outcome of one audit attestation attached

@@ -288,14 +288,9 @@ func (s *BundleSet) Raw() [][]byte {
 // VersionSignature is a signature attached to a published skill version
 // by one signing (or found attached already: Unchanged).
 type VersionSignature struct {
-	// Name, Version, Repository and Digest name the version signed.
-	Name       string `json:"name"`
-	Version    string `json:"version"`
-	Repository string `json:"repository"`
-	Digest     string `json:"digest"`
-	// Signer is who signed; Referrer the signature's digest.
-	Signer   sign.Identity `json:"signer"`
-	Referrer string        `json:"referrer"`
+	// Attached names the version signed, who signed it and the
+	// signature's digest.
+	Attached
 	// Unchanged says the key had signed it already: nothing was attached.
 	Unchanged bool `json:"unchanged"`
 	// Junk counts referrers posing as signatures that are not readable

@@ -68,13 +68,19 @@ name, give a version or range (NAME@^1) or --registry.
 	return c
 }
 
+// infoSkillJSON is what info prints of any skill, published or a folder:
+// the first keys of both documents.
+type infoSkillJSON struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Description string   `json:"description"`
+	License     string   `json:"license,omitempty"`
+	Tier        string   `json:"tier"`
+	Permissions []string `json:"permissions"`
+}
+
 type infoJSON struct {
-	Name        string             `json:"name"`
-	Version     string             `json:"version"`
-	Description string             `json:"description"`
-	License     string             `json:"license,omitempty"`
-	Tier        string             `json:"tier"`
-	Permissions []string           `json:"permissions"`
+	infoSkillJSON
 	Requires    map[string]string  `json:"requires"`
 	Tree        string             `json:"tree,omitempty"`
 	Source      string             `json:"source,omitempty"`
@@ -183,8 +189,8 @@ func printInfo(g *globals, info *engine.InfoResult) error {
 	}
 	md, layer := m.Metadata, m.Layer()
 	if g.json() {
-		j := infoJSON{Name: md.Name, Version: md.Version, Description: md.Description, License: md.License, Tier: string(md.Tier),
-			Permissions: md.Permissions, Requires: md.Requires, Tree: md.Tree, Source: md.Source, Revision: md.Revision,
+		j := infoJSON{infoSkillJSON: infoSkillJSON{Name: md.Name, Version: md.Version, Description: md.Description, License: md.License,
+			Tier: string(md.Tier), Permissions: md.Permissions}, Requires: md.Requires, Tree: md.Tree, Source: md.Source, Revision: md.Revision,
 			Created: md.Created, FromConfig: md.FromConfig, Repository: repo.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Size: m.Descriptor.Size,
 			Layer:    infoLayerJSON{Title: layer.Annotations["org.opencontainers.image.title"], Digest: layer.Digest.String(), Size: layer.Size},
@@ -279,13 +285,8 @@ func requiresText(req map[string]string) string {
 }
 
 type infoDirJSON struct {
-	Dir          string             `json:"dir"`
-	Name         string             `json:"name"`
-	Version      string             `json:"version"`
-	Description  string             `json:"description"`
-	License      string             `json:"license,omitempty"`
-	Tier         string             `json:"tier"`
-	Permissions  []string           `json:"permissions"`
+	Dir string `json:"dir"`
+	infoSkillJSON
 	Dependencies []skill.Dependency `json:"dependencies"`
 	Tools        []string           `json:"tools"`
 	Valid        bool               `json:"valid"`
@@ -301,8 +302,8 @@ func printInfoLocal(g *globals, l *skill.Result, err error) error {
 	}
 	deps := s.Dependencies()
 	if g.json() {
-		j := infoDirJSON{Dir: dir, Name: s.Name, Version: s.Version, Description: s.Description, License: s.License,
-			Tier: string(s.Tier()), Permissions: s.PermissionStrings(), Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}
+		j := infoDirJSON{Dir: dir, infoSkillJSON: infoSkillJSON{Name: s.Name, Version: s.Version, Description: s.Description,
+			License: s.License, Tier: string(s.Tier()), Permissions: s.PermissionStrings()}, Dependencies: deps, Tools: s.ToolNames(), Valid: !ds.HasErrors()}
 		if j.Dependencies == nil {
 			j.Dependencies = []skill.Dependency{}
 		}
