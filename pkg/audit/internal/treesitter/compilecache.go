@@ -38,7 +38,7 @@ func compileCacheDir(l Language) string {
 		}
 		base = filepath.Join(d, "wazero")
 	}
-	sum := sha256.Sum256(module(l))
+	sum := moduleSum(l)
 	dir := filepath.Join(base, "treesitter-"+hex.EncodeToString(sum[:12]))
 	if !usableCacheDir(dir) {
 		return ""
@@ -137,7 +137,7 @@ func fileSum(p string) (string, error) {
 func ModuleSHA256() string {
 	h := sha256.New()
 	for l := range numLanguages {
-		sum := sha256.Sum256(module(l))
+		sum := moduleSum(l)
 		fmt.Fprintf(h, "%x  %s\n", sum, moduleFiles[l])
 	}
 	return hex.EncodeToString(h.Sum(nil))

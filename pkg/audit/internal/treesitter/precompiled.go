@@ -102,9 +102,9 @@ func seedCompileCache(fsys fs.FS, cacheDir string, l Language) {
 	if err != nil || len(index) == 0 {
 		return
 	}
-	sum := sha256.Sum256(module(l))
+	sum, wdir := moduleSum(l), wazeroCacheDir()
 	for _, e := range index {
-		if e.moduleFile != moduleFiles[l] || e.moduleSum != hex.EncodeToString(sum[:]) || e.wazeroDir != wazeroCacheDir() ||
+		if e.moduleFile != moduleFiles[l] || e.moduleSum != hex.EncodeToString(sum[:]) || e.wazeroDir != wdir ||
 			!fs.ValidPath(e.entry) || strings.Contains(e.entry, "/") {
 			continue
 		}
@@ -167,7 +167,7 @@ func WritePrecompiled(ctx context.Context, dir string) error {
 		if err := os.WriteFile(filepath.Join(dir, moduleFiles[l]+".bin"), b, 0o644); err != nil {
 			return err
 		}
-		msum, esum := sha256.Sum256(module(l)), sha256.Sum256(b)
+		msum, esum := moduleSum(l), sha256.Sum256(b)
 		fmt.Fprintf(&index, "%s %x %s %s %x\n", moduleFiles[l], msum, wdir, ents[0].Name(), esum)
 	}
 	return os.WriteFile(filepath.Join(dir, PrecompiledIndex), []byte(index.String()), 0o644)

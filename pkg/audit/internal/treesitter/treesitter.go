@@ -16,6 +16,7 @@ package treesitter
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	_ "embed" // the module
 	"encoding/binary"
 	"errors"
@@ -43,6 +44,19 @@ var (
 	//go:embed treesitter-tsx.wasm
 	tsxModule []byte
 )
+
+// moduleSums are the SHA-256 of every grammar's module, hashed once per
+// process: the compilation cache's directory, the precompiled index and
+// the audit's version (ModuleSHA256) all name a module by it.
+var moduleSums = sync.OnceValue(func() (sums [numLanguages][sha256.Size]byte) {
+	for l := range numLanguages {
+		sums[l] = sha256.Sum256(module(l))
+	}
+	return sums
+})
+
+// moduleSum returns the SHA-256 of grammar l's module.
+func moduleSum(l Language) [sha256.Size]byte { return moduleSums()[l] }
 
 // module returns the WebAssembly module of a grammar.
 func module(l Language) []byte {
