@@ -22,9 +22,6 @@ type DoctorRequest struct {
 	// engine obeys (Options.PolicyFile, else tiers.Find), and reports a
 	// project policy set aside because this machine has not approved it.
 	PolicyFile string
-	// Manifest and Lock name a project's files (FindManifest); the
-	// project is checked when its manifest exists.
-	Manifest, Lock string
 	// LookupEnv reads the variables reported; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 }
@@ -120,7 +117,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 	file := r.PolicyFile
 	if file == "" {
 		file = e.opts.PolicyFile
-		if proj, err := projectPolicy(ctx, r.Manifest); err == nil && proj != "" && proj != file {
+		if proj, err := projectPolicy(ctx, e.opts.Manifest); err == nil && proj != "" && proj != file {
 			rep.Problems = append(rep.Problems, fmt.Errorf("this project's policy %s is not approved on this machine (or changed since), so every command run here ignores it: review it, then run skillpm policy approve", proj))
 		}
 	}
@@ -138,8 +135,8 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 		rep.Roots = append(rep.Roots, dr)
 	}
 	sources := []string{e.opts.FallbackSource}
-	if HasProject(r.Manifest) {
-		p, err := openProject(ctx, r.Manifest, r.Lock)
+	if HasProject(e.opts.Manifest) {
+		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			rep.Problems = append(rep.Problems, err)
 		} else {

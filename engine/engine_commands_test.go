@@ -106,12 +106,13 @@ func TestOutdated(t *testing.T) {
 	}
 	proj := t.TempDir()
 	none := filepath.Join(proj, "none.yaml")
-	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: none})
+	outside := inProject(t, opts, none)
+	res, err := outside.Outdated(ctx, engine.OutdatedRequest{})
 	if err != nil || len(res.Skills) != 1 || res.Skills[0].Outdated() || res.Skills[0].Locked != "" {
 		t.Fatalf("nothing newer: %+v, %v", res, err)
 	}
 	publishVersions(t, e, key, dir, "1.1.0", "2.0.0")
-	res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: none})
+	res, err = outside.Outdated(ctx, engine.OutdatedRequest{})
 	if err != nil || len(res.Skills) != 1 || !res.Skills[0].Outdated() {
 		t.Fatalf("after 1.1.0 and 2.0.0: %+v, %v", res, err)
 	}
@@ -123,10 +124,11 @@ func TestOutdated(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ~1.0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := inProject(t, opts, manifest).Lock(ctx, engine.LockRequest{}); err != nil {
+	project := inProject(t, opts, manifest)
+	if _, err := project.Lock(ctx, engine.LockRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.Outdated(ctx, engine.OutdatedRequest{Manifest: manifest})
+	res, err = project.Outdated(ctx, engine.OutdatedRequest{})
 	if err != nil || len(res.Skills) != 1 || !res.Skills[0].Outdated() {
 		t.Fatalf("project: %+v, %v", res, err)
 	}
@@ -136,7 +138,7 @@ func TestOutdated(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^^1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: manifest}); err == nil {
+	if _, err := project.Outdated(ctx, engine.OutdatedRequest{}); err == nil {
 		t.Error("a manifest with a malformed range: no error")
 	}
 }
@@ -195,7 +197,7 @@ func TestDoctor(t *testing.T) {
 		}
 		return "", false
 	}
-	rep, err := e.Doctor(ctx, engine.DoctorRequest{Manifest: filepath.Join(proj, "none.yaml"), LookupEnv: lookup})
+	rep, err := inProject(t, opts, filepath.Join(proj, "none.yaml")).Doctor(ctx, engine.DoctorRequest{LookupEnv: lookup})
 	if err != nil || len(rep.Problems) != 0 || rep.Project != nil || rep.Host == "" {
 		t.Fatalf("a healthy setup: %+v, %v", rep, err)
 	}
@@ -217,10 +219,11 @@ func TestDoctor(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("skills:\n  notes: ^1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := inProject(t, opts, manifest).Lock(ctx, engine.LockRequest{}); err != nil {
+	project := inProject(t, opts, manifest)
+	if _, err := project.Lock(ctx, engine.LockRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = e.Doctor(ctx, engine.DoctorRequest{PolicyFile: badPolicy, Manifest: manifest, LookupEnv: lookup})
+	rep, err = project.Doctor(ctx, engine.DoctorRequest{PolicyFile: badPolicy, LookupEnv: lookup})
 	if err != nil || rep.Policy != badPolicy || rep.Project == nil {
 		t.Fatalf("a broken setup: %+v, %v", rep, err)
 	}

@@ -80,9 +80,16 @@ func ExampleEngine_Audit() {
 // Outdated lists the installed skills that have newer versions: the
 // newest their range allows (wanted) and the newest release (latest).
 func ExampleEngine_Outdated() {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	defer done()
 	ctx := context.Background()
+	// The Engine's manifest names no project: the installed skills are
+	// checked.
+	opts.Manifest = filepath.Join(dir, "no-project.yaml")
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
 	md := filepath.Join(dir, "SKILL.md")
 	src, err := os.ReadFile(md)
 	if err != nil {
@@ -103,8 +110,7 @@ func ExampleEngine_Outdated() {
 	publish("1.2.0")
 	publish("2.0.0")
 
-	// Manifest names no project: the installed skills are checked.
-	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: filepath.Join(dir, "no-project.yaml")})
+	res, err := e.Outdated(ctx, engine.OutdatedRequest{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -24,13 +24,12 @@ import (
 
 // OutdatedRequest asks which skills have newer versions, as `skillpm
 // outdated` does.
+//
+// When the Engine's project manifest (Options.Manifest) is found and its
+// Target names no custom roots, the skills the manifest asks for are
+// checked in the project's roots; otherwise the skills installed by name
+// in the roots the Target searches (SearchedRoots).
 type OutdatedRequest struct {
-	// Manifest and Lock name a project's files (FindManifest). When a
-	// project manifest is found and the Engine's Target names no custom
-	// roots, the skills the manifest asks for are checked in the
-	// project's roots; otherwise the skills installed by name in the
-	// roots the Target searches (SearchedRoots).
-	Manifest, Lock string
 	// Prerelease counts pre-releases as wanted and latest.
 	Prerelease bool
 }
@@ -108,8 +107,8 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	go func() { defer close(done); e.feedAhead(ctx) }()
 	defer func() { <-done }()
 	var rows []OutdatedSkill
-	if len(t.Roots) == 0 && HasProject(r.Manifest) {
-		p, err := openProject(ctx, r.Manifest, r.Lock)
+	if len(t.Roots) == 0 && HasProject(e.opts.Manifest) {
+		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			return nil, err
 		}

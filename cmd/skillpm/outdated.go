@@ -74,11 +74,11 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	// A project reads its roots leniently, as the commands that change it
 	// do; with --root no hosts table is needed.
 	lenient := len(f.roots) > 0 || engine.HasProject(f.manifest)
-	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: lenient, policyFile: f.policy, manifest: f.manifest})
+	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: lenient, policyFile: f.policy, manifest: f.manifest, project: &f.projectOption})
 	if err != nil {
 		return err
 	}
-	res, err := e.Outdated(ctx, engine.OutdatedRequest{Manifest: f.manifest, Lock: f.lock, Prerelease: f.pre})
+	res, err := e.Outdated(ctx, engine.OutdatedRequest{Prerelease: f.pre})
 	if err != nil {
 		return rootsErr(g, projectOpenErr(err))
 	}
