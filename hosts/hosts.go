@@ -2,14 +2,13 @@
 // each host's user and project discovery roots, the environment variables
 // that move them, the other hosts' roots it reads, which copy wins when a
 // name repeats, whether it follows symlinks, and where each fact comes
-// from. The table is data (hosts.yaml, embedded); a user file can add
-// hosts. Install, list, the ASF runner and the HTTP API resolve every root
-// through it with one Env.
+// from. The table is data (hosts.yaml, compiled in as table.go); a user
+// file can add hosts. Install, list, the ASF runner and the HTTP API
+// resolve every root through it with one Env.
 package hosts
 
 import (
 	"bytes"
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -238,18 +237,14 @@ type Table struct {
 	hosts []Host
 }
 
-//go:embed hosts.yaml
-var builtinYAML []byte
+//go:generate go run ./internal/gentable
 
-// builtin parses the embedded table once; the result is never modified.
+// builtin checks the built-in table (table.go, generated from hosts.yaml)
+// once; the result is never modified.
 var builtin = sync.OnceValue(func() *Table {
-	hs, err := Parse(builtinYAML, "hosts.yaml", true)
+	t, err := newTable(nil, builtinHosts)
 	if err != nil {
-		panic("hosts: the embedded table is invalid: " + err.Error()) // caught by TestBuiltin
-	}
-	t, err := newTable(nil, hs)
-	if err != nil {
-		panic("hosts: the embedded table is invalid: " + err.Error())
+		panic("hosts: the built-in table is invalid: " + err.Error()) // caught by TestBuiltin
 	}
 	return t
 })

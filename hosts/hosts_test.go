@@ -5,10 +5,31 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// TestBuiltinMatchesYAML: table.go is hosts.yaml, as go generate wrote it.
+func TestBuiltinMatchesYAML(t *testing.T) {
+	data, err := os.ReadFile("hosts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Parse(data, "hosts.yaml", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(builtinHosts, want) {
+		for i := range min(len(want), len(builtinHosts)) {
+			if !reflect.DeepEqual(builtinHosts[i], want[i]) {
+				t.Errorf("table.go's host %s differs from hosts.yaml's", builtinHosts[i].ID)
+			}
+		}
+		t.Fatalf("table.go (%d hosts) is not hosts.yaml (%d hosts): run go generate ./hosts", len(builtinHosts), len(want))
+	}
+}
 
 func TestBuiltin(t *testing.T) {
 	tb := Builtin()

@@ -38,7 +38,7 @@ var layers = [][]string{
 	// Front-end glue: the HTTP API, the CLI's configuration.
 	{"api", "internal/config"},
 	// Commands.
-	{"cmd/skillpm", "internal/cmd/release-image", "pkg/audit/internal/treesitter/precompile"},
+	{"cmd/skillpm", "internal/cmd/release-image", "pkg/audit/internal/treesitter/precompile", "hosts/internal/gentable"},
 }
 
 // forbidden are imports the layers allow that must not exist all the same.
