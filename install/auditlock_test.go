@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/skillpm/skillpm/pkg/archive"
@@ -233,5 +234,60 @@ func TestCommitAfterConcurrentCommit(t *testing.T) {
 	sum, err := archive.TreeHashInstalled(ctx, filepath.Join(root, "app"))
 	if err != nil || sum.TreeHash != r.Tree {
 		t.Errorf("installed tree %s (%v), receipt %s", sum.TreeHash, err, r.Tree)
+	}
+}
+
+// countingAuditor records the trees it audits.
+type countingAuditor struct {
+	Auditor
+	mu    sync.Mutex
+	trees []string
+}
+
+func (a *countingAuditor) Audit(ctx context.Context, dir string, tier skill.Tier) (AuditVerdict, error) {
+	sum, err := archive.TreeHashInstalled(ctx, dir)
+	if err != nil {
+		return AuditVerdict{}, err
+	}
+	a.mu.Lock()
+	a.trees = append(a.trees, sum.TreeHash)
+	a.mu.Unlock()
+	return a.Auditor.Audit(ctx, dir, tier)
+}
+
+// TestAuditOncePerContent: a skill installed into several roots is
+// audited once, from one root's staged copy; every root then holds those
+// same files. A later install of other bytes is audited again.
+func TestAuditOncePerContent(t *testing.T) {
+	ctx := context.Background()
+	reg := newTestRegistry(t)
+	reg.publish("app", "1.0.0", nil, map[string]string{"notes.md": "one"})
+	g, err := catalog.New(reg.client, resolve.Namespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := []Root{{Host: HostAgents, Scope: ScopeUser, Dir: t.TempDir()}, {Host: HostClaude, Scope: ScopeUser, Dir: t.TempDir()}}
+	install := func(version string) *countingAuditor {
+		t.Helper()
+		a := &countingAuditor{Auditor: newTestAuditor()}
+		m := &resolve.Manifest{File: "test", Skills: []resolve.Requirement{{Name: "app", Range: version}}}
+		if _, err := Install(ctx, reg.client, g, m, nil, Options{Auditor: a, AllowExperimental: true, Roots: roots}); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := install("1.0.0")
+	if len(a.trees) != 1 {
+		t.Fatalf("audited %d copies of app for two roots, want 1", len(a.trees))
+	}
+	for _, r := range roots {
+		sum, err := archive.TreeHashInstalled(ctx, filepath.Join(r.Dir, "app"))
+		if err != nil || sum.TreeHash != a.trees[0] {
+			t.Errorf("%s holds tree %s (%v), the audit saw %s", r.Dir, sum.TreeHash, err, a.trees[0])
+		}
+	}
+	reg.publish("app", "1.1.0", nil, map[string]string{"notes.md": "two"})
+	if b := install("1.1.0"); len(b.trees) != 1 || b.trees[0] == a.trees[0] {
+		t.Errorf("audits of 1.1.0: %q, want one, of other files than 1.0.0's %s", b.trees, a.trees[0])
 	}
 }

@@ -39,6 +39,9 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 	content := map[string]staged{}
 	var union []*Planned
 	var drifted []drift
+	// A skill's copies in several roots are audited once: the others
+	// are checked to be the same files (tree hash) as the one audited.
+	audited := map[string]string{}
 	for i, r := range j.roots {
 		st := &rootStage{}
 		j.stages = append(j.stages, st)
@@ -96,7 +99,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			return err
 		}
 		st.tx = tx
-		got, err := stage(ctx, tx, st.todo, opts)
+		got, err := stage(ctx, tx, st.todo, opts, audited)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Dir, err)
 		}
@@ -127,7 +130,7 @@ func (j *job) stageAll(ctx context.Context, opts Options) error {
 			return err
 		}
 		j.dry = tx
-		got, err := stage(ctx, tx, union, opts)
+		got, err := stage(ctx, tx, union, opts, nil)
 		if err != nil {
 			return err
 		}

@@ -1023,8 +1023,11 @@ type staged struct {
 // the tree hash against the manifest) and validates it leniently, then
 // checks tools_required across the whole set and audits it. It returns
 // each skill as parsed there, by name: the one parse every trust decision
-// is made from.
-func stage(ctx context.Context, tx *txn, todo []*Planned, opts Options) (map[string]staged, error) {
+// is made from. audited holds, by name, the tree hash of a copy this job
+// staged and audited already (in another root, at the same effective
+// tier): a copy whose files hash the same is the same bytes, and is not
+// audited again. stage adds the copies it audits; nil audits every one.
+func stage(ctx context.Context, tx *txn, todo []*Planned, opts Options, audited map[string]string) (map[string]staged, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -1094,15 +1097,23 @@ func stage(ctx context.Context, tx *txn, todo []*Planned, opts Options) (map[str
 	effective := make(map[string]skill.Tier, len(todo))
 	dirs := make(map[string]string, len(todo))
 	for _, p := range todo {
+		if t, ok := audited[p.Lock.Name]; ok && t == out[p.Lock.Name].tree {
+			continue
+		}
 		effective[p.Lock.Name] = p.Lock.Tier
 		dirs[p.Lock.Name] = out[p.Lock.Name].dir
 	}
-	if opts.Auditor == nil && opts.NoAuditUnsafe {
+	if opts.Auditor == nil && opts.NoAuditUnsafe || len(dirs) == 0 {
 		return out, nil
 	}
 	outs, err := AuditStaged(ctx, dirs, effective, AuditOptions{Auditor: opts.Auditor, AllowFindings: opts.AllowAuditFindings})
 	if err != nil {
 		return nil, err
+	}
+	if audited != nil {
+		for name := range dirs {
+			audited[name] = out[name].tree
+		}
 	}
 	for _, o := range outs {
 		if opts.Warn != nil && o.Verdict.Decision != AuditPass {
