@@ -75,3 +75,21 @@ func testKeywords(t *testing.T) []string {
 	}
 	return words
 }
+
+// TestInstrPatternsCompile: every instruction rule's patterns compile
+// (they are compiled on first use, which a scan may never reach).
+func TestInstrPatternsCompile(t *testing.T) {
+	rules, _ := compileInstrRules()
+	for _, r := range rules {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%s (%s): %v", r.id, r.what, p)
+				}
+			}()
+			if p := r.patterns(); p.re == nil {
+				t.Errorf("%s (%s): no pattern", r.id, r.what)
+			}
+		}()
+	}
+}

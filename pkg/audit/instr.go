@@ -3,6 +3,7 @@ package audit
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // instrRule is one natural-language pattern of an instruction rule. Text
@@ -17,17 +18,25 @@ type instrRule struct {
 	// keywords as ids of the Scanner's keyword matcher.
 	need    [][]string
 	needIDs [][]int32
-	re      *regexp.Regexp
+	// patterns compiles the rule's expressions on first use: most texts
+	// have the keywords of few rules, and compiling all of them took a
+	// tenth of a small audit.
+	patterns func() instrPatterns
 	// reject drops a match that the pattern cannot exclude by itself
 	// (RE2 has no look-ahead): text is the sentence, m the match bounds.
 	reject func(text string, m []int) bool
-	// before must match the text that ends where re's match begins (within
-	// windowBefore bytes), after the text that begins where it ends.
-	before, after *regexp.Regexp
 	// malicious marks patterns only malware uses (paste sites,
 	// password-protected archives, decode-and-run): directed, not quoted
 	// or listed, they block at every tier.
 	malicious bool
+}
+
+// instrPatterns are a rule's compiled expressions.
+type instrPatterns struct {
+	re *regexp.Regexp
+	// before must match the text that ends where re's match begins (within
+	// windowBefore bytes), after the text that begins where it ends.
+	before, after *regexp.Regexp
 }
 
 // Windows searched around an anchored match.
@@ -40,21 +49,22 @@ const (
 // before and after parts, without those a reject function or the
 // sentence's own framing (negated, or describing an attack) rules out.
 func (ir *instrRule) find(text string) [][]int {
-	ms := ir.re.FindAllStringIndex(text, -1)
+	p := ir.patterns()
+	ms := p.re.FindAllStringIndex(text, -1)
 	out := ms[:0]
 	for _, m := range ms {
 		start, end := m[0], m[1]
-		if ir.before != nil {
+		if p.before != nil {
 			from := max(0, start-windowBefore)
-			b := ir.before.FindStringIndex(text[from:start])
+			b := p.before.FindStringIndex(text[from:start])
 			if b == nil {
 				continue
 			}
 			start = from + b[0]
 		}
-		if ir.after != nil {
+		if p.after != nil {
 			to := min(len(text), end+windowAfter)
-			a := ir.after.FindStringIndex(text[end:to])
+			a := p.after.FindStringIndex(text[end:to])
 			if a == nil {
 				continue
 			}
@@ -223,9 +233,9 @@ func rejectDataPipe(text string, m []int) bool {
 	return false
 }
 
-// compileInstrRules builds the instruction patterns and the keyword
-// matcher of their prefilters. Each Scanner compiles them once; nothing
-// here is package state.
+// compileInstrRules builds the instruction rules (each compiles its
+// patterns on first use) and the keyword matcher of their prefilters. Each
+// Scanner builds them once; nothing here is package state.
 func compileInstrRules() ([]instrRule, *acMatcher) {
 	type def struct {
 		id, what string
@@ -389,14 +399,17 @@ func compileInstrRules() ([]instrRule, *acMatcher) {
 	}
 	out := make([]instrRule, 0, len(defs))
 	for _, d := range defs {
-		ir := instrRule{id: d.id, what: d.what, need: d.kw, re: regexp.MustCompile(d.re), reject: d.reject, malicious: d.malicious}
-		if d.before != "" {
-			ir.before = regexp.MustCompile(d.before)
-		}
-		if d.after != "" {
-			ir.after = regexp.MustCompile(d.after)
-		}
-		out = append(out, ir)
+		out = append(out, instrRule{id: d.id, what: d.what, need: d.kw, reject: d.reject, malicious: d.malicious,
+			patterns: sync.OnceValue(func() instrPatterns {
+				p := instrPatterns{re: regexp.MustCompile(d.re)} // every one is compiled by TestInstrPatternsCompile
+				if d.before != "" {
+					p.before = regexp.MustCompile(d.before)
+				}
+				if d.after != "" {
+					p.after = regexp.MustCompile(d.after)
+				}
+				return p
+			})})
 	}
 	ids := map[string]int32{}
 	var words []string
