@@ -505,13 +505,17 @@ func heldLocals(roots []install.Root) map[string]bool {
 
 // prepareAudit lets the auditor start on dir, a skill an install is about
 // to build, stage and audit: its compiles then overlap the build and
-// staging. It decides nothing; the audit still reads the staged bytes.
+// staging. It returns at once: the first caller would otherwise make the
+// auditor while the others' builds waited for it. It decides nothing; the
+// audit still reads the staged bytes.
 func (e *Engine) prepareAudit(ctx context.Context, dir string) {
-	if a, err := e.loadAuditor(); err == nil {
-		if p, ok := a.(auditPreparer); ok {
-			p.Prepare(ctx, dir)
+	go func() {
+		if a, err := e.loadAuditor(); err == nil {
+			if p, ok := a.(auditPreparer); ok {
+				p.Prepare(ctx, dir)
+			}
 		}
-	}
+	}()
 }
 
 // staleLock lists the skills a lock pins below what the roots hold:
