@@ -85,11 +85,11 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 			return nil, err
 		}
 	}
-	data, err := resolve.EditManifest(p.ManifestFile, p.data, edit)
+	data, err := resolve.EditManifest(p.Manifest.File, p.data, edit)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	apply := applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, OldData: p.data, Prev: p.prev}
+	apply := applyRequest{Manifest: p.Manifest.File, Lock: p.LockFile, OldData: p.data, Prev: p.prev}
 	if len(open) > 0 {
 		if data, err = e.pinOpen(ctx, apply, data, open, set, r.InstallRequest); err != nil {
 			return nil, err
@@ -130,7 +130,7 @@ func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.Man
 	if len(t.Roots) > 0 {
 		return edit, nil
 	}
-	m := &resolve.Manifest{File: p.ManifestFile, Dir: p.Manifest.Dir}
+	m := &resolve.Manifest{File: p.Manifest.File, Dir: p.Manifest.Dir}
 	t.Placement = placement(t, m, e.opts.Link)
 	placed, err := projectRoots(e.env, t, m, e.opts.Host)
 	if err != nil {
@@ -173,9 +173,9 @@ func (e *Engine) pinOpen(ctx context.Context, apply applyRequest, data []byte, o
 
 // parseProjectManifest parses data as p's manifest, in p's directory.
 func parseProjectManifest(p *Project, data []byte) (*resolve.Manifest, error) {
-	m, err := resolve.ParseManifest(p.ManifestFile, data)
+	m, err := resolve.ParseManifest(p.Manifest.File, data)
 	if err != nil {
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
+		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.Manifest.File}, LockFile: p.LockFile, Err: err}
 	}
 	m.Dir = p.Manifest.Dir
 	return m, nil

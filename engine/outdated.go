@@ -217,7 +217,7 @@ func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.
 	req.NoInstall = true
 	_, lock, err := e.apply(ctx, req)
 	if err != nil {
-		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", p.ManifestFile, err))
+		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", p.Manifest.File, err))
 		return nil
 	}
 	return lock

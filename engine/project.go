@@ -138,11 +138,11 @@ func saveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) 
 // Project is a project's manifest and lock as read from disk, for the
 // operations that change them together.
 type Project struct {
-	// ManifestFile and LockFile are the paths (FindManifest).
-	ManifestFile, LockFile string
-	// Manifest is the manifest, empty when there is none yet (at the
-	// path it would be written to).
+	// Manifest is the manifest, empty when there is none yet; its File
+	// is the path it is read from or would be written to (FindManifest).
 	Manifest *resolve.Manifest
+	// LockFile is the lock's path (FindManifest).
+	LockFile string
 	// data is the manifest's bytes, nil when there is none yet.
 	data []byte
 	// prev is the lock, nil when there is none yet.
@@ -155,7 +155,7 @@ type Project struct {
 // (marked so when it is unreadable rather than malformed).
 func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 	mpath, lpath := FindManifest(manifest, lock)
-	p := &Project{ManifestFile: mpath, LockFile: lpath}
+	p := &Project{LockFile: lpath}
 	// The manifest comes with the repository: a FIFO or a link to a
 	// device is refused by resolve's bounded read, before this one.
 	data, err := boundedfile.ReadRegular(mpath, resolve.MaxManifestBytes)

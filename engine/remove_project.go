@@ -84,7 +84,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 	for _, n := range r.Names {
 		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
 		if i < 0 {
-			nip := &NotInProjectError{Name: n, Manifest: p.ManifestFile}
+			nip := &NotInProjectError{Name: n, Manifest: p.Manifest.File}
 			for _, q := range p.Manifest.Skills {
 				nip.Have = append(nip.Have, q.Name)
 			}
@@ -92,13 +92,13 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 		}
 		out.Removed = append(out.Removed, p.Manifest.Skills[i].Name)
 	}
-	data, err := resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Remove: out.Removed})
+	data, err := resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Remove: out.Removed})
 	if err != nil {
 		return nil, invalid(err)
 	}
-	m, err := resolve.ParseManifest(p.ManifestFile, data)
+	m, err := resolve.ParseManifest(p.Manifest.File, data)
 	if err != nil {
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
+		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.Manifest.File}, LockFile: p.LockFile, Err: err}
 	}
 	m.Dir = p.Manifest.Dir
 	out.Lock = keepNeeded(p.prev, m)
@@ -133,7 +133,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := saveProject(p.ManifestFile, p.LockFile, p.data, data, out.Lock); err != nil {
+		if err := saveProject(p.Manifest.File, p.LockFile, p.data, data, out.Lock); err != nil {
 			return out, err
 		}
 	}

@@ -40,7 +40,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*Up
 	if err != nil {
 		return nil, err
 	}
-	if err := projectNames(p.ManifestFile, p.Manifest, p.prev, r.Names); err != nil {
+	if err := projectNames(p.Manifest.File, p.Manifest, p.prev, r.Names); err != nil {
 		return nil, err
 	}
 	out := &UpdateProjectResult{Project: p}
@@ -54,7 +54,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*Up
 			return nil, err
 		}
 		if len(out.Ranges) > 0 {
-			if data, err = resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
+			if data, err = resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
 				return nil, invalid(err)
 			}
 			// The range changes are shown before anything is resolved
@@ -75,7 +75,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*Up
 // commits), the others keep theirs. Outdated resolves the same request
 // without installing, so that it lists what an update moves.
 func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRequest {
-	return applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.data,
+	return applyRequest{Manifest: p.Manifest.File, Lock: p.LockFile, Data: data, OldData: p.data,
 		Prev: p.prev.Without(names...), InstallRequest: ir}
 }
 

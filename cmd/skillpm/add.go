@@ -92,7 +92,7 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 	p := res.Project
 	if g.json() {
-		out := map[string]any{"schema": schemaOf("add"), "manifest": p.ManifestFile, "lock": p.LockFile, "added": res.Added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
+		out := map[string]any{"schema": schemaOf("add"), "manifest": p.Manifest.File, "lock": p.LockFile, "added": res.Added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
 		if res.Result != nil {
 			out["roots"] = res.Result.Roots
 		}
@@ -107,7 +107,7 @@ func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 		if a.Version != "" {
 			v = " (" + a.Version + ")"
 		}
-		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, p.ManifestFile)
+		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, p.Manifest.File)
 	}
 	if res.Result != nil {
 		printRoots(g, res.Result, dryRun)

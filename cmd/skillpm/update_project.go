@@ -50,7 +50,7 @@ func printRangeBumps(g *globals) func(*engine.UpdateProjectResult) {
 		if !g.quiet && !g.json() {
 			p := u.Project
 			for _, n := range slices.Sorted(maps.Keys(u.Ranges)) {
-				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, resolve.RangeOrAny(p.Manifest.Range(n)), u.Ranges[n], p.ManifestFile)
+				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, resolve.RangeOrAny(p.Manifest.Range(n)), u.Ranges[n], p.Manifest.File)
 			}
 		}
 	}
