@@ -175,7 +175,7 @@ func (e *Engine) pinOpen(ctx context.Context, apply applyRequest, data []byte, o
 func parseProjectManifest(p *Project, data []byte) (*resolve.Manifest, error) {
 	m, err := resolve.ParseManifest(p.Manifest.File, data)
 	if err != nil {
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.Manifest.File}, LockFile: p.LockFile, Err: err}
+		return nil, installError(&resolve.Manifest{File: p.Manifest.File}, nil, p.LockFile, err)
 	}
 	m.Dir = p.Manifest.Dir
 	return m, nil

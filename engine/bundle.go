@@ -43,7 +43,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*registry.MirrorR
 	}
 	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 	if err != nil {
-		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+		return nil, installError(m, graph, "", err)
 	}
 	e.decideLock(nil, lock)
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {

@@ -41,7 +41,7 @@ type applyRequest struct {
 func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *resolve.Lockfile, error) {
 	m, err := resolve.ParseManifest(r.Manifest, r.Data)
 	if err != nil {
-		return nil, nil, &InstallError{Manifest: &resolve.Manifest{File: r.Manifest}, LockFile: r.Lock, Err: err}
+		return nil, nil, installError(&resolve.Manifest{File: r.Manifest}, nil, r.Lock, err)
 	}
 	if abs, err := filepath.Abs(r.Manifest); err == nil {
 		m.Dir = filepath.Dir(abs)
@@ -67,7 +67,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 		}
 		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 		if err != nil {
-			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
+			return nil, nil, installError(m, graph, r.Lock, err)
 		}
 		e.decideLock(r.Prev, lock)
 		if !r.DryRun {
@@ -102,7 +102,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 	}
 	res, err := install.Install(ctx, e.client, graph, m, r.Prev, opts)
 	if err != nil {
-		return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
+		return nil, nil, installError(m, graph, r.Lock, err)
 	}
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
@@ -169,10 +169,10 @@ func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 		if _, rerr := resolve.ReadManifest(ctx, mpath); rerr != nil {
 			err = rerr // says what the file is and how to fix it
 		}
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+		return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 	default:
 		if p.Manifest, err = resolve.ReadManifest(ctx, mpath); err != nil {
-			return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+			return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 		}
 		p.data = data
 	}

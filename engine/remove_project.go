@@ -98,7 +98,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 	}
 	m, err := resolve.ParseManifest(p.Manifest.File, data)
 	if err != nil {
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.Manifest.File}, LockFile: p.LockFile, Err: err}
+		return nil, installError(&resolve.Manifest{File: p.Manifest.File}, nil, p.LockFile, err)
 	}
 	m.Dir = p.Manifest.Dir
 	out.Lock = keepNeeded(p.prev, m)

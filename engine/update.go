@@ -87,14 +87,14 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	localDone, localRoots := map[string]bool{}, []install.RootResult(nil)
 	if !r.RegistryOnly {
 		if localDone, localRoots, err = e.updateLocal(ctx, graph, r.Names, opts); err != nil {
-			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+			return nil, installError(m, graph, "", err)
 		}
 	}
 	rest := slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return localDone[n] })
 	res := &install.Result{}
 	if len(r.Names) == 0 || len(rest) > 0 {
 		if res, err = install.Update(ctx, e.client, graph, rest, opts); err != nil {
-			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+			return nil, installError(m, graph, "", err)
 		}
 	}
 	if show != nil && !planned {

@@ -60,7 +60,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	var ie *engine.InstallError
 	switch {
 	case errors.As(err, &ie):
-		return lockExit(ie.Manifest, "", ie.Err)
+		return lockExit(ie.Manifest, ie.Err)
 	case err != nil:
 		return err
 	}

@@ -267,7 +267,7 @@ func installFailure(ctx context.Context, g *globals, e *engine.Engine, err error
 	if ie.Manifest != nil && isProjectManifest(ie.Manifest.File) {
 		cause = &inProject{cause}
 	}
-	mapped := installExit(ie.Manifest, ie.LockFile, cause)
+	mapped := installExit(ie.Manifest, cause)
 	if hint && ie.Graph != nil {
 		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, mapped)
 	}

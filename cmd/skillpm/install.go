@@ -192,8 +192,8 @@ func printInstall(g *globals, res *install.Result, dryRun bool) error {
 	return nil
 }
 
-func installExit(m *resolve.Manifest, lockFile string, err error) error {
-	return lockExit(m, lockFile, except("install", err))
+func installExit(m *resolve.Manifest, err error) error {
+	return lockExit(m, except("install", err))
 }
 
 // check refuses a --min-tier that names no tier, before anything is
