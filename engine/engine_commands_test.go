@@ -311,8 +311,8 @@ func TestAudit(t *testing.T) {
 	if sum := summarize(res); err != nil || sum.Skills < 5 || sum.Block != 0 || sum.Failed != 0 {
 		t.Fatalf("recursive, clean: %+v, %v", sum, err)
 	}
-	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{t.TempDir()}, Recursive: true}); !errors.As(err, new(*engine.SkillDirsError)) {
-		t.Errorf("recursive below no skill: %v, want SkillDirsError", err)
+	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{t.TempDir()}, Recursive: true}); !errors.Is(err, engine.ErrNoSkillDirs) || errdef.ClassOf(err) != errdef.NotFound {
+		t.Errorf("recursive below no skill: %v, want ErrNoSkillDirs of class NotFound", err)
 	}
 	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{clean, "engine_commands_test.go"}}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a file among several: %v, want ErrInvalidRequest", err)
