@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
@@ -31,20 +32,13 @@ type AddRequest struct {
 type AddResult struct {
 	// Project is the project as it was read.
 	Project *Project
-	// Added are the requirements added, in the request's order.
-	Added []Added
+	// Added are the requirements added, in the request's order, as the
+	// manifest writes them (the version each locked is Lock's).
+	Added []resolve.Requirement
 	// Result is the install into the project's roots (nil with
 	// NoInstall); Lock the lock written.
 	Result *install.Result
 	Lock   *resolve.Lockfile
-}
-
-// Added is one requirement Add wrote and the version it locked.
-type Added struct {
-	Name  string `json:"name"`
-	Range string `json:"range"`
-	// Version is the version locked ("" when the lock has none).
-	Version string `json:"version,omitempty"`
 }
 
 // Add adds r.Refs to the project. A new manifest records the source
@@ -105,11 +99,9 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		return nil, err
 	}
 	for _, name := range names {
-		a := Added{Name: name, Range: written.Range(name)}
-		if out.Lock != nil {
-			if ls := out.Lock.Get(resolve.ShortName(name)); ls != nil {
-				a.Version = ls.Version
-			}
+		a := resolve.Requirement{Name: name}
+		if i := slices.IndexFunc(written.Skills, func(r resolve.Requirement) bool { return r.Name == name }); i >= 0 {
+			a = written.Skills[i]
 		}
 		out.Added = append(out.Added, a)
 	}

@@ -249,7 +249,7 @@ func TestAdd(t *testing.T) {
 	e := inProject(t, opts, manifest)
 	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
 	dry, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}, DryRun: true}})
-	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
+	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Lock.Get("notes").Version != "1.1.0" {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
 	for _, f := range []string{"skills.yaml", "skills.lock", ".agents"} {
@@ -258,7 +258,7 @@ func TestAdd(t *testing.T) {
 		}
 	}
 	res, err := e.Add(ctx, engine.AddRequest{NoInstall: true, InstallRequest: engine.InstallRequest{Refs: []string{"notes@~1.0"}}})
-	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
+	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Lock.Get("notes").Version != "1.0.0" {
 		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
 	}
 	data, err := os.ReadFile(manifest)
