@@ -26,8 +26,7 @@
 //
 //	Install           install references, or a project's lock, into the roots
 //	Add               add requirements to a project, lock and install it
-//	Update            move installed skills within their recorded ranges
-//	UpdateProject     move a project's skills (and, asked, its ranges)
+//	Update            move installed skills, or a project's, within their ranges
 //	Remove            uninstall skills from the roots that hold them
 //	RemoveProject     take skills out of a project and its roots
 //	Lock              resolve a project's manifest and write its lock

@@ -286,6 +286,16 @@ func TestAdd(t *testing.T) {
 	if after, _ := os.ReadFile(manifest); string(after) != string(data) {
 		t.Errorf("a failed add changed the manifest:\n%s", after)
 	}
+	// Update finds the project as Add did: Breaking moves its range.
+	up, err := e.Update(ctx, engine.UpdateRequest{Breaking: true})
+	if err != nil || up.Project == nil || up.Ranges["notes"] != "^1.1.0" || up.Result == nil || up.Lock.Get("notes").Version != "1.1.0" {
+		t.Fatalf("update in the project with Breaking: %+v, %v", up, err)
+	}
+	// Roots named are no project: its ranges cannot move there.
+	opts.Target = engine.Target{Roots: []string{t.TempDir()}}
+	if _, err := inProject(t, opts, manifest).Update(ctx, engine.UpdateRequest{Breaking: true}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("Breaking with roots named: %v, want ErrInvalidRequest", err)
+	}
 }
 
 // TestAudit: one directory passes or blocks as a result, not an error;

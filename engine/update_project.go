@@ -5,37 +5,16 @@ import (
 	"slices"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// UpdateProjectRequest is `skillpm update` in a project: the update
-// outside one (its Names, all when none, and the consent, checks and
-// DryRun of its InstallRequest) with what only a project has, ranges to
-// move.
-type UpdateProjectRequest struct {
-	UpdateRequest
-	// Breaking raises the ranges the newest release is outside of, Latest
-	// every range, each to ^NEWEST, before resolving.
-	Breaking, Latest bool
-}
-
-// UpdateProjectResult is what an update in a project did.
-type UpdateProjectResult struct {
-	Project *Project
-	// Ranges are the manifest's range changes.
-	Ranges map[string]string
-	// Result is the install; its Lock the lock written.
-	Result *install.Result
-}
-
-// UpdateProject moves a project: the skills named (or all) go to the
-// newest versions the ranges allow (with Breaking or Latest the ranges
-// move first), the others keep their locked versions, the result is
-// installed into the project's roots, and the manifest and lock are
-// written together once it is (Apply).
-func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*UpdateProjectResult, error) {
+// updateProject is Update in a project: the skills named (or all) go to
+// the newest versions the ranges allow (with Breaking or Latest the
+// ranges move first), the others keep their locked versions, the result
+// is installed into the project's roots, and the manifest and lock are
+// written together once it is (apply).
+func (e *Engine) updateProject(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
 	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
@@ -43,7 +22,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*Up
 	if err := projectNames(p.Manifest.File, p.Manifest, p.prev, r.Names); err != nil {
 		return nil, err
 	}
-	out := &UpdateProjectResult{Project: p}
+	out := &UpdateResult{Project: p}
 	data := p.data
 	if r.Breaking || r.Latest {
 		graph, err := e.graph(p.Manifest)
