@@ -27,8 +27,7 @@
 //	Install           install references, or a project's lock, into the roots
 //	Add               add requirements to a project, lock and install it
 //	Update            move installed skills, or a project's, within their ranges
-//	Remove            uninstall skills from the roots that hold them
-//	RemoveProject     take skills out of a project and its roots
+//	Remove            take skills out of a project, or the roots that hold them
 //	Lock              resolve a project's manifest and write its lock
 //	Adopt             take a skill placed by hand under management
 //	List              what the roots hold

@@ -9,28 +9,6 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// RemoveProjectRequest is `skillpm remove` in a project: the removal
-// outside one from the project's roots (its Roots are not read). Its
-// Names are as the manifest names the skills or their short names; of
-// its Options, Prune is always on (what only the removed skills needed
-// goes with them).
-type RemoveProjectRequest struct {
-	RemoveRequest
-}
-
-// RemoveProjectResult is what a removal from a project did.
-type RemoveProjectResult struct {
-	// Project is the project as it was read.
-	Project *Project
-	// Removed are the manifest's requirements removed, as it wrote them.
-	Removed []string
-	// Roots are the project's roots that held some of the skills, with
-	// what each lost.
-	Roots []install.Removal
-	// Lock is the new lock: the entries the remaining skills reach.
-	Lock *resolve.Lockfile
-}
-
 // NotInProjectError is a skill a project operation (a removal, an
 // update, a lock upgrade) was asked for that the project does not have:
 // so that a front end can answer a typo with the names it has.
@@ -70,17 +48,18 @@ func (e *NotInProjectError) Error() string { return e.Name + " is not in " + e.M
 // Class is errdef.Usage: the request names a skill the project lacks.
 func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 
-// RemoveProject takes r.Names out of the project manifest, keeps in the
-// lock only what the remaining skills reach (at their locked versions),
-// removes the skills and the dependencies nothing else needs from the
-// project's roots, and then writes the manifest and the lock together.
-// Nothing is written when a root refuses, or with DryRun.
-func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*RemoveProjectResult, error) {
+// removeProject is Remove in a project: it takes r.Names out of the
+// project manifest, keeps in the lock only what the remaining skills
+// reach (at their locked versions), removes the skills and the
+// dependencies nothing else needs from the project's roots, and then
+// writes the manifest and the lock together. Nothing is written when a
+// root refuses, or with DryRun.
+func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
 	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}
-	out := &RemoveProjectResult{Project: p}
+	out := &RemoveResult{Project: p}
 	for _, n := range r.Names {
 		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
 		if i < 0 {
