@@ -58,11 +58,6 @@ type InstallRequest struct {
 	Skills []string
 }
 
-// InstallResult is what an install did, with what it decided.
-type InstallResult struct {
-	*install.Result
-}
-
 // InstallError is an install that failed once its source was chosen: it
 // carries the manifest resolved and the graph it was resolved in, for
 // front ends that explain a resolution failure.
@@ -191,7 +186,7 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 // note saying so); a project goes to projectRoots and its lock is
 // written only when it changed.
 // Nothing is written when anything is refused.
-func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
+func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result, error) {
 	t := e.opts.Target
 	roots := r.Roots
 	var err error
@@ -350,7 +345,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 	}
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
-	return &InstallResult{Result: res}, nil
+	return res, nil
 }
 
 func origin(s string) string {

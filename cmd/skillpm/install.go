@@ -133,7 +133,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err != nil {
 		return installFailure(ctx, g, e, err, true)
 	}
-	return printInstall(g, res.Result, f.dryRun)
+	return printInstall(g, res, f.dryRun)
 }
 
 // request is what install passes on: the references and every flag that
