@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
@@ -31,20 +32,13 @@ type AddRequest struct {
 type AddResult struct {
 	// Project is the project as it was read.
 	Project *Project
-	// Added are the requirements added, in the request's order.
-	Added []Added
+	// Added are the requirements added, in the request's order, as the
+	// manifest writes them (the version each locked is Lock's).
+	Added []resolve.Requirement
 	// Result is the install into the project's roots (nil with
 	// NoInstall); Lock the lock written.
 	Result *install.Result
 	Lock   *resolve.Lockfile
-}
-
-// Added is one requirement Add wrote and the version it locked.
-type Added struct {
-	Name  string `json:"name"`
-	Range string `json:"range"`
-	// Version is the version locked ("" when the lock has none).
-	Version string `json:"version,omitempty"`
 }
 
 // Add adds r.Refs to the project. A new manifest records the source
@@ -85,11 +79,11 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 			return nil, err
 		}
 	}
-	data, err := resolve.EditManifest(p.ManifestFile, p.data, edit)
+	data, err := resolve.EditManifest(p.Manifest.File, p.data, edit)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	apply := applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, OldData: p.data, Prev: p.prev}
+	apply := applyRequest{Manifest: p.Manifest.File, Lock: p.LockFile, OldData: p.data, Prev: p.prev}
 	if len(open) > 0 {
 		if data, err = e.pinOpen(ctx, apply, data, open, set, r.InstallRequest); err != nil {
 			return nil, err
@@ -105,11 +99,9 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		return nil, err
 	}
 	for _, name := range names {
-		a := Added{Name: name, Range: written.Range(name)}
-		if out.Lock != nil {
-			if ls := out.Lock.Get(resolve.ShortName(name)); ls != nil {
-				a.Version = ls.Version
-			}
+		a := resolve.Requirement{Name: name}
+		if i := slices.IndexFunc(written.Skills, func(r resolve.Requirement) bool { return r.Name == name }); i >= 0 {
+			a = written.Skills[i]
 		}
 		out.Added = append(out.Added, a)
 	}
@@ -130,7 +122,7 @@ func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.Man
 	if len(t.Roots) > 0 {
 		return edit, nil
 	}
-	m := &resolve.Manifest{File: p.ManifestFile, Dir: p.Manifest.Dir}
+	m := &resolve.Manifest{File: p.Manifest.File, Dir: p.Manifest.Dir}
 	t.Placement = placement(t, m, e.opts.Link)
 	placed, err := projectRoots(e.env, t, m, e.opts.Host)
 	if err != nil {
@@ -173,9 +165,9 @@ func (e *Engine) pinOpen(ctx context.Context, apply applyRequest, data []byte, o
 
 // parseProjectManifest parses data as p's manifest, in p's directory.
 func parseProjectManifest(p *Project, data []byte) (*resolve.Manifest, error) {
-	m, err := resolve.ParseManifest(p.ManifestFile, data)
+	m, err := resolve.ParseManifest(p.Manifest.File, data)
 	if err != nil {
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
+		return nil, installError(&resolve.Manifest{File: p.Manifest.File}, nil, p.LockFile, err)
 	}
 	m.Dir = p.Manifest.Dir
 	return m, nil

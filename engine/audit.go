@@ -141,10 +141,10 @@ func auditDirs(paths []string, recursive bool) ([]string, error) {
 	for _, root := range paths {
 		found, err := skillDirsUnder(root)
 		if err != nil {
-			return nil, &SkillDirsError{root: root, err: err}
+			return nil, &skillDirsError{root: root, err: err}
 		}
 		if len(found) == 0 {
-			return nil, &SkillDirsError{root: root}
+			return nil, &skillDirsError{root: root}
 		}
 		dirs = append(dirs, found...)
 	}

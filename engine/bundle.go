@@ -29,7 +29,7 @@ type BundleRequest struct {
 // bundle` does; the result's To is the directory as a source (`install
 // --registry` takes it), its From the source of bare names. A resolution
 // failure is an *InstallError.
-func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*MirrorResult, error) {
+func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*registry.MirrorResult, error) {
 	m, _, err := install.FromRefs(origin(""), r.Refs, nil)
 	if err != nil {
 		if errors.Is(err, install.ErrUnsupportedRef) || errors.Is(err, registry.ErrInvalidRef) {
@@ -43,7 +43,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*MirrorResult, er
 	}
 	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 	if err != nil {
-		return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+		return nil, installError(m, graph, "", err)
 	}
 	e.decideLock(nil, lock)
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
@@ -66,9 +66,8 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*MirrorResult, er
 	// The versions come from their own sources; From is the one the feed
 	// came from, the source of bare names.
 	res.From = from
-	out := &MirrorResult{MirrorResult: res}
-	if out.Advisories, err = e.client.CopyAdvisories(ctx, from, dst); err != nil {
+	if _, err := e.client.CopyAdvisories(ctx, from, dst); err != nil {
 		return nil, fmt.Errorf("copying the advisory feed of %s: %w", from, err)
 	}
-	return out, nil
+	return res, nil
 }

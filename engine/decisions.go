@@ -100,7 +100,7 @@ func (e *Engine) decideLock(prev, next *resolve.Lockfile) {
 
 // decideOutdated reports why each skill checked wants the version it
 // wants.
-func (e *Engine) decideOutdated(rows []OutdatedSkill) {
+func (e *Engine) decideOutdated(rows []install.OutdatedSkill) {
 	if !e.decides() {
 		return
 	}

@@ -43,7 +43,7 @@ func (e *Engine) dependencyGraphs(ctx context.Context) ([]*resolve.DepGraph, err
 			return nil, err
 		}
 		if p.prev == nil {
-			return nil, invalid(fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.ManifestFile, p.LockFile))
+			return nil, invalid(fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.Manifest.File, p.LockFile))
 		}
 		graph, err := e.graph(p.Manifest)
 		if err != nil {

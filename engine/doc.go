@@ -26,10 +26,8 @@
 //
 //	Install           install references, or a project's lock, into the roots
 //	Add               add requirements to a project, lock and install it
-//	Update            move installed skills within their recorded ranges
-//	UpdateProject     move a project's skills (and, asked, its ranges)
-//	Remove            uninstall skills from the roots that hold them
-//	RemoveProject     take skills out of a project and its roots
+//	Update            move installed skills, or a project's, within their ranges
+//	Remove            take skills out of a project, or the roots that hold them
 //	Lock              resolve a project's manifest and write its lock
 //	Adopt             take a skill placed by hand under management
 //	List              what the roots hold
@@ -76,12 +74,14 @@
 // Deliberately of another shape: CheckRefs returns only an error (the
 // checks Install makes before any I/O, for a server to answer before it
 // streams); Search returns the index's own *policycheck.SearchResult;
-// Bundle returns the *MirrorResult that Mirror does; Sign returns the
-// *registry.VersionSignature that Publish, Promote and BuildIndex report
-// in theirs; Pull returns the *registry.PullResult of the registry's
-// Repository.Pull; UntrustKey shares TrustKey's request and result;
-// DependencyGraphs takes a GraphRequest and returns a *GraphResult;
-// LoadPolicy takes a PolicyRequest and returns a *PolicyChoice.
+// Install returns the *install.Result of the install package's
+// transaction; Mirror and Bundle return the *registry.MirrorResult of the
+// registry's Client.Mirror; Sign returns the *registry.VersionSignature
+// that Publish, Promote and BuildIndex report in theirs; Pull returns the
+// *registry.PullResult of the registry's Repository.Pull; UntrustKey
+// shares TrustKey's request and result; DependencyGraphs takes a
+// GraphRequest and returns a *GraphResult; LoadPolicy takes a
+// PolicyRequest and returns a *PolicyChoice.
 // FindManifest, HasProject, ProcessEnv and SearchedRoots are no
 // operations: each states one default (the project's files, the
 // environment, the roots read) for a front end that needs it before or

@@ -149,7 +149,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 			if placed, err := projectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
 				rep.Problems = append(rep.Problems, err)
 			} else {
-				rep.Drift = install.LockDrifts(ctx, p.ManifestFile, p.LockFile, p.prev, placed.Roots)
+				rep.Drift = install.LockDrifts(ctx, p.Manifest.File, p.LockFile, p.prev, placed.Roots)
 			}
 			rep.Problems = append(rep.Problems, rep.Drift...)
 		}

@@ -62,9 +62,9 @@ type Options struct {
 	// Manifest and Lock are the project's files, as FindManifest picks
 	// them ("" looks for skills.yaml, else gaia-agent.yaml, here, and the
 	// lock beside the manifest): the project that Install without
-	// references, Add, UpdateProject, RemoveProject, Lock,
-	// DependencyGraphs, Why, Outdated and Doctor read and change. The project is the Engine's, as
-	// its roots are: its manifest chooses them (scope:, hosts:, link:).
+	// references, Add, Update, Remove and Outdated without roots named,
+	// Lock, DependencyGraphs, Why and Doctor read and change. The project is the Engine's, as its roots are: its manifest
+	// chooses them (scope:, hosts:, link:).
 	Manifest, Lock string
 
 	// Consent asks the user about dangerous permissions; nil asks nobody,

@@ -249,7 +249,7 @@ func TestAdd(t *testing.T) {
 	e := inProject(t, opts, manifest)
 	publishVersions(t, e, key, dir, "1.0.0", "1.1.0")
 	dry, err := e.Add(ctx, engine.AddRequest{InstallRequest: engine.InstallRequest{Refs: []string{"notes"}, DryRun: true}})
-	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Added[0].Version != "1.1.0" {
+	if err != nil || len(dry.Added) != 1 || dry.Added[0].Range != "^1.1.0" || dry.Lock.Get("notes").Version != "1.1.0" {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
 	for _, f := range []string{"skills.yaml", "skills.lock", ".agents"} {
@@ -258,7 +258,7 @@ func TestAdd(t *testing.T) {
 		}
 	}
 	res, err := e.Add(ctx, engine.AddRequest{NoInstall: true, InstallRequest: engine.InstallRequest{Refs: []string{"notes@~1.0"}}})
-	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Added[0].Version != "1.0.0" {
+	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Lock.Get("notes").Version != "1.0.0" {
 		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
 	}
 	data, err := os.ReadFile(manifest)
@@ -286,6 +286,16 @@ func TestAdd(t *testing.T) {
 	if after, _ := os.ReadFile(manifest); string(after) != string(data) {
 		t.Errorf("a failed add changed the manifest:\n%s", after)
 	}
+	// Update finds the project as Add did: Breaking moves its range.
+	up, err := e.Update(ctx, engine.UpdateRequest{Breaking: true})
+	if err != nil || up.Project == nil || up.Ranges["notes"] != "^1.1.0" || up.Result == nil || up.Lock.Get("notes").Version != "1.1.0" {
+		t.Fatalf("update in the project with Breaking: %+v, %v", up, err)
+	}
+	// Roots named are no project: its ranges cannot move there.
+	opts.Target = engine.Target{Roots: []string{t.TempDir()}}
+	if _, err := inProject(t, opts, manifest).Update(ctx, engine.UpdateRequest{Breaking: true}); !errors.Is(err, engine.ErrInvalidRequest) {
+		t.Errorf("Breaking with roots named: %v, want ErrInvalidRequest", err)
+	}
 }
 
 // TestAudit: one directory passes or blocks as a result, not an error;
@@ -311,8 +321,8 @@ func TestAudit(t *testing.T) {
 	if sum := summarize(res); err != nil || sum.Skills < 5 || sum.Block != 0 || sum.Failed != 0 {
 		t.Fatalf("recursive, clean: %+v, %v", sum, err)
 	}
-	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{t.TempDir()}, Recursive: true}); !errors.As(err, new(*engine.SkillDirsError)) {
-		t.Errorf("recursive below no skill: %v, want SkillDirsError", err)
+	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{t.TempDir()}, Recursive: true}); !errors.Is(err, engine.ErrNoSkillDirs) || errdef.ClassOf(err) != errdef.NotFound {
+		t.Errorf("recursive below no skill: %v, want ErrNoSkillDirs of class NotFound", err)
 	}
 	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{clean, "engine_commands_test.go"}}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a file among several: %v, want ErrInvalidRequest", err)

@@ -189,26 +189,32 @@ var (
 	ErrAttestationNotAttached = errdef.New(errdef.Registry, "the audit attestation is signed but could not be attached")
 )
 
-// SkillDirsError is a directory below which no skill directory could be
-// listed: the walk failed, or nothing below it holds a SKILL.md. Its
-// message names the directory.
-type SkillDirsError struct {
+// ErrNoSkillDirs means no skill directory could be listed below a
+// directory (an audit's Recursive): the walk failed, or nothing below it
+// holds a SKILL.md. The error's message names the directory; its class
+// is errdef.NotFound when nothing was found, else the walk failure's.
+var ErrNoSkillDirs = errdef.New(errdef.NotFound, "no skill directory below it")
+
+// skillDirsError is ErrNoSkillDirs for one directory.
+type skillDirsError struct {
 	// root is the directory walked.
 	root string
 	// err is the walk's failure; nil when it found no skill.
 	err error
 }
 
-func (e *SkillDirsError) Error() string {
+func (e *skillDirsError) Error() string {
 	if e.err == nil {
 		return e.root + ": no directory below it holds a SKILL.md"
 	}
 	return e.root + ": " + e.err.Error()
 }
 
+func (e *skillDirsError) Is(target error) bool { return target == ErrNoSkillDirs }
+
 // Class is errdef.NotFound when no skill is below the directory, else
 // the walk failure's class.
-func (e *SkillDirsError) Class() errdef.Class {
+func (e *skillDirsError) Class() errdef.Class {
 	if e.err == nil {
 		return errdef.NotFound
 	}
@@ -216,7 +222,7 @@ func (e *SkillDirsError) Class() errdef.Class {
 }
 
 // Unwrap returns the walk's failure.
-func (e *SkillDirsError) Unwrap() error { return e.err }
+func (e *skillDirsError) Unwrap() error { return e.err }
 
 // ErrNotPublisher means a status change (yank, deprecate) was signed
 // with a key that did not sign the version: only its publisher may

@@ -19,8 +19,8 @@ import (
 //     before any consent is asked or anything changes (an update plans
 //     the skills from git and folders apart from the others: it reports
 //     each non-empty plan, or one empty plan when both are);
-//   - *UpdateProjectResult: an UpdateProject whose ranges moved (Project and
-//     Ranges set), before anything is resolved;
+//   - *UpdateResult: an Update in a project whose ranges moved (Project
+//     and Ranges set), before anything is resolved;
 //   - *PublishItem: a PublishAll's skill as its publish ends (with "done"
 //     and "total" attributes counting the skills finished).
 const EventKey = "event"

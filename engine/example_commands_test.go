@@ -41,7 +41,7 @@ func ExampleEngine_Add() {
 		log.Fatal(err)
 	}
 	for _, a := range res.Added {
-		fmt.Println("added", a.Name, a.Range, a.Version)
+		fmt.Println("added", a.Name, a.Range, res.Lock.Get(a.Name).Version)
 	}
 	for _, r := range res.Result.Roots {
 		rel, _ := filepath.Rel(proj, r.Root.Dir)

@@ -58,22 +58,27 @@ type InstallRequest struct {
 	Skills []string
 }
 
-// InstallResult is what an install did, with what it decided.
-type InstallResult struct {
-	*install.Result
-}
-
 // InstallError is an install that failed once its source was chosen: it
 // carries the manifest resolved and the graph it was resolved in, for
 // front ends that explain a resolution failure.
 type InstallError struct {
 	// Manifest is what was resolved; Graph where (nil when the failure
-	// came before a source was chosen); LockFile the project's lock.
+	// came before a source was chosen).
 	Manifest *resolve.Manifest
 	Graph    *catalog.Registry
-	LockFile string
 	// Err is the failure.
 	Err error
+}
+
+// installError is err, a failure to resolve or install m in graph, as an
+// *InstallError; a lock it finds stale is named by lpath, the lock as
+// FindManifest found it, rather than by the default name resolve gives a
+// lock that is missing.
+func installError(m *resolve.Manifest, graph *catalog.Registry, lpath string, err error) *InstallError {
+	if stale, ok := errors.AsType[*resolve.StaleError](err); ok && lpath != "" {
+		stale.Lock = lpath
+	}
+	return &InstallError{Manifest: m, Graph: graph, Err: err}
 }
 
 func (e *InstallError) Error() string { return e.Err.Error() }
@@ -181,7 +186,7 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 // note saying so); a project goes to projectRoots and its lock is
 // written only when it changed.
 // Nothing is written when anything is refused.
-func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult, error) {
+func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result, error) {
 	t := e.opts.Target
 	roots := r.Roots
 	var err error
@@ -220,7 +225,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)
 			}
-			return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+			return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 		}
 		if prev, err = resolve.ReadLockfile(ctx, lpath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, invalid(err)
@@ -336,11 +341,11 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*InstallResult,
 		res, err = install.Install(ctx, e.client, graph, m, prev, opts)
 	}
 	if err != nil {
-		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lockFile, Err: err}
+		return nil, installError(m, graph, lockFile, err)
 	}
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
-	return &InstallResult{Result: res}, nil
+	return res, nil
 }
 
 func origin(s string) string {

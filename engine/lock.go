@@ -90,7 +90,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 		err = e.checkAdvisories(ctx, next)
 	}
 	if err != nil {
-		return nil, &InstallError{Manifest: m, Graph: graph, LockFile: lpath, Err: err}
+		return nil, installError(m, graph, lpath, err)
 	}
 	e.decideLock(known, next)
 	next.File = lpath

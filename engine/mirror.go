@@ -25,18 +25,11 @@ type MirrorRequest struct {
 	Verify bool
 }
 
-// MirrorResult is what Mirror or Bundle copied, with the sources it went
-// between (the registry's From and To).
-type MirrorResult struct {
-	*registry.MirrorResult
-	// Advisories is true when the source's advisory feed was copied too.
-	Advisories bool
-}
-
 // Mirror copies skills with their signatures and attestations from
 // r.From to r.To, as `skillpm mirror` does: with Verify or a minimum
 // tier, each version is verified under the engine's trust policy first.
-func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, error) {
+// The source's advisory feed, when it has one, is copied too.
+func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*registry.MirrorResult, error) {
 	src, err := openSourceArg(e.client, r.From)
 	if err != nil {
 		return nil, err
@@ -57,11 +50,10 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 	if err != nil {
 		return nil, err
 	}
-	out := &MirrorResult{MirrorResult: res}
 	// A mirror carries the feed unchanged (signatures and expiry with
 	// it), so that its readers are checked as the origin's are.
-	if out.Advisories, err = e.client.CopyAdvisories(ctx, src, dst); err != nil {
-		return out, fmt.Errorf("copying the advisory feed of %s: %w", src, err)
+	if _, err := e.client.CopyAdvisories(ctx, src, dst); err != nil {
+		return res, fmt.Errorf("copying the advisory feed of %s: %w", src, err)
 	}
 	var copied []string
 	for _, v := range res.Versions {
@@ -73,7 +65,7 @@ func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*MirrorResult, er
 	// To's sparse index describes the skills copied (one is created
 	// when From has one); how that went goes to Options.Log.
 	e.refreshSparse(ctx, dst, copied, srcErr == nil, nil)
-	return out, nil
+	return res, nil
 }
 
 // sourceArg opens arg, the source a request names, or the source of bare

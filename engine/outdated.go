@@ -16,7 +16,6 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
@@ -34,66 +33,17 @@ type OutdatedRequest struct {
 	Prerelease bool
 }
 
-// OutdatedSkill is one skill and the versions it could move to.
-type OutdatedSkill struct {
-	Name string `json:"name"`
-	// Installed is the version in Root ("" when not installed there).
-	Installed string `json:"installed"`
-	// Locked is the version the project's lock records ("" outside one).
-	Locked string `json:"locked"`
-	// Range is the range asked for (the manifest's, else the install's);
-	// "" for a dependency, whose Wanted is what resolving what needs it
-	// gives now, as update does. A skill installed from a folder has the
-	// folder as Source, and Wanted is the version it builds at now.
-	Range string `json:"range"`
-	// Wanted is the newest version Range allows, Latest the newest
-	// release; both "" when the repository no longer has the skill.
-	Wanted string `json:"wanted"`
-	Latest string `json:"latest"`
-	Root   string `json:"root"`
-	// Source is the repository the skill comes from.
-	Source string `json:"source"`
-	// Yanked, YankReason and Deprecated are the publisher's status of
-	// the current version (the locked one, else the installed one).
-	// Wanted and Latest are never yanked versions.
-	Yanked     bool   `json:"yanked,omitempty"`
-	YankReason string `json:"yankReason,omitempty"`
-	Deprecated string `json:"deprecated,omitempty"`
-	// Advisories are the obeyed advisories naming the current version.
-	Advisories []advisory.Advised `json:"advisories,omitempty"`
-}
-
-// Outdated reports whether s is behind what it could have: installed
-// other than locked, a newer wanted or latest version than it has, a
-// yanked one, or one an advisory names.
-func (s OutdatedSkill) Outdated() bool {
-	cur := s.Locked
-	if cur == "" {
-		cur = s.Installed
-	}
-	return s.Yanked || len(s.Advisories) > 0 || (s.Installed != "" && s.Installed != cur) || movedVersion(s.Wanted, cur) || movedVersion(s.Latest, cur)
-}
-
-// movedVersion reports whether a is a version b moves to: above it, or
-// the same but for its build metadata (a folder's 0.0.0+tree.HASH whose
-// files changed).
-func movedVersion(a, b string) bool {
-	va, errA := semver.NewVersion(a)
-	vb, errB := semver.NewVersion(b)
-	return errA == nil && errB == nil && (va.GreaterThan(vb) || va.Equal(vb) && va.Metadata() != vb.Metadata())
-}
-
 // OutdatedResult is what Outdated found.
 type OutdatedResult struct {
 	// Skills are every skill checked, in the manifest's order, else root
-	// by root; those behind say so (OutdatedSkill.Outdated), and a front
-	// end that shows only those filters on it.
-	Skills []OutdatedSkill
+	// by root; those behind say so (install.OutdatedSkill.Outdated), and
+	// a front end that shows only those filters on it.
+	Skills []install.OutdatedSkill
 }
 
 // Outdated checks whether skills have newer versions than they have
-// (each says whether it is behind: OutdatedSkill.Outdated), covering
-// what Update would move: a project's skills in its roots (and
+// (each says whether it is behind: install.OutdatedSkill.Outdated),
+// covering what Update would move: a project's skills in its roots (and
 // the dependencies its lock holds), else the skills installed by name,
 // from git or from a folder, and the dependencies they pulled in.
 // Versions come from the Engine's Source, else the manifest's registry,
@@ -106,7 +56,7 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	done := make(chan struct{})
 	go func() { defer close(done); e.feedAhead(ctx) }()
 	defer func() { <-done }()
-	var rows []OutdatedSkill
+	var rows []install.OutdatedSkill
 	if len(t.Roots) == 0 && HasProject(e.opts.Manifest) {
 		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
@@ -124,14 +74,14 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	}
 	e.decideOutdated(rows)
 	if rows == nil {
-		rows = []OutdatedSkill{}
+		rows = []install.OutdatedSkill{}
 	}
 	return &OutdatedResult{Skills: rows}, nil
 }
 
 // outdatedProject checks the skills p's manifest asks for, installed in
 // the first of the project's roots holding each.
-func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre bool) ([]OutdatedSkill, error) {
+func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre bool) ([]install.OutdatedSkill, error) {
 	m := p.Manifest
 	placed, err := projectRoots(e.env, t, m, e.opts.Host)
 	if err != nil {
@@ -141,7 +91,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 	if err != nil {
 		return nil, err
 	}
-	var rows []OutdatedSkill
+	var rows []install.OutdatedSkill
 	b := e.localBuilds()
 	defer b.close()
 	for _, req := range m.Skills {
@@ -157,7 +107,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 		if err != nil {
 			return nil, invalid(err)
 		}
-		row := OutdatedSkill{Name: resolve.ShortName(key), Range: resolve.RangeOrAny(req.Range), Source: graph.Namespace().Repository(key)}
+		row := install.OutdatedSkill{Name: resolve.ShortName(key), Range: resolve.RangeOrAny(req.Range), Source: graph.Namespace().Repository(key)}
 		if ls := p.prev.Get(row.Name); ls != nil {
 			row.Locked = ls.Version
 		}
@@ -189,7 +139,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre 
 			if asked[ls.Name] || ls.Source == "" {
 				continue
 			}
-			row := OutdatedSkill{Name: ls.Name, Locked: ls.Version, Source: ls.Source}
+			row := install.OutdatedSkill{Name: ls.Name, Locked: ls.Version, Source: ls.Source}
 			for _, root := range placed.Roots {
 				rec, err := install.ReadReceipts(root.Dir)
 				if err != nil {
@@ -217,7 +167,7 @@ func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.
 	req.NoInstall = true
 	_, lock, err := e.apply(ctx, req)
 	if err != nil {
-		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", p.ManifestFile, err))
+		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", p.Manifest.File, err))
 		return nil
 	}
 	return lock
@@ -226,7 +176,7 @@ func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.
 // fillDependency sets a dependency's latest version and status as
 // fillWanted does, and its wanted version to the one fresh (what needs
 // it, resolved afresh) gives.
-func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fresh *resolve.Lockfile, row *OutdatedSkill, pre bool) error {
+func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fresh *resolve.Lockfile, row *install.OutdatedSkill, pre bool) error {
 	if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(row.Source), row, pre); err != nil {
 		return err
 	}
@@ -240,7 +190,7 @@ func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fr
 // outdatedInstalled checks the skills installed in the roots t searches:
 // by name, from git, from a folder (built again), and the dependencies
 // they pulled in (what an update of the root resolves: rootUpdateLock).
-func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]OutdatedSkill, error) {
+func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]install.OutdatedSkill, error) {
 	roots, err := SearchedRoots(e.env, t)
 	if err != nil {
 		return nil, err
@@ -249,7 +199,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 	if err != nil {
 		return nil, err
 	}
-	var rows []OutdatedSkill
+	var rows []install.OutdatedSkill
 	b := e.localBuilds()
 	defer b.close()
 	for _, root := range roots {
@@ -282,14 +232,14 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]O
 				if !freshDone {
 					fresh, freshDone = e.rootUpdateLock(ctx, graph, rec, root.Dir, built, pre), true
 				}
-				row := OutdatedSkill{Name: s.Name, Installed: s.Version, Root: root.Dir, Source: s.Source}
+				row := install.OutdatedSkill{Name: s.Name, Installed: s.Version, Root: root.Dir, Source: s.Source}
 				if err := e.fillDependency(ctx, graph, fresh, &row, pre); err != nil {
 					return nil, err
 				}
 				rows = append(rows, row)
 				continue
 			}
-			row := OutdatedSkill{Name: s.Name, Installed: s.Version, Range: s.Requested, Root: root.Dir, Source: s.Source}
+			row := install.OutdatedSkill{Name: s.Name, Installed: s.Version, Range: s.Requested, Root: root.Dir, Source: s.Source}
 			if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(s.Source), &row, pre); err != nil {
 				return nil, err
 			}
@@ -325,8 +275,8 @@ func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Registry, re
 // folderRow is the outdated row of rec, installed in root from a folder:
 // the version the folder builds at now (built) is wanted and latest; a
 // folder that is gone has neither.
-func folderRow(rec install.Record, root string, built rootBuilds) OutdatedSkill {
-	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.LocalPath}
+func folderRow(rec install.Record, root string, built rootBuilds) install.OutdatedSkill {
+	row := install.OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.LocalPath}
 	l, ok := built.byName(rec.Name)
 	if !ok {
 		return row
@@ -366,7 +316,7 @@ func (e *Engine) rebuildFolder(ctx context.Context, rec install.Record) (install
 // fillWanted sets the row's wanted (newest in its range) and latest
 // (newest release) versions, which are never yanked ones, and the status
 // of its current version; a skill no longer published has neither.
-func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key string, row *OutdatedSkill, pre bool) error {
+func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key string, row *install.OutdatedSkill, pre bool) error {
 	vs, err := graph.Versions(ctx, key)
 	if err != nil {
 		if errors.Is(err, resolve.ErrNotFound) {
@@ -411,8 +361,8 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key st
 // gitRow is the outdated row of rec, installed in root from git: wanted
 // and latest are the version the reference it was asked for by gives now
 // (built).
-func gitRow(rec install.Record, root string, built rootBuilds) OutdatedSkill {
-	row := OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.Git}
+func gitRow(rec install.Record, root string, built rootBuilds) install.OutdatedSkill {
+	row := install.OutdatedSkill{Name: rec.Name, Installed: rec.Version, Range: resolve.AnyRange, Root: root, Source: rec.Git}
 	if ref, err := gitsource.Parse(rec.Git); err == nil && ref.Rev != "" {
 		row.Range = ref.Rev
 	}
@@ -426,7 +376,7 @@ func gitRow(rec install.Record, root string, built rootBuilds) OutdatedSkill {
 // req brings: locked as p's lock says, installed in the first of roots
 // holding each, wanted and latest what the reference (with req's range
 // over its version tags) gives now, as install would resolve it again.
-func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requirement, roots []install.Root) ([]OutdatedSkill, error) {
+func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requirement, roots []install.Root) ([]install.OutdatedSkill, error) {
 	at := fmt.Sprintf("%s:%d", p.Manifest.File, req.Line)
 	ref, err := gitsource.Parse(req.Name)
 	if err != nil {
@@ -443,9 +393,9 @@ func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requi
 	for _, l := range ls {
 		vs[l.Artifact.Skill.Name] = l.Artifact.Skill.Version
 	}
-	var rows []OutdatedSkill
+	var rows []install.OutdatedSkill
 	for _, name := range slices.Sorted(maps.Keys(vs)) {
-		row := OutdatedSkill{Name: name, Range: resolve.RangeOrAny(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
+		row := install.OutdatedSkill{Name: name, Range: resolve.RangeOrAny(req.Range), Source: req.Name, Wanted: vs[name], Latest: vs[name]}
 		if ls := p.prev.Get(name); ls != nil {
 			row.Locked = ls.Version
 		}

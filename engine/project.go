@@ -41,7 +41,7 @@ type applyRequest struct {
 func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *resolve.Lockfile, error) {
 	m, err := resolve.ParseManifest(r.Manifest, r.Data)
 	if err != nil {
-		return nil, nil, &InstallError{Manifest: &resolve.Manifest{File: r.Manifest}, LockFile: r.Lock, Err: err}
+		return nil, nil, installError(&resolve.Manifest{File: r.Manifest}, nil, r.Lock, err)
 	}
 	if abs, err := filepath.Abs(r.Manifest); err == nil {
 		m.Dir = filepath.Dir(abs)
@@ -67,7 +67,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 		}
 		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 		if err != nil {
-			return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
+			return nil, nil, installError(m, graph, r.Lock, err)
 		}
 		e.decideLock(r.Prev, lock)
 		if !r.DryRun {
@@ -102,7 +102,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 	}
 	res, err := install.Install(ctx, e.client, graph, m, r.Prev, opts)
 	if err != nil {
-		return nil, nil, &InstallError{Manifest: m, Graph: graph, LockFile: r.Lock, Err: err}
+		return nil, nil, installError(m, graph, r.Lock, err)
 	}
 	e.statusWarnings(ctx, res)
 	e.decideInstall(res)
@@ -138,11 +138,11 @@ func saveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) 
 // Project is a project's manifest and lock as read from disk, for the
 // operations that change them together.
 type Project struct {
-	// ManifestFile and LockFile are the paths (FindManifest).
-	ManifestFile, LockFile string
-	// Manifest is the manifest, empty when there is none yet (at the
-	// path it would be written to).
+	// Manifest is the manifest, empty when there is none yet; its File
+	// is the path it is read from or would be written to (FindManifest).
 	Manifest *resolve.Manifest
+	// LockFile is the lock's path (FindManifest).
+	LockFile string
 	// data is the manifest's bytes, nil when there is none yet.
 	data []byte
 	// prev is the lock, nil when there is none yet.
@@ -155,7 +155,7 @@ type Project struct {
 // (marked so when it is unreadable rather than malformed).
 func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 	mpath, lpath := FindManifest(manifest, lock)
-	p := &Project{ManifestFile: mpath, LockFile: lpath}
+	p := &Project{LockFile: lpath}
 	// The manifest comes with the repository: a FIFO or a link to a
 	// device is refused by resolve's bounded read, before this one.
 	data, err := boundedfile.ReadRegular(mpath, resolve.MaxManifestBytes)
@@ -169,10 +169,10 @@ func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 		if _, rerr := resolve.ReadManifest(ctx, mpath); rerr != nil {
 			err = rerr // says what the file is and how to fix it
 		}
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+		return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 	default:
 		if p.Manifest, err = resolve.ReadManifest(ctx, mpath); err != nil {
-			return nil, &InstallError{Manifest: &resolve.Manifest{File: mpath}, LockFile: lpath, Err: err}
+			return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 		}
 		p.data = data
 	}

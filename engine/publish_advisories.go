@@ -149,14 +149,13 @@ type PublishAdvisoriesRequest struct {
 	Sign sign.SignOptions
 }
 
-// PublishAdvisoriesResult is a published feed.
+// PublishAdvisoriesResult is a published feed: where it went and its
+// signature (what it holds and when it expires are the request's
+// document's, advisory.Parse).
 type PublishAdvisoriesResult struct {
 	// Source and Digest say where and what.
 	Source string `json:"source"`
 	Digest string `json:"digest"`
-	// Advisories counts its entries; Expires is when it goes stale.
-	Advisories int       `json:"advisories"`
-	Expires    time.Time `json:"expires"`
 	// Signed is the signature attached.
 	Signed *registry.VersionSignature `json:"signed"`
 }
@@ -185,7 +184,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesReque
 	if err != nil {
 		return nil, err
 	}
-	out := &PublishAdvisoriesResult{Source: src.String(), Digest: desc.Digest.String(), Advisories: len(f.Advisories), Expires: f.Expires}
+	out := &PublishAdvisoriesResult{Source: src.String(), Digest: desc.Digest.String()}
 	if out.Signed, err = e.signDigest(ctx, repo, desc, registry.AdvisoriesTag, r.Sign); err != nil {
 		return out, err
 	}

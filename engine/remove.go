@@ -5,31 +5,60 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/resolve"
 )
 
-// RemoveRequest is one removal of installed skills (RemoveProjectRequest
-// embeds it: a removal from a project).
+// RemoveRequest is one removal of skills: from a project (the Engine's
+// project manifest is found, and neither its Target nor the request
+// names roots, nor is NoSave set), else of installed copies.
 type RemoveRequest struct {
-	// Names are the skills to remove.
+	// Names are the skills to remove; in a project, as the manifest names
+	// them or their short names.
 	Names []string
 	// Roots, when set, are the roots to remove from, as given.
 	Roots []install.Root
-	// Options are install.Remove's (prune, force, dry run).
+	// Options are install.Remove's (prune, force, dry run); in a project,
+	// Prune is always on (what only the removed skills needed goes with
+	// them).
 	Options install.RemoveOptions
+	// NoSave removes installed copies only, leaving a project's manifest
+	// and lock as they are.
+	NoSave bool
 }
 
-// RemoveResult is what Remove did, root by root.
+// RemoveResult is what Remove did.
 type RemoveResult struct {
+	// Roots are the roots that held some of the skills, with what each
+	// lost.
 	Roots []install.Removal
+	// Project is the project as it was read, nil outside one.
+	Project *Project
+	// Removed are the project manifest's requirements removed, as it
+	// wrote them.
+	Removed []string
+	// Lock is the project's new lock: the entries the remaining skills
+	// reach.
+	Lock *resolve.Lockfile
 }
 
-// Remove uninstalls r.Names, root by root, each root in one transaction,
-// as `skillpm remove` does outside a project: from the roots of the
-// Engine's Target, or without one, from every host's roots that hold any
-// of them (each root losing those it holds); names no root holds are a
-// *NotInstalledError. The result is never nil: on a failure it holds the
-// removals done before it.
+// Remove removes r.Names, as `skillpm remove` does.
+//
+// In a project (the Engine's project manifest is found, no roots are
+// named and NoSave is not set), it takes them out of the manifest, keeps
+// in the lock only what the remaining skills reach, removes them and
+// what nothing else needs from the project's roots, and then writes the
+// manifest and the lock together (removeProject); a name the manifest
+// lacks is a *NotInProjectError.
+//
+// Otherwise it uninstalls r.Names, root by root, each root in one
+// transaction: from the roots of the Engine's Target, or without one,
+// from every host's roots that hold any of them (each root losing those
+// it holds); names no root holds are a *NotInstalledError. The result is
+// never nil then: on a failure it holds the removals done before it.
 func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
+	if !r.NoSave && len(r.Roots) == 0 && len(e.opts.Target.Roots) == 0 && HasProject(e.opts.Manifest) {
+		return e.removeProject(ctx, r)
+	}
 	out := &RemoveResult{}
 	roots, all := r.Roots, false
 	if len(roots) == 0 {

@@ -9,28 +9,6 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// RemoveProjectRequest is `skillpm remove` in a project: the removal
-// outside one from the project's roots (its Roots are not read). Its
-// Names are as the manifest names the skills or their short names; of
-// its Options, Prune is always on (what only the removed skills needed
-// goes with them).
-type RemoveProjectRequest struct {
-	RemoveRequest
-}
-
-// RemoveProjectResult is what a removal from a project did.
-type RemoveProjectResult struct {
-	// Project is the project as it was read.
-	Project *Project
-	// Removed are the manifest's requirements removed, as it wrote them.
-	Removed []string
-	// Roots are the project's roots that held some of the skills, with
-	// what each lost.
-	Roots []install.Removal
-	// Lock is the new lock: the entries the remaining skills reach.
-	Lock *resolve.Lockfile
-}
-
 // NotInProjectError is a skill a project operation (a removal, an
 // update, a lock upgrade) was asked for that the project does not have:
 // so that a front end can answer a typo with the names it has.
@@ -70,21 +48,22 @@ func (e *NotInProjectError) Error() string { return e.Name + " is not in " + e.M
 // Class is errdef.Usage: the request names a skill the project lacks.
 func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 
-// RemoveProject takes r.Names out of the project manifest, keeps in the
-// lock only what the remaining skills reach (at their locked versions),
-// removes the skills and the dependencies nothing else needs from the
-// project's roots, and then writes the manifest and the lock together.
-// Nothing is written when a root refuses, or with DryRun.
-func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*RemoveProjectResult, error) {
+// removeProject is Remove in a project: it takes r.Names out of the
+// project manifest, keeps in the lock only what the remaining skills
+// reach (at their locked versions), removes the skills and the
+// dependencies nothing else needs from the project's roots, and then
+// writes the manifest and the lock together. Nothing is written when a
+// root refuses, or with DryRun.
+func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
 	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}
-	out := &RemoveProjectResult{Project: p}
+	out := &RemoveResult{Project: p}
 	for _, n := range r.Names {
 		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
 		if i < 0 {
-			nip := &NotInProjectError{Name: n, Manifest: p.ManifestFile}
+			nip := &NotInProjectError{Name: n, Manifest: p.Manifest.File}
 			for _, q := range p.Manifest.Skills {
 				nip.Have = append(nip.Have, q.Name)
 			}
@@ -92,13 +71,13 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 		}
 		out.Removed = append(out.Removed, p.Manifest.Skills[i].Name)
 	}
-	data, err := resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Remove: out.Removed})
+	data, err := resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Remove: out.Removed})
 	if err != nil {
 		return nil, invalid(err)
 	}
-	m, err := resolve.ParseManifest(p.ManifestFile, data)
+	m, err := resolve.ParseManifest(p.Manifest.File, data)
 	if err != nil {
-		return nil, &InstallError{Manifest: &resolve.Manifest{File: p.ManifestFile}, LockFile: p.LockFile, Err: err}
+		return nil, installError(&resolve.Manifest{File: p.Manifest.File}, nil, p.LockFile, err)
 	}
 	m.Dir = p.Manifest.Dir
 	out.Lock = keepNeeded(p.prev, m)
@@ -133,7 +112,7 @@ func (e *Engine) RemoveProject(ctx context.Context, r RemoveProjectRequest) (*Re
 		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := saveProject(p.ManifestFile, p.LockFile, p.data, data, out.Lock); err != nil {
+		if err := saveProject(p.Manifest.File, p.LockFile, p.data, data, out.Lock); err != nil {
 			return out, err
 		}
 	}

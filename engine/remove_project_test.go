@@ -31,12 +31,12 @@ func TestRemoveProject(t *testing.T) {
 		t.Fatalf("the project install did not land in %s: %v", root, err)
 	}
 
-	_, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{RemoveRequest: engine.RemoveRequest{Names: []string{"nots"}}})
+	_, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"nots"}})
 	if nip, ok := errors.AsType[*engine.NotInProjectError](err); !ok || nip.Name != "nots" || len(nip.Have) != 1 {
 		t.Errorf("a name not in the manifest: %v, want NotInProjectError listing notes", err)
 	}
 
-	dry, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{RemoveRequest: engine.RemoveRequest{Names: []string{"notes"}, Options: install.RemoveOptions{DryRun: true}}})
+	dry, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}, Options: install.RemoveOptions{DryRun: true}})
 	if err != nil || len(dry.Roots) != 1 || len(dry.Lock.Skills) != 0 {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
@@ -44,12 +44,18 @@ func TestRemoveProject(t *testing.T) {
 		t.Errorf("a dry run rewrote the manifest:\n%s", data)
 	}
 
-	res, err := e.RemoveProject(ctx, engine.RemoveProjectRequest{RemoveRequest: engine.RemoveRequest{Names: []string{"notes"}}})
+	// NoSave leaves the project alone: it removes copies from the roots
+	// that hold them (the host's, here none), as outside a project.
+	if copies, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}, NoSave: true, Options: install.RemoveOptions{DryRun: true}}); copies.Project != nil || !errors.Is(err, install.ErrNotInstalled) {
+		t.Errorf("Remove with NoSave in a project: %+v, %v, want the copies only", copies, err)
+	}
+
+	res, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Removed) != 1 || res.Removed[0] != "notes" || len(res.Roots) != 1 || res.Roots[0].Root.Dir != root || res.Roots[0].Removed[0] != "notes" {
-		t.Errorf("RemoveProject = removed %v, roots %+v", res.Removed, res.Roots)
+		t.Errorf("Remove in a project = removed %v, roots %+v", res.Removed, res.Roots)
 	}
 	if _, err := os.Stat(filepath.Join(root, "notes")); !os.IsNotExist(err) {
 		t.Errorf("notes is still in %s: %v", root, err)

@@ -10,36 +10,65 @@ import (
 )
 
 // UpdateRequest is one update of installed skills within the ranges they
-// were installed with (UpdateProjectRequest embeds it: an update in a
-// project within its manifest's ranges).
+// were installed with: in a project (the Engine's project manifest is
+// found, and neither its Target nor the request names roots), within its
+// manifest's ranges; otherwise within the ranges recorded in the roots'
+// receipts.
 type UpdateRequest struct {
 	// Names are the skills to update (with what they need); none means
-	// all.
+	// all. In a project, they are as the manifest names the skills or
+	// their short names.
 	Names []string
 	// InstallRequest carries the consent, checks and DryRun (and, outside
 	// a project, RegistryOnly and Roots); its Refs, Origin, Frozen, NoVCS
 	// and Skills are not used.
 	InstallRequest
+	// Breaking raises the project manifest's ranges the newest release is
+	// outside of, Latest every range, each to ^NEWEST, before resolving;
+	// outside a project either is ErrInvalidRequest.
+	Breaking, Latest bool
 }
 
 // UpdateResult is what an update did.
 type UpdateResult struct {
+	// Result is the install; in a project, its Lock the lock written.
 	*install.Result
-	// NoneInstalled says no target was named and no host's roots hold
-	// any skill skillpm installed: there was nothing to update.
+	// NoneInstalled says, outside a project, that no target was named
+	// and no host's roots hold any skill skillpm installed: there was
+	// nothing to update.
 	NoneInstalled bool
+	// Project is the project as it was read, nil outside one.
+	Project *Project
+	// Ranges are the project manifest's range changes (Breaking,
+	// Latest).
+	Ranges map[string]string
 }
 
-// Update re-resolves the skills installed in each target root (without a
-// target: every host's roots that hold them) within the ranges recorded
-// when they were asked for, as `skillpm update` does outside a project.
-// Skills installed from git move to the newest commit of the reference
-// they were installed from; skills installed from a folder are built
-// again from it and move when its files changed; what either needs from
-// registries is resolved afresh (updateLocal). Outdated lists what this
-// moves.
+// Update moves installed skills to the newest versions their ranges
+// allow, as `skillpm update` does; Outdated lists what it moves.
+//
+// In a project (the Engine's project manifest is found and no roots are
+// named: as Outdated and Install decide), the skills named (or all) go
+// to the newest versions the manifest's ranges allow (with Breaking or
+// Latest the ranges move first), the others keep their locked versions,
+// the result is installed into the project's roots, and the manifest and
+// lock are written together once it is (updateProject).
+//
+// Otherwise it re-resolves the skills installed in each target root
+// (without a target: every host's roots that hold them) within the
+// ranges recorded when they were asked for. Skills installed from git
+// move to the newest commit of the reference they were installed from;
+// skills installed from a folder are built again from it and move when
+// its files changed; what either needs from registries is resolved
+// afresh (updateLocal).
 func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
 	t := e.opts.Target
+	if len(r.Roots) == 0 && len(t.Roots) == 0 && HasProject(e.opts.Manifest) {
+		return e.updateProject(ctx, r)
+	}
+	if r.Breaking || r.Latest {
+		return nil, fmt.Errorf("%w: Breaking and Latest move a project manifest's ranges, and there is no project here", ErrInvalidRequest)
+	}
 	roots := r.Roots
 	all := false
 	if len(roots) == 0 {
@@ -87,14 +116,14 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	localDone, localRoots := map[string]bool{}, []install.RootResult(nil)
 	if !r.RegistryOnly {
 		if localDone, localRoots, err = e.updateLocal(ctx, graph, r.Names, opts); err != nil {
-			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+			return nil, installError(m, graph, "", err)
 		}
 	}
 	rest := slices.DeleteFunc(slices.Clone(r.Names), func(n string) bool { return localDone[n] })
 	res := &install.Result{}
 	if len(r.Names) == 0 || len(rest) > 0 {
 		if res, err = install.Update(ctx, e.client, graph, rest, opts); err != nil {
-			return nil, &InstallError{Manifest: m, Graph: graph, Err: err}
+			return nil, installError(m, graph, "", err)
 		}
 	}
 	if show != nil && !planned {

@@ -5,45 +5,24 @@ import (
 	"slices"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// UpdateProjectRequest is `skillpm update` in a project: the update
-// outside one (its Names, all when none, and the consent, checks and
-// DryRun of its InstallRequest) with what only a project has, ranges to
-// move.
-type UpdateProjectRequest struct {
-	UpdateRequest
-	// Breaking raises the ranges the newest release is outside of, Latest
-	// every range, each to ^NEWEST, before resolving.
-	Breaking, Latest bool
-}
-
-// UpdateProjectResult is what an update in a project did.
-type UpdateProjectResult struct {
-	Project *Project
-	// Ranges are the manifest's range changes.
-	Ranges map[string]string
-	// Result is the install; its Lock the lock written.
-	Result *install.Result
-}
-
-// UpdateProject moves a project: the skills named (or all) go to the
-// newest versions the ranges allow (with Breaking or Latest the ranges
-// move first), the others keep their locked versions, the result is
-// installed into the project's roots, and the manifest and lock are
-// written together once it is (Apply).
-func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*UpdateProjectResult, error) {
+// updateProject is Update in a project: the skills named (or all) go to
+// the newest versions the ranges allow (with Breaking or Latest the
+// ranges move first), the others keep their locked versions, the result
+// is installed into the project's roots, and the manifest and lock are
+// written together once it is (apply).
+func (e *Engine) updateProject(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
 	p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 	if err != nil {
 		return nil, err
 	}
-	if err := projectNames(p.ManifestFile, p.Manifest, p.prev, r.Names); err != nil {
+	if err := projectNames(p.Manifest.File, p.Manifest, p.prev, r.Names); err != nil {
 		return nil, err
 	}
-	out := &UpdateProjectResult{Project: p}
+	out := &UpdateResult{Project: p}
 	data := p.data
 	if r.Breaking || r.Latest {
 		graph, err := e.graph(p.Manifest)
@@ -54,7 +33,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*Up
 			return nil, err
 		}
 		if len(out.Ranges) > 0 {
-			if data, err = resolve.EditManifest(p.ManifestFile, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
+			if data, err = resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
 				return nil, invalid(err)
 			}
 			// The range changes are shown before anything is resolved
@@ -75,7 +54,7 @@ func (e *Engine) UpdateProject(ctx context.Context, r UpdateProjectRequest) (*Up
 // commits), the others keep theirs. Outdated resolves the same request
 // without installing, so that it lists what an update moves.
 func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRequest {
-	return applyRequest{Manifest: p.ManifestFile, Lock: p.LockFile, Data: data, OldData: p.data,
+	return applyRequest{Manifest: p.Manifest.File, Lock: p.LockFile, Data: data, OldData: p.data,
 		Prev: p.prev.Without(names...), InstallRequest: ir}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
@@ -88,11 +89,35 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	return printAdd(g, res, f.dryRun)
 }
 
+// addedJSON is a requirement add wrote and the version it locked.
+type addedJSON struct {
+	Name  string `json:"name"`
+	Range string `json:"range"`
+	// Version is "" when the lock has none.
+	Version string `json:"version,omitempty"`
+}
+
+// lockedVersion is the version lock records for the requirement written
+// name, "" when there is none.
+func lockedVersion(lock *resolve.Lockfile, name string) string {
+	if lock == nil {
+		return ""
+	}
+	if ls := lock.Get(resolve.ShortName(name)); ls != nil {
+		return ls.Version
+	}
+	return ""
+}
+
 // printAdd renders what add wrote (or would) and installed.
 func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 	p := res.Project
 	if g.json() {
-		out := map[string]any{"schema": schemaOf("add"), "manifest": p.ManifestFile, "lock": p.LockFile, "added": res.Added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
+		added := make([]addedJSON, len(res.Added))
+		for i, a := range res.Added {
+			added[i] = addedJSON{Name: a.Name, Range: a.Range, Version: lockedVersion(res.Lock, a.Name)}
+		}
+		out := map[string]any{"schema": schemaOf("add"), "manifest": p.Manifest.File, "lock": p.LockFile, "added": added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
 		if res.Result != nil {
 			out["roots"] = res.Result.Roots
 		}
@@ -104,10 +129,10 @@ func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 	}
 	for _, a := range res.Added {
 		v := ""
-		if a.Version != "" {
-			v = " (" + a.Version + ")"
+		if lv := lockedVersion(res.Lock, a.Name); lv != "" {
+			v = " (" + lv + ")"
 		}
-		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, p.ManifestFile)
+		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, p.Manifest.File)
 	}
 	if res.Result != nil {
 		printRoots(g, res.Result, dryRun)

@@ -8,6 +8,7 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/spf13/cobra"
 )
 
@@ -25,6 +26,16 @@ that advisor's scopes, and only until it expires.`,
 	}
 	c.AddCommand(newAdvisoryPublishCmd(g))
 	return c
+}
+
+// advisoryPublishJSON is a published feed: where, what, how many
+// entries, until when, and its signature.
+type advisoryPublishJSON struct {
+	Source     string                     `json:"source"`
+	Digest     string                     `json:"digest"`
+	Advisories int                        `json:"advisories"`
+	Expires    time.Time                  `json:"expires"`
+	Signed     *registry.VersionSignature `json:"signed"`
 }
 
 type advisoryPublishFlags struct {
@@ -64,10 +75,15 @@ it and do not obey it).`,
 			if err != nil {
 				return err
 			}
-			if g.json() {
-				return g.writeJSON(out)
+			// The engine parsed the same bytes before it pushed them.
+			feed, err := advisory.Parse(args[0], data)
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(g.stdout, "published %d advisories to %s as %s, expiring %s\n", out.Advisories, out.Source, out.Digest, out.Expires.UTC().Format(time.RFC3339))
+			if g.json() {
+				return g.writeJSON(advisoryPublishJSON{Source: out.Source, Digest: out.Digest, Advisories: len(feed.Advisories), Expires: feed.Expires, Signed: out.Signed})
+			}
+			fmt.Fprintf(g.stdout, "published %d advisories to %s as %s, expiring %s\n", len(feed.Advisories), out.Source, out.Digest, feed.Expires.UTC().Format(time.RFC3339))
 			printSigned(g.stdout, out.Signed, "signed")
 			return nil
 		},

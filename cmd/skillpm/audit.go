@@ -145,7 +145,6 @@ func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error 
 // gives a skill that could not be audited exit status 1.
 func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err error) error {
 	single := len(args) == 1 && !f.recursive
-	_, isDirs := errors.AsType[*engine.SkillDirsError](err)
 	switch {
 	case errors.Is(err, engine.ErrAttestVersion) && single:
 		return classed(errdef.Usage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
@@ -153,7 +152,7 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 		return classed(errdef.Usage, errors.New("--sign attests one published version; audit several skills without it"))
 	case errors.Is(err, engine.ErrAuditFailed):
 		return classed(errdef.Internal, err)
-	case isDirs:
+	case errors.Is(err, engine.ErrNoSkillDirs):
 		// The message names the directory: "audit -r DIR: why".
 		return classed(errdef.Internal, fmt.Errorf("audit -r %w", err))
 	case errors.Is(err, audit.ErrNotDir) && !single:

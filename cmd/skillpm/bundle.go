@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/spf13/cobra"
 )
 
@@ -59,7 +60,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	var ie *engine.InstallError
 	switch {
 	case errors.As(err, &ie):
-		return lockExit(ie.Manifest, "", ie.Err)
+		return lockExit(ie.Manifest, ie.Err)
 	case err != nil:
 		return err
 	}
@@ -68,7 +69,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 
 // printBundle renders what a bundle wrote: JSON, or a line per skill and
 // how to install from it.
-func printBundle(g *globals, res *engine.MirrorResult, out string) error {
+func printBundle(g *globals, res *registry.MirrorResult, out string) error {
 	dst := res.To
 	if g.json() {
 		j := bundleJSON{Directory: dst.String(), Skills: []mirrorVersionJSON{}}

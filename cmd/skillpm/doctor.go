@@ -127,7 +127,7 @@ func doctorView(g *globals, res *engine.DoctorResult) doctorReport {
 		rep.Roots = append(rep.Roots, dr)
 	}
 	if p := res.Project; p != nil {
-		rep.Project = &doctorProject{Manifest: p.ManifestFile, Lock: p.LockFile, Drift: []string{}}
+		rep.Project = &doctorProject{Manifest: p.Manifest.File, Lock: p.LockFile, Drift: []string{}}
 		for _, d := range res.Drift {
 			rep.Project.Drift = append(rep.Project.Drift, doctorProblem(g, d))
 		}

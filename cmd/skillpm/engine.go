@@ -46,7 +46,7 @@ type engineFlags struct {
 	// plan, when set, is shown the plan of an install or update before
 	// consent; ranges an update's range changes in a project.
 	plan   func([]install.Change)
-	ranges func(*engine.UpdateProjectResult)
+	ranges func(*engine.UpdateResult)
 	// noPolicy looks for no policy file (sign, pull: they verify nothing,
 	// and a broken project manifest here is none of their business).
 	noPolicy bool
@@ -145,7 +145,7 @@ type cliLog struct {
 	warn, note, decision func(string)
 	item                 func(done, total int, it *engine.PublishItem)
 	plan                 func([]install.Change)
-	ranges               func(*engine.UpdateProjectResult)
+	ranges               func(*engine.UpdateResult)
 }
 
 // Enabled asks for warnings and notes, and for the debug records when
@@ -171,7 +171,7 @@ func (h cliLog) Handle(_ context.Context, r slog.Record) error {
 					if h.plan != nil {
 						h.plan(v)
 					}
-				case *engine.UpdateProjectResult:
+				case *engine.UpdateResult:
 					if h.ranges != nil {
 						h.ranges(v)
 					}
@@ -267,7 +267,7 @@ func installFailure(ctx context.Context, g *globals, e *engine.Engine, err error
 	if ie.Manifest != nil && isProjectManifest(ie.Manifest.File) {
 		cause = &inProject{cause}
 	}
-	mapped := installExit(ie.Manifest, ie.LockFile, cause)
+	mapped := installExit(ie.Manifest, cause)
 	if hint && ie.Graph != nil {
 		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, mapped)
 	}

@@ -98,8 +98,8 @@ func TestExitCodeWithoutCallSite(t *testing.T) {
 		{"refused", fmt.Errorf("x: %w", tiers.ErrRefused), exitTrust},
 		{"no index", fmt.Errorf("x: %w", registry.ErrNoIndex), exitResolution},
 		{"unverified index", fmt.Errorf("x: %w", registry.ErrUnverified), exitTrust},
-		{"name conflict", lockExit(&resolve.Manifest{}, "", fmt.Errorf("x: %w", resolve.ErrNameConflict)), exitResolution},
-		{"stale lock", lockExit(&resolve.Manifest{}, "skills.lock", &resolve.StaleError{}), exitResolution},
+		{"name conflict", lockExit(&resolve.Manifest{}, fmt.Errorf("x: %w", resolve.ErrNameConflict)), exitResolution},
+		{"stale lock", lockExit(&resolve.Manifest{}, &resolve.StaleError{}), exitResolution},
 		{"unknown asf host", fmt.Errorf("%w %q", asf.ErrUnknownHost, "x"), exitUsage},
 		{"invalid session", fmt.Errorf("x: %w", asf.ErrInvalidSession), exitUsage},
 	} {

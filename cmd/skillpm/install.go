@@ -133,7 +133,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 	if err != nil {
 		return installFailure(ctx, g, e, err, true)
 	}
-	return printInstall(g, res.Result, f.dryRun)
+	return printInstall(g, res, f.dryRun)
 }
 
 // request is what install passes on: the references and every flag that
@@ -192,8 +192,8 @@ func printInstall(g *globals, res *install.Result, dryRun bool) error {
 	return nil
 }
 
-func installExit(m *resolve.Manifest, lockFile string, err error) error {
-	return lockExit(m, lockFile, except("install", err))
+func installExit(m *resolve.Manifest, err error) error {
+	return lockExit(m, except("install", err))
 }
 
 // check refuses a --min-tier that names no tier, before anything is

@@ -149,7 +149,7 @@ func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags
 	case isUsageError(err):
 		return err
 	case errors.As(err, &ie):
-		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.LockFile, ie.Err))
+		return notFoundHint(ctx, e, ie.Graph, ie.Manifest, ie.Err, lockExit(ie.Manifest, ie.Err))
 	}
 	if mapped, ok := engineErr(g, err); ok {
 		return mapped
@@ -189,16 +189,13 @@ func printLock(g *globals, res *engine.LockResult, frozen bool) error {
 	return nil
 }
 
-// lockExit words a resolution failure with the project's files; its
-// class stays the library's but for the exceptions of "install".
-func lockExit(m *resolve.Manifest, lpath string, err error) error {
+// lockExit words a resolution failure with the project's manifest (a
+// stale lock names its file itself); its class stays the library's but
+// for the exceptions of "install".
+func lockExit(m *resolve.Manifest, err error) error {
 	var nse *resolve.NoSolutionError
-	var stale *resolve.StaleError
-	switch {
-	case errors.As(err, &nse):
+	if errors.As(err, &nse) {
 		return classed(errdef.ClassOf(err), fmt.Errorf("no set of versions satisfies %s:\n\n%s", m.File, nse.Explanation))
-	case errors.As(err, &stale):
-		stale.Lock = lpath
 	}
 	return except("install", err)
 }

@@ -234,7 +234,7 @@ func mirrorFailure(err error) error {
 
 // printMirror renders a mirror's counts (JSON or a line) and gives a
 // mirror with failed or refused versions its exit code.
-func printMirror(g *globals, res *engine.MirrorResult) error {
+func printMirror(g *globals, res *registry.MirrorResult) error {
 	src, dst := res.From, res.To
 	if g.json() {
 		j := mirrorJSON{Source: src.String(), Destination: dst.String(), Versions: []mirrorVersionJSON{},

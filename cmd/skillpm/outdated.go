@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/spf13/cobra"
 )
@@ -82,7 +83,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	if err != nil {
 		return rootsErr(g, projectOpenErr(err))
 	}
-	behind := slices.DeleteFunc(slices.Clone(res.Skills), func(s engine.OutdatedSkill) bool { return !s.Outdated() })
+	behind := slices.DeleteFunc(slices.Clone(res.Skills), func(s install.OutdatedSkill) bool { return !s.Outdated() })
 	shown := behind
 	if f.all {
 		shown = res.Skills
@@ -102,7 +103,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 
 // printOutdated renders the skills shown as a table, or says that all
 // the checked ones are up to date.
-func printOutdated(g *globals, shown []engine.OutdatedSkill, checked int) error {
+func printOutdated(g *globals, shown []install.OutdatedSkill, checked int) error {
 	if len(shown) == 0 {
 		if !g.quiet {
 			fmt.Fprintf(g.stderr, "%s up to date\n", plural(checked, "skill"))

@@ -16,7 +16,7 @@ func projectOpenErr(err error) error {
 	var ie *engine.InstallError
 	switch {
 	case errors.As(err, &ie):
-		return lockExit(ie.Manifest, ie.LockFile, ie.Err)
+		return lockExit(ie.Manifest, ie.Err)
 	case errors.Is(err, resolve.ErrInvalidLock):
 		return classed(errdef.Usage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))
 	}

@@ -40,7 +40,7 @@ A copy links still point to is refused unless --force.`,
 			if err != nil {
 				return err
 			}
-			r := engine.RemoveRequest{Names: args, Options: opts}
+			r := engine.RemoveRequest{Names: args, Options: opts, NoSave: noSave}
 			if project {
 				return runProjectRemove(c, g, e, r)
 			}

@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// runProjectRemove is remove in a project (the engine's RemoveProject):
+// runProjectRemove is remove in a project (the engine's Remove there):
 // the names leave skills.yaml, skills.lock keeps only what the remaining
 // skills need, the project's roots lose the skills and the dependencies
 // nothing else needs. Nothing is written when a root refuses.
 func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, r engine.RemoveRequest) error {
-	res, err := e.RemoveProject(c.Context(), engine.RemoveProjectRequest{RemoveRequest: r})
+	res, err := e.Remove(c.Context(), r)
 	if nip, ok := errors.AsType[*engine.NotInProjectError](err); ok {
 		msg := nip.Error()
 		if s := suggest(nip.Name, nip.Have); len(s) > 0 {
@@ -29,7 +29,7 @@ func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, r engine.R
 
 // printProjectRemoval renders a removal from a project: JSON, or what
 // left the manifest and each root.
-func printProjectRemoval(g *globals, res *engine.RemoveProjectResult, dryRun bool) error {
+func printProjectRemoval(g *globals, res *engine.RemoveResult, dryRun bool) error {
 	type rootResult struct {
 		Root    string   `json:"root"`
 		Removed []string `json:"removed"`
@@ -39,13 +39,13 @@ func printProjectRemoval(g *globals, res *engine.RemoveProjectResult, dryRun boo
 		results = append(results, rootResult{Root: r.Root.Dir, Removed: r.Removed})
 	}
 	if g.json() {
-		return g.writeJSON(map[string]any{"schema": schemaOf("remove"), "manifest": res.Project.ManifestFile, "lock": res.Project.LockFile, "removed": res.Removed, "roots": results, "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("remove"), "manifest": res.Project.Manifest.File, "lock": res.Project.LockFile, "removed": res.Removed, "roots": results, "dry_run": dryRun})
 	}
 	verb := "removed"
 	if dryRun {
 		verb = "would remove"
 	}
-	fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(res.Removed, ", "), res.Project.ManifestFile)
+	fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(res.Removed, ", "), res.Project.Manifest.File)
 	for _, r := range results {
 		fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(r.Removed, ", "), r.Root)
 	}

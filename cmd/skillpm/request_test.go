@@ -43,8 +43,8 @@ func TestRequestFields(t *testing.T) {
 		// skills.yaml; it installs the whole project, without git
 		// sources of its own.
 		{"add", addCmd(g, fa), fa.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
-		// update names installed skills or the project (UpdateRequest,
-		// UpdateProjectRequest, the same request), never references.
+		// update names installed skills or the project's (UpdateRequest
+		// in a project or not), never references.
 		{"update", updateCmd(g, fu), fu.request, []string{"Refs", "Frozen", "NoVCS", "Skills"}},
 	} {
 		if tc.cmd != nil {

@@ -36,7 +36,8 @@ type projectUpdateFlags struct {
 // the result is installed into the project's roots, and skills.yaml and
 // skills.lock are written together once it is.
 func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.Engine, r engine.UpdateRequest) error {
-	res, err := e.UpdateProject(c.Context(), engine.UpdateProjectRequest{UpdateRequest: r, Breaking: f.project.breaking, Latest: f.project.latest})
+	r.Breaking, r.Latest = f.project.breaking, f.project.latest
+	res, err := e.Update(c.Context(), r)
 	if err != nil {
 		return projectFailure(c.Context(), g, e, err)
 	}
@@ -45,19 +46,19 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.En
 
 // printRangeBumps shows each range update moves in skills.yaml (an event
 // of the engine's log), before the plan.
-func printRangeBumps(g *globals) func(*engine.UpdateProjectResult) {
-	return func(u *engine.UpdateProjectResult) {
+func printRangeBumps(g *globals) func(*engine.UpdateResult) {
+	return func(u *engine.UpdateResult) {
 		if !g.quiet && !g.json() {
 			p := u.Project
 			for _, n := range slices.Sorted(maps.Keys(u.Ranges)) {
-				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, resolve.RangeOrAny(p.Manifest.Range(n)), u.Ranges[n], p.ManifestFile)
+				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, resolve.RangeOrAny(p.Manifest.Range(n)), u.Ranges[n], p.Manifest.File)
 			}
 		}
 	}
 }
 
 // printProjectUpdate renders an update in a project.
-func printProjectUpdate(g *globals, res *engine.UpdateProjectResult, dryRun bool) error {
+func printProjectUpdate(g *globals, res *engine.UpdateResult, dryRun bool) error {
 	lpath, lock := res.Project.LockFile, res.Result.Lock
 	if g.json() {
 		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})
