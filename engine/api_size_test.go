@@ -98,8 +98,18 @@ import (
 // error types keep private what their messages carry. 452 to 448:
 // Outdated and Doctor read the Engine's project (Options.Manifest, Lock)
 // as every other operation does, instead of a manifest and lock of their
-// own in the request.
-const apiCeiling = 448
+// own in the request. 448 to 409: Mirror and Bundle return the registry's
+// MirrorResult (whether the advisory feed went too was read by nobody);
+// Project.ManifestFile and InstallError.LockFile restated what Manifest
+// and the engine's own message give; a skill and the versions it could
+// move to (OutdatedSkill) is install's; SkillDirsError is the sentinel
+// ErrNoSkillDirs; Add's Added are the resolve.Requirements the manifest
+// writes; Update and Remove update or remove in the project when they find
+// one and no roots are named, as Install and Outdated decide
+// (UpdateProject and RemoveProject, their requests and results, are
+// folded in); PublishAdvisoriesResult loses the entry count and expiry the
+// document holds; Install returns the install.Result its result wrapped.
+const apiCeiling = 409
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,
