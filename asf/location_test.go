@@ -92,9 +92,14 @@ func TestResolveStateRejects(t *testing.T) {
 	if _, err := ResolveState(StateOptions{Session: "s", Host: "vim"}, Env{}); !errors.Is(err, ErrUnknownHost) {
 		t.Errorf("unknown host: %v", err)
 	}
-	for _, s := range []string{"8f3c2a1e-5b7d-4c9e-a2f1-0d6b9e4c7a53", "demo", "a.b_c-1"} {
+	for _, s := range []string{"8f3c2a1e-5b7d-4c9e-a2f1-0d6b9e4c7a53", "demo", "a.b_c-1", strings.Repeat("a", 128)} {
 		if !ValidSession(s) {
 			t.Errorf("ValidSession(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"", strings.Repeat("a", 129), "-a", ".a", "a..b", "a/b", "a b"} {
+		if ValidSession(s) {
+			t.Errorf("ValidSession(%q) = true", s)
 		}
 	}
 }
