@@ -36,7 +36,6 @@
 //	Why               the chains of requirements that pull a skill in
 //	DependencyGraphs  the dependency graphs of a project or the roots
 //	Doctor            check the setup: hosts, roots, policy, registries
-//	Hosts             the hosts table, with its roots resolved
 //	Quarantine        move aside what an advisory withdraws
 //	Restore           put quarantined copies back
 //
