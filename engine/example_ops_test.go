@@ -34,7 +34,7 @@ func ExampleEngine_PublishAll() {
 	defer done()
 	ctx := context.Background()
 
-	res, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Dir(dir), PublishRequest: engine.PublishRequest{Sign: &sign.SignOptions{Key: key.Key}}})
+	res, err := e.PublishAll(ctx, engine.PublishRequest{Dir: filepath.Dir(dir), Sign: &sign.SignOptions{Key: key.Key}})
 	if err != nil {
 		log.Fatal(err)
 	}
