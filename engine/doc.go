@@ -65,7 +65,6 @@
 // with the same shape:
 //
 //	Validate          check skill folders as the registry would
-//	VerifyBlob        check a file's detached signature with given keys
 //	Migrate           migrate Hermes or OpenClaw skills into GAIA skills
 //	LoadPolicy        the trust policy a command obeys, and why
 //	ApprovePolicy     approve (or revoke) a project's own policy
