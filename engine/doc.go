@@ -81,10 +81,10 @@
 // shares TrustKey's request and result; DependencyGraphs takes a
 // GraphRequest and returns a *GraphResult; LoadPolicy takes a
 // PolicyRequest and returns a *PolicyChoice.
-// FindManifest, HasProject, ProcessEnv and SearchedRoots are no
-// operations: each states one default (the project's files, the
-// environment, the roots read) for a front end that needs it before or
-// beside an operation.
+// SearchedRoots is no operation: it states one default (the roots read)
+// for a front end that needs it before or beside an operation; the
+// project's files are resolve.FindManifest's and the environment
+// hosts.ProcessEnv's.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

@@ -124,7 +124,7 @@ func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
 // read: list and info then show what the receipts record, and install
 // and doctor report the lock's problem.
 func projectLock(ctx context.Context) *resolve.Lockfile {
-	if !HasProject("") {
+	if !resolve.HasProject("") {
 		return nil
 	}
 	p, err := openProject(ctx, "", "")
