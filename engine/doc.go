@@ -33,8 +33,7 @@
 //	List              what the roots hold
 //	Describe          a skill folder, an installed skill or a published one
 //	Outdated          installed skills that have newer versions
-//	Why               the chains of requirements that pull a skill in
-//	DependencyGraphs  the dependency graphs of a project or the roots
+//	DependencyGraphs  the dependency graphs, and the chains that pull a skill in
 //	Doctor            check the setup: hosts, roots, policy, registries
 //	Quarantine        move aside what an advisory withdraws
 //	Restore           put quarantined copies back

@@ -63,7 +63,7 @@ type Options struct {
 	// them ("" looks for skills.yaml, else gaia-agent.yaml, here, and the
 	// lock beside the manifest): the project that Install without
 	// references, Add, Update, Remove and Outdated without roots named,
-	// Lock, DependencyGraphs, Why and Doctor read and change. The project is the Engine's, as its roots are: its manifest
+	// Lock, DependencyGraphs and Doctor read and change. The project is the Engine's, as its roots are: its manifest
 	// chooses them (scope:, hosts:, link:).
 	Manifest, Lock string
 
