@@ -126,7 +126,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		send(Event{Stage: string(ev.Stage), Skill: ev.Skill, Root: ev.Root})
-	})
+	}, engine.Target{})
 	if err == nil {
 		err = e.CheckRefs(ctx, ireq)
 	}
@@ -196,9 +196,9 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 
 // engine opens the library engine for one request: a fresh registry
 // session, the server's policy and trust (loaded for the request with
-// LoadTrust), source, environment and host, and
-// the audit tool name the CLI writes.
-func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event)) (*engine.Engine, error) {
+// LoadTrust), source, environment and host, the audit tool name the CLI
+// writes, and the roots t names for the reads (zero: the defaults).
+func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event), t engine.Target) (*engine.Engine, error) {
 	policy, trust := s.cfg.Policy, s.cfg.Trust
 	if s.cfg.LoadTrust != nil {
 		var err error
@@ -211,7 +211,7 @@ func (s *Server) engine(ctx context.Context, warn func(string), progress func(in
 	}
 	return engine.Open(ctx, engine.Options{
 		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: trust,
-		Env: s.cfg.Env, Host: s.cfg.Host, Auditor: s.cfg.Auditor, AuditTool: s.cfg.AuditTool, LockWait: s.cfg.LockWait,
+		Env: s.cfg.Env, Host: s.cfg.Host, Target: t, Auditor: s.cfg.Auditor, AuditTool: s.cfg.AuditTool, LockWait: s.cfg.LockWait,
 		Log: slog.New(sink{warn: warn, progress: progress}),
 	})
 }

@@ -276,7 +276,7 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dry_run") == "true", LockWait: s.cfg.LockWait}
-	e, err := s.engine(r.Context(), s.cfg.Warn, nil)
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil, engine.Target{})
 	if err != nil {
 		writeError(w, toError(err))
 		return
@@ -320,15 +320,15 @@ func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, s
 	if len(skills) == 0 {
 		return
 	}
-	e, err := s.engine(ctx, s.cfg.Warn, nil)
-	if err != nil {
-		return
-	}
 	dirs := make([]string, len(roots))
 	for i, r := range roots {
 		dirs[i] = r.Dir
 	}
-	l, err := e.List(ctx, engine.ListRequest{Target: engine.Target{Roots: dirs}})
+	e, err := s.engine(ctx, s.cfg.Warn, nil, engine.Target{Roots: dirs})
+	if err != nil {
+		return
+	}
+	l, err := e.List(ctx, engine.ListRequest{})
 	if err != nil {
 		if s.cfg.Warn != nil {
 			s.cfg.Warn("checking the installed skills against the advisory feed: " + err.Error())

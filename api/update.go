@@ -94,7 +94,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	e, err := s.engine(r.Context(), s.cfg.Warn, nil)
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil, engine.Target{})
 	if err != nil {
 		writeError(w, toError(err))
 		return

@@ -21,7 +21,7 @@ type GraphResult struct {
 }
 
 // DependencyGraphs returns the graphs `skillpm tree` and `why` walk: in a
-// project (Options.Manifest, where FindManifest looks, and no custom
+// project (Options.Manifest, where resolve.FindManifest looks, and no custom
 // roots), its lock's; else each searched root's receipts (SearchedRoots),
 // roots without skills left out. Dependency ranges are read from the
 // registry graph the names resolve in (graph). A project without a lock
@@ -37,7 +37,7 @@ func (e *Engine) DependencyGraphs(ctx context.Context, _ GraphRequest) (*GraphRe
 // dependencyGraphs is DependencyGraphs.
 func (e *Engine) dependencyGraphs(ctx context.Context) ([]*resolve.DepGraph, error) {
 	t := e.opts.Target
-	if len(t.Roots) == 0 && HasProject(e.opts.Manifest) {
+	if len(t.Roots) == 0 && resolve.HasProject(e.opts.Manifest) {
 		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			return nil, err

@@ -33,10 +33,8 @@
 //	List              what the roots hold
 //	Describe          a skill folder, an installed skill or a published one
 //	Outdated          installed skills that have newer versions
-//	Why               the chains of requirements that pull a skill in
-//	DependencyGraphs  the dependency graphs of a project or the roots
+//	DependencyGraphs  the dependency graphs, and the chains that pull a skill in
 //	Doctor            check the setup: hosts, roots, policy, registries
-//	Hosts             the hosts table, with its roots resolved
 //	Quarantine        move aside what an advisory withdraws
 //	Restore           put quarantined copies back
 //
@@ -66,7 +64,6 @@
 // with the same shape:
 //
 //	Validate          check skill folders as the registry would
-//	VerifyBlob        check a file's detached signature with given keys
 //	Migrate           migrate Hermes or OpenClaw skills into GAIA skills
 //	LoadPolicy        the trust policy a command obeys, and why
 //	ApprovePolicy     approve (or revoke) a project's own policy
@@ -78,14 +75,15 @@
 // transaction; Mirror and Bundle return the *registry.MirrorResult of the
 // registry's Client.Mirror; Sign returns the *registry.VersionSignature
 // that Publish, Promote and BuildIndex report in theirs; Pull returns the
-// *registry.PullResult of the registry's Repository.Pull; UntrustKey
+// *registry.PullResult of the registry's Repository.Pull; PublishAll
+// shares Publish's request (skillpm publish is one command); UntrustKey
 // shares TrustKey's request and result; DependencyGraphs takes a
 // GraphRequest and returns a *GraphResult; LoadPolicy takes a
 // PolicyRequest and returns a *PolicyChoice.
-// FindManifest, HasProject, ProcessEnv and SearchedRoots are no
-// operations: each states one default (the project's files, the
-// environment, the roots read) for a front end that needs it before or
-// beside an operation.
+// SearchedRoots is no operation: it states one default (the roots read)
+// for a front end that needs it before or beside an operation; the
+// project's files are resolve.FindManifest's and the environment
+// hosts.ProcessEnv's.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

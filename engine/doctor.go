@@ -135,7 +135,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 		rep.Roots = append(rep.Roots, dr)
 	}
 	sources := []string{e.opts.FallbackSource}
-	if HasProject(e.opts.Manifest) {
+	if resolve.HasProject(e.opts.Manifest) {
 		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			rep.Problems = append(rep.Problems, err)

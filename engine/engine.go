@@ -59,11 +59,11 @@ type Options struct {
 	// Target chooses the roots written to; zero means the default host's
 	// user roots (see Engine.Roots).
 	Target Target
-	// Manifest and Lock are the project's files, as FindManifest picks
+	// Manifest and Lock are the project's files, as resolve.FindManifest picks
 	// them ("" looks for skills.yaml, else gaia-agent.yaml, here, and the
 	// lock beside the manifest): the project that Install without
 	// references, Add, Update, Remove and Outdated without roots named,
-	// Lock, DependencyGraphs, Why and Doctor read and change. The project is the Engine's, as its roots are: its manifest
+	// Lock, DependencyGraphs and Doctor read and change. The project is the Engine's, as its roots are: its manifest
 	// chooses them (scope:, hosts:, link:).
 	Manifest, Lock string
 
@@ -180,7 +180,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		e.client = c
 	}
 	if opts.Env.Home == "" && opts.Env.Cwd == "" && opts.Env.Getenv == nil && opts.Env.Hosts == nil {
-		env, err := ProcessEnv()
+		env, err := hosts.ProcessEnv()
 		if err != nil {
 			return nil, err
 		}
@@ -257,18 +257,4 @@ func (e *Engine) auditCacheDir() string {
 		return ""
 	}
 	return filepath.Join(dir, "audit")
-}
-
-// ProcessEnv is the one environment every operation resolves roots with
-// by default: the process's home, working directory and variables, and
-// the hosts table with the user's hosts file ($SKILLPM_HOSTS, else
-// $XDG_CONFIG_HOME/skillpm/hosts.yaml).
-func ProcessEnv() (hosts.Env, error) {
-	env := hosts.OSEnv()
-	t, err := hosts.Load(env)
-	if err != nil {
-		return hosts.Env{}, err
-	}
-	env.Hosts = t
-	return env, nil
 }

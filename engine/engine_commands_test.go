@@ -9,55 +9,11 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/engine"
-	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
 )
-
-// TestHosts: every host of the table by default, the ids asked for in
-// their order, roots resolved in the environment given (or the reason
-// they are not), and an unknown id refused.
-func TestHosts(t *testing.T) {
-	home, cwd := t.TempDir(), t.TempDir()
-	env := hosts.Env{Home: home, Cwd: cwd}
-	all, err := hostsOf(env, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := env.Table().IDs(); len(all) != len(ids) || all[0].ID != ids[0] {
-		t.Fatalf("%d hosts, want the table's %d (%v)", len(all), len(ids), ids)
-	}
-	two, err := hostsOf(env, []string{"codex", "claude"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(two) != 2 || two[0].ID != "codex" || two[1].ID != "claude" {
-		t.Fatalf("asked codex, claude; got %+v", two)
-	}
-	for _, v := range two {
-		if len(v.UserDirs) != len(v.User) || !strings.HasPrefix(v.UserDirs[0], home+string(filepath.Separator)) {
-			t.Errorf("%s: user roots %v, want them under %s", v.ID, v.UserDirs, home)
-		}
-	}
-	homeless, err := hostsOf(hosts.Env{Cwd: cwd}, []string{"claude"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := homeless[0].UserDirs[0]; !strings.HasPrefix(d, "(") {
-		t.Errorf("without a home the user root shows %q, want the reason in parentheses", d)
-	}
-	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if two, _ = hostsOf(env, []string{"codex", "claude"}); !two[0].Present || two[0].PresentBy != filepath.Join(home, ".codex") || two[1].Present {
-		t.Errorf("with ~/.codex alone: codex present %v by %q, claude present %v", two[0].Present, two[0].PresentBy, two[1].Present)
-	}
-	if _, err := hostsOf(env, []string{"nosuchhost"}); !errors.Is(err, hosts.ErrUnknownHost) {
-		t.Errorf("an unknown host: %v, want ErrUnknownHost", err)
-	}
-}
 
 // notesProject publishes the example skill signed and writes a project
 // manifest, in a directory of its own, that asks for notes ^1.
@@ -355,19 +311,6 @@ func summarize(res *engine.AuditResult) audit.Summary {
 		}
 	}
 	return sum
-}
-
-// hostsOf is Engine.Hosts for an engine opened on env.
-func hostsOf(env hosts.Env, ids []string) ([]hosts.View, error) {
-	e, err := engine.Open(context.Background(), engine.Options{Env: env})
-	if err != nil {
-		return nil, err
-	}
-	res, err := e.Hosts(context.Background(), engine.HostsRequest{IDs: ids})
-	if err != nil {
-		return nil, err
-	}
-	return res.Hosts, nil
 }
 
 // TestPull: Pull unpacks the version a reference selects into the

@@ -189,9 +189,13 @@ func TestSearchBuildsLocalIndex(t *testing.T) {
 // TestList: what Install wrote, List reads back from the same roots, and
 // project scope for a host without project roots is a bad request.
 func TestList(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
 	ctx := context.Background()
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Publish(ctx, engine.PublishRequest{Dir: dir, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +210,12 @@ func TestList(t *testing.T) {
 	if len(got.Skills) != 1 || got.Skills[0].Name != "notes" || !got.Skills[0].Managed || got.Skills[0].Root.Dir != res.Roots[0].Root.Dir {
 		t.Fatalf("listed %+v, installed into %s", got.Skills, res.Roots[0].Root.Dir)
 	}
-	if _, err := e.List(ctx, engine.ListRequest{Target: engine.Target{Scope: "galaxy"}}); !errors.Is(err, engine.ErrInvalidRequest) {
+	opts.Target = engine.Target{Scope: "galaxy"}
+	galaxy, err := engine.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := galaxy.List(ctx, engine.ListRequest{}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("an unknown scope: %v, want ErrInvalidRequest", err)
 	}
 }

@@ -34,7 +34,7 @@ func ExampleEngine_PublishAll() {
 	defer done()
 	ctx := context.Background()
 
-	res, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Dir(dir), PublishRequest: engine.PublishRequest{Sign: &sign.SignOptions{Key: key.Key}}})
+	res, err := e.PublishAll(ctx, engine.PublishRequest{Dir: filepath.Dir(dir), Sign: &sign.SignOptions{Key: key.Key}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -45,9 +45,9 @@ func ExampleEngine_PublishAll() {
 	// notes <nil> 1.0.0 signed: true
 }
 
-// Why explains why a skill is installed: the chains from the skills
-// asked for by name, as `skillpm why NAME` prints them.
-func ExampleEngine_Why() {
+// DependencyGraphs' graphs explain why a skill is installed: the chains
+// from the skills asked for by name, as `skillpm why NAME` prints them.
+func ExampleEngine_DependencyGraphs() {
 	e, key, dir, _, done := exampleSetup()
 	defer done()
 	ctx := context.Background()
@@ -58,12 +58,14 @@ func ExampleEngine_Why() {
 		log.Fatal(err)
 	}
 
-	res, err := e.Why(ctx, engine.WhyRequest{Name: "notes"})
+	res, err := e.DependencyGraphs(ctx, engine.GraphRequest{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, ch := range res.Chains {
-		fmt.Println(filepath.Base(ch.From), ch.Steps)
+	for _, g := range res.Graphs {
+		for _, ch := range g.Chains("notes") {
+			fmt.Println(filepath.Base(ch.From), ch.Steps)
+		}
 	}
 	// Output:
 	// skills [{notes 1.0.0 ^1}]

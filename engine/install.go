@@ -72,7 +72,7 @@ type InstallError struct {
 
 // installError is err, a failure to resolve or install m in graph, as an
 // *InstallError; a lock it finds stale is named by lpath, the lock as
-// FindManifest found it, rather than by the default name resolve gives a
+// resolve.FindManifest found it, rather than by the default name resolve gives a
 // lock that is missing.
 func installError(m *resolve.Manifest, graph *catalog.Registry, lpath string, err error) *InstallError {
 	if stale, ok := errors.AsType[*resolve.StaleError](err); ok && lpath != "" {
@@ -88,34 +88,6 @@ func (e *InstallError) Class() errdef.Class { return errdef.None }
 
 // Unwrap returns the failure.
 func (e *InstallError) Unwrap() error { return e.Err }
-
-// FindManifest picks a project's manifest and lock: manifest, else
-// skills.yaml, else gaia-agent.yaml when only it exists; lock, else
-// skills.lock beside the manifest.
-func FindManifest(manifest, lock string) (mpath, lpath string) {
-	mpath = manifest
-	if mpath == "" {
-		mpath = resolve.ManifestFile
-		if _, err := os.Stat(mpath); errors.Is(err, fs.ErrNotExist) {
-			if _, err := os.Stat(resolve.AgentManifestFile); err == nil {
-				mpath = resolve.AgentManifestFile
-			}
-		}
-	}
-	lpath = lock
-	if lpath == "" {
-		lpath = filepath.Join(filepath.Dir(mpath), resolve.LockFile)
-	}
-	return mpath, lpath
-}
-
-// HasProject reports whether a project manifest is where FindManifest
-// looks.
-func HasProject(manifest string) bool {
-	mpath, _ := FindManifest(manifest, "")
-	_, err := os.Stat(mpath)
-	return err == nil
-}
 
 // graph returns the registry graph m's names resolve in: the Engine's
 // Source, else the manifest's registry, else FallbackSource, else the
@@ -220,7 +192,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 		lockFile string
 	)
 	if len(r.Refs) == 0 {
-		mpath, lpath := FindManifest(e.opts.Manifest, e.opts.Lock)
+		mpath, lpath := resolve.FindManifest(e.opts.Manifest, e.opts.Lock)
 		if m, err = resolve.ReadManifest(ctx, mpath); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)

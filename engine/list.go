@@ -72,21 +72,15 @@ type ListResult struct {
 	Advisories []install.AdvisedCopy
 }
 
-// ListRequest names the roots List reads.
-type ListRequest struct {
-	// Target overrides the Engine's Target (SearchedRoots).
-	Target Target
-}
+// ListRequest is one listing: it has no knobs (the roots are the
+// Engine's Target, as every read's), and is a struct so that it can grow
+// some.
+type ListRequest struct{}
 
-// List reads what is installed in the roots r.Target names
-// (SearchedRoots; the Engine's Target when it is empty), as `skillpm
-// list` does.
-func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
-	t := r.Target
-	if t.empty() {
-		t = e.opts.Target
-	}
-	roots, err := SearchedRoots(e.env, t)
+// List reads what is installed in the roots the Engine's Target names
+// (SearchedRoots), as `skillpm list` does.
+func (e *Engine) List(ctx context.Context, _ ListRequest) (*ListResult, error) {
+	roots, err := SearchedRoots(e.env, e.opts.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +118,7 @@ func (e *Engine) List(ctx context.Context, r ListRequest) (*ListResult, error) {
 // read: list and info then show what the receipts record, and install
 // and doctor report the lock's problem.
 func projectLock(ctx context.Context) *resolve.Lockfile {
-	if !HasProject("") {
+	if !resolve.HasProject("") {
 		return nil
 	}
 	p, err := openProject(ctx, "", "")

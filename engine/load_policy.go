@@ -18,7 +18,7 @@ type PolicyRequest struct {
 	// File is the policy named on the command line (--policy); it wins.
 	File string
 	// Manifest is the project manifest, "" for the one in the working
-	// directory (FindManifest): its policy: names the project's policy.
+	// directory (resolve.FindManifest): its policy: names the project's policy.
 	Manifest string
 	// Configured is config.yaml's policy:, read when the project names
 	// none (or names one this machine has not approved).
@@ -95,7 +95,7 @@ func LoadPolicy(ctx context.Context, r PolicyRequest) (*PolicyChoice, error) {
 // (absolute, so that messages say which project's it is), "" when there
 // is no project or it names none.
 func projectPolicy(ctx context.Context, manifest string) (string, error) {
-	mpath, _ := FindManifest(manifest, "")
+	mpath, _ := resolve.FindManifest(manifest, "")
 	if filepath.Base(mpath) != resolve.ManifestFile {
 		return "", nil
 	}

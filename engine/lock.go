@@ -47,7 +47,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if r.Upgrade && r.Frozen {
 		return nil, invalid(errors.New("upgrading and a frozen lock contradict each other"))
 	}
-	mpath, lpath := FindManifest(e.opts.Manifest, e.opts.Lock)
+	mpath, lpath := resolve.FindManifest(e.opts.Manifest, e.opts.Lock)
 	m, err := resolve.ReadManifest(ctx, mpath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)

@@ -17,7 +17,7 @@ import (
 // applyRequest makes a project what new manifest bytes ask for: the
 // change add, remove and update make in a project.
 type applyRequest struct {
-	// Manifest and Lock are the project's files (FindManifest).
+	// Manifest and Lock are the project's files (resolve.FindManifest).
 	Manifest, Lock string
 	// Data is the manifest to make true; OldData the manifest on disk
 	// (nil when there is none). The manifest is written only when they
@@ -139,9 +139,9 @@ func saveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) 
 // operations that change them together.
 type Project struct {
 	// Manifest is the manifest, empty when there is none yet; its File
-	// is the path it is read from or would be written to (FindManifest).
+	// is the path it is read from or would be written to (resolve.FindManifest).
 	Manifest *resolve.Manifest
-	// LockFile is the lock's path (FindManifest).
+	// LockFile is the lock's path (resolve.FindManifest).
 	LockFile string
 	// data is the manifest's bytes, nil when there is none yet.
 	data []byte
@@ -149,12 +149,12 @@ type Project struct {
 	prev *resolve.Lockfile
 }
 
-// openProject reads the manifest and lock FindManifest picks. A missing
+// openProject reads the manifest and lock resolve.FindManifest picks. A missing
 // manifest or lock is not an error. A manifest that does not parse is an
 // *InstallError; a lock that cannot be read is resolve.ErrInvalidLock
 // (marked so when it is unreadable rather than malformed).
 func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
-	mpath, lpath := FindManifest(manifest, lock)
+	mpath, lpath := resolve.FindManifest(manifest, lock)
 	p := &Project{LockFile: lpath}
 	// The manifest comes with the repository: a FIFO or a link to a
 	// device is refused by resolve's bounded read, before this one.

@@ -8,7 +8,7 @@ import (
 )
 
 // inProject opens an engine with opts and manifest as its project (""
-// looks for one where FindManifest does), as --manifest opens the
+// looks for one where resolve.FindManifest does), as --manifest opens the
 // command line's: a test that reads or changes several projects, or a
 // project and the roots alone, opens one per project with the same
 // options (the same registry, home and policy).

@@ -15,9 +15,13 @@ import (
 	"github.com/skillpm/skillpm/source"
 )
 
-// PublishRequest is one publish of a skill directory.
+// PublishRequest is one publish of a skill directory, or of every skill
+// under a directory or of a git reference (PublishAll: one command,
+// skillpm publish, with the same knobs).
 type PublishRequest struct {
-	// Dir is the skill directory (with its SKILL.md).
+	// Dir is the skill directory (with its SKILL.md); for PublishAll the
+	// directory searched for skills, or a git reference
+	// (source.LooksGit).
 	Dir string
 	// To is where to publish: a registry namespace or oci-layout:DIR; ""
 	// means FallbackSource, else the embedded registry.

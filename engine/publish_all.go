@@ -19,22 +19,9 @@ import (
 // pushes at once.
 const defaultPublishJobs = 4
 
-// PublishAllRequest is a publish of every skill under a directory, or of
-// every skill a git reference holds.
-type PublishAllRequest struct {
-	// Source is the directory searched for skills, or a git reference
-	// (source.LooksGit), whose repository (credentials removed) and commit
-	// each artifact records unless NoVCS.
-	Source string
-	// PublishRequest is every skill's publish (To, Force, NoVCS,
-	// AllowAuditFindings; Sign signs each version that changed); its Dir
-	// is not read.
-	PublishRequest
-}
-
 // PublishAllResult is what a PublishAll did, skill by skill.
 type PublishAllResult struct {
-	// Source is the request's, or the git reference as resolved; Commit
+	// Source is the request's Dir, or the git reference as resolved; Commit
 	// the commit of a git reference.
 	Source, Commit string
 	// Items are the skills found, in order.
@@ -43,7 +30,7 @@ type PublishAllResult struct {
 
 // PublishItem is the publish of one skill of a PublishAll.
 type PublishItem struct {
-	// Path is the skill's directory relative to the request's Source, or
+	// Path is the skill's directory relative to the request's Dir, or
 	// its git reference.
 	Path string
 	// PublishResult is what was done before Err, nil when the skill did
@@ -54,8 +41,9 @@ type PublishItem struct {
 	Err error
 }
 
-// PublishAll publishes every skill under r.Source (or of the git
-// reference r.Source) as Publish does, a few at a time, going on past a
+// PublishAll publishes every skill under the directory r.Dir (or of the
+// git reference r.Dir: its repository, credentials removed, and commit
+// are recorded unless NoVCS) as Publish does, with Publish's request, a few at a time, going on past a
 // skill that fails: each item carries its own error. Versions already
 // published with the same content are not signed again; those that
 // changed are signed one by one (one key, or one keyless identity), and
@@ -63,16 +51,16 @@ type PublishItem struct {
 // is for the request: a directory that does not exist
 // (ErrInvalidRequest), none with a skill (class errdef.NotFound), a git
 // reference that does not resolve.
-func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishAllResult, error) {
+func (e *Engine) PublishAll(ctx context.Context, r PublishRequest) (*PublishAllResult, error) {
 	type item struct{ path, dir, source, revision string }
 	var items []item
-	out := &PublishAllResult{Source: r.Source}
-	if source.LooksGit(r.Source) {
+	out := &PublishAllResult{Source: r.Dir}
+	if source.LooksGit(r.Dir) {
 		cache, err := gitCache(false)
 		if err != nil {
 			return nil, err
 		}
-		gs, err := exportGit(ctx, cache, r.Source, e.note)
+		gs, err := exportGit(ctx, cache, r.Dir, e.note)
 		if err != nil {
 			return nil, err
 		}
@@ -83,19 +71,19 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishAllRequest) (*PublishA
 			items = append(items, item{path: s.Ref(res).String(), dir: s.Dir, source: res.Ref.Remote(), revision: res.Commit})
 		}
 	} else {
-		if fi, err := os.Stat(r.Source); err != nil || !fi.IsDir() {
-			return nil, invalid(fmt.Errorf("%s: no such directory", r.Source))
+		if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
+			return nil, invalid(fmt.Errorf("%s: no such directory", r.Dir))
 		}
-		dirs, err := skill.FindSkills(ctx, r.Source)
+		dirs, err := skill.FindSkills(ctx, r.Dir)
 		if err != nil {
 			return nil, err
 		}
 		if len(dirs) == 0 {
-			return nil, mark(errNoSuchSkill, fmt.Errorf("%s: no SKILL.md under it", r.Source))
+			return nil, mark(errNoSuchSkill, fmt.Errorf("%s: no SKILL.md under it", r.Dir))
 		}
 		for _, d := range dirs {
 			rel := d
-			if p, err := filepath.Rel(r.Source, d); err == nil {
+			if p, err := filepath.Rel(r.Dir, d); err == nil {
 				rel = p
 			}
 			items = append(items, item{path: rel, dir: d})

@@ -33,7 +33,7 @@ func TestPublishAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := &sign.SignOptions{Key: key.Key}
-	res, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: tree, PublishRequest: engine.PublishRequest{Sign: opts}})
+	res, err := e.PublishAll(ctx, engine.PublishRequest{Dir: tree, Sign: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestPublishAll(t *testing.T) {
 		t.Errorf("broken: %+v; want a BuildError with the diagnostics", broken)
 	}
 
-	again, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Join(tree, "notes"), PublishRequest: engine.PublishRequest{Sign: opts}})
+	again, err := e.PublishAll(ctx, engine.PublishRequest{Dir: filepath.Join(tree, "notes"), Sign: opts})
 	if err != nil || len(again.Items) != 1 {
 		t.Fatalf("again: %+v, %v", again, err)
 	}
@@ -59,10 +59,10 @@ func TestPublishAll(t *testing.T) {
 		t.Errorf("again: %+v; want unchanged, not signed again, at path .", it)
 	}
 
-	if _, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: filepath.Join(tree, "missing")}); !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.PublishAll(ctx, engine.PublishRequest{Dir: filepath.Join(tree, "missing")}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a missing directory: %v, want ErrInvalidRequest", err)
 	}
-	if _, err := e.PublishAll(ctx, engine.PublishAllRequest{Source: t.TempDir()}); errdef.ClassOf(err) != errdef.NotFound {
+	if _, err := e.PublishAll(ctx, engine.PublishRequest{Dir: t.TempDir()}); errdef.ClassOf(err) != errdef.NotFound {
 		t.Errorf("a directory without skills: %v, want a not-found error", err)
 	}
 }

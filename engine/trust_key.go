@@ -43,18 +43,23 @@ type TrustKeyRequest struct {
 
 // TrustKeyResult is what TrustKey or UntrustKey changed.
 type TrustKeyResult struct {
-	// PolicyFile is the policy file edited; KeyFile the copy of the key
-	// it names.
-	PolicyFile string `json:"policy"`
-	KeyFile    string `json:"key"`
-	// Fingerprint is the key's signer identity; Rule the policy entry's
-	// name.
-	Fingerprint string   `json:"fingerprint"`
-	Rule        string   `json:"rule"`
-	Scopes      []string `json:"scopes,omitempty"`
-	Tier        string   `json:"tier,omitempty"`
+	// PolicyFile is the policy file edited.
+	PolicyFile string
+	// Rule is the policy entry for the key, as TrustKey writes it: its
+	// name, scopes and tier, and one identity, the key by fingerprint and
+	// by its copy's path relative to PolicyFile's directory
+	// (keys/FINGERPRINT.pub). UntrustKey's has the name and identity
+	// alone.
+	Rule tiers.Rule
 	// Changed is false when the policy already said so.
-	Changed bool `json:"changed"`
+	Changed bool
+}
+
+// keyRule is the policy entry TrustKey writes for the key with
+// fingerprint fp, which UntrustKey finds again by its name.
+func keyRule(fp string) tiers.Rule {
+	key := tiers.IdentityRule{Key: "keys/" + keyFileBase(fp) + ".pub", KeyFingerprint: fp}
+	return tiers.Rule{Name: trustRuleName(fp), Identities: []tiers.IdentityRule{key}}
 }
 
 // policyTarget is the policy file trust edits: Options.PolicyFile, else
@@ -119,9 +124,10 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 	if err != nil {
 		return nil, err
 	}
-	res := &TrustKeyResult{PolicyFile: file, Fingerprint: fp, Rule: trustRuleName(fp), Scopes: scopes, Tier: tier}
-	keyRel := filepath.Join("keys", keyFileBase(fp)+".pub")
-	res.KeyFile = filepath.Join(filepath.Dir(file), keyRel)
+	res := &TrustKeyResult{PolicyFile: file, Rule: keyRule(fp)}
+	res.Rule.Scopes, res.Rule.Tier = scopes, tiers.Tier(tier)
+	keyRel := res.Rule.Identities[0].Key
+	keyFile := filepath.Join(filepath.Dir(file), filepath.FromSlash(keyRel))
 	rule := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(k string, v *yaml.Node) {
 		rule.Content = append(rule.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
@@ -129,7 +135,7 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 	scalar := func(s string) *yaml.Node {
 		return &yaml.Node{Kind: yaml.ScalarNode, Value: s, Style: yaml.DoubleQuotedStyle}
 	}
-	add("name", scalar(res.Rule))
+	add("name", scalar(res.Rule.Name))
 	seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 	for _, s := range scopes {
 		seq.Content = append(seq.Content, scalar(s))
@@ -137,15 +143,15 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 	add("scopes", seq)
 	add("tier", &yaml.Node{Kind: yaml.ScalarNode, Value: tier})
 	id := &yaml.Node{Kind: yaml.MappingNode}
-	id.Content = []*yaml.Node{{Kind: yaml.ScalarNode, Value: "key"}, {Kind: yaml.ScalarNode, Value: filepath.ToSlash(keyRel)}}
+	id.Content = []*yaml.Node{{Kind: yaml.ScalarNode, Value: "key"}, {Kind: yaml.ScalarNode, Value: keyRel}}
 	add("identities", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{id}})
 
 	rules := policyRules(doc)
-	old := slices.IndexFunc(rules.Content, func(n *yaml.Node) bool { return ruleName(n) == res.Rule })
+	old := slices.IndexFunc(rules.Content, func(n *yaml.Node) bool { return ruleName(n) == res.Rule.Name })
 	if old >= 0 {
 		prev, _ := yaml.Marshal(rules.Content[old])
 		now, _ := yaml.Marshal(rule)
-		cur, _ := os.ReadFile(res.KeyFile)
+		cur, _ := os.ReadFile(keyFile)
 		if string(prev) == string(now) && string(cur) == string(data) {
 			return res, nil
 		}
@@ -154,7 +160,7 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 		rules.Content = append(rules.Content, rule)
 	}
 	res.Changed = true
-	return res, e.writePolicy(ctx, file, doc, []atomicfile.File{{Path: res.KeyFile, Data: data, Perm: 0o644}})
+	return res, e.writePolicy(ctx, file, doc, []atomicfile.File{{Path: keyFile, Data: data, Perm: 0o644}})
 }
 
 // keyAndPolicy reads the public key at key (its bytes and fingerprint)
@@ -179,11 +185,11 @@ func (e *Engine) UntrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyRe
 	if err != nil {
 		return nil, err
 	}
-	res := &TrustKeyResult{PolicyFile: file, Fingerprint: fp, Rule: trustRuleName(fp)}
-	res.KeyFile = filepath.Join(filepath.Dir(file), "keys", keyFileBase(fp)+".pub")
+	res := &TrustKeyResult{PolicyFile: file, Rule: keyRule(fp)}
+	keyFile := filepath.Join(filepath.Dir(file), filepath.FromSlash(res.Rule.Identities[0].Key))
 	rules := policyRules(doc)
 	n := len(rules.Content)
-	rules.Content = slices.DeleteFunc(rules.Content, func(n *yaml.Node) bool { return ruleName(n) == res.Rule })
+	rules.Content = slices.DeleteFunc(rules.Content, func(n *yaml.Node) bool { return ruleName(n) == res.Rule.Name })
 	if len(rules.Content) == n {
 		return res, nil
 	}
@@ -191,11 +197,11 @@ func (e *Engine) UntrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyRe
 	if err := e.writePolicy(ctx, file, doc, nil); err != nil {
 		return nil, err
 	}
-	if err := os.Remove(res.KeyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(keyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	// The folder TrustKey made goes too once it holds no other key.
-	_ = os.Remove(filepath.Dir(res.KeyFile))
+	_ = os.Remove(filepath.Dir(keyFile))
 	return res, nil
 }
 

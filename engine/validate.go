@@ -31,7 +31,7 @@ type ValidateRequest struct {
 	// GAIA applies too. Every other host reads the format alone. ""
 	// checks the format alone.
 	Host string
-	// Hosts is the table Host is looked up in; nil means ProcessEnv's.
+	// Hosts is the table Host is looked up in; nil means hosts.ProcessEnv's.
 	Hosts *hosts.Table
 }
 
@@ -54,7 +54,7 @@ func Validate(ctx context.Context, r ValidateRequest) (*ValidateResult, error) {
 	if r.Host != "" {
 		t := r.Hosts
 		if t == nil {
-			env, err := ProcessEnv()
+			env, err := hosts.ProcessEnv()
 			if err != nil {
 				return nil, err
 			}

@@ -59,3 +59,17 @@ func (e Env) Table() *Table {
 	}
 	return Builtin()
 }
+
+// ProcessEnv is the one environment every operation resolves roots with
+// by default: the process's home, working directory and variables, and
+// the hosts table with the user's hosts file ($SKILLPM_HOSTS, else
+// $XDG_CONFIG_HOME/skillpm/hosts.yaml).
+func ProcessEnv() (Env, error) {
+	env := OSEnv()
+	t, err := Load(env)
+	if err != nil {
+		return Env{}, err
+	}
+	env.Hosts = t
+	return env, nil
+}

@@ -18,6 +18,25 @@ type View struct {
 	PresentBy string `json:"presentBy,omitempty"`
 }
 
+// Views describes the hosts ids name, in that order, or every host of
+// e's table when there are none, as `skillpm hosts` shows them. An id the
+// table does not hold is an *UnknownHostError.
+func (e Env) Views(ctx context.Context, ids []string) ([]View, error) {
+	t := e.Table()
+	if len(ids) == 0 {
+		ids = t.IDs()
+	}
+	var views []View
+	for _, id := range ids {
+		v, err := t.View(ctx, id, e)
+		if err != nil {
+			return nil, err
+		}
+		views = append(views, v)
+	}
+	return views, nil
+}
+
 // View describes host id as env resolves it. A root that does not
 // resolve (no home, say) is shown with the reason instead of failing the
 // whole view; an id the table does not hold is an *UnknownHostError.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -512,4 +514,32 @@ func kindName(n *yaml.Node) string {
 		return "the number " + n.Value
 	}
 	return n.Value
+}
+
+// FindManifest picks a project's manifest and lock: manifest, else
+// skills.yaml, else gaia-agent.yaml when only it exists; lock, else
+// skills.lock beside the manifest.
+func FindManifest(manifest, lock string) (mpath, lpath string) {
+	mpath = manifest
+	if mpath == "" {
+		mpath = ManifestFile
+		if _, err := os.Stat(mpath); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(AgentManifestFile); err == nil {
+				mpath = AgentManifestFile
+			}
+		}
+	}
+	lpath = lock
+	if lpath == "" {
+		lpath = filepath.Join(filepath.Dir(mpath), LockFile)
+	}
+	return mpath, lpath
+}
+
+// HasProject reports whether a project manifest is where FindManifest
+// looks.
+func HasProject(manifest string) bool {
+	mpath, _ := FindManifest(manifest, "")
+	_, err := os.Stat(mpath)
+	return err == nil
 }

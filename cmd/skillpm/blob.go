@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"os"
 
-	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
@@ -98,16 +98,16 @@ verifies it, and 5 (refused by trust) when none does.`,
 			if len(keys) == 0 || sigPath == "" {
 				return usageErrorf(c, errors.New("--key and --signature are required"))
 			}
-			res, err := engine.VerifyBlob(c.Context(), engine.VerifyBlobRequest{File: args[0], SignatureFile: sigPath, KeyFiles: keys})
+			fp, err := verifyBlobFile(c.Context(), args[0], sigPath, keys)
 			if err != nil {
-				return inputFileFlag(err)
+				return err
 			}
-			doc := blobSigned{File: args[0], KeyFingerprint: res.KeyFingerprint}
+			doc := blobSigned{File: args[0], KeyFingerprint: fp}
 			if g.json() {
 				return g.writeJSON(doc)
 			}
 			if !g.quiet {
-				fmt.Fprintf(g.stdout, "Verified OK: %s signed by %s\n", args[0], res.KeyFingerprint)
+				fmt.Fprintf(g.stdout, "Verified OK: %s signed by %s\n", args[0], fp)
 			}
 			return nil
 		},
@@ -117,16 +117,41 @@ verifies it, and 5 (refused by trust) when none does.`,
 	return c
 }
 
-// inputFileFlag names the flag behind a key or signature file the engine
-// could not use: --key or --signature.
-func inputFileFlag(err error) error {
-	fe, ok := errors.AsType[*engine.InputFileError](err)
-	switch {
-	case !ok:
-		return err
-	case fe.Role == "key" && fe.Parse:
-		// Its message is "key FILE: why": the flag and its value.
-		return classed(errdef.Usage, fmt.Errorf("--%w (give the .pub file)", fe))
+// verifyBlobFile checks the signature in sigPath of the file at path
+// against the public keys in keyFiles (one verifying is enough), as
+// signBlobFile's counterpart, and returns the fingerprint of the key that
+// verified it. A key or signature file that cannot be used is a usage
+// error naming its flag; a signature no key verifies wraps
+// sign.ErrUntrustedKey or sign.ErrMalformedBlobSignature (class trust).
+func verifyBlobFile(ctx context.Context, path, sigPath string, keyFiles []string) (string, error) {
+	pubs := make([]crypto.PublicKey, 0, len(keyFiles))
+	for _, kf := range keyFiles {
+		data, err := sign.ReadKeyFile(kf)
+		if err != nil {
+			return "", classed(errdef.Usage, fmt.Errorf("--key: %w", err))
+		}
+		pub, err := sign.LoadPublicKey(data)
+		if err != nil {
+			return "", classed(errdef.Usage, fmt.Errorf("--key %s: %w (give the .pub file)", kf, err))
+		}
+		pubs = append(pubs, pub)
 	}
-	return classed(errdef.Usage, fmt.Errorf("--%s: %w", fe.Role, errors.Unwrap(fe)))
+	sig, err := sign.ReadKeyFile(sigPath)
+	if err != nil {
+		return "", classed(errdef.Usage, fmt.Errorf("--signature: %w", err))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fp, err := sign.VerifyBlob(ctx, f, sig, pubs)
+	if errors.Is(err, sign.ErrUntrustedKey) || errors.Is(err, sign.ErrMalformedBlobSignature) {
+		keys := "1 key"
+		if len(pubs) != 1 {
+			keys = fmt.Sprintf("%d keys", len(pubs))
+		}
+		return "", fmt.Errorf("%s: signature %s does not verify with %s: %w", path, sigPath, keys, err)
+	}
+	return fp, err
 }

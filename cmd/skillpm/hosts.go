@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/spf13/cobra"
 )
@@ -32,15 +31,10 @@ $XDG_CONFIG_HOME/skillpm/hosts.yaml) can add hosts in the same shape.`,
 			if err != nil {
 				return err
 			}
-			e, err := engine.Open(c.Context(), engine.Options{Env: env})
+			views, err := env.Views(c.Context(), args)
 			if err != nil {
 				return err
 			}
-			res, err := e.Hosts(c.Context(), engine.HostsRequest{IDs: args})
-			if err != nil {
-				return err
-			}
-			views := res.Hosts
 			if g.json() {
 				return g.writeJSON(map[string]any{"hosts": views})
 			}

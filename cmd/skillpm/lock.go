@@ -113,9 +113,9 @@ retries.`,
 	return c
 }
 
-// lockPaths picks the manifest and lock files (skillpm.FindManifest).
+// lockPaths picks the manifest and lock files (resolve.FindManifest).
 func lockPaths(f *lockFlags) (manifest, lock string) {
-	return engine.FindManifest(f.manifest, f.lock)
+	return resolve.FindManifest(f.manifest, f.lock)
 }
 
 func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {

@@ -144,7 +144,7 @@ func bindScope(fs *pflag.FlagSet, s *string, def, usage string) {
 
 // projectOption is the project a command reads or changes: --manifest
 // (skills.yaml, else gaia-agent.yaml, here) and --lock (skills.lock beside
-// the manifest); engine.FindManifest applies the defaults.
+// the manifest); resolve.FindManifest applies the defaults.
 type projectOption struct {
 	manifest, lock string
 }

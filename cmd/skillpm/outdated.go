@@ -10,6 +10,7 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
@@ -74,7 +75,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	ctx := c.Context()
 	// A project reads its roots leniently, as the commands that change it
 	// do; with --root no hosts table is needed.
-	lenient := len(f.roots) > 0 || engine.HasProject(f.manifest)
+	lenient := len(f.roots) > 0 || resolve.HasProject(f.manifest)
 	e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, rf: &f.rootFlags, lenientEnv: lenient, policyFile: f.policy, manifest: f.manifest, project: &f.projectOption})
 	if err != nil {
 		return err

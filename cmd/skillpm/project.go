@@ -39,4 +39,4 @@ func projectFailure(ctx context.Context, g *globals, e *engine.Engine, err error
 }
 
 // hasProject reports whether a project manifest is where lockPaths looks.
-func hasProject(manifest string) bool { return engine.HasProject(manifest) }
+func hasProject(manifest string) bool { return resolve.HasProject(manifest) }

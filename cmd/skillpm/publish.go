@@ -297,7 +297,7 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		return err
 	}
 	if f.recursive || source.LooksGit(dir) {
-		res, err := e.PublishAll(c.Context(), engine.PublishAllRequest{Source: dir, PublishRequest: engine.PublishRequest{To: f.registry, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts}})
+		res, err := e.PublishAll(c.Context(), engine.PublishRequest{Dir: dir, To: f.registry, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
 			mapped, _ := engineErr(g, sourceErr(g, f.registry, err))
 			return mapped

@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 
-	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/spf13/cobra"
@@ -43,8 +42,8 @@ func (f *rootFlags) register(c *cobra.Command) {
 }
 
 // processEnv is the one environment every command resolves roots with
-// (skillpm.ProcessEnv).
-func processEnv() (hosts.Env, error) { return engine.ProcessEnv() }
+// (hosts.ProcessEnv).
+func processEnv() (hosts.Env, error) { return hosts.ProcessEnv() }
 
 // osEnv is processEnv for callers that cannot fail: a broken user hosts
 // file falls back to the built-in table (the commands that resolve roots

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
@@ -82,23 +83,39 @@ func newTrustRemoveCmd(g *globals) *cobra.Command {
 	return c
 }
 
+// trustView is the JSON document of trust add and trust remove: the
+// policy entry (engine.TrustKeyResult's Rule) flattened, with the key's
+// copy as a path.
+type trustView struct {
+	PolicyFile  string   `json:"policy"`
+	KeyFile     string   `json:"key"`
+	Fingerprint string   `json:"fingerprint"`
+	Rule        string   `json:"rule"`
+	Scopes      []string `json:"scopes,omitempty"`
+	Tier        string   `json:"tier,omitempty"`
+	Changed     bool     `json:"changed"`
+}
+
 // printTrust says what the policy now says about the key and how to undo
 // it.
 func printTrust(g *globals, res *engine.TrustKeyResult, verb string) error {
+	key := res.Rule.Identities[0]
+	v := trustView{PolicyFile: res.PolicyFile, KeyFile: filepath.Join(filepath.Dir(res.PolicyFile), filepath.FromSlash(key.Key)),
+		Fingerprint: key.KeyFingerprint, Rule: res.Rule.Name, Scopes: res.Rule.Scopes, Tier: string(res.Rule.Tier), Changed: res.Changed}
 	if g.json() {
-		return g.writeJSON(map[string]any{"schema": schemaOf("trust"), "trust": res})
+		return g.writeJSON(map[string]any{"schema": schemaOf("trust"), "trust": v})
 	}
 	switch {
-	case !res.Changed && verb == "trusts":
-		fmt.Fprintf(g.stdout, "%s already trusts key %s (%s: %s)\n", res.PolicyFile, res.Fingerprint, strings.Join(res.Scopes, ", "), res.Tier)
-	case !res.Changed:
-		fmt.Fprintf(g.stdout, "%s does not trust key %s through skillpm trust add: nothing to remove\n", res.PolicyFile, res.Fingerprint)
+	case !v.Changed && verb == "trusts":
+		fmt.Fprintf(g.stdout, "%s already trusts key %s (%s: %s)\n", v.PolicyFile, v.Fingerprint, strings.Join(v.Scopes, ", "), v.Tier)
+	case !v.Changed:
+		fmt.Fprintf(g.stdout, "%s does not trust key %s through skillpm trust add: nothing to remove\n", v.PolicyFile, v.Fingerprint)
 	case verb == "trusts":
 		fmt.Fprintf(g.stdout, "%s now trusts key %s: its signatures earn %s in %s (policy %q, key copied to %s)\n",
-			res.PolicyFile, res.Fingerprint, res.Tier, strings.Join(res.Scopes, ", "), res.Rule, res.KeyFile)
-		fmt.Fprintf(g.stdout, "undo with: skillpm trust remove %s\n", res.KeyFile)
+			v.PolicyFile, v.Fingerprint, v.Tier, strings.Join(v.Scopes, ", "), v.Rule, v.KeyFile)
+		fmt.Fprintf(g.stdout, "undo with: skillpm trust remove %s\n", v.KeyFile)
 	default:
-		fmt.Fprintf(g.stdout, "%s no longer trusts key %s (policy %q removed)\n", res.PolicyFile, res.Fingerprint, res.Rule)
+		fmt.Fprintf(g.stdout, "%s no longer trusts key %s (policy %q removed)\n", v.PolicyFile, v.Fingerprint, v.Rule)
 	}
 	return nil
 }

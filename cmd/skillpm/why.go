@@ -181,21 +181,25 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			name := args[0]
-			e, err := f.engine(c.Context(), g)
+			graphs, err := f.graphs(c.Context(), g)
 			if err != nil {
 				return err
 			}
-			res, err := e.Why(c.Context(), engine.WhyRequest{Name: name})
-			if err != nil {
-				return graphsErr(g, err)
+			// Every chain to name, graph by graph, shortest first; the
+			// skills of the graphs suggest a name when there is none.
+			chains := []resolve.Chain{}
+			var known []string
+			for _, dg := range graphs {
+				known = append(known, slices.Sorted(maps.Keys(dg.Nodes))...)
+				chains = append(chains, dg.Chains(name)...)
 			}
 			if g.json() {
-				return g.writeJSON(map[string]any{"schema": schemaOf("why"), "name": name, "chains": res.Chains})
+				return g.writeJSON(map[string]any{"schema": schemaOf("why"), "name": name, "chains": chains})
 			}
-			printWhy(g.stdout, res)
-			if len(res.Chains) == 0 {
+			printWhy(g.stdout, chains)
+			if len(chains) == 0 {
 				msg := fmt.Sprintf("%s is not installed, locked or needed here", name)
-				if s := suggest(name, res.Known); len(s) > 0 {
+				if s := suggest(name, known); len(s) > 0 {
 					msg += "; did you mean " + strings.Join(s, ", ") + "?"
 				}
 				// Not found (4), as remove and info report a name that is
@@ -211,9 +215,9 @@ and the range each step asked for, as cargo tree -i and npm explain do.`,
 
 // printWhy writes each graph's chains: the skills with the version
 // chosen and the range asked for, and who needs the last one.
-func printWhy(w io.Writer, res *engine.WhyResult) {
+func printWhy(w io.Writer, chains []resolve.Chain) {
 	from := ""
-	for _, ch := range res.Chains {
+	for _, ch := range chains {
 		if ch.From != from {
 			from = ch.From
 			fmt.Fprintf(w, "%s:\n", termText(from))
