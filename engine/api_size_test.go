@@ -109,7 +109,15 @@ import (
 // (UpdateProject and RemoveProject, their requests and results, are
 // folded in); PublishAdvisoriesResult loses the entry count and expiry the
 // document holds; Install returns the install.Result its result wrapped.
-const apiCeiling = 409
+// 409 to 374: the hosts table with its roots resolved is the hosts
+// package's (Env.Views), as the process's environment is (ProcessEnv), and
+// a project's files resolve's (FindManifest, HasProject); PublishAll takes
+// Publish's request; a blob's signature is checked with the sign package,
+// as it is made (VerifyBlob and InputFileError went); TrustKeyResult holds
+// the tiers.Rule it wrote; Why's chains are DependencyGraphs' graphs walked
+// with resolve's DepGraph.Chains; List reads the Engine's Target as every
+// other read does.
+const apiCeiling = 374
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,
