@@ -37,7 +37,7 @@ func (e *Engine) DependencyGraphs(ctx context.Context, _ GraphRequest) (*GraphRe
 // dependencyGraphs is DependencyGraphs.
 func (e *Engine) dependencyGraphs(ctx context.Context) ([]*resolve.DepGraph, error) {
 	t := e.opts.Target
-	if len(t.Roots) == 0 && resolve.HasProject(e.opts.Manifest) {
+	if e.inProject(nil) {
 		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			return nil, err

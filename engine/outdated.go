@@ -57,7 +57,7 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 	go func() { defer close(done); e.feedAhead(ctx) }()
 	defer func() { <-done }()
 	var rows []install.OutdatedSkill
-	if len(t.Roots) == 0 && resolve.HasProject(e.opts.Manifest) {
+	if e.inProject(nil) {
 		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			return nil, err

@@ -149,6 +149,14 @@ type Project struct {
 	prev *resolve.Lockfile
 }
 
+// inProject reports whether an operation that reads a project when there
+// is one (Update, Remove, Outdated, DependencyGraphs) works on the
+// Engine's project: its manifest is found, and neither the Engine's
+// Target nor the request (roots) names roots of its own.
+func (e *Engine) inProject(roots []install.Root) bool {
+	return len(roots) == 0 && len(e.opts.Target.Roots) == 0 && resolve.HasProject(e.opts.Manifest)
+}
+
 // openProject reads the manifest and lock resolve.FindManifest picks. A missing
 // manifest or lock is not an error. A manifest that does not parse is an
 // *InstallError; a lock that cannot be read is resolve.ErrInvalidLock

@@ -56,7 +56,7 @@ type RemoveResult struct {
 // it holds); names no root holds are a *NotInstalledError. The result is
 // never nil then: on a failure it holds the removals done before it.
 func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
-	if !r.NoSave && len(r.Roots) == 0 && len(e.opts.Target.Roots) == 0 && resolve.HasProject(e.opts.Manifest) {
+	if !r.NoSave && e.inProject(r.Roots) {
 		return e.removeProject(ctx, r)
 	}
 	out := &RemoveResult{}

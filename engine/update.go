@@ -63,7 +63,7 @@ type UpdateResult struct {
 // afresh (updateLocal).
 func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
 	t := e.opts.Target
-	if len(r.Roots) == 0 && len(t.Roots) == 0 && resolve.HasProject(e.opts.Manifest) {
+	if e.inProject(r.Roots) {
 		return e.updateProject(ctx, r)
 	}
 	if r.Breaking || r.Latest {
