@@ -127,7 +127,7 @@ func (e *Engine) TrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyResu
 	res := &TrustKeyResult{PolicyFile: file, Rule: keyRule(fp)}
 	res.Rule.Scopes, res.Rule.Tier = scopes, tiers.Tier(tier)
 	keyRel := res.Rule.Identities[0].Key
-	keyFile := filepath.Join(filepath.Dir(file), filepath.FromSlash(keyRel))
+	keyFile := res.Rule.Identities[0].KeyPath(filepath.Dir(file))
 	rule := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(k string, v *yaml.Node) {
 		rule.Content = append(rule.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
@@ -186,7 +186,7 @@ func (e *Engine) UntrustKey(ctx context.Context, r TrustKeyRequest) (*TrustKeyRe
 		return nil, err
 	}
 	res := &TrustKeyResult{PolicyFile: file, Rule: keyRule(fp)}
-	keyFile := filepath.Join(filepath.Dir(file), filepath.FromSlash(res.Rule.Identities[0].Key))
+	keyFile := res.Rule.Identities[0].KeyPath(filepath.Dir(file))
 	rules := policyRules(doc)
 	n := len(rules.Content)
 	rules.Content = slices.DeleteFunc(rules.Content, func(n *yaml.Node) bool { return ruleName(n) == res.Rule.Name })

@@ -525,10 +525,7 @@ func (p *parser) both(m *yaml.Node, nodes map[string]*yaml.Node, exact, re strin
 }
 
 func (p *parser) keyFile(n *yaml.Node, id *IdentityRule) {
-	path := id.Key
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.dir, filepath.FromSlash(path))
-	}
+	path := id.KeyPath(p.dir)
 	f, err := boundedfile.OpenRegular(path)
 	if _, ok := errors.AsType[*boundedfile.NotRegularError](err); ok {
 		p.errorf(n, "name the .pub file skillpm keygen wrote", "key file %s: %v", quote(id.Key), err)

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -92,6 +93,15 @@ type IdentityRule struct {
 	SubjectRegExp string `json:"subjectRegExp,omitempty"`
 
 	issuerRE, subjectRE *regexp.Regexp
+}
+
+// KeyPath is the file Key names, for a policy whose file is in dir: a
+// relative Key is relative to the policy file's directory.
+func (r IdentityRule) KeyPath(dir string) string {
+	if filepath.IsAbs(r.Key) {
+		return r.Key
+	}
+	return filepath.Join(dir, filepath.FromSlash(r.Key))
 }
 
 // String renders the identity for people: "key keys/a.pub (sha256:…)",

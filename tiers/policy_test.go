@@ -325,3 +325,19 @@ func TestDefault(t *testing.T) {
 		t.Error("nil policy is not the default")
 	}
 }
+
+// TestIdentityKeyPath: a relative key is beside the policy file, an
+// absolute one is itself.
+func TestIdentityKeyPath(t *testing.T) {
+	dir := filepath.Join(string(filepath.Separator), "etc", "skillpm")
+	abs := filepath.Join(string(filepath.Separator), "keys", "a.pub")
+	for _, tt := range []struct{ key, want string }{
+		{"keys/a.pub", filepath.Join(dir, "keys", "a.pub")},
+		{"a.pub", filepath.Join(dir, "a.pub")},
+		{abs, abs},
+	} {
+		if got := (IdentityRule{Key: tt.key}).KeyPath(dir); got != tt.want {
+			t.Errorf("KeyPath(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}

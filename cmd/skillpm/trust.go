@@ -100,7 +100,7 @@ type trustView struct {
 // it.
 func printTrust(g *globals, res *engine.TrustKeyResult, verb string) error {
 	key := res.Rule.Identities[0]
-	v := trustView{PolicyFile: res.PolicyFile, KeyFile: filepath.Join(filepath.Dir(res.PolicyFile), filepath.FromSlash(key.Key)),
+	v := trustView{PolicyFile: res.PolicyFile, KeyFile: key.KeyPath(filepath.Dir(res.PolicyFile)),
 		Fingerprint: key.KeyFingerprint, Rule: res.Rule.Name, Scopes: res.Rule.Scopes, Tier: string(res.Rule.Tier), Changed: res.Changed}
 	if g.json() {
 		return g.writeJSON(map[string]any{"schema": schemaOf("trust"), "trust": v})

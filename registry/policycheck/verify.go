@@ -114,11 +114,7 @@ func policyKey(ctx context.Context, dir, source string, id tiers.IdentityRule) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path := id.Key
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, filepath.FromSlash(path))
-	}
-	f, err := boundedfile.OpenRegular(path)
+	f, err := boundedfile.OpenRegular(id.KeyPath(dir))
 	if err != nil {
 		return nil, fmt.Errorf("trust policy %s: key %s: %w", source, id.Key, err)
 	}
