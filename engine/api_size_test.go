@@ -116,8 +116,10 @@ import (
 // as it is made (VerifyBlob and InputFileError went); TrustKeyResult holds
 // the tiers.Rule it wrote; Why's chains are DependencyGraphs' graphs walked
 // with resolve's DepGraph.Chains; List reads the Engine's Target as every
-// other read does.
-const apiCeiling = 374
+// other read does. 374 to 375: PublishAdvisoriesResult carries the feed
+// it parsed and pushed (Feed), which the command line parsed a second
+// time to say what was published.
+const apiCeiling = 375
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,

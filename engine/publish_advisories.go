@@ -149,13 +149,15 @@ type PublishAdvisoriesRequest struct {
 	Sign sign.SignOptions
 }
 
-// PublishAdvisoriesResult is a published feed: where it went and its
-// signature (what it holds and when it expires are the request's
-// document's, advisory.Parse).
+// PublishAdvisoriesResult is a published feed: where it went, the
+// document as it was checked and pushed, and its signature.
 type PublishAdvisoriesResult struct {
 	// Source and Digest say where and what.
 	Source string `json:"source"`
 	Digest string `json:"digest"`
+	// Feed is r.Data as parsed before it was pushed (its advisories and
+	// expiry).
+	Feed *advisory.Feed `json:"-"`
 	// Signed is the signature attached.
 	Signed *registry.VersionSignature `json:"signed"`
 }
@@ -184,7 +186,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesReque
 	if err != nil {
 		return nil, err
 	}
-	out := &PublishAdvisoriesResult{Source: src.String(), Digest: desc.Digest.String()}
+	out := &PublishAdvisoriesResult{Source: src.String(), Digest: desc.Digest.String(), Feed: f}
 	if out.Signed, err = e.signDigest(ctx, repo, desc, registry.AdvisoriesTag, r.Sign); err != nil {
 		return out, err
 	}

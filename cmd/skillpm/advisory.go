@@ -8,7 +8,6 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/spf13/cobra"
 )
 
@@ -75,11 +74,7 @@ it and do not obey it).`,
 			if err != nil {
 				return err
 			}
-			// The engine parsed the same bytes before it pushed them.
-			feed, err := advisory.Parse(args[0], data)
-			if err != nil {
-				return err
-			}
+			feed := out.Feed
 			if g.json() {
 				return g.writeJSON(advisoryPublishJSON{Source: out.Source, Digest: out.Digest, Advisories: len(feed.Advisories), Expires: feed.Expires, Signed: out.Signed})
 			}
