@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -37,9 +38,9 @@ func (e *Engine) adopt(ctx context.Context, r AdoptRequest, out *AdoptResult) er
 	if def == "" {
 		def = install.DefaultHost
 	}
-	p, err := placedRoots(e.env, e.opts.Target, def)
+	p, err := roots.Placed(e.env, e.opts.Target, def)
 	if err != nil {
-		return err
+		return targetErr(err)
 	}
 	graph, err := e.graph(&resolve.Manifest{})
 	if err != nil {
