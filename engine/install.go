@@ -178,8 +178,6 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 			case err != nil:
 				return nil, err
 			}
-		} else if def == "" {
-			def = install.DefaultHost
 		}
 		t.Placement = roots.Placement(t, nil, e.opts.Link)
 		if into, err = e.place(roots.Placed(e.env, t, def)); err != nil {

@@ -63,12 +63,8 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 	out := &RemoveResult{}
 	from, all := r.Roots, false
 	if len(from) == 0 {
-		def := e.opts.Host
-		if def == "" {
-			def = install.DefaultHost
-		}
 		var err error
-		if from, all, err = roots.Holding(e.env, e.opts.Target, def, r.Names); err != nil {
+		if from, all, err = roots.Holding(e.env, e.opts.Target, e.opts.Host, r.Names); err != nil {
 			return out, targetErr(err)
 		}
 		if all && len(from) == 0 {

@@ -73,15 +73,11 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	into := r.Roots
 	all := false
 	if len(into) == 0 {
-		def := e.opts.Host
-		if def == "" {
-			def = install.DefaultHost
-		}
 		var err error
 		// An update keeps how each root holds its skills (copies or
 		// links) unless told otherwise.
 		t.Placement = roots.Placement(t, nil, e.opts.Link)
-		if into, all, err = roots.Holding(e.env, t, def, r.Names); err != nil {
+		if into, all, err = roots.Holding(e.env, t, e.opts.Host, r.Names); err != nil {
 			return nil, targetErr(err)
 		}
 		if all && len(into) == 0 {

@@ -13,6 +13,7 @@
 package roots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -69,9 +70,10 @@ func Placement(t Target, m *resolve.Manifest, configured *bool) install.Placemen
 
 // Placed returns the roots t names in env, placed as t.Placement says
 // ("" copies into each host's own root): the custom roots, else the
-// hosts' roots at t's scope (hosts default to def, scope to user), with
-// what the placement says about them (install.PlaceRoots). Hosts that
-// share a root (the .agents family at project scope) share one copy.
+// hosts' roots at t's scope (hosts default to def, else to
+// install.DefaultHost; scope to user), with what the placement says
+// about them (install.PlaceRoots). Hosts that share a root (the .agents
+// family at project scope) share one copy.
 func Placed(env hosts.Env, t Target, def install.HostID) (*install.Placed, error) {
 	if len(t.Roots) > 0 {
 		out := &install.Placed{}
@@ -109,10 +111,11 @@ func place(hs []install.HostID, scope install.Scope, env hosts.Env, mode install
 }
 
 // hostList parses host names (each value may list several, comma
-// separated) against env's hosts table, each host once; none means def.
+// separated) against env's hosts table, each host once; none means def,
+// else install.DefaultHost.
 func hostList(env hosts.Env, names []string, def install.HostID) ([]install.HostID, error) {
 	if len(names) == 0 {
-		return []install.HostID{def}, nil
+		return []install.HostID{cmp.Or(def, install.DefaultHost)}, nil
 	}
 	var out []install.HostID
 	for _, s := range names {
@@ -213,7 +216,8 @@ func Searched(env hosts.Env, t Target) ([]install.Root, error) {
 
 // Holding returns, when t is empty, every host's roots (project and
 // user) whose receipts hold any of names (any skill when names is
-// empty); otherwise the roots t names (Placed, hosts defaulting to def).
+// empty); otherwise the roots t names (Placed: hosts default to def,
+// else install.DefaultHost).
 // searchedAll says which it was.
 func Holding(env hosts.Env, t Target, def install.HostID, names []string) (roots []install.Root, searchedAll bool, err error) {
 	if !t.empty() {

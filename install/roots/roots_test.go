@@ -218,3 +218,41 @@ func TestProject(t *testing.T) {
 		t.Errorf("scope: project as written: %s", got)
 	}
 }
+
+// TestPlaced: without hosts, def's roots at user scope, else
+// install.DefaultHost's; named hosts are read comma-separated, each once.
+func TestPlaced(t *testing.T) {
+	env := testEnv(t)
+	rootOf := func(h install.HostID, s install.Scope) string {
+		d, err := install.RootDir(h, s, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	cases := []struct {
+		name string
+		t    roots.Target
+		def  install.HostID
+		want []string
+	}{
+		{"def", roots.Target{}, install.HostClaude, []string{rootOf(install.HostClaude, install.ScopeUser)}},
+		{"no def", roots.Target{}, "", []string{rootOf(install.DefaultHost, install.ScopeUser)}},
+		{"hosts at project scope", roots.Target{Hosts: []string{"claude,codex", "claude"}, Scope: "project"}, install.HostGaia,
+			[]string{rootOf(install.HostClaude, install.ScopeProject), rootOf(install.HostCodex, install.ScopeProject)}},
+	}
+	for _, c := range cases {
+		p, err := roots.Placed(env, c.t, c.def)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var got []string
+		for _, r := range p.Roots {
+			got = append(got, r.Dir)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
