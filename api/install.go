@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/internal/jsonkeys"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
@@ -126,7 +127,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		send(Event{Stage: string(ev.Stage), Skill: ev.Skill, Root: ev.Root})
-	}, engine.Target{})
+	}, roots.Target{})
 	if err == nil {
 		err = e.CheckRefs(ctx, ireq)
 	}
@@ -198,7 +199,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 // session, the server's policy and trust (loaded for the request with
 // LoadTrust), source, environment and host, the audit tool name the CLI
 // writes, and the roots t names for the reads (zero: the defaults).
-func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event), t engine.Target) (*engine.Engine, error) {
+func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event), t roots.Target) (*engine.Engine, error) {
 	policy, trust := s.cfg.Policy, s.cfg.Trust
 	if s.cfg.LoadTrust != nil {
 		var err error

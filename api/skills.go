@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry/advisory"
@@ -58,18 +59,18 @@ const maxFiles = 1000
 // project and user roots, or only one scope.
 func (s *Server) searched(r *http.Request) ([]install.Root, *Error) {
 	q := r.URL.Query()
-	// The roots the CLI's list reads (skillpm.SearchedRoots): without a
+	// The roots the CLI's list reads (roots.Searched): without a
 	// host, every host's own roots once; with one, that host's view:
 	// every root it reads, in its order.
-	t := engine.Target{Scope: q.Get("scope")}
+	t := roots.Target{Scope: q.Get("scope")}
 	if h := q.Get("host"); h != "" {
 		t.Hosts = []string{h}
 	}
-	roots, err := engine.SearchedRoots(s.cfg.Env, t)
+	searched, err := roots.Searched(s.cfg.Env, t)
 	if err != nil {
 		return nil, badRequest(err.Error())
 	}
-	return roots, nil
+	return searched, nil
 }
 
 // target returns the one root install and remove write to: the host
@@ -276,7 +277,7 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dry_run") == "true", LockWait: s.cfg.LockWait}
-	e, err := s.engine(r.Context(), s.cfg.Warn, nil, engine.Target{})
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil, roots.Target{})
 	if err != nil {
 		writeError(w, toError(err))
 		return
@@ -316,15 +317,15 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 // caches hold: every install and update the server runs reads it); a
 // feed that is not there, or not obeyed, leaves the list unmarked and is
 // reported through Config.Warn.
-func (s *Server) annotateAdvisories(ctx context.Context, roots []install.Root, skills []Skill) {
+func (s *Server) annotateAdvisories(ctx context.Context, searched []install.Root, skills []Skill) {
 	if len(skills) == 0 {
 		return
 	}
-	dirs := make([]string, len(roots))
-	for i, r := range roots {
+	dirs := make([]string, len(searched))
+	for i, r := range searched {
 		dirs[i] = r.Dir
 	}
-	e, err := s.engine(ctx, s.cfg.Warn, nil, engine.Target{Roots: dirs})
+	e, err := s.engine(ctx, s.cfg.Warn, nil, roots.Target{Roots: dirs})
 	if err != nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
@@ -94,7 +95,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	e, err := s.engine(r.Context(), s.cfg.Warn, nil, engine.Target{})
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil, roots.Target{})
 	if err != nil {
 		writeError(w, toError(err))
 		return

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
 )
@@ -112,7 +113,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 // source of bare names, the scope and the hosts installed into.
 func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.ManifestEdit, error) {
 	t := e.opts.Target
-	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(projectScope(p.Manifest))}
+	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(roots.ProjectScope(p.Manifest))}
 	if edit.Registry == "" {
 		edit.Registry = e.opts.FallbackSource
 	}
@@ -123,10 +124,10 @@ func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.Man
 		return edit, nil
 	}
 	m := &resolve.Manifest{File: p.Manifest.File, Dir: p.Manifest.Dir}
-	t.Placement = placement(t, m, e.opts.Link)
-	placed, err := projectRoots(e.env, t, m, e.opts.Host)
+	t.Placement = roots.Placement(t, m, e.opts.Link)
+	placed, err := roots.Project(e.env, t, m, e.opts.Host)
 	if err != nil {
-		return edit, err
+		return edit, targetErr(err)
 	}
 	// The agents root that holds a copy for links only is no host asked
 	// for.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -33,13 +34,9 @@ func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) (*AdoptResult, error
 
 // adopt is Adopt, adding each root's adoption to out as it is done.
 func (e *Engine) adopt(ctx context.Context, r AdoptRequest, out *AdoptResult) error {
-	def := e.opts.Host
-	if def == "" {
-		def = install.DefaultHost
-	}
-	p, err := placedRoots(e.env, e.opts.Target, def)
+	p, err := roots.Placed(e.env, e.opts.Target, e.opts.Host)
 	if err != nil {
-		return err
+		return targetErr(err)
 	}
 	graph, err := e.graph(&resolve.Manifest{})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -22,7 +23,7 @@ type GraphResult struct {
 
 // DependencyGraphs returns the graphs `skillpm tree` and `why` walk: in a
 // project (Options.Manifest, where resolve.FindManifest looks, and no custom
-// roots), its lock's; else each searched root's receipts (SearchedRoots),
+// roots), its lock's; else each searched root's receipts (roots.Searched),
 // roots without skills left out. Dependency ranges are read from the
 // registry graph the names resolve in (graph). A project without a lock
 // yet is ErrInvalidRequest.
@@ -58,16 +59,16 @@ func (e *Engine) dependencyGraphs(ctx context.Context) ([]*resolve.DepGraph, err
 		}
 		return []*resolve.DepGraph{dg}, nil
 	}
-	roots, err := SearchedRoots(e.env, t)
+	searched, err := roots.Searched(e.env, t)
 	if err != nil {
-		return nil, err
+		return nil, targetErr(err)
 	}
 	graph, err := e.graph(&resolve.Manifest{})
 	if err != nil {
 		return nil, err
 	}
 	var out []*resolve.DepGraph
-	for _, root := range roots {
+	for _, root := range searched {
 		rec, err := install.ReadReceipts(root.Dir)
 		if err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 )
@@ -57,11 +58,11 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 		return describeDir(ctx, r.Arg)
 	}
 	if !r.Published && !strings.ContainsAny(r.Arg, "@/:") {
-		roots, err := SearchedRoots(e.env, e.opts.Target)
+		searched, err := roots.Searched(e.env, e.opts.Target)
 		if err != nil {
-			return nil, err
+			return nil, targetErr(err)
 		}
-		found, err := install.Describe(ctx, roots, r.Arg)
+		found, err := install.Describe(ctx, searched, r.Arg)
 		if err != nil {
 			return nil, err
 		}

@@ -14,8 +14,8 @@
 // Requests that change what is installed embed the shared options:
 // Consent (grants, experimental skills), Checks (minimum tier and the
 // refusals that may be let pass) and Resolution (pre-releases, the sparse
-// index); the Engine's Options.Target names the roots (a ListRequest may
-// name others: a server lists the roots a request asks about) and its
+// index); the Engine's Options.Target names the roots (a roots.Target:
+// package install/roots decides which roots it names) and its
 // Options.Manifest the project. What an operation reports besides its
 // result (warnings, notes, install stages, plans, decisions) goes to one
 // slog.Logger, Options.Log (EventKey).
@@ -80,10 +80,9 @@
 // shares TrustKey's request and result; DependencyGraphs takes a
 // GraphRequest and returns a *GraphResult; LoadPolicy takes a
 // PolicyRequest and returns a *PolicyChoice.
-// SearchedRoots is no operation: it states one default (the roots read)
-// for a front end that needs it before or beside an operation; the
-// project's files are resolve.FindManifest's and the environment
-// hosts.ProcessEnv's.
+// The roots read, for a front end that needs them before or beside an
+// operation, are roots.Searched's; the project's files are
+// resolve.FindManifest's and the environment hosts.ProcessEnv's.
 //
 // The packages underneath (install, registry, resolve, tiers, sign) stay
 // available for what the Engine does not cover.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
@@ -97,7 +98,7 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 		// gives the built-in one).
 		rep.Problems = append(rep.Problems, err)
 	}
-	if h, err := defaultHost(env, e.opts.Host); err != nil {
+	if h, err := roots.DefaultHost(env, e.opts.Host); err != nil {
 		rep.Problems = append(rep.Problems, err)
 	} else {
 		rep.Host = h
@@ -146,8 +147,8 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 				}
 			}
 			rep.Project = p
-			if placed, err := projectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
-				rep.Problems = append(rep.Problems, err)
+			if placed, err := roots.Project(env, roots.Target{}, p.Manifest, e.opts.Host); err != nil {
+				rep.Problems = append(rep.Problems, targetErr(err))
 			} else {
 				rep.Drift = install.LockDrifts(ctx, p.Manifest.File, p.LockFile, p.prev, placed.Roots)
 			}

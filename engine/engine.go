@@ -14,9 +14,9 @@ import (
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/auditor"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/policycheck"
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
 )
@@ -54,11 +54,13 @@ type Options struct {
 	// A zero Env means the process's, with the user's hosts file.
 	Env hosts.Env
 	// Host is the configured default host (the configuration's host:).
-	// "" lets defaultHost choose.
+	// "" lets roots.DefaultHost choose.
 	Host install.HostID
-	// Target chooses the roots written to; zero means the default host's
-	// user roots (see Engine.Roots).
-	Target Target
+	// Target chooses the roots written to and read; zero leaves them to
+	// package roots' defaults: the default host's user roots for an
+	// install (roots.DefaultHost), every host's roots for the reads
+	// (roots.Searched) and for update and remove (roots.Holding).
+	Target roots.Target
 	// Manifest and Lock are the project's files, as resolve.FindManifest picks
 	// them ("" looks for skills.yaml, else gaia-agent.yaml, here, and the
 	// lock beside the manifest): the project that Install without
@@ -99,48 +101,6 @@ type Options struct {
 	// LockWait bounds the wait for another skillpm on a root; 0 means
 	// install.DefaultLockWait.
 	LockWait time.Duration
-}
-
-// Target names the roots an operation writes to: custom root directories,
-// or the roots of hosts at a scope.
-type Target struct {
-	// Hosts are host ids of the hosts table (a value may list several,
-	// comma-separated); none means the default host.
-	Hosts []string
-	// Scope is "user" or "project"; "" means user (a project's manifest
-	// chooses its own, see Install).
-	Scope string
-	// Roots are custom root directories; they win over Hosts and Scope.
-	Roots []string
-	// Placement is how the roots reach the hosts (install.PlaceRoots).
-	// Roots, projectRoots and the reads take "" as install.PlaceCopy
-	// (each host's own root); the operations that install take "" as the
-	// project manifest's link:, else Options.Link, else install.PlaceAuto
-	// (see Placement).
-	Placement install.Placement
-}
-
-// empty reports whether t names nothing, so defaults apply.
-func (t Target) empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
-
-// placement is how an install reaches t's hosts: t.Placement when set,
-// else link: from the project manifest m (nil outside a project), else
-// configured (the configuration's link:), else install.PlaceAuto, which
-// keeps the mode the roots have.
-func placement(t Target, m *resolve.Manifest, configured *bool) install.Placement {
-	link := configured
-	if m != nil && m.Link != nil {
-		link = m.Link
-	}
-	switch {
-	case t.Placement != "":
-		return t.Placement
-	case link == nil:
-		return install.PlaceAuto
-	case *link:
-		return install.PlaceLink
-	}
-	return install.PlaceCopy
 }
 
 // Engine runs skillpm's operations with one set of Options. It is safe

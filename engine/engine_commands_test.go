@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/sign"
@@ -248,7 +249,7 @@ func TestAdd(t *testing.T) {
 		t.Fatalf("update in the project with Breaking: %+v, %v", up, err)
 	}
 	// Roots named are no project: its ranges cannot move there.
-	opts.Target = engine.Target{Roots: []string{t.TempDir()}}
+	opts.Target = roots.Target{Roots: []string{t.TempDir()}}
 	if _, err := inProject(t, opts, manifest).Update(ctx, engine.UpdateRequest{Breaking: true}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("Breaking with roots named: %v, want ErrInvalidRequest", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/sign"
 )
@@ -32,7 +33,7 @@ func TestInstallLinks(t *testing.T) {
 	}
 	rec := &recorder{level: slog.LevelInfo}
 	opts.Log = slog.New(rec)
-	opts.Target = engine.Target{Hosts: []string{"claude", "codex"}, Placement: install.PlaceLink}
+	opts.Target = roots.Target{Hosts: []string{"claude", "codex"}, Placement: install.PlaceLink}
 	e, err = engine.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +56,7 @@ func TestInstallLinks(t *testing.T) {
 		t.Fatalf("installed into %d roots, want the copy's and the link's", len(res.Roots))
 	}
 	// Nothing said: the root holds links, so the install keeps linking.
-	opts.Target = engine.Target{Hosts: []string{"claude"}}
+	opts.Target = roots.Target{Hosts: []string{"claude"}}
 	if e, err = engine.Open(ctx, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 )
@@ -31,7 +32,7 @@ func TestDefaultHostSeveral(t *testing.T) {
 	}
 	for _, h := range []string{"claude", "agents"} {
 		hopts := opts
-		hopts.Target = engine.Target{Hosts: []string{h}}
+		hopts.Target = roots.Target{Hosts: []string{h}}
 		he, err := engine.Open(ctx, hopts)
 		if err != nil {
 			t.Fatal(err)
@@ -210,7 +211,7 @@ func TestList(t *testing.T) {
 	if len(got.Skills) != 1 || got.Skills[0].Name != "notes" || !got.Skills[0].Managed || got.Skills[0].Root.Dir != res.Roots[0].Root.Dir {
 		t.Fatalf("listed %+v, installed into %s", got.Skills, res.Roots[0].Root.Dir)
 	}
-	opts.Target = engine.Target{Scope: "galaxy"}
+	opts.Target = roots.Target{Scope: "galaxy"}
 	galaxy, err := engine.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

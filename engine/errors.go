@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
@@ -116,6 +118,16 @@ func invalid(err error) error {
 	return &invalidError{err}
 }
 
+// targetErr is err from package roots, with a target the hosts table
+// cannot place (roots.ErrInvalidTarget) marked ErrInvalidRequest: the
+// Target is one of the Options, and a bad option is ErrInvalidRequest.
+func targetErr(err error) error {
+	if errors.Is(err, roots.ErrInvalidTarget) {
+		return invalid(err)
+	}
+	return err
+}
+
 // markedError adds a sentinel to err without changing its message.
 type markedError struct {
 	err  error
@@ -142,20 +154,6 @@ func mark(sentinel, err error) error {
 	}
 	return &markedError{err: err, mark: sentinel}
 }
-
-// SeveralHostsError means no host was named and skills are installed for
-// several hosts, so the default host cannot be chosen.
-type SeveralHostsError struct {
-	// Hosts are the ids of the hosts holding skills, sorted.
-	Hosts []string
-}
-
-func (e *SeveralHostsError) Error() string {
-	return "several hosts hold skills: " + strings.Join(e.Hosts, ", ")
-}
-
-// Class is errdef.Usage: the request must name a host.
-func (e *SeveralHostsError) Class() errdef.Class { return errdef.Usage }
 
 // errAuditBlocked means the static audit blocks a skill at the tier it
 // claims, so it is not published.

@@ -19,6 +19,7 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
@@ -103,7 +104,7 @@ func BenchmarkFaults(b *testing.B) {
 		}
 		// Installs go to home/root; the project is home/skills.yaml.
 		e, err := engine.Open(ctx, engine.Options{Client: c, PolicyFile: policy, Env: hosts.Env{Home: home, Cwd: home},
-			Target: engine.Target{Roots: []string{filepath.Join(home, "root")}}, Manifest: filepath.Join(home, "skills.yaml")})
+			Target: roots.Target{Roots: []string{filepath.Join(home, "root")}}, Manifest: filepath.Join(home, "skills.yaml")})
 		if err != nil {
 			b.Fatal(err)
 		}

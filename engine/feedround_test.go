@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/internal/registrytest"
 	"github.com/skillpm/skillpm/registry"
 	"oras.land/oras-go/v2/registry/remote/credentials"
@@ -39,7 +40,7 @@ func TestFeedInFirstRound(t *testing.T) {
 		}
 		e, err := engine.Open(ctx, engine.Options{Client: c, Source: host + "/round", PolicyFile: filepath.Join(work, "policy.yaml"),
 			// Installs go to work/root.
-			Env: hosts.Env{Home: work, Cwd: work}, Target: engine.Target{Roots: []string{filepath.Join(work, "root")}}})
+			Env: hosts.Env{Home: work, Cwd: work}, Target: roots.Target{Roots: []string{filepath.Join(work, "root")}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -140,10 +141,11 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 }
 
 // place returns p's roots after sending its notes (a host given a copy
-// where a link was asked for, and why) to Options.Log.
+// where a link was asked for, and why) to Options.Log; err is from
+// package roots (targetErr).
 func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 	if err != nil {
-		return nil, err
+		return nil, targetErr(err)
 	}
 	for _, n := range p.Notes {
 		e.note("note: " + n)
@@ -153,20 +155,20 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 
 // Install resolves, verifies and installs what r names (or the project)
 // as `skillpm install` does: references go to the roots of the target
-// (without hosts or roots named: defaultHost's user roots, or when
+// (without hosts or roots named: roots.DefaultHost's user roots, or when
 // several hosts hold skills, each of those hosts' user roots, with a
-// note saying so); a project goes to projectRoots and its lock is
+// note saying so); a project goes to roots.Project and its lock is
 // written only when it changed.
 // Nothing is written when anything is refused.
 func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result, error) {
 	t := e.opts.Target
-	roots := r.Roots
+	into := r.Roots
 	var err error
-	if len(roots) == 0 && len(r.Refs) > 0 {
+	if len(into) == 0 && len(r.Refs) > 0 {
 		def := e.opts.Host
 		if len(t.Hosts) == 0 && len(t.Roots) == 0 {
-			var several *SeveralHostsError
-			def, err = defaultHost(e.env, e.opts.Host)
+			var several *roots.SeveralHostsError
+			def, err = roots.DefaultHost(e.env, e.opts.Host)
 			switch {
 			case errors.As(err, &several):
 				// The user's agents read skills where skillpm put them
@@ -176,11 +178,9 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 			case err != nil:
 				return nil, err
 			}
-		} else if def == "" {
-			def = install.DefaultHost
 		}
-		t.Placement = placement(t, nil, e.opts.Link)
-		if roots, err = e.place(placedRoots(e.env, t, def)); err != nil {
+		t.Placement = roots.Placement(t, nil, e.opts.Link)
+		if into, err = e.place(roots.Placed(e.env, t, def)); err != nil {
 			return nil, err
 		}
 	}
@@ -208,13 +208,13 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 			return nil, err
 		}
 		defer done()
-		if len(roots) == 0 {
-			t.Placement = placement(t, m, e.opts.Link)
-			if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
+		if len(into) == 0 {
+			t.Placement = roots.Placement(t, m, e.opts.Link)
+			if into, err = e.place(roots.Project(e.env, t, m, e.opts.Host)); err != nil {
 				return nil, err
 			}
 		}
-		if stale := staleLock(prev, roots); len(stale) > 0 {
+		if stale := staleLock(prev, into); len(stale) > 0 {
 			msg := fmt.Sprintf("%s is older than the installed skills (run skillpm update to move it):", lpath)
 			for _, s := range stale {
 				msg += "\n  " + s
@@ -224,7 +224,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 	} else {
 		var cache *gitFetches
 		var dirs []string
-		held := heldLocals(roots)
+		held := heldLocals(into)
 		var dirAt []int
 		for _, a := range r.Refs {
 			ref, perr := source.ParseRef(a)
@@ -296,7 +296,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 	if err != nil {
 		return nil, err
 	}
-	opts, err := e.options(ctx, roots, &r)
+	opts, err := e.options(ctx, into, &r)
 	if err != nil {
 		return nil, err
 	}

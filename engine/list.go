@@ -2,65 +2,15 @@ package engine
 
 import (
 	"context"
-	"errors"
 
-	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// SearchedRoots returns the roots read by list and the operations that
-// look at what is installed: t's custom roots; else, with hosts, each
-// host's view (every root it reads, its own and other hosts', in its
-// precedence order); else every host's own roots, each directory once.
-// t's scope keeps one scope; project scope for a host without project
-// roots is ErrInvalidRequest.
-func SearchedRoots(env hosts.Env, t Target) ([]install.Root, error) {
-	if len(t.Roots) > 0 {
-		p, err := placedRoots(env, t, install.DefaultHost)
-		if err != nil {
-			return nil, err
-		}
-		return p.Roots, nil
-	}
-	if t.Scope != "" {
-		if _, err := install.ParseScope(t.Scope); err != nil {
-			return nil, invalid(err)
-		}
-	}
-	var all []install.Root
-	if len(t.Hosts) == 0 {
-		all = install.AllSearchRoots(env)
-	} else {
-		hs, err := hostList(env, t.Hosts, "")
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hs {
-			if t.Scope == string(install.ScopeProject) {
-				if _, err := install.RootDir(h, install.ScopeProject, env); errors.Is(err, hosts.ErrNoProjectRoot) {
-					return nil, invalid(err)
-				}
-			}
-			roots, err := install.SearchRoots(h, env)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, roots...)
-		}
-	}
-	var out []install.Root
-	for _, r := range all {
-		if t.Scope == "" || string(r.Scope) == t.Scope {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
 // ListResult is what List found.
 type ListResult struct {
-	// Skills are the skills in the roots read (SearchedRoots), with
+	// Skills are the skills in the roots read (roots.Searched), with
 	// their status and root.
 	Skills []install.Listed
 	// Pending describes the transactions a crash left unfinished in the
@@ -78,13 +28,13 @@ type ListResult struct {
 type ListRequest struct{}
 
 // List reads what is installed in the roots the Engine's Target names
-// (SearchedRoots), as `skillpm list` does.
+// (roots.Searched), as `skillpm list` does.
 func (e *Engine) List(ctx context.Context, _ ListRequest) (*ListResult, error) {
-	roots, err := SearchedRoots(e.env, e.opts.Target)
+	searched, err := roots.Searched(e.env, e.opts.Target)
 	if err != nil {
-		return nil, err
+		return nil, targetErr(err)
 	}
-	items, err := install.ListWith(ctx, roots, e.env.Table())
+	items, err := install.ListWith(ctx, searched, e.env.Table())
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +42,7 @@ func (e *Engine) List(ctx context.Context, _ ListRequest) (*ListResult, error) {
 		return nil, err
 	}
 	out := &ListResult{Skills: items}
-	for _, r := range roots {
+	for _, r := range searched {
 		if p, err := install.PendingIn(r.Dir); err == nil && p != nil {
 			out.Pending = append(out.Pending, p.String())
 		}
@@ -100,7 +50,7 @@ func (e *Engine) List(ctx context.Context, _ ListRequest) (*ListResult, error) {
 	if len(items) > 0 {
 		// What a list cannot check (no cached feed, a broken policy) it
 		// says, and lists.
-		found, why, err := e.cachedAdvisories(ctx, roots)
+		found, why, err := e.cachedAdvisories(ctx, searched)
 		if err != nil {
 			why = err.Error()
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/catalog"
@@ -27,7 +28,7 @@ import (
 // When the Engine's project manifest (Options.Manifest) is found and its
 // Target names no custom roots, the skills the manifest asks for are
 // checked in the project's roots; otherwise the skills installed by name
-// in the roots the Target searches (SearchedRoots).
+// in the roots the Target searches (roots.Searched).
 type OutdatedRequest struct {
 	// Prerelease counts pre-releases as wanted and latest.
 	Prerelease bool
@@ -81,11 +82,11 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 
 // outdatedProject checks the skills p's manifest asks for, installed in
 // the first of the project's roots holding each.
-func (e *Engine) outdatedProject(ctx context.Context, p *Project, t Target, pre bool) ([]install.OutdatedSkill, error) {
+func (e *Engine) outdatedProject(ctx context.Context, p *Project, t roots.Target, pre bool) ([]install.OutdatedSkill, error) {
 	m := p.Manifest
-	placed, err := projectRoots(e.env, t, m, e.opts.Host)
+	placed, err := roots.Project(e.env, t, m, e.opts.Host)
 	if err != nil {
-		return nil, err
+		return nil, targetErr(err)
 	}
 	graph, err := e.graph(m)
 	if err != nil {
@@ -190,10 +191,10 @@ func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fr
 // outdatedInstalled checks the skills installed in the roots t searches:
 // by name, from git, from a folder (built again), and the dependencies
 // they pulled in (what an update of the root resolves: rootUpdateLock).
-func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]install.OutdatedSkill, error) {
-	roots, err := SearchedRoots(e.env, t)
+func (e *Engine) outdatedInstalled(ctx context.Context, t roots.Target, pre bool) ([]install.OutdatedSkill, error) {
+	searched, err := roots.Searched(e.env, t)
 	if err != nil {
-		return nil, err
+		return nil, targetErr(err)
 	}
 	graph, err := e.graph(&resolve.Manifest{File: "the receipts"})
 	if err != nil {
@@ -202,7 +203,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t Target, pre bool) ([]i
 	var rows []install.OutdatedSkill
 	b := e.localBuilds()
 	defer b.close()
-	for _, root := range roots {
+	for _, root := range searched {
 		rec, err := install.ReadReceipts(root.Dir)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/resolve"
@@ -33,7 +34,7 @@ type applyRequest struct {
 }
 
 // apply locks the manifest in r.Data with r.Prev's versions preferred,
-// installs that lock into the project's roots (projectRoots; verified,
+// installs that lock into the project's roots (roots.Project; verified,
 // checked and consented as Install does) unless NoInstall, and only then
 // writes the manifest and the lock together (saveProject). Nothing is
 // written when anything fails or is refused, or with DryRun. Failures to
@@ -77,22 +78,22 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 		}
 		return nil, lock, nil
 	}
-	roots := r.Roots
-	if len(roots) == 0 {
+	into := r.Roots
+	if len(into) == 0 {
 		t := e.opts.Target
-		t.Placement = placement(t, m, e.opts.Link)
-		if roots, err = e.place(projectRoots(e.env, t, m, e.opts.Host)); err != nil {
+		t.Placement = roots.Placement(t, m, e.opts.Link)
+		if into, err = e.place(roots.Project(e.env, t, m, e.opts.Host)); err != nil {
 			return nil, nil, err
 		}
 	}
-	opts, err := e.options(ctx, roots, &r.InstallRequest)
+	opts, err := e.options(ctx, into, &r.InstallRequest)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts.Local = locals
 	opts.Hide = e.hideYanked(graph)
 	opts.Check = e.checkAdvisories
-	for _, rt := range roots {
+	for _, rt := range into {
 		if r.DryRun {
 			break // a dry run writes nothing, not even the roots' parents
 		}

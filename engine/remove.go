@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -60,24 +61,20 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 		return e.removeProject(ctx, r)
 	}
 	out := &RemoveResult{}
-	roots, all := r.Roots, false
-	if len(roots) == 0 {
-		def := e.opts.Host
-		if def == "" {
-			def = install.DefaultHost
-		}
+	from, all := r.Roots, false
+	if len(from) == 0 {
 		var err error
-		if roots, all, err = rootsHolding(e.env, e.opts.Target, def, r.Names); err != nil {
-			return out, err
+		if from, all, err = roots.Holding(e.env, e.opts.Target, e.opts.Host, r.Names); err != nil {
+			return out, targetErr(err)
 		}
-		if all && len(roots) == 0 {
+		if all && len(from) == 0 {
 			return out, e.notInstalled(r.Names)
 		}
 	}
 	// Links go before the copies they point to, which go with their last
 	// link or are refused while linked.
-	roots = slices.Clone(roots)
-	slices.SortStableFunc(roots, func(a, b install.Root) int {
+	from = slices.Clone(from)
+	slices.SortStableFunc(from, func(a, b install.Root) int {
 		la, lb := install.HoldsLinks(a.Dir), install.HoldsLinks(b.Dir)
 		switch {
 		case la && !lb:
@@ -92,7 +89,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 		opts.LockWait = e.opts.LockWait
 	}
 	opts.AgentsRoots = install.AgentsRoots(e.env)
-	for _, root := range roots {
+	for _, root := range from {
 		here := r.Names
 		if all {
 			// Every root that holds any of them loses what it holds.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 )
@@ -81,9 +82,9 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 	}
 	m.Dir = p.Manifest.Dir
 	out.Lock = keepNeeded(p.prev, m)
-	placed, err := projectRoots(e.env, e.opts.Target, p.Manifest, e.opts.Host)
+	placed, err := roots.Project(e.env, e.opts.Target, p.Manifest, e.opts.Host)
 	if err != nil {
-		return nil, err
+		return nil, targetErr(err)
 	}
 	opts := r.Options
 	opts.Prune = true

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -69,21 +70,17 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	if r.Breaking || r.Latest {
 		return nil, fmt.Errorf("%w: Breaking and Latest move a project manifest's ranges, and there is no project here", ErrInvalidRequest)
 	}
-	roots := r.Roots
+	into := r.Roots
 	all := false
-	if len(roots) == 0 {
-		def := e.opts.Host
-		if def == "" {
-			def = install.DefaultHost
-		}
+	if len(into) == 0 {
 		var err error
 		// An update keeps how each root holds its skills (copies or
 		// links) unless told otherwise.
-		t.Placement = placement(t, nil, e.opts.Link)
-		if roots, all, err = rootsHolding(e.env, t, def, r.Names); err != nil {
-			return nil, err
+		t.Placement = roots.Placement(t, nil, e.opts.Link)
+		if into, all, err = roots.Holding(e.env, t, e.opts.Host, r.Names); err != nil {
+			return nil, targetErr(err)
 		}
-		if all && len(roots) == 0 {
+		if all && len(into) == 0 {
 			if len(r.Names) > 0 {
 				return nil, e.notInstalled(r.Names)
 			}
@@ -95,7 +92,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	if err != nil {
 		return nil, err
 	}
-	opts, err := e.options(ctx, roots, &r.InstallRequest)
+	opts, err := e.options(ctx, into, &r.InstallRequest)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
@@ -208,8 +209,8 @@ func (h cliLog) WithGroup(string) slog.Handler { return h }
 
 // target is the engine's view of the root flags; --link, when given, is
 // its Placement.
-func (f *rootFlags) target() engine.Target {
-	t := engine.Target{Hosts: f.hosts, Scope: f.scope, Roots: f.roots}
+func (f *rootFlags) target() roots.Target {
+	t := roots.Target{Hosts: f.hosts, Scope: f.scope, Roots: f.roots}
 	if f.linkc != nil && f.linkc.Flags().Changed("link") {
 		t.Placement = install.PlaceCopy
 		if f.link {
@@ -226,7 +227,7 @@ func (f *rootFlags) target() engine.Target {
 func engineErr(g *globals, err error) (error, bool) {
 	var be *engine.BuildError
 	var ni *engine.NotInstalledError
-	var sh *engine.SeveralHostsError
+	var sh *roots.SeveralHostsError
 	switch {
 	case err == nil:
 		return nil, true

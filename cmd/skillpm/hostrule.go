@@ -9,12 +9,13 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/roots"
 )
 
 // rootsErr gives the engine's root errors their exit codes: usage for a
 // bad host, scope or root and for several hosts to choose from.
 func rootsErr(g *globals, err error) error {
-	var sh *engine.SeveralHostsError
+	var sh *roots.SeveralHostsError
 	switch {
 	case err == nil:
 		return nil

@@ -10,7 +10,7 @@ import (
 )
 
 // The one place the engine's shared request options (engine.Consent,
-// engine.Checks, engine.Resolution; engine.Target is rootFlags') meet the
+// engine.Checks, engine.Resolution; roots.Target is rootFlags') meet the
 // command line: one function binds each struct to its flags, and a
 // command with the knobs embeds the struct in its request whole, so that
 // no command declares these flags itself or copies them field by field
@@ -96,7 +96,7 @@ func bindPolicy(fs *pflag.FlagSet, p *policyOption, usage string) {
 }
 
 // bindHosts binds the repeatable --host of the commands that act on
-// several hosts' roots (engine.Target.Hosts).
+// several hosts' roots (roots.Target.Hosts).
 func bindHosts(fs *pflag.FlagSet, hosts *[]string) {
 	fs.StringArrayVar(hosts, "host", nil, "agent `HOST` whose roots to use, one of those skillpm hosts lists (repeatable)")
 	markShared(fs, "host")

@@ -30,8 +30,8 @@ var layers = [][]string{
 	// Trust policy and resolution; the registry as the resolver sees it
 	// and under a trust policy.
 	{"tiers", "resolve", "registry/catalog", "registry/policycheck", "registry/sparse", "registry/advisory"},
-	// Installs and the workflow runner.
-	{"install", "install/auditor", "asf"},
+	// Installs, the roots a request names, and the workflow runner.
+	{"install", "install/auditor", "install/roots", "asf"},
 	// The engine: the decisions the front ends share. The module root
 	// holds no Go code (TestRootHasNoGo).
 	{"engine"},
