@@ -161,17 +161,6 @@ func (e *SeveralHostsError) Class() errdef.Class { return errdef.Usage }
 // claims, so it is not published.
 var errAuditBlocked = errdef.New(errdef.Trust, "the audit blocks it")
 
-var (
-	// ErrNotSigned means no signature is attached to a version.
-	ErrNotSigned = errdef.New(errdef.Trust, "not signed")
-	// ErrNoVerifiedSignature means signatures are attached but none
-	// verifies with the trust material.
-	ErrNoVerifiedSignature = errdef.New(errdef.Trust, "no signature verifies")
-	// ErrBelowMinTier means a version's effective tier is below the
-	// minimum asked for.
-	ErrBelowMinTier = errdef.New(errdef.Trust, "below the minimum tier")
-)
-
 // errUnreadableSkill means a directory holds no skill that can be read,
 // even leniently (no SKILL.md, or front matter that does not parse).
 var errUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")
