@@ -14,16 +14,11 @@ var (
 	// ErrInvalidRequest means an option or argument of a request is
 	// malformed or contradicts another: fix the request.
 	ErrInvalidRequest = errdef.New(errdef.Usage, "invalid request")
-	// ErrNoManifest means a project operation found no project manifest.
-	ErrNoManifest = errdef.New(errdef.Usage, "no project manifest")
 	// errNoSuchSkill means a source holds no skill of the name asked for.
 	errNoSuchSkill = errdef.New(errdef.NotFound, "no such skill")
 	// errUntrustedCommit means a git commit's signature could not be
 	// turned into a signer identity.
 	errUntrustedCommit = errdef.New(errdef.Trust, "untrusted commit signature")
-	// ErrLockMismatch means a frozen install found the lock disagreeing
-	// with what a git reference holds.
-	ErrLockMismatch = errdef.New(errdef.Conflict, "lock mismatch")
 	// errGit marks failures of fetching or exporting a git reference; the
 	// gitsource error is wrapped beside it.
 	errGit = errdef.New(errdef.Registry, "git source")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 
 	"github.com/skillpm/skillpm/install"
@@ -40,7 +39,7 @@ type LockResult struct {
 // installing nothing, as `skillpm lock` does: versions already locked are
 // kept while they satisfy every requirement, git references are fetched
 // and built so their commits and trees lock, and the file is written only
-// when its bytes change. A manifest that does not exist is ErrNoManifest;
+// when its bytes change. A manifest that does not exist is resolve.ErrNoManifest;
 // a lock that does not parse is resolve.ErrInvalidLock; a resolution
 // failure is an *InstallError.
 func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
@@ -49,8 +48,8 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	}
 	mpath, lpath := resolve.FindManifest(e.opts.Manifest, e.opts.Lock)
 	m, err := resolve.ReadManifest(ctx, mpath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)
+	if errors.Is(err, resolve.ErrNoManifest) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, invalid(err)

@@ -68,6 +68,11 @@ var (
 	// not parse or breaks its schema; see [*FileError] for the position.
 	ErrInvalidManifest = errdef.New(errdef.Validation, "invalid project manifest")
 
+	// ErrNoManifest reports a project manifest that does not exist where
+	// a project operation looked ([ReadManifest]); it comes with
+	// fs.ErrNotExist.
+	ErrNoManifest = errdef.New(errdef.Usage, "no project manifest")
+
 	// ErrInvalidLock reports a skills.lock that does not parse or breaks
 	// its schema; see [*FileError] for the position.
 	ErrInvalidLock = errdef.New(errdef.Validation, "invalid lockfile")
@@ -76,6 +81,11 @@ var (
 	// that resolving again would change, when it must not (--frozen). See
 	// [*StaleError].
 	ErrLockStale = errdef.New(errdef.Resolution, "the lock is out of date")
+
+	// ErrLockMismatch reports a frozen install that found the lock
+	// disagreeing with what a git reference holds (no entry, another
+	// commit or tree).
+	ErrLockMismatch = errdef.New(errdef.Conflict, "lock mismatch")
 
 	// ErrNameConflict reports a solution holding two skills with the same
 	// name from different repositories: an install root holds one skill per

@@ -139,12 +139,16 @@ func readProjectFile(path string, max int64, sentinel error) ([]byte, error) {
 
 // ReadManifest reads a project manifest: a gaia-agent.yaml (by its file
 // name, .yml too) with [ParseAgentManifest], anything else with
-// [ParseManifest]. Its Dir is the file's directory.
+// [ParseManifest]. Its Dir is the file's directory. A file that does not
+// exist is ErrNoManifest (and fs.ErrNotExist).
 func ReadManifest(ctx context.Context, path string) (*Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	data, err := readProjectFile(path, MaxManifestBytes, ErrInvalidManifest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, path, err)
+	}
 	if err != nil {
 		return nil, err
 	}

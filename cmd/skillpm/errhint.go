@@ -200,7 +200,7 @@ func sentinelHints() []flagHint {
 		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
 		{hosts.ErrNoUserRoot, "install with --scope project, or into a directory with --root DIR"},
 		{tiers.ErrSignerChanged, "if the change is expected, rerun with --allow-signer-change"},
-		{engine.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
+		{resolve.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
 		{asf.ErrNoStateRoot, "pass --state-root DIR or --state FILE"},
 		{asf.ErrNoSettingsPath, "pass --settings FILE or --scope project"},
 		{asf.ErrWorkflowRunning, "--force replaces it"},
