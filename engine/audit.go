@@ -289,7 +289,7 @@ func (e *Engine) attestAudit(ctx context.Context, s *AuditedSkill, opts sign.Sig
 	}
 	ref, err := s.repo.AttachBundle(ctx, desc, sig.Bundle, registry.AttachOptions{Created: created, PredicateType: attest.PredicateType})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", s.Path, ErrAttestationNotAttached, err)
+		return nil, fmt.Errorf("%s: %w: %w", s.Path, registry.ErrAttestationNotAttached, err)
 	}
 	return &registry.AuditAttestation{Attached: registry.Attached{Name: s.Manifest.Metadata.Name, Version: s.Manifest.Metadata.Version,
 		Repository: s.repo.Location().String(), Digest: desc.Digest.String(), Signer: sig.Identity, Referrer: ref.Digest.String()}, Predicate: p}, nil

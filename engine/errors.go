@@ -168,9 +168,6 @@ var (
 	// ErrAttestVersion means an audit attestation was asked for what is
 	// not one published version (a directory, several skills).
 	ErrAttestVersion = errdef.New(errdef.Usage, "an audit attestation is about one published version")
-	// ErrAttestationNotAttached means an audit attestation was signed but
-	// attaching it to the version failed; signing again is safe.
-	ErrAttestationNotAttached = errdef.New(errdef.Registry, "the audit attestation is signed but could not be attached")
 )
 
 // ErrNoSkillDirs means no skill directory could be listed below a
@@ -207,13 +204,3 @@ func (e *skillDirsError) Class() errdef.Class {
 
 // Unwrap returns the walk's failure.
 func (e *skillDirsError) Unwrap() error { return e.err }
-
-// ErrNotPublisher means a status change (yank, deprecate) was signed
-// with a key that did not sign the version: only its publisher may
-// change it.
-var ErrNotPublisher = errdef.New(errdef.Trust, "not the publisher")
-
-// ErrRevoked means a version an obeyed advisory withdraws (malicious or
-// revoked) was about to be installed or locked: a lock does not make a
-// revoked digest safe.
-var ErrRevoked = errdef.New(errdef.Trust, "withdrawn by an advisory")

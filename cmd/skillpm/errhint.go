@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -206,9 +207,9 @@ func sentinelHints() []flagHint {
 		{asf.ErrWorkflowRunning, "--force replaces it"},
 		{asf.ErrNotCurrentStep, "--force skips ahead to the step named"},
 		{asf.ErrSkillNotFound, "--skills-root DIR searches a directory of skills first"},
-		{engine.ErrAttestationNotAttached, "run skillpm audit --sign again"},
-		{engine.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
-		{engine.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
+		{registry.ErrAttestationNotAttached, "run skillpm audit --sign again"},
+		{advisory.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
+		{registry.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
 		{registry.ErrNoIndex, "a maintainer builds it with skillpm index build --registry SOURCE (--sign --key K signs it)"},
 	}
 }
