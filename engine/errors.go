@@ -161,10 +161,6 @@ var errAuditBlocked = errdef.New(errdef.Trust, "the audit blocks it")
 var errUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")
 
 var (
-	// ErrAuditFailed means the static audit could not run on a skill (a
-	// directory that is not there or not readable); the cause is wrapped
-	// beside it and gives the class.
-	ErrAuditFailed = errdef.New(errdef.Internal, "the audit could not run")
 	// ErrAttestVersion means an audit attestation was asked for what is
 	// not one published version (a directory, several skills).
 	ErrAttestVersion = errdef.New(errdef.Usage, "an audit attestation is about one published version")

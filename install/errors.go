@@ -48,9 +48,11 @@ var (
 	// ErrNoAuditor reports an install with no Auditor and without
 	// NoAuditUnsafe: the library never skips the audit by omission.
 	ErrNoAuditor = errdef.New(errdef.Usage, "no auditor: set Options.Auditor (install/auditor), or NoAuditUnsafe to install without the static audit")
-	// ErrAuditFailed means the audit of a staged skill failed inside the
-	// auditor (it panicked): the skill is not installed, and nothing of
-	// the install is committed.
+	// ErrAuditFailed means the static audit failed on a skill: inside
+	// the auditor on a staged skill (it panicked), when the skill is not
+	// installed and nothing of the install is committed; or before it
+	// could run, as when an audit of a directory cannot read it (the
+	// cause is wrapped beside it).
 	ErrAuditFailed = errdef.New(errdef.Internal, "the audit failed on this skill")
 	// ErrGaiaRefused means a skill to install for GAIA declares what
 	// GAIA's loader refuses (skill.GaiaRefusals): GAIA would not load it.
