@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"fmt"
-	"os"
-	"slices"
 	"strings"
 
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
@@ -48,49 +44,6 @@ func (e *BuildError) Class() errdef.Class { return errdef.Validation }
 
 // Unwrap returns the build failure.
 func (e *BuildError) Unwrap() error { return e.Err }
-
-// NotInstalledError names skills an update was asked for that no root
-// holds, and the roots looked in.
-type NotInstalledError struct {
-	// Names are the skills asked for.
-	Names []string
-	// looked are the roots read.
-	looked []string
-}
-
-func (e *NotInstalledError) Error() string {
-	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.looked) + ")"
-}
-
-// maxRootsShown is how many roots a message names before it counts the
-// rest: every host's roots are well over a hundred folders, which made
-// one unreadable line.
-const maxRootsShown = 4
-
-// rootsLooked words the roots a search read for a message: the first
-// few and how many more (those that exist first, as the ones a user
-// would look at).
-func rootsLooked(dirs []string) string {
-	if len(dirs) <= maxRootsShown {
-		return strings.Join(dirs, ", ")
-	}
-	sorted := slices.Clone(dirs)
-	slices.SortStableFunc(sorted, func(a, b string) int {
-		_, ea := os.Stat(a)
-		_, eb := os.Stat(b)
-		switch {
-		case ea == nil && eb != nil:
-			return -1
-		case ea != nil && eb == nil:
-			return 1
-		}
-		return 0
-	})
-	return fmt.Sprintf("%d roots: %s and %d more", len(dirs), strings.Join(sorted[:maxRootsShown], ", "), len(dirs)-maxRootsShown)
-}
-
-// Unwrap returns install.ErrNotInstalled.
-func (e *NotInstalledError) Unwrap() error { return install.ErrNotInstalled }
 
 // invalidError marks err as ErrInvalidRequest without changing its
 // message.

@@ -225,7 +225,7 @@ func (f *rootFlags) target() engine.Target {
 // false for the errors it leaves to the command.
 func engineErr(g *globals, err error) (error, bool) {
 	var be *engine.BuildError
-	var ni *engine.NotInstalledError
+	var ni *install.NotInstalledError
 	var sh *engine.SeveralHostsError
 	switch {
 	case err == nil:
