@@ -69,7 +69,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	// What install verified of the entries that do not move is kept.
 	known := prev
 	if r.Upgrade {
-		if err := projectNames(mpath, m, prev, r.Names); err != nil {
+		if err := m.CheckSkills(prev, r.Names); err != nil {
 			return nil, err
 		}
 		prev = prev.Without(r.Names...)

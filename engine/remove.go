@@ -48,7 +48,7 @@ type RemoveResult struct {
 // in the lock only what the remaining skills reach, removes them and
 // what nothing else needs from the project's roots, and then writes the
 // manifest and the lock together (removeProject); a name the manifest
-// lacks is a *NotInProjectError.
+// lacks is a *resolve.NotInProjectError.
 //
 // Otherwise it uninstalls r.Names, root by root, each root in one
 // transaction: from the roots of the Engine's Target, or without one,

@@ -148,3 +148,20 @@ func (e *StaleError) Error() string {
 
 // Unwrap returns ErrLockStale.
 func (e *StaleError) Unwrap() error { return ErrLockStale }
+
+// NotInProjectError is a skill a project operation (a removal, an
+// update, a lock upgrade) was asked for that the project does not have
+// ([Manifest.CheckSkills], [Manifest.RequirementsNamed]): so that a front
+// end can answer a typo with the names it has.
+type NotInProjectError struct {
+	// Name is the skill asked for; Manifest the project manifest.
+	Name, Manifest string
+	// Have are the project's skills: the manifest's requirements (for a
+	// removal), or its skills' short names and the locked skills'.
+	Have []string
+}
+
+func (e *NotInProjectError) Error() string { return e.Name + " is not in " + e.Manifest }
+
+// Class is errdef.Usage: the request names a skill the project lacks.
+func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }

@@ -138,7 +138,7 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags, err error) error {
 	mpath, _ := lockPaths(f)
 	var ie *engine.InstallError
-	var nip *engine.NotInProjectError
+	var nip *resolve.NotInProjectError
 	switch {
 	case errors.As(err, &nip):
 		return notInProjectErr(nip)
