@@ -39,9 +39,9 @@ type LockResult struct {
 // installing nothing, as `skillpm lock` does: versions already locked are
 // kept while they satisfy every requirement, git references are fetched
 // and built so their commits and trees lock, and the file is written only
-// when its bytes change. A manifest that does not exist is resolve.ErrNoManifest;
-// a lock that does not parse is resolve.ErrInvalidLock; a resolution
-// failure is an *InstallError.
+// when its bytes change. A manifest that does not exist is
+// resolve.ErrNoManifest; a lock that does not parse is
+// resolve.ErrInvalidLock; a resolution failure is an *InstallError.
 func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if r.Upgrade && r.Frozen {
 		return nil, invalid(errors.New("upgrading and a frozen lock contradict each other"))
