@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -75,9 +76,9 @@ type AuditedSkill struct {
 // directory, or a published version pulled with the safe unpacker into a
 // temporary directory (exactly the files install would write), whose
 // verdict Sign attests; its failure to audit is returned (marked
-// ErrAuditFailed). Several paths, or Recursive, are directories audited
-// with one scanner, each failure recorded in its entry. Verdicts that
-// block are results, not errors.
+// install.ErrAuditFailed). Several paths, or Recursive, are directories
+// audited with one scanner, each failure recorded in its entry. Verdicts
+// that block are results, not errors.
 func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error) {
 	if len(r.Paths) == 1 && !r.Recursive {
 		s, err := e.auditOne(ctx, r)
@@ -95,7 +96,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	}
 	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
 	if err != nil {
-		return nil, mark(ErrAuditFailed, err)
+		return nil, mark(install.ErrAuditFailed, err)
 	}
 	// The skills are independent: they are audited concurrently, each
 	// into its place.
@@ -220,10 +221,10 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 	}
 	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
 	if err != nil {
-		return nil, mark(ErrAuditFailed, err)
+		return nil, mark(install.ErrAuditFailed, err)
 	}
 	if s.Report, s.Suggestion, err = scanFor(ctx, sc, dir, r.Suggest); err != nil {
-		return nil, mark(ErrAuditFailed, err)
+		return nil, mark(install.ErrAuditFailed, err)
 	}
 	if err := s.judge(r.Tier); err != nil {
 		return nil, err
@@ -289,7 +290,7 @@ func (e *Engine) attestAudit(ctx context.Context, s *AuditedSkill, opts sign.Sig
 	}
 	ref, err := s.repo.AttachBundle(ctx, desc, sig.Bundle, registry.AttachOptions{Created: created, PredicateType: attest.PredicateType})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", s.Path, ErrAttestationNotAttached, err)
+		return nil, fmt.Errorf("%s: %w: %w", s.Path, registry.ErrAttestationNotAttached, err)
 	}
 	return &registry.AuditAttestation{Attached: registry.Attached{Name: s.Manifest.Metadata.Name, Version: s.Manifest.Metadata.Version,
 		Repository: s.repo.Location().String(), Digest: desc.Digest.String(), Signer: sig.Identity, Referrer: ref.Digest.String()}, Predicate: p}, nil

@@ -259,7 +259,7 @@ func TestAdd(t *testing.T) {
 // several are audited in order with a summary and a missing one
 // refused; a published version is pulled and named NAME@VERSION; a
 // directory cannot be attested, and one that is not there is
-// ErrAuditFailed.
+// install.ErrAuditFailed.
 func TestAudit(t *testing.T) {
 	e, key, dir, _, done := exampleSetup()
 	t.Cleanup(done)
@@ -284,7 +284,7 @@ func TestAudit(t *testing.T) {
 	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{clean, "engine_commands_test.go"}}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a file among several: %v, want ErrInvalidRequest", err)
 	}
-	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{"./no-such-dir"}}); !errors.Is(err, engine.ErrAuditFailed) {
+	if _, err := e.Audit(ctx, engine.AuditRequest{Paths: []string{"./no-such-dir"}}); !errors.Is(err, install.ErrAuditFailed) {
 		t.Errorf("a directory that is not there: %v, want ErrAuditFailed", err)
 	}
 	signWith := func(context.Context) (sign.SignOptions, error) { return sign.SignOptions{Key: key.Key}, nil }

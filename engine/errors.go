@@ -2,12 +2,7 @@ package engine
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"slices"
-	"strings"
 
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/errdef"
 )
@@ -16,16 +11,11 @@ var (
 	// ErrInvalidRequest means an option or argument of a request is
 	// malformed or contradicts another: fix the request.
 	ErrInvalidRequest = errdef.New(errdef.Usage, "invalid request")
-	// ErrNoManifest means a project operation found no project manifest.
-	ErrNoManifest = errdef.New(errdef.Usage, "no project manifest")
 	// errNoSuchSkill means a source holds no skill of the name asked for.
 	errNoSuchSkill = errdef.New(errdef.NotFound, "no such skill")
 	// errUntrustedCommit means a git commit's signature could not be
 	// turned into a signer identity.
 	errUntrustedCommit = errdef.New(errdef.Trust, "untrusted commit signature")
-	// ErrLockMismatch means a frozen install found the lock disagreeing
-	// with what a git reference holds.
-	ErrLockMismatch = errdef.New(errdef.Conflict, "lock mismatch")
 	// errGit marks failures of fetching or exporting a git reference; the
 	// gitsource error is wrapped beside it.
 	errGit = errdef.New(errdef.Registry, "git source")
@@ -55,49 +45,6 @@ func (e *BuildError) Class() errdef.Class { return errdef.Validation }
 
 // Unwrap returns the build failure.
 func (e *BuildError) Unwrap() error { return e.Err }
-
-// NotInstalledError names skills an update was asked for that no root
-// holds, and the roots looked in.
-type NotInstalledError struct {
-	// Names are the skills asked for.
-	Names []string
-	// looked are the roots read.
-	looked []string
-}
-
-func (e *NotInstalledError) Error() string {
-	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.looked) + ")"
-}
-
-// maxRootsShown is how many roots a message names before it counts the
-// rest: every host's roots are well over a hundred folders, which made
-// one unreadable line.
-const maxRootsShown = 4
-
-// rootsLooked words the roots a search read for a message: the first
-// few and how many more (those that exist first, as the ones a user
-// would look at).
-func rootsLooked(dirs []string) string {
-	if len(dirs) <= maxRootsShown {
-		return strings.Join(dirs, ", ")
-	}
-	sorted := slices.Clone(dirs)
-	slices.SortStableFunc(sorted, func(a, b string) int {
-		_, ea := os.Stat(a)
-		_, eb := os.Stat(b)
-		switch {
-		case ea == nil && eb != nil:
-			return -1
-		case ea != nil && eb == nil:
-			return 1
-		}
-		return 0
-	})
-	return fmt.Sprintf("%d roots: %s and %d more", len(dirs), strings.Join(sorted[:maxRootsShown], ", "), len(dirs)-maxRootsShown)
-}
-
-// Unwrap returns install.ErrNotInstalled.
-func (e *NotInstalledError) Unwrap() error { return install.ErrNotInstalled }
 
 // invalidError marks err as ErrInvalidRequest without changing its
 // message.
@@ -159,32 +106,14 @@ func mark(sentinel, err error) error {
 // claims, so it is not published.
 var errAuditBlocked = errdef.New(errdef.Trust, "the audit blocks it")
 
-var (
-	// ErrNotSigned means no signature is attached to a version.
-	ErrNotSigned = errdef.New(errdef.Trust, "not signed")
-	// ErrNoVerifiedSignature means signatures are attached but none
-	// verifies with the trust material.
-	ErrNoVerifiedSignature = errdef.New(errdef.Trust, "no signature verifies")
-	// ErrBelowMinTier means a version's effective tier is below the
-	// minimum asked for.
-	ErrBelowMinTier = errdef.New(errdef.Trust, "below the minimum tier")
-)
-
 // errUnreadableSkill means a directory holds no skill that can be read,
 // even leniently (no SKILL.md, or front matter that does not parse).
 var errUnreadableSkill = errdef.New(errdef.Validation, "not a readable skill")
 
 var (
-	// ErrAuditFailed means the static audit could not run on a skill (a
-	// directory that is not there or not readable); the cause is wrapped
-	// beside it and gives the class.
-	ErrAuditFailed = errdef.New(errdef.Internal, "the audit could not run")
 	// ErrAttestVersion means an audit attestation was asked for what is
 	// not one published version (a directory, several skills).
 	ErrAttestVersion = errdef.New(errdef.Usage, "an audit attestation is about one published version")
-	// ErrAttestationNotAttached means an audit attestation was signed but
-	// attaching it to the version failed; signing again is safe.
-	ErrAttestationNotAttached = errdef.New(errdef.Registry, "the audit attestation is signed but could not be attached")
 )
 
 // ErrNoSkillDirs means no skill directory could be listed below a
@@ -221,13 +150,3 @@ func (e *skillDirsError) Class() errdef.Class {
 
 // Unwrap returns the walk's failure.
 func (e *skillDirsError) Unwrap() error { return e.err }
-
-// ErrNotPublisher means a status change (yank, deprecate) was signed
-// with a key that did not sign the version: only its publisher may
-// change it.
-var ErrNotPublisher = errdef.New(errdef.Trust, "not the publisher")
-
-// ErrRevoked means a version an obeyed advisory withdraws (malicious or
-// revoked) was about to be installed or locked: a lock does not make a
-// revoked digest safe.
-var ErrRevoked = errdef.New(errdef.Trust, "withdrawn by an advisory")

@@ -196,7 +196,7 @@ const (
 	// other skills of the project (add, remove) does.
 	gitKeep
 	// gitFrozen takes every commit from the lock; a reference the lock
-	// does not have is ErrLockMismatch.
+	// does not have is resolve.ErrLockMismatch.
 	gitFrozen
 )
 
@@ -247,7 +247,7 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		asked := ref
 		var locked []resolve.LockedSkill
 		if mode == gitFrozen && prev == nil {
-			return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
+			return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
 		}
 		if mode != gitResolve && prev != nil {
 			commit := ""
@@ -257,13 +257,13 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 					continue
 				}
 				if commit != "" && lr.Rev != commit {
-					return fail(mark(ErrLockMismatch, fmt.Errorf("%s: the lock has %s at two commits (%s, %s)", at, ref, commit, lr.Rev)))
+					return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: the lock has %s at two commits (%s, %s)", at, ref, commit, lr.Rev)))
 				}
 				commit = lr.Rev
 				locked = append(locked, ls)
 			}
 			if commit == "" && mode == gitFrozen {
-				return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
+				return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
 			}
 			if commit != "" {
 				ref = ref.At(commit)
@@ -293,7 +293,7 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 			}
 			for _, el := range locked {
 				if el.Name == l.Artifact.Skill.Name && el.Tree != "" && el.Tree != l.Artifact.Pack.TreeHash {
-					return fail(mark(ErrLockMismatch, fmt.Errorf("%s: %s at %s has the tree %s; the lock says %s", at, el.Name, l.Origin, l.Artifact.Pack.TreeHash, el.Tree)))
+					return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s at %s has the tree %s; the lock says %s", at, el.Name, l.Origin, l.Artifact.Pack.TreeHash, el.Tree)))
 				}
 			}
 		}

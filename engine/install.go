@@ -194,8 +194,8 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 	if len(r.Refs) == 0 {
 		mpath, lpath := resolve.FindManifest(e.opts.Manifest, e.opts.Lock)
 		if m, err = resolve.ReadManifest(ctx, mpath); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)
+			if errors.Is(err, resolve.ErrNoManifest) {
+				return nil, err
 			}
 			return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 		}

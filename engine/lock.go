@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 
 	"github.com/skillpm/skillpm/install"
@@ -40,17 +39,17 @@ type LockResult struct {
 // installing nothing, as `skillpm lock` does: versions already locked are
 // kept while they satisfy every requirement, git references are fetched
 // and built so their commits and trees lock, and the file is written only
-// when its bytes change. A manifest that does not exist is ErrNoManifest;
-// a lock that does not parse is resolve.ErrInvalidLock; a resolution
-// failure is an *InstallError.
+// when its bytes change. A manifest that does not exist is
+// resolve.ErrNoManifest; a lock that does not parse is
+// resolve.ErrInvalidLock; a resolution failure is an *InstallError.
 func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	if r.Upgrade && r.Frozen {
 		return nil, invalid(errors.New("upgrading and a frozen lock contradict each other"))
 	}
 	mpath, lpath := resolve.FindManifest(e.opts.Manifest, e.opts.Lock)
 	m, err := resolve.ReadManifest(ctx, mpath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, mpath, err)
+	if errors.Is(err, resolve.ErrNoManifest) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, invalid(err)
@@ -70,7 +69,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	// What install verified of the entries that do not move is kept.
 	known := prev
 	if r.Upgrade {
-		if err := projectNames(mpath, m, prev, r.Names); err != nil {
+		if err := m.CheckSkills(prev, r.Names); err != nil {
 			return nil, err
 		}
 		prev = prev.Without(r.Names...)

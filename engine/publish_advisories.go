@@ -112,8 +112,8 @@ func (e *Engine) feedAhead(ctx context.Context) {
 }
 
 // checkAdvisories is install.Options.Check: it refuses a lock holding a
-// version an obeyed advisory withdraws (ErrRevoked, naming each one) and
-// warns about the others.
+// version an obeyed advisory withdraws (advisory.ErrRevoked, naming each
+// one) and warns about the others.
 func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) error {
 	ch, err := e.checkedAdvisories(ctx)
 	if err != nil || ch.Index == nil || lock == nil {
@@ -130,7 +130,7 @@ func (e *Engine) checkAdvisories(ctx context.Context, lock *resolve.Lockfile) er
 		}
 	}
 	if len(refused) > 0 {
-		return fmt.Errorf("%w: %s (advisory feed of %s)", ErrRevoked, strings.Join(refused, "; "), ch.Source)
+		return fmt.Errorf("%w: %s (advisory feed of %s)", advisory.ErrRevoked, strings.Join(refused, "; "), ch.Source)
 	}
 	return nil
 }

@@ -49,13 +49,14 @@ type RemoveResult struct {
 // in the lock only what the remaining skills reach, removes them and
 // what nothing else needs from the project's roots, and then writes the
 // manifest and the lock together (removeProject); a name the manifest
-// lacks is a *NotInProjectError.
+// lacks is a *resolve.NotInProjectError.
 //
 // Otherwise it uninstalls r.Names, root by root, each root in one
 // transaction: from the roots of the Engine's Target, or without one,
 // from every host's roots that hold any of them (each root losing those
-// it holds); names no root holds are a *NotInstalledError. The result is
-// never nil then: on a failure it holds the removals done before it.
+// it holds); names no root holds are an *install.NotInstalledError. The
+// result is never nil then: on a failure it holds the removals done
+// before it.
 func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
 	if !r.NoSave && e.inProject(r.Roots) {
 		return e.removeProject(ctx, r)
@@ -68,7 +69,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 			return out, targetErr(err)
 		}
 		if all && len(from) == 0 {
-			return out, e.notInstalled(r.Names)
+			return out, install.NotInstalledAnywhere(e.env, r.Names)
 		}
 	}
 	// Links go before the copies they point to, which go with their last
@@ -109,13 +110,4 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	return out, nil
-}
-
-// notInstalled is the error for names no host's roots hold.
-func (e *Engine) notInstalled(names []string) error {
-	var looked []string
-	for _, rt := range install.AllSearchRoots(e.env) {
-		looked = append(looked, rt.Dir)
-	}
-	return &NotInstalledError{Names: names, looked: looked}
 }

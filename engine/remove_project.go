@@ -2,52 +2,11 @@ package engine
 
 import (
 	"context"
-	"slices"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/roots"
-	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 )
-
-// NotInProjectError is a skill a project operation (a removal, an
-// update, a lock upgrade) was asked for that the project does not have:
-// so that a front end can answer a typo with the names it has.
-type NotInProjectError struct {
-	// Name is the skill asked for; Manifest the project manifest.
-	Name, Manifest string
-	// Have are the project's skills: the manifest's requirements (for a
-	// removal), or its skills' short names and the locked skills'.
-	Have []string
-}
-
-// projectNames checks that the project (manifest m at mpath, lock prev)
-// has every skill of names: a requirement of m, by its full or short
-// name, or a locked skill; the first it lacks is a *NotInProjectError.
-func projectNames(mpath string, m *resolve.Manifest, prev *resolve.Lockfile, names []string) error {
-	var have []string
-	for _, r := range m.Skills {
-		have = append(have, resolve.ShortName(r.Name))
-	}
-	if prev != nil {
-		for _, s := range prev.Skills {
-			have = append(have, s.Name)
-		}
-	}
-	slices.Sort(have)
-	have = slices.Compact(have)
-	for _, n := range names {
-		if !slices.Contains(have, n) && !slices.ContainsFunc(m.Skills, func(r resolve.Requirement) bool { return r.Name == n }) {
-			return &NotInProjectError{Name: n, Manifest: mpath, Have: have}
-		}
-	}
-	return nil
-}
-
-func (e *NotInProjectError) Error() string { return e.Name + " is not in " + e.Manifest }
-
-// Class is errdef.Usage: the request names a skill the project lacks.
-func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }
 
 // removeProject is Remove in a project: it takes r.Names out of the
 // project manifest, keeps in the lock only what the remaining skills
@@ -61,16 +20,8 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 		return nil, err
 	}
 	out := &RemoveResult{Project: p}
-	for _, n := range r.Names {
-		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
-		if i < 0 {
-			nip := &NotInProjectError{Name: n, Manifest: p.Manifest.File}
-			for _, q := range p.Manifest.Skills {
-				nip.Have = append(nip.Have, q.Name)
-			}
-			return nil, nip
-		}
-		out.Removed = append(out.Removed, p.Manifest.Skills[i].Name)
+	if out.Removed, err = p.Manifest.RequirementsNamed(r.Names); err != nil {
+		return nil, err
 	}
 	data, err := resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Remove: out.Removed})
 	if err != nil {

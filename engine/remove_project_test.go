@@ -13,9 +13,10 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 )
 
-// TestRemoveProject: a skill not in the manifest is a NotInProjectError;
-// a dry run removes and writes nothing; the removal takes the skill out of
-// skills.yaml, skills.lock and the project's root.
+// TestRemoveProject: a skill not in the manifest is a
+// resolve.NotInProjectError; a dry run removes and writes nothing; the
+// removal takes the skill out of skills.yaml, skills.lock and the
+// project's root.
 func TestRemoveProject(t *testing.T) {
 	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
@@ -32,7 +33,7 @@ func TestRemoveProject(t *testing.T) {
 	}
 
 	_, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"nots"}})
-	if nip, ok := errors.AsType[*engine.NotInProjectError](err); !ok || nip.Name != "nots" || len(nip.Have) != 1 {
+	if nip, ok := errors.AsType[*resolve.NotInProjectError](err); !ok || nip.Name != "nots" || len(nip.Have) != 1 {
 		t.Errorf("a name not in the manifest: %v, want NotInProjectError listing notes", err)
 	}
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -254,7 +253,7 @@ type SetStatusResult struct {
 // SetStatus signs and attaches a new status for each version r.Ref names
 // (and tags it, see registry.StatusTag). A yank names one exact version.
 // The signer must be a publisher of each version: with a key, one whose
-// signature of the version verifies with that key (ErrNotPublisher
+// signature of the version verifies with that key (registry.ErrNotPublisher
 // otherwise), checked before anything is attached. The result is never
 // nil: on a failure it holds the versions done before it.
 func (e *Engine) SetStatus(ctx context.Context, r SetStatusRequest) (*SetStatusResult, error) {
@@ -310,7 +309,10 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]registr
 		}
 	}
 	for _, m := range ms {
-		if err := e.checkPublisher(ctx, repo, m, r.Sign); err != nil {
+		if r.Sign.Key == nil {
+			break // keyless: readers still ignore a status the version's signers did not sign
+		}
+		if err := repo.CheckPublisher(ctx, m, r.Sign.Key.Public()); err != nil {
 			return nil, err
 		}
 	}
@@ -323,25 +325,6 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]registr
 		out = append(out, *c)
 	}
 	return out, nil
-}
-
-// checkPublisher refuses a key that did not sign m.
-func (e *Engine) checkPublisher(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, opts sign.SignOptions) error {
-	if opts.Key == nil {
-		return nil
-	}
-	set, err := repo.Signatures(ctx, m.Descriptor)
-	if err != nil {
-		return err
-	}
-	res, err := sign.VerifyAll(ctx, set.Raw(), m.Descriptor.Digest, sign.VerifyOptions{PublicKeys: []crypto.PublicKey{opts.Key.Public()}})
-	if err != nil {
-		return err
-	}
-	if len(res.Verified) == 0 {
-		return fmt.Errorf("%w: %s@%s (%s) is not signed by key %s: only a key that signed a version may change its status", ErrNotPublisher, m.Metadata.Name, m.Metadata.Version, m.Descriptor.Digest, opts.Key.Fingerprint())
-	}
-	return nil
 }
 
 func (e *Engine) setStatus(ctx context.Context, repo *registry.Repository, m *registry.SkillVersion, r SetStatusRequest) (*registry.StatusChange, error) {

@@ -82,7 +82,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		}
 		if all && len(into) == 0 {
 			if len(r.Names) > 0 {
-				return nil, e.notInstalled(r.Names)
+				return nil, install.NotInstalledAnywhere(e.env, r.Names)
 			}
 			return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, NoneInstalled: true}, nil
 		}

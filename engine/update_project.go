@@ -19,7 +19,7 @@ func (e *Engine) updateProject(ctx context.Context, r UpdateRequest) (*UpdateRes
 	if err != nil {
 		return nil, err
 	}
-	if err := projectNames(p.Manifest.File, p.Manifest, p.prev, r.Names); err != nil {
+	if err := p.Manifest.CheckSkills(p.prev, r.Names); err != nil {
 		return nil, err
 	}
 	out := &UpdateResult{Project: p}

@@ -67,9 +67,10 @@ func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registr
 // Verify verifies every signature attached to the version r.Ref names
 // against the trust policy and returns the tier it gets, as `skillpm
 // verify` does. The VerifyResult is returned also when the version is
-// refused: not signed (ErrNotSigned), no signature verifies
-// (ErrNoVerifiedSignature), or below r.MinTier (ErrBelowMinTier); each
-// wraps tiers.ErrRefused.
+// refused: not signed or no signature verifies (policycheck.ErrNotSigned,
+// ErrNoVerifiedSignature: [policycheck.Verification.Refused]), or below
+// r.MinTier (skill.ErrBelowMinTier: tiers.CheckMinTier); each wraps
+// tiers.ErrRefused.
 func (e *Engine) Verify(ctx context.Context, r VerifyRequest) (*VerifyResult, error) {
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return nil, invalid(fmt.Errorf("minimum tier %q: use experimental, community or verified", r.MinTier))
@@ -104,26 +105,8 @@ func (e *Engine) verifyManifest(ctx context.Context, repo *registry.Repository, 
 			e.decide(fmt.Sprintf("%s: tier %s: %s", at, v.Decision.Effective, why))
 		}
 	}
-	switch {
-	case len(v.Checks) == 0:
-		return out, refused(ErrNotSigned, fmt.Errorf("%s (%s) is not signed: no signature is attached", at, m.Descriptor.Digest))
-	case len(v.Signers) == 0:
-		return out, refused(ErrNoVerifiedSignature, fmt.Errorf("%s: no signature verifies (%d failed); the trust policy names no key or root that signed it", at, len(v.Checks)))
-	case minTier != "" && tiers.Rank(string(v.Decision.Effective)) < tiers.Rank(minTier):
-		return out, refused(ErrBelowMinTier, fmt.Errorf("%s is %s, below the minimum tier %s", at, v.Decision.Effective, minTier))
+	if err := v.Refused(at); err != nil {
+		return out, err
 	}
-	return out, nil
+	return out, tiers.CheckMinTier(at, v.Decision.Effective, tiers.Tier(minTier))
 }
-
-// refusedError is a verification refusal: its kind and tiers.ErrRefused.
-type refusedError struct {
-	kind error
-	err  error
-}
-
-func (e *refusedError) Error() string { return e.err.Error() }
-func (e *refusedError) Unwrap() []error {
-	return []error{e.kind, tiers.ErrRefused, e.err}
-}
-
-func refused(kind, err error) error { return &refusedError{kind: kind, err: err} }

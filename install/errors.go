@@ -2,6 +2,8 @@ package install
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,9 +50,11 @@ var (
 	// ErrNoAuditor reports an install with no Auditor and without
 	// NoAuditUnsafe: the library never skips the audit by omission.
 	ErrNoAuditor = errdef.New(errdef.Usage, "no auditor: set Options.Auditor (install/auditor), or NoAuditUnsafe to install without the static audit")
-	// ErrAuditFailed means the audit of a staged skill failed inside the
-	// auditor (it panicked): the skill is not installed, and nothing of
-	// the install is committed.
+	// ErrAuditFailed means the static audit failed on a skill: inside
+	// the auditor on a staged skill (it panicked), when the skill is not
+	// installed and nothing of the install is committed; or before it
+	// could run, as when an audit of a directory cannot read it (the
+	// cause is wrapped beside it).
 	ErrAuditFailed = errdef.New(errdef.Internal, "the audit failed on this skill")
 	// ErrGaiaRefused means a skill to install for GAIA declares what
 	// GAIA's loader refuses (skill.GaiaRefusals): GAIA would not load it.
@@ -62,6 +66,59 @@ var (
 	// ErrUnsupportedRef names a reference that cannot be installed by name.
 	ErrUnsupportedRef = errdef.New(errdef.Usage, "reference cannot be installed")
 )
+
+// NotInstalledError names skills asked for by name (to update or remove)
+// that no host's roots hold, and the roots looked in.
+type NotInstalledError struct {
+	// Names are the skills asked for.
+	Names []string
+	// looked are the roots read.
+	looked []string
+}
+
+// NotInstalledAnywhere is the error for names that no root of any host
+// holds: every root of AllSearchRoots(env) was looked in.
+func NotInstalledAnywhere(env Env, names []string) error {
+	var looked []string
+	for _, rt := range AllSearchRoots(env) {
+		looked = append(looked, rt.Dir)
+	}
+	return &NotInstalledError{Names: names, looked: looked}
+}
+
+func (e *NotInstalledError) Error() string {
+	return strings.Join(e.Names, ", ") + " is not installed in any host's roots (looked in " + rootsLooked(e.looked) + ")"
+}
+
+// Unwrap returns ErrNotInstalled.
+func (e *NotInstalledError) Unwrap() error { return ErrNotInstalled }
+
+// maxRootsShown is how many roots a message names before it counts the
+// rest: every host's roots are well over a hundred folders, which made
+// one unreadable line.
+const maxRootsShown = 4
+
+// rootsLooked words the roots a search read for a message: the first
+// few and how many more (those that exist first, as the ones a user
+// would look at).
+func rootsLooked(dirs []string) string {
+	if len(dirs) <= maxRootsShown {
+		return strings.Join(dirs, ", ")
+	}
+	sorted := slices.Clone(dirs)
+	slices.SortStableFunc(sorted, func(a, b string) int {
+		_, ea := os.Stat(a)
+		_, eb := os.Stat(b)
+		switch {
+		case ea == nil && eb != nil:
+			return -1
+		case ea != nil && eb == nil:
+			return 1
+		}
+		return 0
+	})
+	return fmt.Sprintf("%d roots: %s and %d more", len(dirs), strings.Join(sorted[:maxRootsShown], ", "), len(dirs)-maxRootsShown)
+}
 
 // LockedError says which process holds the root.
 type LockedError struct {

@@ -768,8 +768,8 @@ func OpenLocked(c *registry.Client, ls resolve.LockedSkill) (*registry.Repositor
 // consented), which are not asked for again.
 func checkTrust(ctx context.Context, lock *resolve.Lockfile, plan []*Planned, carried map[string]map[string]string, kept map[string][]Grant, opts Options) error {
 	for _, p := range plan {
-		if !p.Lock.Tier.AtLeast(opts.MinTier) {
-			return fmt.Errorf("%w: %s@%s is %s, below the minimum tier %s", tiers.ErrRefused, p.Lock.Name, p.Lock.Version, p.Lock.Tier, opts.MinTier)
+		if err := tiers.CheckMinTier(p.Lock.Name+"@"+p.Lock.Version, p.Lock.Tier, opts.MinTier); err != nil {
+			return err
 		}
 		if _, ok := kept[p.Lock.Name]; ok {
 			continue

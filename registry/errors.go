@@ -107,6 +107,14 @@ var (
 	// disagree with the SKILL.md inside its layer. See
 	// [*ContentMismatchError].
 	ErrContentMismatch = errdef.New(errdef.Registry, "manifest disagrees with its layer")
+
+	// ErrNotPublisher means a status change (yank, deprecate) was to be
+	// signed with a key that did not sign the version
+	// ([Repository.CheckPublisher]): only its publisher may change it.
+	ErrNotPublisher = errdef.New(errdef.Trust, "not the publisher")
+	// ErrAttestationNotAttached means an audit attestation was signed but
+	// attaching it to the version failed; signing again is safe.
+	ErrAttestationNotAttached = errdef.New(errdef.Registry, "the audit attestation is signed but could not be attached")
 )
 
 // DigestMismatchError names where content failed verification: which

@@ -406,8 +406,9 @@ func (cp *copier) version(ctx context.Context, version, want string, opts Mirror
 			return mv
 		case err != nil:
 			return failed(err)
-		case opts.MinTier != "" && !mv.Tier.AtLeast(opts.MinTier):
-			mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%s@%s is %s, below the minimum tier %s: %w", cp.repo.loc, version, mv.Tier, opts.MinTier, ErrUnverified)
+		}
+		if err := mv.Tier.CheckMin(fmt.Sprintf("%s@%s", cp.repo.loc, version), opts.MinTier); err != nil {
+			mv.Status, mv.Err = MirrorRefused, fmt.Errorf("%w: %w", err, ErrUnverified)
 			return mv
 		}
 	}

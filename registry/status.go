@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"crypto"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -135,4 +136,23 @@ func (cp *copier) statusTag(ctx context.Context, version string) error {
 	}
 	_, err = cp.manifest(ctx, desc, raw, m, tag, false)
 	return err
+}
+
+// CheckPublisher refuses to let key change m's status unless a signature
+// of m attached in r verifies with it (ErrNotPublisher): only a version's
+// publisher may yank or deprecate it. It is checked before a status is
+// signed, as readers ignore a status its version's signers did not sign.
+func (r *Repository) CheckPublisher(ctx context.Context, m *SkillVersion, key crypto.PublicKey) error {
+	set, err := r.Signatures(ctx, m.Descriptor)
+	if err != nil {
+		return err
+	}
+	res, err := sign.VerifyAll(ctx, set.Raw(), m.Descriptor.Digest, sign.VerifyOptions{PublicKeys: []crypto.PublicKey{key}})
+	if err != nil {
+		return err
+	}
+	if len(res.Verified) == 0 {
+		return fmt.Errorf("%w: %s@%s (%s) is not signed by key %s: only a key that signed a version may change its status", ErrNotPublisher, m.Metadata.Name, m.Metadata.Version, m.Descriptor.Digest, sign.Fingerprint(key))
+	}
+	return nil
 }

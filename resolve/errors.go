@@ -68,6 +68,11 @@ var (
 	// not parse or breaks its schema; see [*FileError] for the position.
 	ErrInvalidManifest = errdef.New(errdef.Validation, "invalid project manifest")
 
+	// ErrNoManifest reports a project manifest that does not exist where
+	// a project operation looked ([ReadManifest]); it comes with
+	// fs.ErrNotExist.
+	ErrNoManifest = errdef.New(errdef.Usage, "no project manifest")
+
 	// ErrInvalidLock reports a skills.lock that does not parse or breaks
 	// its schema; see [*FileError] for the position.
 	ErrInvalidLock = errdef.New(errdef.Validation, "invalid lockfile")
@@ -76,6 +81,11 @@ var (
 	// that resolving again would change, when it must not (--frozen). See
 	// [*StaleError].
 	ErrLockStale = errdef.New(errdef.Resolution, "the lock is out of date")
+
+	// ErrLockMismatch reports a frozen install that found the lock
+	// disagreeing with what a git reference holds (no entry, another
+	// commit or tree).
+	ErrLockMismatch = errdef.New(errdef.Conflict, "lock mismatch")
 
 	// ErrNameConflict reports a solution holding two skills with the same
 	// name from different repositories: an install root holds one skill per
@@ -138,3 +148,20 @@ func (e *StaleError) Error() string {
 
 // Unwrap returns ErrLockStale.
 func (e *StaleError) Unwrap() error { return ErrLockStale }
+
+// NotInProjectError is a skill a project operation (a removal, an
+// update, a lock upgrade) was asked for that the project does not have
+// ([Manifest.CheckSkills], [Manifest.RequirementsNamed]): so that a front
+// end can answer a typo with the names it has.
+type NotInProjectError struct {
+	// Name is the skill asked for; Manifest the project manifest.
+	Name, Manifest string
+	// Have are the project's skills: the manifest's requirements (for a
+	// removal), or its skills' short names and the locked skills'.
+	Have []string
+}
+
+func (e *NotInProjectError) Error() string { return e.Name + " is not in " + e.Manifest }
+
+// Class is errdef.Usage: the request names a skill the project lacks.
+func (e *NotInProjectError) Class() errdef.Class { return errdef.Usage }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,6 +76,51 @@ type Requirement struct {
 	Line, Column int
 }
 
+// CheckSkills checks that the project (m, with its lock prev, nil for
+// none) has every skill of names: a requirement of m, by its full or
+// short name, or a locked skill. The first it lacks is a
+// *NotInProjectError listing the requirements' short names and the
+// locked skills.
+func (m *Manifest) CheckSkills(prev *Lockfile, names []string) error {
+	var have []string
+	for _, r := range m.Skills {
+		have = append(have, ShortName(r.Name))
+	}
+	if prev != nil {
+		for _, s := range prev.Skills {
+			have = append(have, s.Name)
+		}
+	}
+	slices.Sort(have)
+	have = slices.Compact(have)
+	for _, n := range names {
+		if !slices.Contains(have, n) && !slices.ContainsFunc(m.Skills, func(r Requirement) bool { return r.Name == n }) {
+			return &NotInProjectError{Name: n, Manifest: m.File, Have: have}
+		}
+	}
+	return nil
+}
+
+// RequirementsNamed returns the names, as written, of the requirements
+// names name (each by its full or short name), in the order of names.
+// The first name no requirement has is a *NotInProjectError listing the
+// requirements.
+func (m *Manifest) RequirementsNamed(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		i := slices.IndexFunc(m.Skills, func(q Requirement) bool { return q.Name == n || ShortName(q.Name) == n })
+		if i < 0 {
+			nip := &NotInProjectError{Name: n, Manifest: m.File}
+			for _, q := range m.Skills {
+				nip.Have = append(nip.Have, q.Name)
+			}
+			return nil, nip
+		}
+		out = append(out, m.Skills[i].Name)
+	}
+	return out, nil
+}
+
 // Range returns the range m asks for the skill written name, "" when m
 // does not name it.
 func (m *Manifest) Range(name string) string {
@@ -139,12 +185,16 @@ func readProjectFile(path string, max int64, sentinel error) ([]byte, error) {
 
 // ReadManifest reads a project manifest: a gaia-agent.yaml (by its file
 // name, .yml too) with [ParseAgentManifest], anything else with
-// [ParseManifest]. Its Dir is the file's directory.
+// [ParseManifest]. Its Dir is the file's directory. A file that does not
+// exist is ErrNoManifest (and fs.ErrNotExist).
 func ReadManifest(ctx context.Context, path string) (*Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	data, err := readProjectFile(path, MaxManifestBytes, ErrInvalidManifest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoManifest, path, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,12 @@
 package resolve
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 func TestEditManifest(t *testing.T) {
@@ -61,5 +65,29 @@ func TestLockfileWithout(t *testing.T) {
 	}
 	if got := l.Without(); len(got.Skills) != 0 {
 		t.Fatalf("Without() = %+v", got.Skills)
+	}
+}
+
+// TestNotInProject: a project has a skill by its requirement's full or
+// short name or by its lock; a name it lacks is a *NotInProjectError
+// listing what it has, and a removal finds requirements as written.
+func TestNotInProject(t *testing.T) {
+	m := &Manifest{File: "skills.yaml", Skills: []Requirement{{Name: "ghcr.io/acme/skills/fix", Range: "^1"}, {Name: "notes", Range: "*"}}}
+	lock := &Lockfile{Skills: []LockedSkill{{Name: "helper"}}}
+	if err := m.CheckSkills(lock, []string{"fix", "ghcr.io/acme/skills/fix", "notes", "helper"}); err != nil {
+		t.Errorf("names the project has: %v", err)
+	}
+	err := m.CheckSkills(lock, []string{"notes", "nots"})
+	nip, ok := errors.AsType[*NotInProjectError](err)
+	if !ok || nip.Name != "nots" || !slices.Equal(nip.Have, []string{"fix", "helper", "notes"}) || err.Error() != "nots is not in skills.yaml" || errdef.ClassOf(err) != errdef.Usage {
+		t.Errorf("a name it lacks: %#v", err)
+	}
+	names, err := m.RequirementsNamed([]string{"notes", "fix"})
+	if err != nil || !slices.Equal(names, []string{"notes", "ghcr.io/acme/skills/fix"}) {
+		t.Errorf("removal by name: %v, %v", names, err)
+	}
+	_, err = m.RequirementsNamed([]string{"helper"})
+	if nip, ok := errors.AsType[*NotInProjectError](err); !ok || !slices.Equal(nip.Have, []string{"ghcr.io/acme/skills/fix", "notes"}) {
+		t.Errorf("a locked skill is not a requirement to remove: %#v", err)
 	}
 }

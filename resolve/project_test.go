@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/internal/golden"
+	"github.com/skillpm/skillpm/pkg/errdef"
 )
 
 // projectDir holds the project-file fixtures shared with other packages.
@@ -243,5 +245,15 @@ func TestManifestRange(t *testing.T) {
 		if got := RangeOrAny(m.Range(tt.name)); got != tt.orAny {
 			t.Errorf("RangeOrAny(Range(%q)) = %q, want %q", tt.name, got, tt.orAny)
 		}
+	}
+}
+
+// TestReadManifestMissing: a manifest that is not there is ErrNoManifest
+// (a usage error) and fs.ErrNotExist, naming the file.
+func TestReadManifestMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ManifestFile)
+	_, err := ReadManifest(context.Background(), path)
+	if !errors.Is(err, ErrNoManifest) || !errors.Is(err, fs.ErrNotExist) || errdef.ClassOf(err) != errdef.Usage || !strings.Contains(fmt.Sprint(err), path) {
+		t.Errorf("a missing manifest: %v, want ErrNoManifest and fs.ErrNotExist of class Usage naming %s", err, path)
 	}
 }

@@ -223,6 +223,24 @@ func (e *SignerChangeError) Error() string {
 // Unwrap makes errors.Is true for ErrRefused and ErrSignerChanged.
 func (e *SignerChangeError) Unwrap() []error { return []error{ErrRefused, ErrSignerChanged} }
 
+// CheckMinTier refuses a skill whose effective tier is below min:
+// [skill.Tier.CheckMin]'s error (skill.ErrBelowMinTier, naming what), which
+// is also ErrRefused, as every trust refusal is; nil when tier is at
+// least min or min is "".
+func CheckMinTier(what string, tier, min Tier) error {
+	if err := tier.CheckMin(what, min); err != nil {
+		return &minTierError{err}
+	}
+	return nil
+}
+
+// minTierError is a minimum tier refusal: its message, and ErrRefused
+// beside skill.ErrBelowMinTier.
+type minTierError struct{ err error }
+
+func (e *minTierError) Error() string   { return e.err.Error() }
+func (e *minTierError) Unwrap() []error { return []error{ErrRefused, e.err} }
+
 func identityList(ids []sign.Identity) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {

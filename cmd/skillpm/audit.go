@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -150,7 +151,7 @@ func auditErr(c *cobra.Command, g *globals, f *auditFlags, args []string, err er
 		return classed(errdef.Usage, fmt.Errorf("--sign attests a published version, and %s is a directory: publish it, then skillpm audit NAME@VERSION --sign --key K", args[0]))
 	case errors.Is(err, engine.ErrAttestVersion):
 		return classed(errdef.Usage, errors.New("--sign attests one published version; audit several skills without it"))
-	case errors.Is(err, engine.ErrAuditFailed):
+	case errors.Is(err, install.ErrAuditFailed):
 		return classed(errdef.Internal, err)
 	case errors.Is(err, engine.ErrNoSkillDirs):
 		// The message names the directory: "audit -r DIR: why".

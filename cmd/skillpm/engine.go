@@ -226,7 +226,7 @@ func (f *rootFlags) target() roots.Target {
 // false for the errors it leaves to the command.
 func engineErr(g *globals, err error) (error, bool) {
 	var be *engine.BuildError
-	var ni *engine.NotInstalledError
+	var ni *install.NotInstalledError
 	var sh *roots.SeveralHostsError
 	switch {
 	case err == nil:

@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 	"github.com/skillpm/skillpm/registry/catalog"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/tiers"
@@ -200,15 +201,15 @@ func sentinelHints() []flagHint {
 		{hosts.ErrNoProjectRoot, "install with --scope user, or into a directory with --root DIR"},
 		{hosts.ErrNoUserRoot, "install with --scope project, or into a directory with --root DIR"},
 		{tiers.ErrSignerChanged, "if the change is expected, rerun with --allow-signer-change"},
-		{engine.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
+		{resolve.ErrLockMismatch, "run skillpm install without --frozen to update the lock"},
 		{asf.ErrNoStateRoot, "pass --state-root DIR or --state FILE"},
 		{asf.ErrNoSettingsPath, "pass --settings FILE or --scope project"},
 		{asf.ErrWorkflowRunning, "--force replaces it"},
 		{asf.ErrNotCurrentStep, "--force skips ahead to the step named"},
 		{asf.ErrSkillNotFound, "--skills-root DIR searches a directory of skills first"},
-		{engine.ErrAttestationNotAttached, "run skillpm audit --sign again"},
-		{engine.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
-		{engine.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
+		{registry.ErrAttestationNotAttached, "run skillpm audit --sign again"},
+		{advisory.ErrRevoked, "skillpm doctor lists the installed copies it names; skillpm quarantine moves them out of the hosts' roots"},
+		{registry.ErrNotPublisher, "sign with --key set to a key that signed the version (skillpm verify NAME@VERSION shows its signers)"},
 		{registry.ErrNoIndex, "a maintainer builds it with skillpm index build --registry SOURCE (--sign --key K signs it)"},
 	}
 }

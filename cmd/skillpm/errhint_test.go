@@ -8,8 +8,8 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/asf"
-	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
 )
 
 func TestEditDistance(t *testing.T) {
@@ -58,7 +58,7 @@ func TestLibraryErrorsGetFlagHints(t *testing.T) {
 	}{
 		{stateErr, "pass --state-root DIR or --state FILE"},
 		{settingsErr, "pass --settings FILE or --scope project"},
-		{fmt.Errorf("install: %w", engine.ErrLockMismatch), "run skillpm install without --frozen to update the lock"},
+		{fmt.Errorf("install: %w", resolve.ErrLockMismatch), "run skillpm install without --frozen to update the lock"},
 		{fmt.Errorf("%w in x.json", asf.ErrWorkflowRunning), "--force replaces it"},
 		{fmt.Errorf("ghcr.io/acme/skills: %w", registry.ErrNoIndex), "a maintainer builds it with skillpm index build --registry SOURCE (--sign --key K signs it)"},
 	} {

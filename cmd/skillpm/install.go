@@ -127,7 +127,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 		return err
 	}
 	res, err := e.Install(ctx, f.request(args))
-	if errors.Is(err, engine.ErrNoManifest) {
+	if errors.Is(err, resolve.ErrNoManifest) {
 		return &usageError{fmt.Errorf("nothing to install: name skills (skillpm install web-research@^1) or write %s", resolve.ManifestFile)}
 	}
 	if err != nil {

@@ -138,11 +138,11 @@ func runLock(c *cobra.Command, g *globals, f *lockFlags, names []string) error {
 func lockFailure(ctx context.Context, g *globals, e *engine.Engine, f *lockFlags, err error) error {
 	mpath, _ := lockPaths(f)
 	var ie *engine.InstallError
-	var nip *engine.NotInProjectError
+	var nip *resolve.NotInProjectError
 	switch {
 	case errors.As(err, &nip):
 		return notInProjectErr(nip)
-	case errors.Is(err, engine.ErrNoManifest):
+	case errors.Is(err, resolve.ErrNoManifest):
 		return classed(errdef.Usage, fmt.Errorf("no %s here: start one with skillpm add NAME, write one listing the skills the project needs (see skillpm lock --help), or name it with --manifest", mpath))
 	case errors.Is(err, resolve.ErrInvalidLock):
 		return classed(errdef.Usage, fmt.Errorf("%w; delete it and run skillpm lock to write it again", err))

@@ -25,7 +25,7 @@ func projectOpenErr(err error) error {
 
 // projectFailure maps the failures of an engine operation on a project.
 func projectFailure(ctx context.Context, g *globals, e *engine.Engine, err error) error {
-	if nip, ok := errors.AsType[*engine.NotInProjectError](err); ok {
+	if nip, ok := errors.AsType[*resolve.NotInProjectError](err); ok {
 		return notInProjectErr(nip)
 	}
 	var ie *engine.InstallError

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +16,7 @@ import (
 // nothing else needs. Nothing is written when a root refuses.
 func runProjectRemove(c *cobra.Command, g *globals, e *engine.Engine, r engine.RemoveRequest) error {
 	res, err := e.Remove(c.Context(), r)
-	if nip, ok := errors.AsType[*engine.NotInProjectError](err); ok {
+	if nip, ok := errors.AsType[*resolve.NotInProjectError](err); ok {
 		msg := nip.Error()
 		if s := suggest(nip.Name, nip.Have); len(s) > 0 {
 			msg += "; did you mean " + strings.Join(s, ", ") + "?"

@@ -14,7 +14,7 @@ import (
 
 // notInProjectErr words a skill the project does not have, with the
 // names it has closest to it, else all of them.
-func notInProjectErr(nip *engine.NotInProjectError) error {
+func notInProjectErr(nip *resolve.NotInProjectError) error {
 	msg := fmt.Sprintf("%s is not a skill of %s", nip.Name, nip.Manifest)
 	if s := suggest(nip.Name, nip.Have); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, ", ") + "?"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/sign"
@@ -214,11 +215,11 @@ func verifyRefusal(ver *engine.VerifyResult, arg, minTier string, verr error) er
 	m := ver.Manifest
 	at := m.Metadata.Name + "@" + m.Metadata.Version
 	switch {
-	case errors.Is(verr, engine.ErrNotSigned):
+	case errors.Is(verr, policycheck.ErrNotSigned):
 		return classed(errdef.Trust, fmt.Errorf("%s (%s) is not signed: no signature is attached; sign it with skillpm sign %s --key K", at, m.Descriptor.Digest, arg))
-	case errors.Is(verr, engine.ErrNoVerifiedSignature):
+	case errors.Is(verr, policycheck.ErrNoVerifiedSignature):
 		return classed(errdef.Trust, fmt.Errorf("%s: no signature verifies (%s failed, listed above); the trust policy names no key or root that signed it (add the signer's .pub to the policy, or --key)", at, plural(len(ver.Checks), "signature")))
-	case errors.Is(verr, engine.ErrBelowMinTier):
+	case errors.Is(verr, skill.ErrBelowMinTier):
 		return classed(errdef.Trust, fmt.Errorf("%s is %s, below --min-tier %s", at, ver.Decision.Effective, minTier))
 	}
 	return verr

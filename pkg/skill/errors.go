@@ -14,6 +14,10 @@ var (
 	// ErrUnknownTier reports a tier name that is not verified, community or
 	// experimental.
 	ErrUnknownTier = errdef.New(errdef.Usage, "unknown tier")
+	// ErrBelowMinTier means a skill's effective tier is below the minimum
+	// asked for (an install's, a mirror's, a verification's); see
+	// [Tier.CheckMin].
+	ErrBelowMinTier = errdef.New(errdef.Trust, "below the minimum tier")
 	// ErrBadName means a name given for a new skill is not a valid skill
 	// name: the request is to be fixed, so it is a usage error.
 	ErrBadName = errdef.New(errdef.Usage, "not a valid skill name")

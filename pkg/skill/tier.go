@@ -59,6 +59,18 @@ func (t Tier) Compare(u Tier) int {
 // the empty tier (no minimum).
 func (t Tier) AtLeast(min Tier) bool { return min == "" || t.Compare(min) >= 0 }
 
+// CheckMin refuses t below min: nil when t is at least min (an empty min
+// asks for nothing), else an error wrapping ErrBelowMinTier in the one
+// wording every minimum tier check uses, "WHAT is T, below the minimum
+// tier MIN", what naming the skill (name@version). The sentinel's text is
+// the middle of the sentence.
+func (t Tier) CheckMin(what string, min Tier) error {
+	if t.AtLeast(min) {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, %w %s", what, t, ErrBelowMinTier, min)
+}
+
 // Lower returns the lower of t and u (t when they rank the same).
 func (t Tier) Lower(u Tier) Tier {
 	if u.Compare(t) < 0 {

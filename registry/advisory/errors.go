@@ -13,4 +13,8 @@ var (
 	// ErrStaleFeed reports a feed past its expiry: a mirror must not
 	// freeze a user on an old feed silently.
 	ErrStaleFeed = errdef.New(errdef.Trust, "stale advisory feed")
+	// ErrRevoked means a version an obeyed advisory withdraws (malicious
+	// or revoked) was about to be installed or locked: a lock does not
+	// make a revoked digest safe.
+	ErrRevoked = errdef.New(errdef.Trust, "withdrawn by an advisory")
 )

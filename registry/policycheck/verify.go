@@ -156,6 +156,20 @@ type Verification struct {
 	Decision tiers.Decision
 }
 
+// Refused says why the version verified is refused whatever its tier: no
+// signature is attached (ErrNotSigned) or none verifies with the trust
+// material (ErrNoVerifiedSignature), each also tiers.ErrRefused; nil when
+// a signature verified. what names the version (name@version).
+func (v *Verification) Refused(what string) error {
+	switch {
+	case len(v.Checks) == 0:
+		return &refusal{fmt.Errorf("%s (%s) is %w: no signature is attached", what, v.Manifest.Digest, ErrNotSigned)}
+	case len(v.Signers) == 0:
+		return &refusal{fmt.Errorf("%s: %w (%d failed); the trust policy names no key or root that signed it", what, ErrNoVerifiedSignature, len(v.Checks))}
+	}
+	return nil
+}
+
 // VerifySkill reads the signatures attached to m in r, verifies each
 // against opts.Trust for m's digest, and evaluates the verified signers
 // under opts.Policy with the tier m claims. A signature that fails

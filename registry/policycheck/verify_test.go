@@ -3,6 +3,8 @@ package policycheck
 import (
 	"context"
 	"crypto"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,5 +148,38 @@ func TestVerifySkillRequireAudit(t *testing.T) {
 	v, av, err = VerifyWithAudits(ctx, repo, m, VerifyOptions{Trust: trust, Policy: pol})
 	if err != nil || v.Decision.Effective != "verified" || len(av.Signers()) != 1 || v.Repository != "embedded/alpha" {
 		t.Fatalf("with audits: %+v, %+v, %v", v, av, err)
+	}
+}
+
+// TestVerificationRefused: an unsigned version is ErrNotSigned, one
+// signed by nobody trusted ErrNoVerifiedSignature, both trust refusals;
+// one with a verified signature is not refused.
+func TestVerificationRefused(t *testing.T) {
+	ctx := context.Background()
+	c := testClient(t)
+	publisher, stranger := testKeys(t)
+	trust := trustKeys(publisher)
+	for _, tt := range []struct {
+		name    string
+		signers []*sign.PrivateKey
+		want    error
+		text    string
+	}{
+		{"unsigned", nil, ErrNotSigned, "is not signed: no signature is attached"},
+		{"stranger", []*sign.PrivateKey{stranger}, ErrNoVerifiedSignature, "no signature verifies (1 failed)"},
+		{"signed", []*sign.PrivateKey{publisher}, nil, ""},
+	} {
+		repo, m := publish(t, c, c.Embedded(), build(t, tt.name, "1.0.0", "community"), tt.signers...)
+		v, err := VerifySkill(ctx, repo, m, VerifyOptions{Trust: trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = v.Refused(tt.name + "@1.0.0")
+		switch {
+		case tt.want == nil && err != nil:
+			t.Errorf("%s: %v, want no refusal", tt.name, err)
+		case tt.want != nil && (!errors.Is(err, tt.want) || !errors.Is(err, tiers.ErrRefused) || !strings.Contains(fmt.Sprint(err), tt.text)):
+			t.Errorf("%s: %v, want %v and tiers.ErrRefused saying %q", tt.name, err, tt.want, tt.text)
+		}
 	}
 }
