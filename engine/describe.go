@@ -10,6 +10,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 )
 
 // DescribeRequest asks what `skillpm info` shows about one argument: a
@@ -29,7 +30,8 @@ type DescribeRequest struct {
 	Prerelease bool
 }
 
-// DescribeResult is what Describe found; exactly one of its fields is set.
+// DescribeResult is what Describe found: exactly one of Local, Installed
+// and Published is set.
 type DescribeResult struct {
 	// Local is the skill in the directory Arg names, read leniently; its
 	// Skill is nil when nothing could be read (Describe then returns
@@ -40,7 +42,10 @@ type DescribeResult struct {
 	Installed []install.Installed
 	// Published is the version the reference Arg selects (its Versions
 	// are nil with ManifestOnly).
-	Published *InfoResult
+	Published *registry.Published
+	// Advisories are the obeyed advisories naming Published's version
+	// (none are read with ManifestOnly).
+	Advisories []advisory.Advised
 }
 
 // Describe describes r.Arg as `skillpm info` does. A path (./web-notes,
@@ -77,13 +82,13 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 	case err != nil:
 		return nil, err
 	case r.ManifestOnly:
-		return &DescribeResult{Published: &InfoResult{Repository: repo, Manifest: m}}, nil
+		return &DescribeResult{Published: &registry.Published{Repository: repo, Manifest: m}}, nil
 	}
-	info, err := e.infoManifest(ctx, repo, m)
+	info, advised, err := e.infoManifest(ctx, repo, m)
 	if err != nil {
 		return nil, err
 	}
-	return &DescribeResult{Published: info}, nil
+	return &DescribeResult{Published: info, Advisories: advised}, nil
 }
 
 // describeDir reads the skill in dir leniently.
