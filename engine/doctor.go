@@ -39,8 +39,8 @@ type DoctorResult struct {
 	Policy string
 	// Roots are every host's discovery roots (install.AllSearchRoots).
 	Roots []install.RootHealth
-	// Project is the project checked, nil outside one.
-	Project *Project
+	// Manifest is the manifest of the project checked, nil outside one.
+	Manifest *resolve.Manifest
 	// Drift is where the project's roots differ from its lock: each an
 	// *install.LockDrift, or the failure to read a root's receipts.
 	Drift []error
@@ -140,16 +140,16 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 		if err != nil {
 			rep.Problems = append(rep.Problems, err)
 		} else {
-			if p.Manifest.Registry != "" {
-				if src, err := resolve.CanonicalSource(p.Manifest.Registry, p.Manifest.Dir); err == nil {
+			if p.manifest.Registry != "" {
+				if src, err := resolve.CanonicalSource(p.manifest.Registry, p.manifest.Dir); err == nil {
 					sources = append(sources, src)
 				}
 			}
-			rep.Project = p
-			if placed, err := projectRoots(env, Target{}, p.Manifest, e.opts.Host); err != nil {
+			rep.Manifest = p.manifest
+			if placed, err := projectRoots(env, Target{}, p.manifest, e.opts.Host); err != nil {
 				rep.Problems = append(rep.Problems, err)
 			} else {
-				rep.Drift = install.LockDrifts(ctx, p.Manifest.File, p.LockFile, p.prev, placed.Roots)
+				rep.Drift = install.LockDrifts(ctx, p.manifest.File, p.lockFile, p.prev, placed.Roots)
 			}
 			rep.Problems = append(rep.Problems, rep.Drift...)
 		}

@@ -154,7 +154,7 @@ func TestDoctor(t *testing.T) {
 		return "", false
 	}
 	rep, err := inProject(t, opts, filepath.Join(proj, "none.yaml")).Doctor(ctx, engine.DoctorRequest{LookupEnv: lookup})
-	if err != nil || len(rep.Problems) != 0 || rep.Project != nil || rep.Host == "" {
+	if err != nil || len(rep.Problems) != 0 || rep.Manifest != nil || rep.Host == "" {
 		t.Fatalf("a healthy setup: %+v, %v", rep, err)
 	}
 	if len(rep.Registries) != 1 || rep.Registries[0].Source != "embedded" || rep.Registries[0].Err != nil {
@@ -180,7 +180,7 @@ func TestDoctor(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err = project.Doctor(ctx, engine.DoctorRequest{PolicyFile: badPolicy, LookupEnv: lookup})
-	if err != nil || rep.Policy != badPolicy || rep.Project == nil {
+	if err != nil || rep.Policy != badPolicy || rep.Manifest == nil {
 		t.Fatalf("a broken setup: %+v, %v", rep, err)
 	}
 	if len(rep.Problems) < 2 || !strings.HasPrefix(rep.Problems[0].Error(), "policy "+badPolicy+": ") {
@@ -244,7 +244,7 @@ func TestAdd(t *testing.T) {
 	}
 	// Update finds the project as Add did: Breaking moves its range.
 	up, err := e.Update(ctx, engine.UpdateRequest{Breaking: true})
-	if err != nil || up.Project == nil || up.Ranges["notes"] != "^1.1.0" || up.Result == nil || up.Lock.Get("notes").Version != "1.1.0" {
+	if err != nil || up.Manifest == nil || up.Ranges["notes"] != "^1.1.0" || up.Result == nil || up.Lock.Get("notes").Version != "1.1.0" {
 		t.Fatalf("update in the project with Breaking: %+v, %v", up, err)
 	}
 	// Roots named are no project: its ranges cannot move there.

@@ -59,29 +59,29 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 	if err != nil {
 		return nil, err
 	}
-	out := &RemoveResult{Project: p}
+	out := &RemoveResult{Manifest: p.manifest}
 	for _, n := range r.Names {
-		i := slices.IndexFunc(p.Manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
+		i := slices.IndexFunc(p.manifest.Skills, func(q resolve.Requirement) bool { return q.Name == n || resolve.ShortName(q.Name) == n })
 		if i < 0 {
-			nip := &NotInProjectError{Name: n, Manifest: p.Manifest.File}
-			for _, q := range p.Manifest.Skills {
+			nip := &NotInProjectError{Name: n, Manifest: p.manifest.File}
+			for _, q := range p.manifest.Skills {
 				nip.Have = append(nip.Have, q.Name)
 			}
 			return nil, nip
 		}
-		out.Removed = append(out.Removed, p.Manifest.Skills[i].Name)
+		out.Removed = append(out.Removed, p.manifest.Skills[i].Name)
 	}
-	data, err := resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Remove: out.Removed})
+	data, err := resolve.EditManifest(p.manifest.File, p.data, resolve.ManifestEdit{Remove: out.Removed})
 	if err != nil {
 		return nil, invalid(err)
 	}
-	m, err := resolve.ParseManifest(p.Manifest.File, data)
+	m, err := resolve.ParseManifest(p.manifest.File, data)
 	if err != nil {
-		return nil, installError(&resolve.Manifest{File: p.Manifest.File}, nil, p.LockFile, err)
+		return nil, installError(&resolve.Manifest{File: p.manifest.File}, nil, p.lockFile, err)
 	}
-	m.Dir = p.Manifest.Dir
+	m.Dir = p.manifest.Dir
 	out.Lock = keepNeeded(p.prev, m)
-	placed, err := projectRoots(e.env, e.opts.Target, p.Manifest, e.opts.Host)
+	placed, err := projectRoots(e.env, e.opts.Target, p.manifest, e.opts.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := saveProject(p.Manifest.File, p.LockFile, p.data, data, out.Lock); err != nil {
+		if err := saveProject(p.manifest.File, p.lockFile, p.data, data, out.Lock); err != nil {
 			return out, err
 		}
 	}

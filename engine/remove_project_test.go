@@ -46,7 +46,7 @@ func TestRemoveProject(t *testing.T) {
 
 	// NoSave leaves the project alone: it removes copies from the roots
 	// that hold them (the host's, here none), as outside a project.
-	if copies, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}, NoSave: true, Options: install.RemoveOptions{DryRun: true}}); copies.Project != nil || !errors.Is(err, install.ErrNotInstalled) {
+	if copies, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}, NoSave: true, Options: install.RemoveOptions{DryRun: true}}); copies.Manifest != nil || !errors.Is(err, install.ErrNotInstalled) {
 		t.Errorf("Remove with NoSave in a project: %+v, %v, want the copies only", copies, err)
 	}
 

@@ -126,8 +126,8 @@ func doctorView(g *globals, res *engine.DoctorResult) doctorReport {
 		}
 		rep.Roots = append(rep.Roots, dr)
 	}
-	if p := res.Project; p != nil {
-		rep.Project = &doctorProject{Manifest: p.Manifest.File, Lock: p.LockFile, Drift: []string{}}
+	if m := res.Manifest; m != nil {
+		rep.Project = &doctorProject{Manifest: m.File, Lock: projectOption{}.lockOf(m), Drift: []string{}}
 		for _, d := range res.Drift {
 			rep.Project.Drift = append(rep.Project.Drift, doctorProblem(g, d))
 		}
