@@ -147,13 +147,13 @@ func TestDoctor(t *testing.T) {
 	ctx := context.Background()
 	publishVersions(t, e, key, dir, "1.0.0")
 	proj := t.TempDir()
-	lookup := func(k string) (string, bool) {
+	opts.Env.Getenv = func(k string) string {
 		if k == "SKILLPM_PASSWORD" {
-			return "hunter2", true
+			return "hunter2"
 		}
-		return "", false
+		return ""
 	}
-	rep, err := inProject(t, opts, filepath.Join(proj, "none.yaml")).Doctor(ctx, engine.DoctorRequest{LookupEnv: lookup})
+	rep, err := inProject(t, opts, filepath.Join(proj, "none.yaml")).Doctor(ctx, engine.DoctorRequest{})
 	if err != nil || len(rep.Problems) != 0 || rep.Manifest != nil || rep.Host == "" {
 		t.Fatalf("a healthy setup: %+v, %v", rep, err)
 	}
@@ -179,7 +179,8 @@ func TestDoctor(t *testing.T) {
 	if _, err := project.Lock(ctx, engine.LockRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = project.Doctor(ctx, engine.DoctorRequest{PolicyFile: badPolicy, LookupEnv: lookup})
+	opts.PolicyFile = badPolicy
+	rep, err = inProject(t, opts, manifest).Doctor(ctx, engine.DoctorRequest{})
 	if err != nil || rep.Policy != badPolicy || rep.Manifest == nil {
 		t.Fatalf("a broken setup: %+v, %v", rep, err)
 	}

@@ -69,11 +69,11 @@ is listed with what to do).`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			e, err := openEngine(ctx, g, engineFlags{reg: &f, lenientEnv: true})
+			e, err := openEngine(ctx, g, engineFlags{reg: &f, lenientEnv: true, policyFile: policy.policy})
 			if err != nil {
 				return err
 			}
-			res, err := e.Doctor(ctx, engine.DoctorRequest{PolicyFile: policy.policy})
+			res, err := e.Doctor(ctx, engine.DoctorRequest{})
 			if err != nil {
 				return err
 			}
