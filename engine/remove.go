@@ -35,11 +35,8 @@ type RemoveResult struct {
 	// path it is written to), nil outside a project.
 	Manifest *resolve.Manifest
 	// Removed are the project manifest's requirements removed, as it
-	// wrote them.
+	// wrote them; the lock keeps the entries the remaining skills reach.
 	Removed []string
-	// Lock is the project's new lock: the entries the remaining skills
-	// reach.
-	Lock *resolve.Lockfile
 }
 
 // Remove removes r.Names, as `skillpm remove` does.

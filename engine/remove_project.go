@@ -80,7 +80,7 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 		return nil, installError(&resolve.Manifest{File: p.manifest.File}, nil, p.lockFile, err)
 	}
 	m.Dir = p.manifest.Dir
-	out.Lock = keepNeeded(p.prev, m)
+	lock := keepNeeded(p.prev, m)
 	placed, err := projectRoots(e.env, e.opts.Target, p.manifest, e.opts.Host)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := saveProject(p.manifest.File, p.lockFile, p.data, data, out.Lock); err != nil {
+		if err := saveProject(p.manifest.File, p.lockFile, p.data, data, lock); err != nil {
 			return out, err
 		}
 	}
