@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/skillpm/skillpm/internal/buildinfo"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -93,7 +94,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	if err != nil {
 		return nil, err
 	}
-	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
+	sc, err := audit.New(audit.Options{Tool: buildinfo.Tool(), CacheDir: e.auditCacheDir()})
 	if err != nil {
 		return nil, mark(ErrAuditFailed, err)
 	}
@@ -218,7 +219,7 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 	} else if r.Sign != nil {
 		return nil, fmt.Errorf("%s is a directory: %w", arg, ErrAttestVersion)
 	}
-	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
+	sc, err := audit.New(audit.Options{Tool: buildinfo.Tool(), CacheDir: e.auditCacheDir()})
 	if err != nil {
 		return nil, mark(ErrAuditFailed, err)
 	}
