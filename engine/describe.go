@@ -19,12 +19,8 @@ import (
 type DescribeRequest struct {
 	// Arg is what to describe.
 	Arg string
-	// Published reads Arg as a directory or a published reference only,
-	// never as an installed name (a source or the raw manifest was asked
-	// for).
-	Published bool
 	// ManifestOnly reads the published manifest without listing the
-	// repository's versions.
+	// repository's versions; Arg is then never an installed name.
 	ManifestOnly bool
 	// Prerelease lets a range select pre-releases.
 	Prerelease bool
@@ -52,7 +48,9 @@ type DescribeResult struct {
 // skills/web-notes) naming a directory is a local skill; a bare name is
 // the skill installed under it in the searched roots, else the published
 // skill of that name, even beside a directory of that name; a directory
-// is the fallback when nothing of that name is published. A local
+// is the fallback when nothing of that name is published. A name is
+// never an installed one when the Engine names a source of its own
+// (Options.Source) or r.ManifestOnly asks for a manifest. A local
 // directory with no readable skill returns its description (with the
 // diagnostics) and an error of class errdef.Validation.
 func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResult, error) {
@@ -61,7 +59,8 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 	if isDir && strings.ContainsAny(r.Arg, `/\.`) {
 		return describeDir(ctx, r.Arg)
 	}
-	if !r.Published && !strings.ContainsAny(r.Arg, "@/:") {
+	published := r.ManifestOnly || e.opts.Source != ""
+	if !published && !strings.ContainsAny(r.Arg, "@/:") {
 		roots, err := SearchedRoots(e.env, e.opts.Target)
 		if err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -100,12 +101,13 @@ func TestOutdated(t *testing.T) {
 }
 
 // TestDescribe: a path is the local skill, a bare name the installed
-// copies once installed (the published version before, or when asked),
-// and a directory with no SKILL.md is a validation error with the
-// diagnostics.
+// copies once installed (the published version before, or when a
+// manifest or a source is asked for), and a directory with no SKILL.md is
+// a validation error with the diagnostics.
 func TestDescribe(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
+	e := inProject(t, opts, "")
 	ctx := context.Background()
 	publishVersions(t, e, key, dir, "1.0.0")
 	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: dir})
@@ -123,9 +125,14 @@ func TestDescribe(t *testing.T) {
 	if err != nil || len(d.Installed) != 1 || d.Installed[0].Version != "1.0.0" {
 		t.Fatalf("installed: %+v, %v", d, err)
 	}
-	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: "notes", Published: true, ManifestOnly: true})
+	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: "notes", ManifestOnly: true})
 	if err != nil || d.Published == nil || d.Published.Versions != nil || len(d.Published.Manifest.Raw) == 0 {
 		t.Fatalf("the published manifest only: %+v, %v", d, err)
+	}
+	opts.Source = resolve.EmbeddedSource
+	d, err = inProject(t, opts, "").Describe(ctx, engine.DescribeRequest{Arg: "notes"})
+	if err != nil || d.Published == nil || len(d.Published.Versions) != 1 || d.Installed != nil {
+		t.Fatalf("installed, from a source named: %+v, %v; want the published version", d, err)
 	}
 	empty := t.TempDir()
 	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: empty})
