@@ -23,6 +23,7 @@ import (
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/auditor"
+	"github.com/skillpm/skillpm/internal/buildinfo"
 	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
@@ -94,11 +95,9 @@ type Config struct {
 	// Warn receives install warnings; they are also sent to the client.
 	Warn func(string)
 	// Auditor audits every skill before an install or update commits; nil
-	// means pkg/audit's static audit (install/auditor) naming AuditTool.
+	// means pkg/audit's static audit (install/auditor), naming this build
+	// in its reports (buildinfo.Tool: "skillpm v1.2.3").
 	Auditor install.Auditor
-	// AuditTool names the program in the audit reports installs write
-	// ("skillpm v1.2.3"); "" means "skillpm". Unused when Auditor is set.
-	AuditTool string
 }
 
 // Server is the HTTP API and panel.
@@ -157,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Host = install.DefaultHost
 	}
 	if cfg.Auditor == nil {
-		a, err := auditor.New(auditor.Options{Tool: cfg.AuditTool})
+		a, err := auditor.New(auditor.Options{Tool: buildinfo.Tool()})
 		if err != nil {
 			return nil, fmt.Errorf("api: %w", err)
 		}

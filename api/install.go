@@ -212,7 +212,7 @@ func (s *Server) engine(ctx context.Context, warn func(string), progress func(in
 	}
 	return engine.Open(ctx, engine.Options{
 		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: trust,
-		Env: s.cfg.Env, Host: s.cfg.Host, Target: t, Auditor: s.cfg.Auditor, AuditTool: s.cfg.AuditTool, LockWait: s.cfg.LockWait,
+		Env: s.cfg.Env, Host: s.cfg.Host, Target: t, Auditor: s.cfg.Auditor, LockWait: s.cfg.LockWait,
 		Log: slog.New(sink{warn: warn, progress: progress}),
 	})
 }

@@ -31,8 +31,9 @@ type AddRequest struct {
 
 // AddResult is what Add did (or, with DryRun, would do).
 type AddResult struct {
-	// Project is the project as it was read.
-	Project *Project
+	// Manifest is the project's manifest as it was read (its File the
+	// path it is written to).
+	Manifest *resolve.Manifest
 	// Added are the requirements added, in the request's order, as the
 	// manifest writes them (the version each locked is Lock's).
 	Added []resolve.Requirement
@@ -70,7 +71,7 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 		return nil, err
 	}
 	for _, n := range open {
-		if rng := p.Manifest.Range(n); rng != "" {
+		if rng := p.manifest.Range(n); rng != "" {
 			set[n] = rng // already in the manifest: keep its range
 		}
 	}
@@ -80,18 +81,18 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 			return nil, err
 		}
 	}
-	data, err := resolve.EditManifest(p.Manifest.File, p.data, edit)
+	data, err := resolve.EditManifest(p.manifest.File, p.data, edit)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	apply := applyRequest{Manifest: p.Manifest.File, Lock: p.LockFile, OldData: p.data, Prev: p.prev}
+	apply := applyRequest{Manifest: p.manifest.File, Lock: p.lockFile, OldData: p.data, Prev: p.prev}
 	if len(open) > 0 {
 		if data, err = e.pinOpen(ctx, apply, data, open, set, r.InstallRequest); err != nil {
 			return nil, err
 		}
 	}
 	apply.Data, apply.NoInstall, apply.InstallRequest = data, r.NoInstall, r.InstallRequest
-	out := &AddResult{Project: p}
+	out := &AddResult{Manifest: p.manifest}
 	if out.Result, out.Lock, err = e.apply(ctx, apply); err != nil {
 		return nil, err
 	}
@@ -111,9 +112,9 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 
 // newManifestEdit is the edit that creates a project's manifest: the
 // source of bare names, the scope and the hosts installed into.
-func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.ManifestEdit, error) {
+func (e *Engine) newManifestEdit(p *projectFiles, set map[string]string) (resolve.ManifestEdit, error) {
 	t := e.opts.Target
-	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(roots.ProjectScope(p.Manifest))}
+	edit := resolve.ManifestEdit{Set: set, Registry: e.opts.Source, Scope: string(roots.ProjectScope(p.manifest))}
 	if edit.Registry == "" {
 		edit.Registry = e.opts.FallbackSource
 	}
@@ -123,7 +124,7 @@ func (e *Engine) newManifestEdit(p *Project, set map[string]string) (resolve.Man
 	if len(t.Roots) > 0 {
 		return edit, nil
 	}
-	m := &resolve.Manifest{File: p.Manifest.File, Dir: p.Manifest.Dir}
+	m := &resolve.Manifest{File: p.manifest.File, Dir: p.manifest.Dir}
 	t.Placement = roots.Placement(t, m, e.opts.Link)
 	placed, err := roots.Project(e.env, t, m, e.opts.Host)
 	if err != nil {
@@ -165,12 +166,12 @@ func (e *Engine) pinOpen(ctx context.Context, apply applyRequest, data []byte, o
 }
 
 // parseProjectManifest parses data as p's manifest, in p's directory.
-func parseProjectManifest(p *Project, data []byte) (*resolve.Manifest, error) {
-	m, err := resolve.ParseManifest(p.Manifest.File, data)
+func parseProjectManifest(p *projectFiles, data []byte) (*resolve.Manifest, error) {
+	m, err := resolve.ParseManifest(p.manifest.File, data)
 	if err != nil {
-		return nil, installError(&resolve.Manifest{File: p.Manifest.File}, nil, p.LockFile, err)
+		return nil, installError(&resolve.Manifest{File: p.manifest.File}, nil, p.lockFile, err)
 	}
-	m.Dir = p.Manifest.Dir
+	m.Dir = p.manifest.Dir
 	return m, nil
 }
 

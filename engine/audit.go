@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/buildinfo"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/audit/attest"
 	"github.com/skillpm/skillpm/pkg/skill"
@@ -94,7 +95,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	if err != nil {
 		return nil, err
 	}
-	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
+	sc, err := audit.New(audit.Options{Tool: buildinfo.Tool(), CacheDir: e.auditCacheDir()})
 	if err != nil {
 		return nil, mark(install.ErrAuditFailed, err)
 	}
@@ -219,7 +220,7 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 	} else if r.Sign != nil {
 		return nil, fmt.Errorf("%s is a directory: %w", arg, ErrAttestVersion)
 	}
-	sc, err := audit.New(audit.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
+	sc, err := audit.New(audit.Options{Tool: buildinfo.Tool(), CacheDir: e.auditCacheDir()})
 	if err != nil {
 		return nil, mark(install.ErrAuditFailed, err)
 	}

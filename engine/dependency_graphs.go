@@ -44,13 +44,13 @@ func (e *Engine) dependencyGraphs(ctx context.Context) ([]*resolve.DepGraph, err
 			return nil, err
 		}
 		if p.prev == nil {
-			return nil, invalid(fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.Manifest.File, p.LockFile))
+			return nil, invalid(fmt.Errorf("%s has no %s yet: run skillpm lock (or skillpm install)", p.manifest.File, p.lockFile))
 		}
-		graph, err := e.graph(p.Manifest)
+		graph, err := e.graph(p.manifest)
 		if err != nil {
 			return nil, err
 		}
-		dg := resolve.NewDepGraph(p.LockFile, rangesFrom(ctx, graph))
+		dg := resolve.NewDepGraph(p.lockFile, rangesFrom(ctx, graph))
 		for _, s := range p.prev.Skills {
 			dg.Nodes[s.Name] = &resolve.DepNode{Name: s.Name, Version: s.Version, Source: s.Source, Range: s.Requested, Deps: s.Dependencies}
 			if s.Requested != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/advisory"
 )
 
 // DescribeRequest asks what `skillpm info` shows about one argument: a
@@ -19,18 +20,15 @@ import (
 type DescribeRequest struct {
 	// Arg is what to describe.
 	Arg string
-	// Published reads Arg as a directory or a published reference only,
-	// never as an installed name (a source or the raw manifest was asked
-	// for).
-	Published bool
 	// ManifestOnly reads the published manifest without listing the
-	// repository's versions.
+	// repository's versions; Arg is then never an installed name.
 	ManifestOnly bool
 	// Prerelease lets a range select pre-releases.
 	Prerelease bool
 }
 
-// DescribeResult is what Describe found; exactly one of its fields is set.
+// DescribeResult is what Describe found: exactly one of Local, Installed
+// and Published is set.
 type DescribeResult struct {
 	// Local is the skill in the directory Arg names, read leniently; its
 	// Skill is nil when nothing could be read (Describe then returns
@@ -41,14 +39,19 @@ type DescribeResult struct {
 	Installed []install.Installed
 	// Published is the version the reference Arg selects (its Versions
 	// are nil with ManifestOnly).
-	Published *InfoResult
+	Published *registry.Published
+	// Advisories are the obeyed advisories naming Published's version
+	// (none are read with ManifestOnly).
+	Advisories []advisory.Advised
 }
 
 // Describe describes r.Arg as `skillpm info` does. A path (./web-notes,
 // skills/web-notes) naming a directory is a local skill; a bare name is
 // the skill installed under it in the searched roots, else the published
 // skill of that name, even beside a directory of that name; a directory
-// is the fallback when nothing of that name is published. A local
+// is the fallback when nothing of that name is published. A name is
+// never an installed one when the Engine names a source of its own
+// (Options.Source) or r.ManifestOnly asks for a manifest. A local
 // directory with no readable skill returns its description (with the
 // diagnostics) and an error of class errdef.Validation.
 func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResult, error) {
@@ -57,7 +60,8 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 	if isDir && strings.ContainsAny(r.Arg, `/\.`) {
 		return describeDir(ctx, r.Arg)
 	}
-	if !r.Published && !strings.ContainsAny(r.Arg, "@/:") {
+	published := r.ManifestOnly || e.opts.Source != ""
+	if !published && !strings.ContainsAny(r.Arg, "@/:") {
 		searched, err := roots.Searched(e.env, e.opts.Target)
 		if err != nil {
 			return nil, targetErr(err)
@@ -78,13 +82,13 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 	case err != nil:
 		return nil, err
 	case r.ManifestOnly:
-		return &DescribeResult{Published: &InfoResult{Repository: repo, Manifest: m}}, nil
+		return &DescribeResult{Published: &registry.Published{Repository: repo, Manifest: m}}, nil
 	}
-	info, err := e.infoManifest(ctx, repo, m)
+	info, advised, err := e.infoManifest(ctx, repo, m)
 	if err != nil {
 		return nil, err
 	}
-	return &DescribeResult{Published: info}, nil
+	return &DescribeResult{Published: info, Advisories: advised}, nil
 }
 
 // describeDir reads the skill in dir leniently.

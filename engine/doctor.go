@@ -18,30 +18,27 @@ import (
 )
 
 // DoctorRequest asks for a check of the setup, as `skillpm doctor` does.
-type DoctorRequest struct {
-	// PolicyFile is the trust policy to check; "" means the one the
-	// engine obeys (Options.PolicyFile, else tiers.Find), and reports a
-	// project policy set aside because this machine has not approved it.
-	PolicyFile string
-	// LookupEnv reads the variables reported; nil means os.LookupEnv.
-	LookupEnv func(string) (string, bool)
-}
+// The setup is the Engine's: the trust policy it obeys
+// (Options.PolicyFile, else tiers.Find) and the variables of its
+// Options.Env.
+type DoctorRequest struct{}
 
 // DoctorResult is what Doctor found. Problems lists every problem in the
 // order a user reads them; the other fields say what is in use.
 type DoctorResult struct {
 	// Host is the default host ("" when it cannot be chosen: a problem).
 	Host install.HostID
-	// Env are the variables set that change where skillpm reads and
-	// writes (doctorEnv), SKILLPM_PASSWORD's value hidden as "(set)".
+	// Env are the variables of Options.Env set (not empty) that change
+	// where skillpm reads and writes (doctorEnv), SKILLPM_PASSWORD's
+	// value hidden as "(set)".
 	Env map[string]string
 	// Policy is the trust policy file in effect, "" for the built-in
 	// default.
 	Policy string
 	// Roots are every host's discovery roots (install.AllSearchRoots).
 	Roots []install.RootHealth
-	// Project is the project checked, nil outside one.
-	Project *Project
+	// Manifest is the manifest of the project checked, nil outside one.
+	Manifest *resolve.Manifest
 	// Drift is where the project's roots differ from its lock: each an
 	// *install.LockDrift, or the failure to read a root's receipts.
 	Drift []error
@@ -90,7 +87,7 @@ func doctorEnv(t *hosts.Table) []string {
 // pending transactions), a project's drift from its lock, and whether
 // the sources of bare names answer. What is wrong is reported, not
 // returned: the error is for a check that could not run at all.
-func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, error) {
+func (e *Engine) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, error) {
 	rep := &DoctorResult{Env: map[string]string{}}
 	env := e.env
 	if _, err := hosts.Load(env); err != nil {
@@ -103,26 +100,20 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 	} else {
 		rep.Host = h
 	}
-	lookup := r.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
 	for _, k := range doctorEnv(env.Table()) {
-		if v, ok := lookup(k); ok {
+		if v := e.getenv(k); v != "" {
 			if k == "SKILLPM_PASSWORD" {
 				v = "(set)"
 			}
 			rep.Env[k] = v
 		}
 	}
-	file := r.PolicyFile
-	if file == "" {
-		file = e.opts.PolicyFile
-		if proj, err := projectPolicy(ctx, e.opts.Manifest); err == nil && proj != "" && proj != file {
-			rep.Problems = append(rep.Problems, fmt.Errorf("this project's policy %s is not approved on this machine (or changed since), so every command run here ignores it: review it, then run skillpm policy approve", proj))
-		}
+	// A project policy this machine has not approved (LoadPolicy's rule)
+	// is set aside by every command run here without a policy of its own.
+	if c, _ := LoadPolicy(ctx, PolicyRequest{Manifest: e.opts.Manifest}); c != nil && c.Unapproved != "" {
+		rep.Problems = append(rep.Problems, fmt.Errorf("this project's policy %s is not approved on this machine (or changed since), so every command run here ignores it: review it, then run skillpm policy approve", c.Unapproved))
 	}
-	if p := tiers.Find(file, e.getenv, os.Stat); p != "" {
+	if p := tiers.Find(e.opts.PolicyFile, e.getenv, os.Stat); p != "" {
 		rep.Policy = p
 		if _, err := tiers.Load(ctx, p); err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("policy %s: %w", p, err))
@@ -141,16 +132,16 @@ func (e *Engine) Doctor(ctx context.Context, r DoctorRequest) (*DoctorResult, er
 		if err != nil {
 			rep.Problems = append(rep.Problems, err)
 		} else {
-			if p.Manifest.Registry != "" {
-				if src, err := resolve.CanonicalSource(p.Manifest.Registry, p.Manifest.Dir); err == nil {
+			if p.manifest.Registry != "" {
+				if src, err := resolve.CanonicalSource(p.manifest.Registry, p.manifest.Dir); err == nil {
 					sources = append(sources, src)
 				}
 			}
-			rep.Project = p
-			if placed, err := roots.Project(env, roots.Target{}, p.Manifest, e.opts.Host); err != nil {
+			rep.Manifest = p.manifest
+			if placed, err := roots.Project(env, roots.Target{}, p.manifest, e.opts.Host); err != nil {
 				rep.Problems = append(rep.Problems, targetErr(err))
 			} else {
-				rep.Drift = install.LockDrifts(ctx, p.Manifest.File, p.LockFile, p.prev, placed.Roots)
+				rep.Drift = install.LockDrifts(ctx, p.manifest.File, p.lockFile, p.prev, placed.Roots)
 			}
 			rep.Problems = append(rep.Problems, rep.Drift...)
 		}

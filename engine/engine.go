@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/install/auditor"
 	"github.com/skillpm/skillpm/install/roots"
+	"github.com/skillpm/skillpm/internal/buildinfo"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/registry/policycheck"
 	"github.com/skillpm/skillpm/sign"
@@ -87,12 +88,9 @@ type Options struct {
 	// Nil discards them.
 	Log *slog.Logger
 	// Auditor audits every skill an install or update stages before it
-	// commits; nil means pkg/audit's static audit (install/auditor) naming
-	// AuditTool in its reports.
+	// commits; nil means pkg/audit's static audit (install/auditor),
+	// naming this build in its reports (buildinfo.Tool: "skillpm v1.2.3").
 	Auditor install.Auditor
-	// AuditTool names the program in the audit reports install writes
-	// ("skillpm v1.2.3"); "" means "skillpm". Unused when Auditor is set.
-	AuditTool string
 	// Link is the configured placement of installs (the configuration's
 	// link:): true links each host's root to one copy, false copies; nil
 	// keeps each root's mode. A Target's Placement and a project
@@ -152,9 +150,6 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if e.getenv == nil {
 		e.getenv = func(string) string { return "" }
 	}
-	if e.opts.AuditTool == "" {
-		e.opts.AuditTool = "skillpm"
-	}
 	return e, nil
 }
 
@@ -188,8 +183,8 @@ func (e *Engine) trustPolicy(ctx context.Context) (*tiers.Policy, sign.VerifyOpt
 }
 
 // loadAuditor returns the audit installs run: Options.Auditor, else
-// install/auditor's static audit naming Options.AuditTool, built on first
-// use.
+// install/auditor's static audit naming this build (buildinfo.Tool),
+// built on first use.
 func (e *Engine) loadAuditor() (install.Auditor, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -197,7 +192,7 @@ func (e *Engine) loadAuditor() (install.Auditor, error) {
 		return e.opts.Auditor, nil
 	}
 	if e.auditor == nil {
-		a, err := auditor.New(auditor.Options{Tool: e.opts.AuditTool, CacheDir: e.auditCacheDir()})
+		a, err := auditor.New(auditor.Options{Tool: buildinfo.Tool(), CacheDir: e.auditCacheDir()})
 		if err != nil {
 			return nil, err
 		}

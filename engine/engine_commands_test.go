@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/errdef"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
 )
 
@@ -101,12 +102,13 @@ func TestOutdated(t *testing.T) {
 }
 
 // TestDescribe: a path is the local skill, a bare name the installed
-// copies once installed (the published version before, or when asked),
-// and a directory with no SKILL.md is a validation error with the
-// diagnostics.
+// copies once installed (the published version before, or when a
+// manifest or a source is asked for), and a directory with no SKILL.md is
+// a validation error with the diagnostics.
 func TestDescribe(t *testing.T) {
-	e, key, dir, _, done := exampleSetup()
+	opts, key, dir, _, done := exampleOptions()
 	t.Cleanup(done)
+	e := inProject(t, opts, "")
 	ctx := context.Background()
 	publishVersions(t, e, key, dir, "1.0.0")
 	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: dir})
@@ -124,9 +126,14 @@ func TestDescribe(t *testing.T) {
 	if err != nil || len(d.Installed) != 1 || d.Installed[0].Version != "1.0.0" {
 		t.Fatalf("installed: %+v, %v", d, err)
 	}
-	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: "notes", Published: true, ManifestOnly: true})
+	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: "notes", ManifestOnly: true})
 	if err != nil || d.Published == nil || d.Published.Versions != nil || len(d.Published.Manifest.Raw) == 0 {
 		t.Fatalf("the published manifest only: %+v, %v", d, err)
+	}
+	opts.Source = resolve.EmbeddedSource
+	d, err = inProject(t, opts, "").Describe(ctx, engine.DescribeRequest{Arg: "notes"})
+	if err != nil || d.Published == nil || len(d.Published.Versions) != 1 || d.Installed != nil {
+		t.Fatalf("installed, from a source named: %+v, %v; want the published version", d, err)
 	}
 	empty := t.TempDir()
 	d, err = e.Describe(ctx, engine.DescribeRequest{Arg: empty})
@@ -148,14 +155,14 @@ func TestDoctor(t *testing.T) {
 	ctx := context.Background()
 	publishVersions(t, e, key, dir, "1.0.0")
 	proj := t.TempDir()
-	lookup := func(k string) (string, bool) {
+	opts.Env.Getenv = func(k string) string {
 		if k == "SKILLPM_PASSWORD" {
-			return "hunter2", true
+			return "hunter2"
 		}
-		return "", false
+		return ""
 	}
-	rep, err := inProject(t, opts, filepath.Join(proj, "none.yaml")).Doctor(ctx, engine.DoctorRequest{LookupEnv: lookup})
-	if err != nil || len(rep.Problems) != 0 || rep.Project != nil || rep.Host == "" {
+	rep, err := inProject(t, opts, filepath.Join(proj, "none.yaml")).Doctor(ctx, engine.DoctorRequest{})
+	if err != nil || len(rep.Problems) != 0 || rep.Manifest != nil || rep.Host == "" {
 		t.Fatalf("a healthy setup: %+v, %v", rep, err)
 	}
 	if len(rep.Registries) != 1 || rep.Registries[0].Source != "embedded" || rep.Registries[0].Err != nil {
@@ -180,8 +187,9 @@ func TestDoctor(t *testing.T) {
 	if _, err := project.Lock(ctx, engine.LockRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = project.Doctor(ctx, engine.DoctorRequest{PolicyFile: badPolicy, LookupEnv: lookup})
-	if err != nil || rep.Policy != badPolicy || rep.Project == nil {
+	opts.PolicyFile = badPolicy
+	rep, err = inProject(t, opts, manifest).Doctor(ctx, engine.DoctorRequest{})
+	if err != nil || rep.Policy != badPolicy || rep.Manifest == nil {
 		t.Fatalf("a broken setup: %+v, %v", rep, err)
 	}
 	if len(rep.Problems) < 2 || !strings.HasPrefix(rep.Problems[0].Error(), "policy "+badPolicy+": ") {
@@ -245,7 +253,7 @@ func TestAdd(t *testing.T) {
 	}
 	// Update finds the project as Add did: Breaking moves its range.
 	up, err := e.Update(ctx, engine.UpdateRequest{Breaking: true})
-	if err != nil || up.Project == nil || up.Ranges["notes"] != "^1.1.0" || up.Result == nil || up.Lock.Get("notes").Version != "1.1.0" {
+	if err != nil || up.Manifest == nil || up.Ranges["notes"] != "^1.1.0" || up.Result == nil || up.Lock.Get("notes").Version != "1.1.0" {
 		t.Fatalf("update in the project with Breaking: %+v, %v", up, err)
 	}
 	// Roots named are no project: its ranges cannot move there.

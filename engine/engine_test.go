@@ -238,14 +238,14 @@ func TestSignAndInfo(t *testing.T) {
 	if err != nil || !again.Unchanged || again.Referrer != first.Referrer {
 		t.Fatalf("signing again: %+v, %v; want unchanged, referrer %s", again, err, first.Referrer)
 	}
-	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: "notes", Published: true})
+	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: "notes"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info := d.Published; info.Manifest.Metadata.Version != "1.0.0" || len(info.Versions) != 1 || info.Versions[0].String() != "1.0.0" {
 		t.Fatalf("info: %s, versions %v", info.Manifest.Metadata.Version, info.Versions)
 	}
-	if _, err := e.Describe(ctx, engine.DescribeRequest{Arg: "./notes", Published: true}); !errors.Is(err, engine.ErrInvalidRequest) {
+	if _, err := e.Describe(ctx, engine.DescribeRequest{Arg: "./notes"}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("info of a directory: %v, want ErrInvalidRequest", err)
 	}
 }

@@ -19,7 +19,7 @@ import (
 //     before any consent is asked or anything changes (an update plans
 //     the skills from git and folders apart from the others: it reports
 //     each non-empty plan, or one empty plan when both are);
-//   - *UpdateResult: an Update in a project whose ranges moved (Project
+//   - *UpdateResult: an Update in a project whose ranges moved (Manifest
 //     and Ranges set), before anything is resolved;
 //   - *PublishItem: a PublishAll's skill as its publish ends (with "done"
 //     and "total" attributes counting the skills finished).

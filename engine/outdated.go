@@ -82,8 +82,8 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 
 // outdatedProject checks the skills p's manifest asks for, installed in
 // the first of the project's roots holding each.
-func (e *Engine) outdatedProject(ctx context.Context, p *Project, t roots.Target, pre bool) ([]install.OutdatedSkill, error) {
-	m := p.Manifest
+func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.Target, pre bool) ([]install.OutdatedSkill, error) {
+	m := p.manifest
 	placed, err := roots.Project(e.env, t, m, e.opts.Host)
 	if err != nil {
 		return nil, targetErr(err)
@@ -163,12 +163,12 @@ func (e *Engine) outdatedProject(ctx context.Context, p *Project, t roots.Target
 // updateLock is the lock an update of every skill of p would write
 // (Project.update, resolved without installing); nil when it does not
 // resolve (the update would say why).
-func (e *Engine) updateLock(ctx context.Context, p *Project, pre bool) *resolve.Lockfile {
+func (e *Engine) updateLock(ctx context.Context, p *projectFiles, pre bool) *resolve.Lockfile {
 	req := p.update(p.data, nil, InstallRequest{DryRun: true, Resolution: Resolution{Prerelease: pre}})
 	req.NoInstall = true
 	_, lock, err := e.apply(ctx, req)
 	if err != nil {
-		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", p.Manifest.File, err))
+		e.warn(fmt.Sprintf("outdated: the dependencies of %s were not checked: %v", p.manifest.File, err))
 		return nil
 	}
 	return lock
@@ -377,8 +377,8 @@ func gitRow(rec install.Record, root string, built rootBuilds) install.OutdatedS
 // req brings: locked as p's lock says, installed in the first of roots
 // holding each, wanted and latest what the reference (with req's range
 // over its version tags) gives now, as install would resolve it again.
-func (b *localBuilds) project(ctx context.Context, p *Project, req resolve.Requirement, roots []install.Root) ([]install.OutdatedSkill, error) {
-	at := fmt.Sprintf("%s:%d", p.Manifest.File, req.Line)
+func (b *localBuilds) project(ctx context.Context, p *projectFiles, req resolve.Requirement, roots []install.Root) ([]install.OutdatedSkill, error) {
+	at := fmt.Sprintf("%s:%d", p.manifest.File, req.Line)
 	ref, err := gitsource.Parse(req.Name)
 	if err != nil {
 		return nil, gitErr(fmt.Errorf("%s: %w", at, err))

@@ -136,14 +136,14 @@ func saveProject(mpath, lpath string, old, data []byte, lock *resolve.Lockfile) 
 	return atomicfile.WriteFiles(files)
 }
 
-// Project is a project's manifest and lock as read from disk, for the
-// operations that change them together.
-type Project struct {
-	// Manifest is the manifest, empty when there is none yet; its File
+// projectFiles is a project's manifest and lock as read from disk, for
+// the operations that change them together.
+type projectFiles struct {
+	// manifest is the manifest, empty when there is none yet; its File
 	// is the path it is read from or would be written to (resolve.FindManifest).
-	Manifest *resolve.Manifest
-	// LockFile is the lock's path (resolve.FindManifest).
-	LockFile string
+	manifest *resolve.Manifest
+	// lockFile is the lock's path (resolve.FindManifest).
+	lockFile string
 	// data is the manifest's bytes, nil when there is none yet.
 	data []byte
 	// prev is the lock, nil when there is none yet.
@@ -162,17 +162,17 @@ func (e *Engine) inProject(roots []install.Root) bool {
 // manifest or lock is not an error. A manifest that does not parse is an
 // *InstallError; a lock that cannot be read is resolve.ErrInvalidLock
 // (marked so when it is unreadable rather than malformed).
-func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
+func openProject(ctx context.Context, manifest, lock string) (*projectFiles, error) {
 	mpath, lpath := resolve.FindManifest(manifest, lock)
-	p := &Project{LockFile: lpath}
+	p := &projectFiles{lockFile: lpath}
 	// The manifest comes with the repository: a FIFO or a link to a
 	// device is refused by resolve's bounded read, before this one.
 	data, err := boundedfile.ReadRegular(mpath, resolve.MaxManifestBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		p.Manifest = &resolve.Manifest{File: mpath}
+		p.manifest = &resolve.Manifest{File: mpath}
 		if abs, err := filepath.Abs(mpath); err == nil {
-			p.Manifest.Dir = filepath.Dir(abs)
+			p.manifest.Dir = filepath.Dir(abs)
 		}
 	case err != nil:
 		if _, rerr := resolve.ReadManifest(ctx, mpath); rerr != nil {
@@ -180,7 +180,7 @@ func openProject(ctx context.Context, manifest, lock string) (*Project, error) {
 		}
 		return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 	default:
-		if p.Manifest, err = resolve.ReadManifest(ctx, mpath); err != nil {
+		if p.manifest, err = resolve.ReadManifest(ctx, mpath); err != nil {
 			return nil, installError(&resolve.Manifest{File: mpath}, nil, lpath, err)
 		}
 		p.data = data

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/buildinfo"
 	"github.com/skillpm/skillpm/pkg/archive"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/registry"
@@ -123,7 +124,7 @@ func (e *Engine) auditArtifact(ctx context.Context, a *registry.Artifact) (*Audi
 	if _, err := archive.Unpack(ctx, bytes.NewReader(a.Layer), dir, archive.Limits{}); err != nil {
 		return nil, fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err)
 	}
-	rep, err := audit.Scan(ctx, dir, audit.Options{Tool: e.opts.AuditTool})
+	rep, err := audit.Scan(ctx, dir, audit.Options{Tool: buildinfo.Tool()})
 	if err != nil {
 		return nil, fmt.Errorf("auditing %s@%s before publishing: %w", a.Skill.Name, a.Skill.Version, err)
 	}

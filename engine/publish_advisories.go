@@ -152,13 +152,13 @@ type PublishAdvisoriesRequest struct {
 // PublishAdvisoriesResult is a published feed: where it went, the
 // document as it was checked and pushed, and its signature.
 type PublishAdvisoriesResult struct {
-	// Source and Digest say where and what.
+	// Source is where the feed went.
 	Source string `json:"source"`
-	Digest string `json:"digest"`
 	// Feed is r.Data as parsed before it was pushed (its advisories and
 	// expiry).
 	Feed *advisory.Feed `json:"-"`
-	// Signed is the signature attached.
+	// Signed is the signature attached; its Digest is the feed's
+	// manifest as pushed.
 	Signed *registry.VersionSignature `json:"signed"`
 }
 
@@ -186,7 +186,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesReque
 	if err != nil {
 		return nil, err
 	}
-	out := &PublishAdvisoriesResult{Source: src.String(), Digest: desc.Digest.String(), Feed: f}
+	out := &PublishAdvisoriesResult{Source: src.String(), Feed: f}
 	if out.Signed, err = e.signDigest(ctx, repo, desc, registry.AdvisoriesTag, r.Sign); err != nil {
 		return out, err
 	}

@@ -32,14 +32,12 @@ type RemoveResult struct {
 	// Roots are the roots that held some of the skills, with what each
 	// lost.
 	Roots []install.Removal
-	// Project is the project as it was read, nil outside one.
-	Project *Project
+	// Manifest is the project's manifest as it was read (its File the
+	// path it is written to), nil outside a project.
+	Manifest *resolve.Manifest
 	// Removed are the project manifest's requirements removed, as it
-	// wrote them.
+	// wrote them; the lock keeps the entries the remaining skills reach.
 	Removed []string
-	// Lock is the project's new lock: the entries the remaining skills
-	// reach.
-	Lock *resolve.Lockfile
 }
 
 // Remove removes r.Names, as `skillpm remove` does.

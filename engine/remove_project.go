@@ -19,21 +19,21 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 	if err != nil {
 		return nil, err
 	}
-	out := &RemoveResult{Project: p}
-	if out.Removed, err = p.Manifest.RequirementsNamed(r.Names); err != nil {
+	out := &RemoveResult{Manifest: p.manifest}
+	if out.Removed, err = p.manifest.RequirementsNamed(r.Names); err != nil {
 		return nil, err
 	}
-	data, err := resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Remove: out.Removed})
+	data, err := resolve.EditManifest(p.manifest.File, p.data, resolve.ManifestEdit{Remove: out.Removed})
 	if err != nil {
 		return nil, invalid(err)
 	}
-	m, err := resolve.ParseManifest(p.Manifest.File, data)
+	m, err := resolve.ParseManifest(p.manifest.File, data)
 	if err != nil {
-		return nil, installError(&resolve.Manifest{File: p.Manifest.File}, nil, p.LockFile, err)
+		return nil, installError(&resolve.Manifest{File: p.manifest.File}, nil, p.lockFile, err)
 	}
-	m.Dir = p.Manifest.Dir
-	out.Lock = keepNeeded(p.prev, m)
-	placed, err := roots.Project(e.env, e.opts.Target, p.Manifest, e.opts.Host)
+	m.Dir = p.manifest.Dir
+	lock := keepNeeded(p.prev, m)
+	placed, err := roots.Project(e.env, e.opts.Target, p.manifest, e.opts.Host)
 	if err != nil {
 		return nil, targetErr(err)
 	}
@@ -64,7 +64,7 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 		out.Roots = append(out.Roots, install.Removal{Root: root, RemoveResult: res})
 	}
 	if !opts.DryRun {
-		if err := saveProject(p.Manifest.File, p.LockFile, p.data, data, out.Lock); err != nil {
+		if err := saveProject(p.manifest.File, p.lockFile, p.data, data, lock); err != nil {
 			return out, err
 		}
 	}

@@ -38,16 +38,19 @@ func TestRemoveProject(t *testing.T) {
 	}
 
 	dry, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}, Options: install.RemoveOptions{DryRun: true}})
-	if err != nil || len(dry.Roots) != 1 || len(dry.Lock.Skills) != 0 {
+	if err != nil || len(dry.Roots) != 1 {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
 	if data, _ := os.ReadFile(manifest); !strings.Contains(string(data), "notes") {
 		t.Errorf("a dry run rewrote the manifest:\n%s", data)
 	}
+	if lock, err := resolve.ReadLockfile(ctx, filepath.Join(proj, "skills.lock")); err != nil || lock.Get("notes") == nil {
+		t.Errorf("a dry run rewrote the lock: %+v, %v", lock, err)
+	}
 
 	// NoSave leaves the project alone: it removes copies from the roots
 	// that hold them (the host's, here none), as outside a project.
-	if copies, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}, NoSave: true, Options: install.RemoveOptions{DryRun: true}}); copies.Project != nil || !errors.Is(err, install.ErrNotInstalled) {
+	if copies, err := e.Remove(ctx, engine.RemoveRequest{Names: []string{"notes"}, NoSave: true, Options: install.RemoveOptions{DryRun: true}}); copies.Manifest != nil || !errors.Is(err, install.ErrNotInstalled) {
 		t.Errorf("Remove with NoSave in a project: %+v, %v, want the copies only", copies, err)
 	}
 

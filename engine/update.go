@@ -38,8 +38,9 @@ type UpdateResult struct {
 	// and no host's roots hold any skill skillpm installed: there was
 	// nothing to update.
 	NoneInstalled bool
-	// Project is the project as it was read, nil outside one.
-	Project *Project
+	// Manifest is the project's manifest as it was read (its File the
+	// path it is written to), nil outside a project.
+	Manifest *resolve.Manifest
 	// Ranges are the project manifest's range changes (Breaking,
 	// Latest).
 	Ranges map[string]string

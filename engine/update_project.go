@@ -19,21 +19,21 @@ func (e *Engine) updateProject(ctx context.Context, r UpdateRequest) (*UpdateRes
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Manifest.CheckSkills(p.prev, r.Names); err != nil {
+	if err := p.manifest.CheckSkills(p.prev, r.Names); err != nil {
 		return nil, err
 	}
-	out := &UpdateResult{Project: p}
+	out := &UpdateResult{Manifest: p.manifest}
 	data := p.data
 	if r.Breaking || r.Latest {
-		graph, err := e.graph(p.Manifest)
+		graph, err := e.graph(p.manifest)
 		if err != nil {
 			return nil, err
 		}
-		if out.Ranges, err = rangeBumps(ctx, graph, p.Manifest, r.Names, r.Latest, r.Prerelease); err != nil {
+		if out.Ranges, err = rangeBumps(ctx, graph, p.manifest, r.Names, r.Latest, r.Prerelease); err != nil {
 			return nil, err
 		}
 		if len(out.Ranges) > 0 {
-			if data, err = resolve.EditManifest(p.Manifest.File, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
+			if data, err = resolve.EditManifest(p.manifest.File, p.data, resolve.ManifestEdit{Set: out.Ranges}); err != nil {
 				return nil, invalid(err)
 			}
 			// The range changes are shown before anything is resolved
@@ -53,8 +53,8 @@ func (e *Engine) updateProject(ctx context.Context, r UpdateRequest) (*UpdateRes
 // and what they need resolve afresh (git references to their newest
 // commits), the others keep theirs. Outdated resolves the same request
 // without installing, so that it lists what an update moves.
-func (p *Project) update(data []byte, names []string, ir InstallRequest) applyRequest {
-	return applyRequest{Manifest: p.Manifest.File, Lock: p.LockFile, Data: data, OldData: p.data,
+func (p *projectFiles) update(data []byte, names []string, ir InstallRequest) applyRequest {
+	return applyRequest{Manifest: p.manifest.File, Lock: p.lockFile, Data: data, OldData: p.data,
 		Prev: p.prev.Without(names...), InstallRequest: ir}
 }
 

@@ -29,10 +29,9 @@ type ValidateRequest struct {
 	// Host checks the skills also as that host loads them: for GAIA its
 	// loader's refusals (skill.Options.GaiaLoader), which install for
 	// GAIA applies too. Every other host reads the format alone. ""
-	// checks the format alone.
+	// checks the format alone. It is looked up in the hosts table of
+	// the process (hosts.ProcessEnv: the built-in rows and the user's).
 	Host string
-	// Hosts is the table Host is looked up in; nil means hosts.ProcessEnv's.
-	Hosts *hosts.Table
 }
 
 // ValidateResult is what a validation found. Its counts are
@@ -52,15 +51,11 @@ func Validate(ctx context.Context, r ValidateRequest) (*ValidateResult, error) {
 		opts = skill.Options{Mode: skill.Lenient, KnownTools: r.KnownTools}
 	}
 	if r.Host != "" {
-		t := r.Hosts
-		if t == nil {
-			env, err := hosts.ProcessEnv()
-			if err != nil {
-				return nil, err
-			}
-			t = env.Table()
+		env, err := hosts.ProcessEnv()
+		if err != nil {
+			return nil, err
 		}
-		if _, err := t.Get(r.Host); err != nil {
+		if _, err := env.Table().Get(r.Host); err != nil {
 			return nil, err
 		}
 		opts.GaiaLoader = r.Host == string(install.HostGaia)

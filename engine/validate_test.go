@@ -40,20 +40,25 @@ func TestValidate(t *testing.T) {
 // error the format alone does not make; another known host reads the
 // format alone, and an unknown one is refused.
 func TestValidateHost(t *testing.T) {
+	// The hosts table is the built-in one: no user's hosts file.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv(hosts.EnvFile, "")
 	ctx := context.Background()
 	dirs := []string{filepath.Join("..", "testdata", "skills", "rag-search")}
-	plain, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "claude", Hosts: hosts.Builtin()})
+	plain, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "claude"})
 	if err != nil || skill.Summarize(plain.Results).Valid != 1 {
 		t.Fatalf("claude: %+v, %v; want valid", plain, err)
 	}
-	v, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "gaia", Hosts: hosts.Builtin()})
+	v, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "gaia"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum := skill.Summarize(v.Results); sum.Valid != 0 || sum.Codes[skill.CodeGaiaRefused] == 0 {
 		t.Errorf("gaia: summary %+v; want rag-search's filesystem:read refused", sum)
 	}
-	if _, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "no-such-host", Hosts: hosts.Builtin()}); !errors.Is(err, hosts.ErrUnknownHost) {
+	if _, err := engine.Validate(ctx, engine.ValidateRequest{Dirs: dirs, Host: "no-such-host"}); !errors.Is(err, hosts.ErrUnknownHost) {
 		t.Errorf("unknown host: %v, want ErrUnknownHost", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/Masterminds/semver/v3"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpm/skillpm/pkg/skill"
 )
@@ -27,6 +28,26 @@ type SkillVersion struct {
 
 // Layer returns the descriptor of the skill's one layer.
 func (m *SkillVersion) Layer() ocispec.Descriptor { return m.OCI.Layers[0] }
+
+// Published is a published version with what its repository says of it:
+// every version, the version's status and which versions are yanked
+// (`skillpm info`). Statuses count only under a trust policy, so the
+// registry leaves filling them to its caller.
+type Published struct {
+	// Repository is the repository the version is in.
+	Repository *Repository
+	// Manifest is the version a reference selected (its metadata, layer
+	// and raw manifest).
+	Manifest *SkillVersion
+	// Versions are every version the repository has; nil when only the
+	// manifest was read.
+	Versions []*semver.Version
+	// Status is the publisher's status of Manifest (yanked, deprecated),
+	// read from the attestations attached to it.
+	Status *VersionStatus
+	// Yanked are the versions of Versions that are yanked.
+	Yanked []string
+}
 
 // Metadata is a skill version's description as its manifest annotations
 // carry it (artifact.md). For an artifact pushed by another tool without

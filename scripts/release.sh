@@ -57,7 +57,8 @@ stamp() {
 	if [ "$dirty" = true ]; then
 		VERSION="$VERSION+dirty"
 	fi
-	LDFLAGS="-s -w -buildid= -X main.version=$VERSION -X main.commit=$REVISION -X main.commitTime=$CREATED -X main.modified=$dirty"
+	local stamps=github.com/skillpm/skillpm/internal/buildinfo
+	LDFLAGS="-s -w -buildid= -X $stamps.version=$VERSION -X $stamps.commit=$REVISION -X $stamps.commitTime=$CREATED -X $stamps.modified=$dirty"
 }
 
 # build GOOS/GOARCH OUTFILE

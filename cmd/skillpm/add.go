@@ -86,7 +86,7 @@ func runAdd(c *cobra.Command, g *globals, f *addFlags, args []string) error {
 	if err != nil {
 		return projectFailure(ctx, g, e, err)
 	}
-	return printAdd(g, res, f.dryRun)
+	return printAdd(g, res, f.lockOf(res.Manifest), f.dryRun)
 }
 
 // addedJSON is a requirement add wrote and the version it locked.
@@ -110,14 +110,13 @@ func lockedVersion(lock *resolve.Lockfile, name string) string {
 }
 
 // printAdd renders what add wrote (or would) and installed.
-func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
-	p := res.Project
+func printAdd(g *globals, res *engine.AddResult, lock string, dryRun bool) error {
 	if g.json() {
 		added := make([]addedJSON, len(res.Added))
 		for i, a := range res.Added {
 			added[i] = addedJSON{Name: a.Name, Range: a.Range, Version: lockedVersion(res.Lock, a.Name)}
 		}
-		out := map[string]any{"schema": schemaOf("add"), "manifest": p.Manifest.File, "lock": p.LockFile, "added": added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
+		out := map[string]any{"schema": schemaOf("add"), "manifest": res.Manifest.File, "lock": lock, "added": added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
 		if res.Result != nil {
 			out["roots"] = res.Result.Roots
 		}
@@ -132,7 +131,7 @@ func printAdd(g *globals, res *engine.AddResult, dryRun bool) error {
 		if lv := lockedVersion(res.Lock, a.Name); lv != "" {
 			v = " (" + lv + ")"
 		}
-		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, p.Manifest.File)
+		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, res.Manifest.File)
 	}
 	if res.Result != nil {
 		printRoots(g, res.Result, dryRun)

@@ -76,9 +76,9 @@ it and do not obey it).`,
 			}
 			feed := out.Feed
 			if g.json() {
-				return g.writeJSON(advisoryPublishJSON{Source: out.Source, Digest: out.Digest, Advisories: len(feed.Advisories), Expires: feed.Expires, Signed: out.Signed})
+				return g.writeJSON(advisoryPublishJSON{Source: out.Source, Digest: out.Signed.Digest, Advisories: len(feed.Advisories), Expires: feed.Expires, Signed: out.Signed})
 			}
-			fmt.Fprintf(g.stdout, "published %d advisories to %s as %s, expiring %s\n", len(feed.Advisories), out.Source, out.Digest, feed.Expires.UTC().Format(time.RFC3339))
+			fmt.Fprintf(g.stdout, "published %d advisories to %s as %s, expiring %s\n", len(feed.Advisories), out.Source, out.Signed.Digest, feed.Expires.UTC().Format(time.RFC3339))
 			printSigned(g.stdout, out.Signed, "signed")
 			return nil
 		},

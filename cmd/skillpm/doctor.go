@@ -69,11 +69,11 @@ is listed with what to do).`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			e, err := openEngine(ctx, g, engineFlags{reg: &f, lenientEnv: true})
+			e, err := openEngine(ctx, g, engineFlags{reg: &f, lenientEnv: true, policyFile: policy.policy})
 			if err != nil {
 				return err
 			}
-			res, err := e.Doctor(ctx, engine.DoctorRequest{PolicyFile: policy.policy})
+			res, err := e.Doctor(ctx, engine.DoctorRequest{})
 			if err != nil {
 				return err
 			}
@@ -126,8 +126,8 @@ func doctorView(g *globals, res *engine.DoctorResult) doctorReport {
 		}
 		rep.Roots = append(rep.Roots, dr)
 	}
-	if p := res.Project; p != nil {
-		rep.Project = &doctorProject{Manifest: p.Manifest.File, Lock: p.LockFile, Drift: []string{}}
+	if m := res.Manifest; m != nil {
+		rep.Project = &doctorProject{Manifest: m.File, Lock: projectOption{}.lockOf(m), Drift: []string{}}
 		for _, d := range res.Drift {
 			rep.Project.Drift = append(rep.Project.Drift, doctorProblem(g, d))
 		}

@@ -85,8 +85,8 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Env: env, Host: g.config().Host,
-		Consent:   newTermPrompter(g, f.ask),
-		AuditTool: "skillpm " + skillpmVersion(), Link: g.config().Link,
+		Consent: newTermPrompter(g, f.ask),
+		Link:    g.config().Link,
 	}
 	h := cliLog{warn: f.warn, note: g.o().Note, item: f.item, plan: f.plan, ranges: f.ranges}
 	if h.warn == nil {

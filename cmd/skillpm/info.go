@@ -111,7 +111,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: arg, Published: f.manifest || f.registry != "", ManifestOnly: f.manifest, Prerelease: f.pre})
+	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: arg, ManifestOnly: f.manifest, Prerelease: f.pre})
 	switch {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)
@@ -123,7 +123,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 		_, err := fmt.Fprintf(g.stdout, "%s\n", d.Published.Manifest.Raw)
 		return err
 	}
-	return printInfo(g, d.Published)
+	return printInfo(g, d.Published, d.Advisories)
 }
 
 // nameSuggestion adds to a bare name's not-found error the names closest
@@ -172,8 +172,9 @@ func sourceErr(g *globals, registryFlag string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// printInfo renders a published version.
-func printInfo(g *globals, info *engine.InfoResult) error {
+// printInfo renders a published version and the obeyed advisories that
+// name it.
+func printInfo(g *globals, info *registry.Published, advised []advisory.Advised) error {
 	repo, m := info.Repository, info.Manifest
 	versions := make([]string, len(info.Versions))
 	shown := make([]string, len(info.Versions))
@@ -194,7 +195,7 @@ func printInfo(g *globals, info *engine.InfoResult) error {
 			Created: md.Created, FromConfig: md.FromConfig, Repository: repo.Location().String(),
 			Digest: m.Descriptor.Digest.String(), Size: m.Descriptor.Size,
 			Layer:    infoLayerJSON{Title: layer.Annotations["org.opencontainers.image.title"], Digest: layer.Digest.String(), Size: layer.Size},
-			Versions: versions, Yanked: info.Yanked, Status: status, Advisories: info.Advisories, Annotations: m.OCI.Annotations, Manifest: m.Raw}
+			Versions: versions, Yanked: info.Yanked, Status: status, Advisories: advised, Annotations: m.OCI.Annotations, Manifest: m.Raw}
 		if j.Permissions == nil {
 			j.Permissions = []string{}
 		}
@@ -243,7 +244,7 @@ func printInfo(g *globals, info *engine.InfoResult) error {
 	if status != nil && status.Deprecated != "" {
 		row("deprecated", status.Deprecated)
 	}
-	for _, a := range info.Advisories {
+	for _, a := range advised {
 		row("advisory", a.String())
 	}
 	row("versions", strings.Join(shown, ", "))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skillpm/skillpm/engine"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -147,6 +148,14 @@ func bindScope(fs *pflag.FlagSet, s *string, def, usage string) {
 // the manifest); resolve.FindManifest applies the defaults.
 type projectOption struct {
 	manifest, lock string
+}
+
+// lockOf is the lock of the project whose manifest the engine read, m:
+// --lock, else skills.lock beside m (resolve.FindManifest, as the engine
+// picks it).
+func (p projectOption) lockOf(m *resolve.Manifest) string {
+	_, lock := resolve.FindManifest(m.File, p.lock)
+	return lock
 }
 
 // bindProject binds --manifest and --lock to p; manifestUsage ("" for the

@@ -40,13 +40,13 @@ func printProjectRemoval(g *globals, res *engine.RemoveResult, dryRun bool) erro
 		results = append(results, rootResult{Root: r.Root.Dir, Removed: r.Removed})
 	}
 	if g.json() {
-		return g.writeJSON(map[string]any{"schema": schemaOf("remove"), "manifest": res.Project.Manifest.File, "lock": res.Project.LockFile, "removed": res.Removed, "roots": results, "dry_run": dryRun})
+		return g.writeJSON(map[string]any{"schema": schemaOf("remove"), "manifest": res.Manifest.File, "lock": projectOption{}.lockOf(res.Manifest), "removed": res.Removed, "roots": results, "dry_run": dryRun})
 	}
 	verb := "removed"
 	if dryRun {
 		verb = "would remove"
 	}
-	fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(res.Removed, ", "), res.Project.Manifest.File)
+	fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(res.Removed, ", "), res.Manifest.File)
 	for _, r := range results {
 		fmt.Fprintf(g.stdout, "%s %s from %s\n", verb, strings.Join(r.Removed, ", "), r.Root)
 	}

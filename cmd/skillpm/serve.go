@@ -117,7 +117,7 @@ func (f *serveFlags) config(ctx context.Context, g *globals, host install.HostID
 			p, v, err := load(ctx)
 			return p, v.Trust, err
 		},
-		AuditTool: "skillpm " + skillpmVersion(), Search: serveSearch(g, client, from, load), Warn: func(s string) { g.o().Warn(s) },
+		Search: serveSearch(g, client, from, load), Warn: func(s string) { g.o().Warn(s) },
 	}, nil
 }
 
@@ -180,8 +180,7 @@ func serveSearch(g *globals, client *registry.Client, from string, load func(con
 		}
 		e, err := engine.Open(ctx, engine.Options{
 			Client: client.Session(), Source: from, Env: osEnv(), Policy: policy, Trust: vopts.Trust,
-			AuditTool: "skillpm " + skillpmVersion(),
-			Log:       slog.New(cliLog{warn: func(s string) { g.o().Warn(s) }, note: g.o().Note}),
+			Log: slog.New(cliLog{warn: func(s string) { g.o().Warn(s) }, note: g.o().Note}),
 		})
 		if err != nil {
 			return nil, err

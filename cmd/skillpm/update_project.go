@@ -41,7 +41,7 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.En
 	if err != nil {
 		return projectFailure(c.Context(), g, e, err)
 	}
-	return printProjectUpdate(g, res, f.dryRun)
+	return printProjectUpdate(g, res, f.project.lockOf(res.Manifest), f.dryRun)
 }
 
 // printRangeBumps shows each range update moves in skills.yaml (an event
@@ -49,17 +49,17 @@ func runProjectUpdate(c *cobra.Command, g *globals, f *updateFlags, e *engine.En
 func printRangeBumps(g *globals) func(*engine.UpdateResult) {
 	return func(u *engine.UpdateResult) {
 		if !g.quiet && !g.json() {
-			p := u.Project
+			m := u.Manifest
 			for _, n := range slices.Sorted(maps.Keys(u.Ranges)) {
-				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, resolve.RangeOrAny(p.Manifest.Range(n)), u.Ranges[n], p.Manifest.File)
+				fmt.Fprintf(g.stdout, "%s: %s -> %s in %s\n", n, resolve.RangeOrAny(m.Range(n)), u.Ranges[n], m.File)
 			}
 		}
 	}
 }
 
 // printProjectUpdate renders an update in a project.
-func printProjectUpdate(g *globals, res *engine.UpdateResult, dryRun bool) error {
-	lpath, lock := res.Project.LockFile, res.Result.Lock
+func printProjectUpdate(g *globals, res *engine.UpdateResult, lpath string, dryRun bool) error {
+	lock := res.Result.Lock
 	if g.json() {
 		return g.writeJSON(map[string]any{"schema": schemaOf("update"), "lock": lpath, "changes": res.Result.Changes, "roots": res.Result.Roots, "skills": lockSkills(lock), "dry_run": dryRun})
 	}

@@ -4,71 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
 
+	"github.com/skillpm/skillpm/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
-// Build stamps, set with -ldflags "-X main.version=v1.2.3 -X
-// main.commit=<sha> -X main.commitTime=<RFC 3339> -X main.modified=false"
-// (scripts/release.sh sets them from git). Left empty, they come from the
-// build information the go command embeds: the module version for
-// `go install …@v1.2.3`, and the vcs.* settings of a -buildvcs build. The release script stamps them
-// itself because the go command records no VCS information in a git
-// worktree (it looks for a .git directory, and a worktree has a .git file)
-// and because -buildvcs stamps nothing from a source archive.
-var (
-	version    = ""
-	commit     = ""
-	commitTime = ""
-	modified   = ""
-)
+// buildInfo is what `skillpm version` reports (buildinfo.Info, with the
+// renderings of the command line).
+type buildInfo buildinfo.Info
 
-// buildInfo is what `skillpm version` reports.
-type buildInfo struct {
-	Version string `json:"version"`
-	// Commit is the VCS revision the binary was built from; "" when the
-	// build carried no VCS information (-buildvcs=false, no .git).
-	Commit     string `json:"commit"`
-	CommitTime string `json:"commitTime,omitempty"`
-	// Modified reports a build from a tree with uncommitted changes; it is
-	// meaningful only when Commit is set.
-	Modified bool   `json:"modified"`
-	Go       string `json:"go"`
-	Platform string `json:"platform"`
-}
+// readBuildInfo reads the version, commit and dirty flag stamped into the
+// binary (buildinfo.Read).
+func readBuildInfo() buildInfo { return buildInfo(buildinfo.Read()) }
 
-// readBuildInfo reads the version, commit and dirty flag the go command
-// embedded in the binary.
-func readBuildInfo() buildInfo {
-	info := buildInfo{Version: version, Commit: commit, CommitTime: commitTime, Modified: modified == "true", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	bi, ok := debug.ReadBuildInfo()
-	if ok {
-		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			info.Version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if commit != "" {
-				break
-			}
-			switch s.Key {
-			case "vcs.revision":
-				info.Commit = s.Value
-			case "vcs.time":
-				info.CommitTime = s.Value
-			case "vcs.modified":
-				info.Modified = s.Value == "true"
-			}
-		}
-	}
-	if info.Version == "" {
-		info.Version = "devel"
-	}
-	return info
-}
-
-// skillpmVersion is the version alone, for user agents and audit reports.
+// skillpmVersion is the version alone, for user agents.
 func skillpmVersion() string { return readBuildInfo().Version }
 
 // String is the one line `skillpm --version` prints (without the leading

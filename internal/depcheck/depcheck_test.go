@@ -20,7 +20,7 @@ var layers = [][]string{
 	// Leaves: the error taxonomy and small file helpers; test helpers.
 	{"pkg/errdef", "internal/atomicfile", "internal/boundedfile", "internal/userdir", "internal/approval", "internal/gaiarules",
 		"internal/corpustest", "internal/gittest", "internal/registrytest", "internal/depcheck", "internal/golden",
-		"internal/yamlstrict", "internal/jsonkeys", "internal/reftable"},
+		"internal/yamlstrict", "internal/jsonkeys", "internal/reftable", "internal/buildinfo"},
 	// The skill model and what reads skills alone; the source grammar.
 	{"pkg/skill", "pkg/archive", "pkg/migrate", "pkg/audit", "pkg/audit/attest", "pkg/audit/internal/treesitter", "source"},
 	// Signatures, the hosts table, git sources.
