@@ -26,8 +26,6 @@ type DescribeRequest struct {
 	// ManifestOnly reads the published manifest without listing the
 	// repository's versions.
 	ManifestOnly bool
-	// Prerelease lets a range select pre-releases.
-	Prerelease bool
 }
 
 // DescribeResult is what Describe found; exactly one of its fields is set.
@@ -71,7 +69,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 			return &DescribeResult{Installed: found}, nil
 		}
 	}
-	repo, m, err := e.resolveRef(ctx, r.Arg, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, r.Arg)
 	switch {
 	case err != nil && isDir && errors.Is(err, registry.ErrNotFound):
 		return describeDir(ctx, r.Arg)
