@@ -32,8 +32,6 @@ type AuditRequest struct {
 	Recursive bool
 	// Tier judges at this tier; "" the tier each skill claims.
 	Tier string
-	// Prerelease lets a reference's range select pre-releases.
-	Prerelease bool
 	// Sign, when set, gives the options to sign an audit attestation of
 	// the verdict with, attached to the published version. It is called
 	// once the reference is known to name a version, before anything is
@@ -214,7 +212,7 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 			return nil, err
 		}
 		defer os.RemoveAll(tmp)
-		if dir, err = e.pullForAudit(ctx, s, arg, tmp, r.Prerelease); err != nil {
+		if dir, err = e.pullForAudit(ctx, s, arg, tmp); err != nil {
 			return nil, err
 		}
 	} else if r.Sign != nil {
@@ -249,8 +247,8 @@ func scanFor(ctx context.Context, sc *audit.Scanner, dir string, suggest bool) (
 
 // pullForAudit resolves ref and unpacks it with the safe, bounded
 // unpacker (the tree hash checked) below tmp; it returns the directory.
-func (e *Engine) pullForAudit(ctx context.Context, s *AuditedSkill, ref, tmp string, pre bool) (string, error) {
-	repo, m, err := e.resolveRef(ctx, ref, pre)
+func (e *Engine) pullForAudit(ctx context.Context, s *AuditedSkill, ref, tmp string) (string, error) {
+	repo, m, err := e.resolveRef(ctx, ref)
 	if errors.Is(err, registry.ErrNotFound) {
 		return "", fmt.Errorf("%s is no directory, and no published skill: %w", ref, err)
 	}

@@ -19,8 +19,6 @@ type BundleRequest struct {
 	Refs []string
 	// Dir is the OCI layout directory to write (created when missing).
 	Dir string
-	// Prerelease lets ranges match pre-releases.
-	Prerelease bool
 }
 
 // Bundle resolves r.Refs with their dependencies (bare names in Source,
@@ -41,7 +39,7 @@ func (e *Engine) Bundle(ctx context.Context, r BundleRequest) (*registry.MirrorR
 	if err != nil {
 		return nil, err
 	}
-	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
+	lock, err := resolve.Lock(ctx, graph, m, nil, resolve.LockOptions{Prerelease: e.opts.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 	if err != nil {
 		return nil, installError(m, graph, "", err)
 	}

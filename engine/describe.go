@@ -23,8 +23,6 @@ type DescribeRequest struct {
 	// ManifestOnly reads the published manifest without listing the
 	// repository's versions; Arg is then never an installed name.
 	ManifestOnly bool
-	// Prerelease lets a range select pre-releases.
-	Prerelease bool
 }
 
 // DescribeResult is what Describe found: exactly one of Local, Installed
@@ -75,7 +73,7 @@ func (e *Engine) Describe(ctx context.Context, r DescribeRequest) (*DescribeResu
 			return &DescribeResult{Installed: found}, nil
 		}
 	}
-	repo, m, err := e.resolveRef(ctx, r.Arg, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, r.Arg)
 	switch {
 	case err != nil && isDir && errors.Is(err, registry.ErrNotFound):
 		return describeDir(ctx, r.Arg)

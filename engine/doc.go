@@ -12,11 +12,11 @@
 //	res, err := e.Install(ctx, engine.InstallRequest{Refs: []string{"web-research@^1"}})
 //
 // Requests that change what is installed embed the shared options:
-// Consent (grants, experimental skills), Checks (minimum tier and the
-// refusals that may be let pass) and Resolution (pre-releases, the sparse
-// index); the Engine's Options.Target names the roots (a roots.Target:
-// package install/roots decides which roots it names) and its
-// Options.Manifest the project. What an operation reports besides its
+// Consent (grants, experimental skills) and Checks (minimum tier and the
+// refusals that may be let pass). What is the Engine's for every
+// operation is in its Options: Resolution (pre-releases, the sparse
+// index), Target, the roots (a roots.Target: package install/roots
+// decides which roots it names), and Manifest, the project. What an operation reports besides its
 // result (warnings, notes, install stages, plans, decisions) goes to one
 // slog.Logger, Options.Log (EventKey).
 //

@@ -39,6 +39,10 @@ type Options struct {
 	// the manifest names one (the configuration's registry); "" then means
 	// the embedded registry.
 	FallbackSource string
+	// Resolution is how every operation picks versions in the sources:
+	// whether ranges (and a bare name's newest version) match
+	// pre-releases, and whether a signed sparse index is read.
+	Resolution
 
 	// Policy decides tiers. Nil means the effective policy:
 	// PolicyFile, else the policy search path, else the built-in default.

@@ -44,10 +44,9 @@ type InstallRequest struct {
 	// directories or fetch repositories.
 	RegistryOnly bool
 
-	// Consent, Checks and Resolution are the shared knobs (request.go).
+	// Consent and Checks are the shared knobs (request.go).
 	Consent
 	Checks
-	Resolution
 	// Frozen fails instead of changing the project's lock.
 	Frozen bool
 	// DryRun resolves, verifies and checks, then writes nothing.
@@ -126,9 +125,9 @@ func (e *Engine) options(ctx context.Context, roots []install.Root, r *InstallRe
 		Roots: roots, Hosts: e.env.Table(), Policy: policy, Trust: trust,
 		Grants: r.Grants, Yes: r.Yes, AllowExperimental: r.AllowExperimental, Prompter: e.opts.Consent,
 		AllowAuditFindings: r.AllowAuditFindings, Auditor: aud,
-		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: r.Prerelease,
+		MinTier: skill.Tier(r.MinTier), Force: r.Force, Frozen: r.Frozen, DryRun: r.DryRun, Prerelease: e.opts.Prerelease,
 		AllowSignerChange: r.AllowSignerChange, AllowDowngrade: r.AllowDowngrade, AllowRepublished: r.AllowRepublished,
-		NoIndex: r.NoIndex, LockWait: e.opts.LockWait, Warn: e.warnFunc(), Progress: e.progressFunc(), OnPlan: e.planFunc(),
+		NoIndex: e.opts.NoIndex, LockWait: e.opts.LockWait, Warn: e.warnFunc(), Progress: e.progressFunc(), OnPlan: e.planFunc(),
 		AgentsRoots: install.AgentsRoots(e.env), Ahead: e.feedAhead,
 	}
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {

@@ -29,10 +29,11 @@ import (
 // Target names no custom roots, the skills the manifest asks for are
 // checked in the project's roots; otherwise the skills installed by name
 // in the roots the Target searches (roots.Searched).
-type OutdatedRequest struct {
-	// Prerelease counts pre-releases as wanted and latest.
-	Prerelease bool
-}
+//
+// It has no knobs (whether pre-releases count as wanted and latest is the
+// Engine's Resolution, as for every operation that picks versions), and
+// is a struct so that it can grow some.
+type OutdatedRequest struct{}
 
 // OutdatedResult is what Outdated found.
 type OutdatedResult struct {
@@ -50,7 +51,7 @@ type OutdatedResult struct {
 // Versions come from the Engine's Source, else the manifest's registry,
 // else FallbackSource (graph); a git reference's from what it gives now;
 // a folder's from building it again.
-func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResult, error) {
+func (e *Engine) Outdated(ctx context.Context, _ OutdatedRequest) (*OutdatedResult, error) {
 	t := e.opts.Target
 	// The feed goes out in the same round as the first tag lists; it is
 	// waited for, so that nothing of it outlives the call.
@@ -63,13 +64,13 @@ func (e *Engine) Outdated(ctx context.Context, r OutdatedRequest) (*OutdatedResu
 		if err != nil {
 			return nil, err
 		}
-		rows, err = e.outdatedProject(ctx, p, t, r.Prerelease)
+		rows, err = e.outdatedProject(ctx, p, t, e.opts.Prerelease)
 		if err != nil {
 			return nil, err
 		}
 	} else {
 		var err error
-		if rows, err = e.outdatedInstalled(ctx, t, r.Prerelease); err != nil {
+		if rows, err = e.outdatedInstalled(ctx, t, e.opts.Prerelease); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +136,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.T
 		asked[r.Name] = true
 	}
 	if p.prev != nil {
-		fresh := e.updateLock(ctx, p, pre)
+		fresh := e.updateLock(ctx, p)
 		for _, ls := range p.prev.Skills {
 			if asked[ls.Name] || ls.Source == "" {
 				continue
@@ -163,8 +164,8 @@ func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.T
 // updateLock is the lock an update of every skill of p would write
 // (Project.update, resolved without installing); nil when it does not
 // resolve (the update would say why).
-func (e *Engine) updateLock(ctx context.Context, p *projectFiles, pre bool) *resolve.Lockfile {
-	req := p.update(p.data, nil, InstallRequest{DryRun: true, Resolution: Resolution{Prerelease: pre}})
+func (e *Engine) updateLock(ctx context.Context, p *projectFiles) *resolve.Lockfile {
+	req := p.update(p.data, nil, InstallRequest{DryRun: true})
 	req.NoInstall = true
 	_, lock, err := e.apply(ctx, req)
 	if err != nil {

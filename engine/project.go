@@ -66,7 +66,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 				return nil, nil, err
 			}
 		}
-		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: r.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
+		lock, err := resolve.Lock(ctx, cat, lm, r.Prev, resolve.LockOptions{Prerelease: e.opts.Prerelease, Warn: e.warnFunc(), Hide: e.hideYanked(graph)})
 		if err != nil {
 			return nil, nil, installError(m, graph, r.Lock, err)
 		}

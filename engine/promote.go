@@ -35,7 +35,7 @@ func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*PromoteResult,
 	if _, _, err := e.trustPolicy(ctx); err != nil {
 		return nil, err
 	}
-	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, r.Ref)
 	if err != nil {
 		return nil, err
 	}

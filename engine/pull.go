@@ -13,8 +13,6 @@ type PullRequest struct {
 	// Dir is the directory to create; "" means one named after the skill
 	// in the working directory. It must not exist.
 	Dir string
-	// Prerelease lets a range select pre-releases.
-	Prerelease bool
 }
 
 // Pull unpacks the files of the version r.Ref names into r.Dir, as
@@ -23,7 +21,7 @@ type PullRequest struct {
 // the directory is left absent. The result is the registry's: the
 // repository and version pulled, the directory and what it holds.
 func (e *Engine) Pull(ctx context.Context, r PullRequest) (*registry.PullResult, error) {
-	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, r.Ref)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,8 @@
 package engine
 
-// The option structs every request that has the knobs embeds, so that a
-// knob is declared once here, bound once to the command line's flags and
+// The option structs shared by the requests (Consent, Checks) and by
+// every operation of an Engine (Resolution, in Options), so that a knob
+// is declared once here, bound once to the command line's flags and
 // mapped once to install.Options (Engine.options).
 
 // Consent is what a request consents to beyond what the trust policy
@@ -39,7 +40,10 @@ type Checks struct {
 	Force bool
 }
 
-// Resolution is how a request picks versions in its sources.
+// Resolution is how an Engine picks versions in its sources
+// (Options.Resolution). It is the Engine's, as its source of bare names
+// is, rather than a request's: install, update, outdated, info, verify,
+// sign, pull, audit and bundle pick a version of a range the same way.
 type Resolution struct {
 	// Prerelease lets ranges match pre-releases.
 	Prerelease bool

@@ -16,8 +16,6 @@ type SignRequest struct {
 	// Ref is the reference (NAME[@RANGE], REGISTRY/NAMESPACE/NAME[@VERSION],
 	// oci-layout:DIR/NAME[@VERSION]).
 	Ref string
-	// Prerelease lets the range select pre-releases.
-	Prerelease bool
 	// Sign says how to sign (a key, or keyless).
 	Sign sign.SignOptions
 }
@@ -27,7 +25,7 @@ type SignRequest struct {
 // signature by r.Sign.Key verifies already), then refreshes the
 // namespace's sparse index, which lists each version's signatures.
 func (e *Engine) Sign(ctx context.Context, r SignRequest) (*registry.VersionSignature, error) {
-	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, r.Ref)
 	if err != nil {
 		return nil, err
 	}

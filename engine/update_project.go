@@ -29,7 +29,7 @@ func (e *Engine) updateProject(ctx context.Context, r UpdateRequest) (*UpdateRes
 		if err != nil {
 			return nil, err
 		}
-		if out.Ranges, err = rangeBumps(ctx, graph, p.manifest, r.Names, r.Latest, r.Prerelease); err != nil {
+		if out.Ranges, err = rangeBumps(ctx, graph, p.manifest, r.Names, r.Latest, e.opts.Prerelease); err != nil {
 			return nil, err
 		}
 		if len(out.Ranges) > 0 {

@@ -32,15 +32,13 @@ type VerifyRequest struct {
 	Ref string
 	// MinTier refuses a version whose effective tier is below it.
 	MinTier string
-	// Prerelease lets a range select pre-releases.
-	Prerelease bool
 }
 
 // resolveRef opens the repository ref names (a bare name in Source, else
 // FallbackSource, else the embedded registry) and fetches the manifest it
 // selects. A local directory is refused (ErrInvalidRequest): it is not
 // published.
-func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registry.Repository, *registry.SkillVersion, error) {
+func (e *Engine) resolveRef(ctx context.Context, ref string) (*registry.Repository, *registry.SkillVersion, error) {
 	r, err := source.ParseRef(ref)
 	if err != nil {
 		return nil, nil, err
@@ -56,11 +54,11 @@ func (e *Engine) resolveRef(ctx context.Context, ref string, pre bool) (*registr
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := repo.Get(ctx, r.Selector, pre)
+	m, err := repo.Get(ctx, r.Selector, e.opts.Prerelease)
 	if err != nil {
 		return nil, nil, err
 	}
-	e.decideRef(r.Selector, pre, m)
+	e.decideRef(r.Selector, e.opts.Prerelease, m)
 	return repo, m, nil
 }
 
@@ -75,7 +73,7 @@ func (e *Engine) Verify(ctx context.Context, r VerifyRequest) (*VerifyResult, er
 	if r.MinTier != "" && !tiers.ValidTier(r.MinTier) {
 		return nil, invalid(fmt.Errorf("minimum tier %q: use experimental, community or verified", r.MinTier))
 	}
-	repo, m, err := e.resolveRef(ctx, r.Ref, r.Prerelease)
+	repo, m, err := e.resolveRef(ctx, r.Ref)
 	if err != nil {
 		return nil, err
 	}

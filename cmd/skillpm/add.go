@@ -63,7 +63,7 @@ fails or is refused.`,
 // field of the request (TestRequestFields checks it).
 func (f *addFlags) request() engine.InstallRequest {
 	return engine.InstallRequest{
-		Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun,
+		Consent: f.Consent, Checks: f.Checks, DryRun: f.dryRun,
 	}
 }
 

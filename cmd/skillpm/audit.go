@@ -128,7 +128,7 @@ func runAudit(c *cobra.Command, g *globals, f *auditFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	r := engine.AuditRequest{Paths: args, Recursive: f.recursive, Tier: f.tier, Prerelease: f.pre, Suggest: f.suggest}
+	r := engine.AuditRequest{Paths: args, Recursive: f.recursive, Tier: f.tier, Suggest: f.suggest}
 	if f.sign.wanted() {
 		r.Sign = func(ctx context.Context) (sign.SignOptions, error) { return f.sign.options(ctx, g) }
 	}

@@ -56,7 +56,7 @@ func runBundle(c *cobra.Command, g *globals, f *bundleFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	res, err := e.Bundle(ctx, engine.BundleRequest{Refs: args, Dir: f.out, Prerelease: f.pre})
+	res, err := e.Bundle(ctx, engine.BundleRequest{Refs: args, Dir: f.out})
 	var ie *engine.InstallError
 	switch {
 	case errors.As(err, &ie):

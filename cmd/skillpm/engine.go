@@ -84,7 +84,7 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	}
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
-		Env: env, Host: g.config().Host,
+		Resolution: reg.resolution, Env: env, Host: g.config().Host,
 		Consent: newTermPrompter(g, f.ask),
 		Link:    g.config().Link,
 	}

@@ -111,7 +111,7 @@ func runInfo(c *cobra.Command, g *globals, f *infoFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: arg, ManifestOnly: f.manifest, Prerelease: f.pre})
+	d, err := e.Describe(ctx, engine.DescribeRequest{Arg: arg, ManifestOnly: f.manifest})
 	switch {
 	case d != nil && d.Local != nil:
 		return printInfoLocal(g, d.Local, err)

@@ -21,7 +21,6 @@ type changeFlags struct {
 	rootFlags
 	engine.Consent
 	engine.Checks
-	engine.Resolution
 	// ask puts the consent question on stdin even when it is not a
 	// terminal.
 	ask bool
@@ -34,7 +33,7 @@ func (f *changeFlags) register(c *cobra.Command) {
 	f.rootFlags.register(c)
 	bindConsent(c.Flags(), &f.Consent)
 	bindChecks(c.Flags(), &f.Checks)
-	bindResolution(c.Flags(), &f.Resolution)
+	bindResolution(c.Flags(), &f.regFlags.resolution)
 	c.Flags().BoolVar(&f.ask, "ask", false, "ask the consent question (y/N) on stdin even when it is not a terminal, for a script that answers")
 }
 
@@ -140,7 +139,7 @@ func runInstall(c *cobra.Command, g *globals, f *installFlags, args []string) er
 // sets a field of the request (TestRequestFields checks it).
 func (f *installFlags) request(refs []string) engine.InstallRequest {
 	return engine.InstallRequest{
-		Refs: refs, Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution,
+		Refs: refs, Consent: f.Consent, Checks: f.Checks,
 		Frozen: f.frozen, DryRun: f.dryRun, NoVCS: f.noVCS, Skills: f.skills,
 	}
 }

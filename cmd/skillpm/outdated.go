@@ -62,7 +62,7 @@ CI job can fail on it. 2 on a usage error, 6 when a registry fails.`,
 	f.addOffline(c)
 	f.rootFlags.register(c)
 	fl := c.Flags()
-	fl.BoolVar(&f.pre, "pre", false, "count pre-releases as wanted and latest")
+	fl.BoolVar(&f.resolution.Prerelease, "pre", false, "count pre-releases as wanted and latest")
 	fl.BoolVar(&f.all, "all", false, "list every skill, not only the outdated ones")
 	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 1 when a skill is outdated (as git diff --exit-code)")
 	bindRegistry(c, &f.registryOption, "`SOURCE` of bare names: a registry namespace or oci-layout:DIR", "from")
@@ -80,7 +80,7 @@ func runOutdated(c *cobra.Command, g *globals, f *outdatedFlags) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Outdated(ctx, engine.OutdatedRequest{Prerelease: f.pre})
+	res, err := e.Outdated(ctx, engine.OutdatedRequest{})
 	if err != nil {
 		return rootsErr(g, projectOpenErr(err))
 	}

@@ -24,8 +24,10 @@ import (
 type regFlags struct {
 	plainHTTP bool
 	registryOption
-	pre     bool
-	offline bool
+	// resolution is the engine's (Options.Resolution): --pre (addRegistry,
+	// outdated) and, for install, add and update, --no-index.
+	resolution engine.Resolution
+	offline    bool
 }
 
 // addPlainHTTP registers --plain-http.
@@ -41,7 +43,7 @@ func (f *regFlags) addOffline(c *cobra.Command) {
 // addRegistry registers --registry (the source of bare names) and --pre.
 func (f *regFlags) addRegistry(c *cobra.Command) {
 	bindRegistry(c, &f.registryOption, "")
-	c.Flags().BoolVar(&f.pre, "pre", false, "let ranges and the newest-version pick match pre-releases")
+	c.Flags().BoolVar(&f.resolution.Prerelease, "pre", false, "let ranges and the newest-version pick match pre-releases")
 }
 
 // regClient returns a registry client with progress on a terminal, the

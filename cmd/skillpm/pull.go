@@ -57,7 +57,7 @@ func runPull(c *cobra.Command, g *globals, f *pullFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Pull(ctx, engine.PullRequest{Ref: arg, Dir: f.out, Prerelease: f.pre})
+	res, err := e.Pull(ctx, engine.PullRequest{Ref: arg, Dir: f.out})
 	if err != nil {
 		return sourceErr(g, f.registry, err)
 	}

@@ -271,7 +271,7 @@ SOURCE_DATE_EPOCH sets the signature's created time.`,
 			if err != nil {
 				return err
 			}
-			out, err := e.Sign(ctx, engine.SignRequest{Ref: args[0], Sign: opts, Prerelease: f.pre})
+			out, err := e.Sign(ctx, engine.SignRequest{Ref: args[0], Sign: opts})
 			if err != nil {
 				return sourceErr(g, f.registry, err)
 			}

@@ -95,7 +95,7 @@ func runUpdate(c *cobra.Command, g *globals, f *updateFlags, names []string) err
 // request is what update passes on, in a project or not: every flag
 // that sets a field of the request (TestRequestFields checks it).
 func (f *updateFlags) request() engine.InstallRequest {
-	return engine.InstallRequest{Consent: f.Consent, Checks: f.Checks, Resolution: f.Resolution, DryRun: f.dryRun}
+	return engine.InstallRequest{Consent: f.Consent, Checks: f.Checks, DryRun: f.dryRun}
 }
 
 // showPlan renders the plan an update reports before consent (an event

@@ -200,7 +200,7 @@ func runVerify(c *cobra.Command, g *globals, f *verifyFlags, arg string) error {
 	if err != nil {
 		return err
 	}
-	ver, verr := e.Verify(ctx, engine.VerifyRequest{Ref: arg, MinTier: f.minTier, Prerelease: f.pre})
+	ver, verr := e.Verify(ctx, engine.VerifyRequest{Ref: arg, MinTier: f.minTier})
 	if ver == nil {
 		return sourceErr(g, f.registry, verr)
 	}
