@@ -94,7 +94,7 @@ func BenchmarkFaults(b *testing.B) {
 		b.Fatal(err)
 	}
 	cache := filepath.Join(work, "cache")
-	open := func(timeouts registry.Timeouts, home string) *engine.Engine {
+	open := func(timeouts registry.Timeouts, home, source string) *engine.Engine {
 		b.Helper()
 		c, err := registry.New(registry.Options{PlainHTTP: true, CacheDir: cache, EmbeddedDir: filepath.Join(work, "embedded"),
 			Credentials: credentials.NewMemoryStore(), Timeouts: timeouts,
@@ -103,14 +103,14 @@ func BenchmarkFaults(b *testing.B) {
 			b.Fatal(err)
 		}
 		// Installs go to home/root; the project is home/skills.yaml.
-		e, err := engine.Open(ctx, engine.Options{Client: c, PolicyFile: policy, Env: hosts.Env{Home: home, Cwd: home},
+		e, err := engine.Open(ctx, engine.Options{Client: c, Source: source, PolicyFile: policy, Env: hosts.Env{Home: home, Cwd: home},
 			Target: roots.Target{Roots: []string{filepath.Join(home, "root")}}, Manifest: filepath.Join(home, "skills.yaml")})
 		if err != nil {
 			b.Fatal(err)
 		}
 		return e
 	}
-	pub := open(registry.Timeouts{}, filepath.Join(work, "home"))
+	pub := open(registry.Timeouts{}, filepath.Join(work, "home"), reg.Host+"/faults")
 	for _, s := range faultSkills {
 		dir := filepath.Join(work, "src", s.name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -121,7 +121,7 @@ func BenchmarkFaults(b *testing.B) {
 		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pub.Publish(ctx, engine.PublishRequest{Dir: dir, To: reg.Host + "/faults", NoVCS: true, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
+		if _, err := pub.Publish(ctx, engine.PublishRequest{Dir: dir, NoVCS: true, Sign: &sign.SignOptions{Key: key.Key}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -159,7 +159,7 @@ func BenchmarkFaults(b *testing.B) {
 			if err := os.WriteFile(manifest, []byte("registry: "+ns+"\nskills:\n  research: ^1\n"), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			e := open(timeouts, dir)
+			e := open(timeouts, dir, "")
 			start := time.Now()
 			_, err := e.Install(ctx, engine.InstallRequest{})
 			worst = max(worst, time.Since(start))
@@ -176,7 +176,7 @@ func BenchmarkFaults(b *testing.B) {
 		}
 		for i := range mirrors {
 			dst := filepath.Join(work, "mirrors", fmt.Sprint(it, "-", i))
-			e := open(timeouts, filepath.Join(work, "home"))
+			e := open(timeouts, filepath.Join(work, "home"), "")
 			start := time.Now()
 			_, err := e.Mirror(ctx, engine.MirrorRequest{From: ns, To: "oci-layout:" + dst, Verify: true,
 				Options: registry.MirrorOptions{Names: []string{"base-notes", "log-reader", "summarizer", "research"}, Jobs: 4}})
@@ -198,7 +198,7 @@ func BenchmarkFaults(b *testing.B) {
 	healed.Store(true)
 	for _, dir := range failed {
 		root, lock := filepath.Join(dir, "root"), filepath.Join(dir, "skills.lock")
-		_, err := open(timeouts, dir).Install(ctx, engine.InstallRequest{})
+		_, err := open(timeouts, dir, "").Install(ctx, engine.InstallRequest{})
 		if problem := checkInstall(root, lock, err); problem != "" || err != nil {
 			corrupt++
 			b.Errorf("install in %s run again after a fault: %s (err %v)", dir, problem, err)

@@ -57,7 +57,7 @@ func TestFeedInFirstRound(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := open(reg.Host, "cache", nil).Publish(ctx, engine.PublishRequest{Dir: dir, To: reg.Host + "/round", NoVCS: true}); err != nil {
+	if _, err := open(reg.Host, "cache", nil).Publish(ctx, engine.PublishRequest{Dir: dir, NoVCS: true}); err != nil {
 		t.Fatal(err)
 	}
 	// Each command is a new process: its own client, an empty cache.

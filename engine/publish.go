@@ -24,9 +24,6 @@ type PublishRequest struct {
 	// directory searched for skills, or a git reference
 	// (source.LooksGit).
 	Dir string
-	// To is where to publish: a registry namespace or oci-layout:DIR; ""
-	// means FallbackSource, else the embedded registry.
-	To string
 	// Force overwrites a version already published with other content.
 	Force bool
 	// NoVCS does not record the git origin and commit.
@@ -53,13 +50,15 @@ type PublishResult struct {
 // Publish validates the skill in r.Dir strictly, packs it reproducibly,
 // audits the packed files at the tier it claims (a block verdict refuses
 // it, an error of class errdef.Trust, unless AllowAuditFindings), pushes
-// it and, when asked, signs it (idempotently: a key that already signed
-// it is not used again); when the version changed, the source's sparse
-// index (where it has one) re-describes the skill (a warning to
-// Options.Log when it cannot). An invalid skill is a *BuildError. Once the skill is built, a failure returns the result so
+// it to the Engine's source (Options.Source, else FallbackSource, else
+// the embedded registry) and, when asked, signs it (idempotently: a key
+// that already signed it is not used again); when the version changed,
+// the source's sparse index (where it has one) re-describes the skill (a
+// warning to Options.Log when it cannot). An invalid skill is a
+// *BuildError. Once the skill is built, a failure returns the result so
 // far (the artifact, the audit) with the error.
 func (e *Engine) Publish(ctx context.Context, r PublishRequest) (*PublishResult, error) {
-	src, created, err := e.publishTarget(r.To)
+	src, created, err := e.publishTarget()
 	if err != nil {
 		return nil, err
 	}
@@ -148,10 +147,11 @@ func (e *Engine) openSource(s string) (registry.Source, error) {
 	return e.client.OpenSource(spec)
 }
 
-// publishTarget is where a publish writes (the source to names) and the
-// time its artifacts record (SOURCE_DATE_EPOCH, else none).
-func (e *Engine) publishTarget(to string) (registry.Source, time.Time, error) {
-	dest, err := e.openSource(to)
+// publishTarget is where a publish writes, the Engine's source (Source,
+// else FallbackSource, else the embedded registry), and the time its
+// artifacts record (SOURCE_DATE_EPOCH, else none).
+func (e *Engine) publishTarget() (registry.Source, time.Time, error) {
+	dest, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

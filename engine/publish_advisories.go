@@ -141,9 +141,6 @@ type PublishAdvisoriesRequest struct {
 	// File names the document in messages; Data is its content.
 	File string
 	Data []byte
-	// To is the source to publish to; "" means the Engine's source of
-	// bare names.
-	To string
 	// Sign signs the feed; a feed is useless unsigned, so a signer is
 	// required.
 	Sign sign.SignOptions
@@ -164,7 +161,8 @@ type PublishAdvisoriesResult struct {
 
 // PublishAdvisories checks r.Data as a feed document (refusing it before
 // anything is pushed when it does not parse; warning when it has already
-// expired), pushes it as the source's advisory feed and signs it.
+// expired), pushes it as the advisory feed of the Engine's source (Options.Source,
+// else FallbackSource, else the embedded registry) and signs it.
 func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesRequest) (*PublishAdvisoriesResult, error) {
 	f, err := advisory.Parse(r.File, r.Data)
 	if err != nil {
@@ -178,7 +176,7 @@ func (e *Engine) PublishAdvisories(ctx context.Context, r PublishAdvisoriesReque
 	if err := r.Sign.Validate(); err != nil {
 		return nil, invalid(err)
 	}
-	src, err := e.openSource(cmp.Or(r.To, e.opts.Source))
+	src, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}

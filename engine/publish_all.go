@@ -89,7 +89,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishRequest) (*PublishAllR
 			items = append(items, item{path: rel, dir: d})
 		}
 	}
-	src, created, err := e.publishTarget(r.To)
+	src, created, err := e.publishTarget()
 	if err != nil {
 		return nil, err
 	}

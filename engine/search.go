@@ -12,10 +12,6 @@ import (
 
 // SearchRequest is one search of a source's index.
 type SearchRequest struct {
-	// Source is the source whose index is searched (a registry namespace,
-	// oci-layout:DIR or "embedded"); "" means FallbackSource, else the
-	// embedded registry.
-	Source string
 	// Query is the words to look for.
 	Query string
 	// Limit bounds the hits returned.
@@ -26,7 +22,9 @@ type SearchRequest struct {
 	RequireSignedIndex bool
 }
 
-// Search searches a source's index as `skillpm search` does: hits and the
+// Search searches the index of the Engine's source (Options.Source, a
+// registry namespace, oci-layout:DIR or "embedded"; else FallbackSource,
+// else the embedded registry) as `skillpm search` does: hits and the
 // index are verified under the trust policy unless NoVerify, and a source
 // on this machine (the embedded registry, a layout directory) without an
 // index gets one built first; a remote one is its maintainer's to build
@@ -37,8 +35,8 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*policycheck.Sear
 	}
 	var src registry.Source
 	var err error
-	if r.Source != "" {
-		src, err = openSourceArg(e.client, r.Source)
+	if e.opts.Source != "" {
+		src, err = openSourceArg(e.client, e.opts.Source)
 	} else {
 		src, err = e.openSource("")
 	}

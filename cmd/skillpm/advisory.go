@@ -70,7 +70,7 @@ it and do not obey it).`,
 			if err != nil {
 				return err
 			}
-			out, err := e.PublishAdvisories(ctx, engine.PublishAdvisoriesRequest{File: args[0], Data: data, To: f.registry, Sign: opts})
+			out, err := e.PublishAdvisories(ctx, engine.PublishAdvisoriesRequest{File: args[0], Data: data, Sign: opts})
 			if err != nil {
 				return err
 			}

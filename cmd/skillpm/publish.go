@@ -288,7 +288,7 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 	if err != nil {
 		return err
 	}
-	e, err := openEngine(c.Context(), g, engineFlags{reg: &f.regFlags, item: func(done, total int, it *engine.PublishItem) {
+	e, err := openEngine(c.Context(), g, engineFlags{reg: &f.regFlags, from: f.registry, item: func(done, total int, it *engine.PublishItem) {
 		name, version := it.Path, ""
 		if it.PublishResult != nil && it.Artifact != nil {
 			name, version = it.Artifact.Skill.Name, it.Artifact.Skill.Version
@@ -299,14 +299,14 @@ func runPublish(c *cobra.Command, g *globals, f *publishFlags, dir string) error
 		return err
 	}
 	if f.recursive || source.LooksGit(dir) {
-		res, err := e.PublishAll(c.Context(), engine.PublishRequest{Dir: dir, To: f.registry, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+		res, err := e.PublishAll(c.Context(), engine.PublishRequest{Dir: dir, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 		if err != nil {
 			mapped, _ := engineErr(g, sourceErr(g, f.registry, err))
 			return mapped
 		}
 		return printPublishAll(g, res, f.allowAudit)
 	}
-	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, To: f.registry, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
+	out, err := e.Publish(c.Context(), engine.PublishRequest{Dir: dir, Force: f.force, NoVCS: f.noVCS, AllowAuditFindings: f.allowAudit, Sign: signOpts})
 	if gerr := publishFailure(g, dir, out, f.allowAudit, sourceErr(g, f.registry, err)); gerr != nil {
 		return gerr
 	}

@@ -90,7 +90,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 	if f.requireSigned && f.noVerify {
 		return classed(errdef.Usage, errors.New("--require-signed-index verifies the index's signatures; it cannot be used with --no-verify"))
 	}
-	ef := engineFlags{reg: &f.regFlags}
+	ef := engineFlags{reg: &f.regFlags, from: f.registry}
 	if !f.noVerify {
 		ef.trust = &f.trustFlags
 	}
@@ -98,7 +98,7 @@ func runSearch(c *cobra.Command, g *globals, f *searchFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	res, err := e.Search(ctx, engine.SearchRequest{Source: f.registry, Query: strings.Join(args, " "), Limit: f.limit,
+	res, err := e.Search(ctx, engine.SearchRequest{Query: strings.Join(args, " "), Limit: f.limit,
 		NoVerify: f.noVerify, RequireSignedIndex: f.requireSigned})
 	switch {
 	case err != nil:

@@ -185,7 +185,7 @@ func serveSearch(g *globals, client *registry.Client, from string, load func(con
 		if err != nil {
 			return nil, err
 		}
-		res, err := e.Search(ctx, engine.SearchRequest{Source: from, Query: q})
+		res, err := e.Search(ctx, engine.SearchRequest{Query: q})
 		if err != nil {
 			return nil, err
 		}
