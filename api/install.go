@@ -103,7 +103,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	ireq := engine.InstallRequest{
-		Refs: []string{req.Ref}, Roots: []install.Root{root}, Origin: "the request", RegistryOnly: true,
+		Refs: []string{req.Ref}, Origin: "the request", RegistryOnly: true,
 		Consent: engine.Consent{Grants: req.Grants, AllowExperimental: req.AllowExperimental},
 		Checks:  engine.Checks{AllowAuditFindings: req.AllowAuditFindings},
 		DryRun:  req.DryRun,
@@ -127,7 +127,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		send(Event{Stage: string(ev.Stage), Skill: ev.Skill, Root: ev.Root})
-	}, roots.Target{})
+	}, roots.Target{Given: []install.Root{root}})
 	if err == nil {
 		err = e.CheckRefs(ctx, ireq)
 	}

@@ -277,12 +277,12 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := install.RemoveOptions{Prune: q.Get("prune") == "true", DryRun: q.Get("dry_run") == "true", LockWait: s.cfg.LockWait}
-	e, err := s.engine(r.Context(), s.cfg.Warn, nil, roots.Target{})
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil, roots.Target{Given: []install.Root{root}})
 	if err != nil {
 		writeError(w, toError(err))
 		return
 	}
-	done, err := e.Remove(r.Context(), engine.RemoveRequest{Names: []string{name}, Roots: []install.Root{root}, Options: opts})
+	done, err := e.Remove(r.Context(), engine.RemoveRequest{Names: []string{name}, Options: opts})
 	if err != nil {
 		writeError(w, toError(err))
 		return

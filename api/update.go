@@ -95,14 +95,14 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	e, err := s.engine(r.Context(), s.cfg.Warn, nil, roots.Target{})
+	e, err := s.engine(r.Context(), s.cfg.Warn, nil, roots.Target{Given: []install.Root{root}})
 	if err != nil {
 		writeError(w, toError(err))
 		return
 	}
 	res, err := e.Update(r.Context(), engine.UpdateRequest{Names: []string{req.Name}, InstallRequest: engine.InstallRequest{
-		Roots: []install.Root{root}, RegistryOnly: true,
-		Consent: engine.Consent{Grants: req.Grants}, Checks: engine.Checks{AllowAuditFindings: req.AllowAuditFindings},
+		RegistryOnly: true,
+		Consent:      engine.Consent{Grants: req.Grants}, Checks: engine.Checks{AllowAuditFindings: req.AllowAuditFindings},
 	}})
 	if err != nil {
 		writeError(w, toError(err))

@@ -38,7 +38,7 @@ func (e *Engine) DependencyGraphs(ctx context.Context, _ GraphRequest) (*GraphRe
 // dependencyGraphs is DependencyGraphs.
 func (e *Engine) dependencyGraphs(ctx context.Context) ([]*resolve.DepGraph, error) {
 	t := e.opts.Target
-	if e.inProject(nil) {
+	if e.inProject() {
 		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			return nil, err

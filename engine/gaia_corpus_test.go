@@ -14,10 +14,14 @@ import (
 	"github.com/skillpm/skillpm/engine"
 	"github.com/skillpm/skillpm/hosts"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/install/auditor"
+	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/internal/corpustest"
 	"github.com/skillpm/skillpm/internal/gaiarules"
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/pkg/skill"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/tiers"
 )
 
 // TestGaiaCorpusInstall installs every corpus skill, and every skill
@@ -33,10 +37,17 @@ func TestGaiaCorpusInstall(t *testing.T) {
 	}
 	ctx := context.Background()
 	work := t.TempDir()
-	e, err := engine.Open(ctx, engine.Options{Env: hosts.Env{Home: filepath.Join(work, "home"), Cwd: work}})
+	// One registry client and one auditor (with the findings cache an
+	// Engine's own would use); an Engine for each root (its Target).
+	client, err := registry.New(registry.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	aud, err := auditor.New(auditor.Options{CacheDir: filepath.Join(client.CacheDir(), "audit")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := hosts.Env{Home: filepath.Join(work, "home"), Cwd: work}
 	dirs := corpustest.Skills(t)
 	var migrated []string
 	for i, d := range dirs {
@@ -45,9 +56,9 @@ func TestGaiaCorpusInstall(t *testing.T) {
 			migrated = append(migrated, res.Report.Output)
 		}
 	}
-	// The installs are independent (one root each) and the Engine is safe
-	// for concurrent use, so they run side by side; the counts are summed
-	// at the end.
+	// The installs are independent (one root each, one Engine each, on
+	// one client, which is safe for concurrent use), so they run side by
+	// side; the counts are summed at the end.
 	all := append(dirs, migrated...)
 	outcome := make([]int, len(all)) // 0 installed, 1 refused by GAIA, 2 by skillpm's other rules
 	var g errgroup.Group
@@ -61,8 +72,13 @@ func TestGaiaCorpusInstall(t *testing.T) {
 					grants = append(grants, p.String())
 				}
 			}
-			_, err := e.Install(ctx, engine.InstallRequest{
-				Refs: []string{d}, Roots: []install.Root{{Host: install.HostGaia, Dir: root}},
+			e, err := engine.Open(ctx, engine.Options{Client: client, Auditor: aud, Policy: tiers.Default(), Env: env,
+				Target: roots.Target{Given: []install.Root{{Host: install.HostGaia, Dir: root}}}})
+			if err != nil {
+				return err
+			}
+			_, err = e.Install(ctx, engine.InstallRequest{
+				Refs:    []string{d},
 				Consent: engine.Consent{AllowExperimental: true, Grants: grants}, Checks: engine.Checks{AllowAuditFindings: true}, NoVCS: true,
 			})
 			switch {

@@ -32,8 +32,6 @@ type InstallRequest struct {
 	// Options.Manifest (default skills.yaml, else gaia-agent.yaml) and its
 	// lock.
 	Refs []string
-	// Roots, when set, are the roots to install into, as given.
-	Roots []install.Root
 	// Origin names where Refs come from in messages; "" means "the
 	// command line".
 	Origin string
@@ -161,11 +159,11 @@ func (e *Engine) place(p *install.Placed, err error) ([]install.Root, error) {
 // Nothing is written when anything is refused.
 func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result, error) {
 	t := e.opts.Target
-	into := r.Roots
+	var into []install.Root
 	var err error
-	if len(into) == 0 && len(r.Refs) > 0 {
+	if len(r.Refs) > 0 {
 		def := e.opts.Host
-		if len(t.Hosts) == 0 && len(t.Roots) == 0 {
+		if len(t.Hosts) == 0 && len(t.Roots) == 0 && len(t.Given) == 0 {
 			var several *roots.SeveralHostsError
 			def, err = roots.DefaultHost(e.env, e.opts.Host)
 			switch {
@@ -207,11 +205,9 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 			return nil, err
 		}
 		defer done()
-		if len(into) == 0 {
-			t.Placement = roots.Placement(t, m, e.opts.Link)
-			if into, err = e.place(roots.Project(e.env, t, m, e.opts.Host)); err != nil {
-				return nil, err
-			}
+		t.Placement = roots.Placement(t, m, e.opts.Link)
+		if into, err = e.place(roots.Project(e.env, t, m, e.opts.Host)); err != nil {
+			return nil, err
 		}
 		if stale := staleLock(prev, into); len(stale) > 0 {
 			msg := fmt.Sprintf("%s is older than the installed skills (run skillpm update to move it):", lpath)

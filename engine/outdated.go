@@ -59,7 +59,7 @@ func (e *Engine) Outdated(ctx context.Context, _ OutdatedRequest) (*OutdatedResu
 	go func() { defer close(done); e.feedAhead(ctx) }()
 	defer func() { <-done }()
 	var rows []install.OutdatedSkill
-	if e.inProject(nil) {
+	if e.inProject() {
 		p, err := openProject(ctx, e.opts.Manifest, e.opts.Lock)
 		if err != nil {
 			return nil, err

@@ -78,13 +78,11 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 		}
 		return nil, lock, nil
 	}
-	into := r.Roots
-	if len(into) == 0 {
-		t := e.opts.Target
-		t.Placement = roots.Placement(t, m, e.opts.Link)
-		if into, err = e.place(roots.Project(e.env, t, m, e.opts.Host)); err != nil {
-			return nil, nil, err
-		}
+	t := e.opts.Target
+	t.Placement = roots.Placement(t, m, e.opts.Link)
+	into, err := e.place(roots.Project(e.env, t, m, e.opts.Host))
+	if err != nil {
+		return nil, nil, err
 	}
 	opts, err := e.options(ctx, into, &r.InstallRequest)
 	if err != nil {
@@ -152,10 +150,11 @@ type projectFiles struct {
 
 // inProject reports whether an operation that reads a project when there
 // is one (Update, Remove, Outdated, DependencyGraphs) works on the
-// Engine's project: its manifest is found, and neither the Engine's
-// Target nor the request (roots) names roots of its own.
-func (e *Engine) inProject(roots []install.Root) bool {
-	return len(roots) == 0 && len(e.opts.Target.Roots) == 0 && resolve.HasProject(e.opts.Manifest)
+// Engine's project: its manifest is found, and the Engine's Target names
+// no roots of its own (Roots, Given).
+func (e *Engine) inProject() bool {
+	t := e.opts.Target
+	return len(t.Roots) == 0 && len(t.Given) == 0 && resolve.HasProject(e.opts.Manifest)
 }
 
 // openProject reads the manifest and lock resolve.FindManifest picks. A missing

@@ -10,14 +10,12 @@ import (
 )
 
 // RemoveRequest is one removal of skills: from a project (the Engine's
-// project manifest is found, and neither its Target nor the request
-// names roots, nor is NoSave set), else of installed copies.
+// project manifest is found, its Target names no roots, and NoSave is
+// not set), else of installed copies.
 type RemoveRequest struct {
 	// Names are the skills to remove; in a project, as the manifest names
 	// them or their short names.
 	Names []string
-	// Roots, when set, are the roots to remove from, as given.
-	Roots []install.Root
 	// Options are install.Remove's (prune, force, dry run); in a project,
 	// Prune is always on (what only the removed skills needed goes with
 	// them).
@@ -56,19 +54,16 @@ type RemoveResult struct {
 // result is never nil then: on a failure it holds the removals done
 // before it.
 func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, error) {
-	if !r.NoSave && e.inProject(r.Roots) {
+	if !r.NoSave && e.inProject() {
 		return e.removeProject(ctx, r)
 	}
 	out := &RemoveResult{}
-	from, all := r.Roots, false
-	if len(from) == 0 {
-		var err error
-		if from, all, err = roots.Holding(e.env, e.opts.Target, e.opts.Host, r.Names); err != nil {
-			return out, targetErr(err)
-		}
-		if all && len(from) == 0 {
-			return out, install.NotInstalledAnywhere(e.env, r.Names)
-		}
+	from, all, err := roots.Holding(e.env, e.opts.Target, e.opts.Host, r.Names)
+	if err != nil {
+		return out, targetErr(err)
+	}
+	if all && len(from) == 0 {
+		return out, install.NotInstalledAnywhere(e.env, r.Names)
 	}
 	// Links go before the copies they point to, which go with their last
 	// link or are refused while linked.

@@ -21,7 +21,7 @@ type UpdateRequest struct {
 	// their short names.
 	Names []string
 	// InstallRequest carries the consent, checks and DryRun (and, outside
-	// a project, RegistryOnly and Roots); its Refs, Origin, Frozen, NoVCS
+	// a project, RegistryOnly); its Refs, Origin, Frozen, NoVCS
 	// and Skills are not used.
 	InstallRequest
 	// Breaking raises the project manifest's ranges the newest release is
@@ -65,28 +65,24 @@ type UpdateResult struct {
 // afresh (updateLocal).
 func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, error) {
 	t := e.opts.Target
-	if e.inProject(r.Roots) {
+	if e.inProject() {
 		return e.updateProject(ctx, r)
 	}
 	if r.Breaking || r.Latest {
 		return nil, fmt.Errorf("%w: Breaking and Latest move a project manifest's ranges, and there is no project here", ErrInvalidRequest)
 	}
-	into := r.Roots
-	all := false
-	if len(into) == 0 {
-		var err error
-		// An update keeps how each root holds its skills (copies or
-		// links) unless told otherwise.
-		t.Placement = roots.Placement(t, nil, e.opts.Link)
-		if into, all, err = roots.Holding(e.env, t, e.opts.Host, r.Names); err != nil {
-			return nil, targetErr(err)
+	// An update keeps how each root holds its skills (copies or links)
+	// unless told otherwise.
+	t.Placement = roots.Placement(t, nil, e.opts.Link)
+	into, all, err := roots.Holding(e.env, t, e.opts.Host, r.Names)
+	if err != nil {
+		return nil, targetErr(err)
+	}
+	if all && len(into) == 0 {
+		if len(r.Names) > 0 {
+			return nil, install.NotInstalledAnywhere(e.env, r.Names)
 		}
-		if all && len(into) == 0 {
-			if len(r.Names) > 0 {
-				return nil, install.NotInstalledAnywhere(e.env, r.Names)
-			}
-			return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, NoneInstalled: true}, nil
-		}
+		return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, NoneInstalled: true}, nil
 	}
 	m := &resolve.Manifest{File: "the receipts"}
 	graph, err := e.graph(m)

@@ -26,10 +26,9 @@ import (
 // fails it.
 func TestRequestFields(t *testing.T) {
 	g := &globals{stdout: io.Discard, stderr: io.Discard}
-	// Fields no flag sets: the roots given as they are (Roots; the flags
-	// choose the engine's Target), what other programs set (Origin,
+	// Fields no flag sets: what other programs set (Origin,
 	// RegistryOnly).
-	common := []string{"Roots", "Origin", "RegistryOnly"}
+	common := []string{"Origin", "RegistryOnly"}
 	fi, fa, fu := &installFlags{}, &addFlags{}, &updateFlags{}
 	for _, tc := range []struct {
 		name    string

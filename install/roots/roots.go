@@ -37,6 +37,10 @@ type Target struct {
 	Scope string
 	// Roots are custom root directories; they win over Hosts and Scope.
 	Roots []string
+	// Given are roots as they are, each with its host and scope (one a
+	// server's request names); they win over everything else, and no
+	// placement applies to them.
+	Given []install.Root
 	// Placement is how the roots reach the hosts (install.PlaceRoots).
 	// Placed, Project and the reads take "" as install.PlaceCopy (each
 	// host's own root); the operations that install take "" as the
@@ -46,7 +50,11 @@ type Target struct {
 }
 
 // empty reports whether t names nothing, so defaults apply.
-func (t Target) empty() bool { return len(t.Hosts) == 0 && len(t.Roots) == 0 && t.Scope == "" }
+func (t Target) empty() bool { return len(t.Hosts) == 0 && !t.namesRoots() && t.Scope == "" }
+
+// namesRoots reports whether t names its roots (Roots or Given) rather
+// than hosts.
+func (t Target) namesRoots() bool { return len(t.Roots) > 0 || len(t.Given) > 0 }
 
 // Placement is how an install reaches t's hosts: t.Placement when set,
 // else link: from the project manifest m (nil outside a project), else
@@ -69,12 +77,16 @@ func Placement(t Target, m *resolve.Manifest, configured *bool) install.Placemen
 }
 
 // Placed returns the roots t names in env, placed as t.Placement says
-// ("" copies into each host's own root): the custom roots, else the
+// ("" copies into each host's own root): the given roots as they are,
+// else the custom roots, else the
 // hosts' roots at t's scope (hosts default to def, else to
 // install.DefaultHost; scope to user), with what the placement says
 // about them (install.PlaceRoots). Hosts that share a root (the .agents
 // family at project scope) share one copy.
 func Placed(env hosts.Env, t Target, def install.HostID) (*install.Placed, error) {
+	if len(t.Given) > 0 {
+		return &install.Placed{Roots: slices.Clone(t.Given)}, nil
+	}
 	if len(t.Roots) > 0 {
 		out := &install.Placed{}
 		for _, r := range t.Roots {
@@ -166,13 +178,13 @@ func DefaultHost(env hosts.Env, configured install.HostID) (install.HostID, erro
 }
 
 // Searched returns the roots read by list and the operations that look
-// at what is installed: t's custom roots; else, with hosts, each host's
+// at what is installed: t's given or custom roots; else, with hosts, each host's
 // view (every root it reads, its own and other hosts', in its precedence
 // order); else every host's own roots, each directory once. t's scope
 // keeps one scope; project scope for a host without project roots is
 // ErrInvalidTarget.
 func Searched(env hosts.Env, t Target) ([]install.Root, error) {
-	if len(t.Roots) > 0 {
+	if t.namesRoots() {
 		p, err := Placed(env, t, install.DefaultHost)
 		if err != nil {
 			return nil, err
@@ -268,7 +280,7 @@ func ProjectScope(m *resolve.Manifest) install.Scope {
 // directory, wherever the program runs. A host is any of env's table, the
 // user's hosts file included, as --host takes it.
 func Project(env hosts.Env, t Target, m *resolve.Manifest, configured install.HostID) (*install.Placed, error) {
-	if len(t.Roots) > 0 {
+	if t.namesRoots() {
 		return Placed(env, t, install.DefaultHost)
 	}
 	scope := ProjectScope(m)

@@ -256,3 +256,29 @@ func TestPlaced(t *testing.T) {
 		}
 	}
 }
+
+// TestGiven checks that roots given as they are win over every other
+// choice of the target, in every rule that picks roots, and come back
+// with their host and scope unchanged.
+func TestGiven(t *testing.T) {
+	env := testEnv(t)
+	given := []install.Root{{Host: install.HostGaia, Scope: install.ScopeUser, Dir: filepath.Join(env.Home, "given")}}
+	tg := roots.Target{Hosts: []string{"claude"}, Scope: "project", Roots: []string{filepath.Join(env.Home, "custom")}, Given: given}
+	m := &resolve.Manifest{File: filepath.Join(env.Cwd, resolve.ManifestFile), Dir: env.Cwd}
+	p, err := roots.Placed(env, tg, "")
+	if err != nil || !reflect.DeepEqual(p.Roots, given) {
+		t.Errorf("Placed = %v, %v; want the given roots", p, err)
+	}
+	held, all, err := roots.Holding(env, tg, "", []string{"x"})
+	if err != nil || all || !reflect.DeepEqual(held, given) {
+		t.Errorf("Holding = %v, %v, %v; want the given roots, not a search of all", held, all, err)
+	}
+	searched, err := roots.Searched(env, tg)
+	if err != nil || !reflect.DeepEqual(searched, given) {
+		t.Errorf("Searched = %v, %v; want the given roots", searched, err)
+	}
+	pp, err := roots.Project(env, tg, m, "")
+	if err != nil || !reflect.DeepEqual(pp.Roots, given) {
+		t.Errorf("Project = %v, %v; want the given roots", pp, err)
+	}
+}
