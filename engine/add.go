@@ -125,7 +125,7 @@ func (e *Engine) newManifestEdit(p *projectFiles, set map[string]string) (resolv
 		return edit, nil
 	}
 	m := &resolve.Manifest{File: p.manifest.File, Dir: p.manifest.Dir}
-	t.Placement = roots.Placement(t, m, e.opts.Link)
+	t.Placement = roots.Placement(t, m)
 	placed, err := roots.Project(e.env, t, m, e.opts.Host)
 	if err != nil {
 		return edit, targetErr(err)

@@ -95,11 +95,6 @@ type Options struct {
 	// commits; nil means pkg/audit's static audit (install/auditor),
 	// naming this build in its reports (buildinfo.Tool: "skillpm v1.2.3").
 	Auditor install.Auditor
-	// Link is the configured placement of installs (the configuration's
-	// link:): true links each host's root to one copy, false copies; nil
-	// keeps each root's mode. A Target's Placement and a project
-	// manifest's link: win over it.
-	Link *bool
 	// LockWait bounds the wait for another skillpm on a root; 0 means
 	// install.DefaultLockWait.
 	LockWait time.Duration

@@ -176,7 +176,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 				return nil, err
 			}
 		}
-		t.Placement = roots.Placement(t, nil, e.opts.Link)
+		t.Placement = roots.Placement(t, nil)
 		if into, err = e.place(roots.Placed(e.env, t, def)); err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 			return nil, err
 		}
 		defer done()
-		t.Placement = roots.Placement(t, m, e.opts.Link)
+		t.Placement = roots.Placement(t, m)
 		if into, err = e.place(roots.Project(e.env, t, m, e.opts.Host)); err != nil {
 			return nil, err
 		}

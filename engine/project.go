@@ -79,7 +79,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 		return nil, lock, nil
 	}
 	t := e.opts.Target
-	t.Placement = roots.Placement(t, m, e.opts.Link)
+	t.Placement = roots.Placement(t, m)
 	into, err := e.place(roots.Project(e.env, t, m, e.opts.Host))
 	if err != nil {
 		return nil, nil, err

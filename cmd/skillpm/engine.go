@@ -86,7 +86,6 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
 		Resolution: reg.resolution, Env: env, Host: g.config().Host,
 		Consent: newTermPrompter(g, f.ask),
-		Link:    g.config().Link,
 	}
 	h := cliLog{warn: f.warn, note: g.o().Note, item: f.item, plan: f.plan, ranges: f.ranges}
 	if h.warn == nil {
@@ -99,6 +98,7 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	if f.rf != nil {
 		opts.Target = f.rf.target()
 	}
+	opts.Target.Link = g.config().Link
 	if f.project != nil {
 		opts.Manifest, opts.Lock = f.project.manifest, f.project.lock
 	}

@@ -44,9 +44,13 @@ type Target struct {
 	// Placement is how the roots reach the hosts (install.PlaceRoots).
 	// Placed, Project and the reads take "" as install.PlaceCopy (each
 	// host's own root); the operations that install take "" as the
-	// project manifest's link:, else the configuration's, else
-	// install.PlaceAuto (see the function Placement).
+	// project manifest's link:, else Link, else install.PlaceAuto (see
+	// the function Placement).
 	Placement install.Placement
+	// Link is the configured placement of installs (the configuration's
+	// link:): true links each host's root to one copy, false copies; nil
+	// keeps each root's mode.
+	Link *bool
 }
 
 // empty reports whether t names nothing, so defaults apply.
@@ -58,10 +62,10 @@ func (t Target) namesRoots() bool { return len(t.Roots) > 0 || len(t.Given) > 0 
 
 // Placement is how an install reaches t's hosts: t.Placement when set,
 // else link: from the project manifest m (nil outside a project), else
-// configured (the configuration's link:), else install.PlaceAuto, which
-// keeps the mode the roots have.
-func Placement(t Target, m *resolve.Manifest, configured *bool) install.Placement {
-	link := configured
+// t.Link (the configuration's link:), else install.PlaceAuto, which keeps
+// the mode the roots have.
+func Placement(t Target, m *resolve.Manifest) install.Placement {
+	link := t.Link
 	if m != nil && m.Link != nil {
 		link = m.Link
 	}

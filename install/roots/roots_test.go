@@ -53,7 +53,7 @@ func holdSkill(t *testing.T, env hosts.Env, h install.HostID, s install.Scope) s
 }
 
 // TestPlacement: --link (Target.Placement) wins over the manifest's
-// link:, which wins over the configuration's; with none of them an
+// link:, which wins over the configuration's (Target.Link); with none of them an
 // install keeps each root's mode.
 func TestPlacement(t *testing.T) {
 	yes, no := true, false
@@ -72,7 +72,8 @@ func TestPlacement(t *testing.T) {
 		{"flag over manifest", roots.Target{Placement: install.PlaceLink}, &resolve.Manifest{Link: &no}, &no, install.PlaceLink},
 	}
 	for _, c := range cases {
-		if got := roots.Placement(c.t, c.m, c.configured); got != c.want {
+		c.t.Link = c.configured
+		if got := roots.Placement(c.t, c.m); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
