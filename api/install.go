@@ -197,8 +197,8 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 
 // engine opens the library engine for one request: a fresh registry
 // session, the server's policy and trust (loaded for the request with
-// LoadTrust), source, environment and host, the audit tool name the CLI
-// writes, and the roots t names for the reads (zero: the defaults).
+// LoadTrust), source and environment, and the roots t names (zero: the
+// defaults), its default host the server's.
 func (s *Server) engine(ctx context.Context, warn func(string), progress func(install.Event), t roots.Target) (*engine.Engine, error) {
 	policy, trust := s.cfg.Policy, s.cfg.Trust
 	if s.cfg.LoadTrust != nil {
@@ -210,9 +210,10 @@ func (s *Server) engine(ctx context.Context, warn func(string), progress func(in
 	if policy == nil {
 		policy = tiers.Default()
 	}
+	t.DefaultHost = s.cfg.Host
 	return engine.Open(ctx, engine.Options{
 		Client: s.cfg.Client.Session(), Source: s.cfg.From, Policy: policy, Trust: trust,
-		Env: s.cfg.Env, Host: s.cfg.Host, Target: t, Auditor: s.cfg.Auditor, LockWait: s.cfg.LockWait,
+		Env: s.cfg.Env, Target: t, Auditor: s.cfg.Auditor, LockWait: s.cfg.LockWait,
 		Log: slog.New(sink{warn: warn, progress: progress}),
 	})
 }

@@ -126,7 +126,7 @@ func (e *Engine) newManifestEdit(p *projectFiles, set map[string]string) (resolv
 	}
 	m := &resolve.Manifest{File: p.manifest.File, Dir: p.manifest.Dir}
 	t.Placement = roots.Placement(t, m)
-	placed, err := roots.Project(e.env, t, m, e.opts.Host)
+	placed, err := roots.Project(e.env, t, m)
 	if err != nil {
 		return edit, targetErr(err)
 	}

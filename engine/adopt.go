@@ -34,7 +34,7 @@ func (e *Engine) Adopt(ctx context.Context, r AdoptRequest) (*AdoptResult, error
 
 // adopt is Adopt, adding each root's adoption to out as it is done.
 func (e *Engine) adopt(ctx context.Context, r AdoptRequest, out *AdoptResult) error {
-	p, err := roots.Placed(e.env, e.opts.Target, e.opts.Host)
+	p, err := roots.Placed(e.env, e.opts.Target)
 	if err != nil {
 		return targetErr(err)
 	}

@@ -95,7 +95,7 @@ func (e *Engine) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, er
 		// gives the built-in one).
 		rep.Problems = append(rep.Problems, err)
 	}
-	if h, err := roots.DefaultHost(env, e.opts.Host); err != nil {
+	if h, err := roots.DefaultHost(env, e.opts.Target.DefaultHost); err != nil {
 		rep.Problems = append(rep.Problems, err)
 	} else {
 		rep.Host = h
@@ -138,7 +138,7 @@ func (e *Engine) Doctor(ctx context.Context, _ DoctorRequest) (*DoctorResult, er
 				}
 			}
 			rep.Manifest = p.manifest
-			if placed, err := roots.Project(env, roots.Target{}, p.manifest, e.opts.Host); err != nil {
+			if placed, err := roots.Project(env, roots.Target{DefaultHost: e.opts.Target.DefaultHost}, p.manifest); err != nil {
 				rep.Problems = append(rep.Problems, targetErr(err))
 			} else {
 				rep.Drift = install.LockDrifts(ctx, p.manifest.File, p.lockFile, p.prev, placed.Roots)

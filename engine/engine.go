@@ -58,9 +58,6 @@ type Options struct {
 	// Env locates home, working directory, variables and the hosts table.
 	// A zero Env means the process's, with the user's hosts file.
 	Env hosts.Env
-	// Host is the configured default host (the configuration's host:).
-	// "" lets roots.DefaultHost choose.
-	Host install.HostID
 	// Target chooses the roots written to and read; zero leaves them to
 	// package roots' defaults: the default host's user roots for an
 	// install (roots.DefaultHost), every host's roots for the reads

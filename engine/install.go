@@ -162,22 +162,21 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 	var into []install.Root
 	var err error
 	if len(r.Refs) > 0 {
-		def := e.opts.Host
 		if len(t.Hosts) == 0 && len(t.Roots) == 0 && len(t.Given) == 0 {
 			var several *roots.SeveralHostsError
-			def, err = roots.DefaultHost(e.env, e.opts.Host)
+			t.DefaultHost, err = roots.DefaultHost(e.env, t.DefaultHost)
 			switch {
 			case errors.As(err, &several):
 				// The user's agents read skills where skillpm put them
 				// before: install for each of those hosts, and say so.
-				t.Hosts, def = several.Hosts, install.HostID(several.Hosts[0])
+				t.Hosts = several.Hosts
 				e.note(fmt.Sprintf("note: skills are installed for several hosts (%s): installing for each of them; --host (or host: in the configuration) chooses one", strings.Join(several.Hosts, ", ")))
 			case err != nil:
 				return nil, err
 			}
 		}
 		t.Placement = roots.Placement(t, nil)
-		if into, err = e.place(roots.Placed(e.env, t, def)); err != nil {
+		if into, err = e.place(roots.Placed(e.env, t)); err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +205,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 		}
 		defer done()
 		t.Placement = roots.Placement(t, m)
-		if into, err = e.place(roots.Project(e.env, t, m, e.opts.Host)); err != nil {
+		if into, err = e.place(roots.Project(e.env, t, m)); err != nil {
 			return nil, err
 		}
 		if stale := staleLock(prev, into); len(stale) > 0 {

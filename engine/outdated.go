@@ -85,7 +85,7 @@ func (e *Engine) Outdated(ctx context.Context, _ OutdatedRequest) (*OutdatedResu
 // the first of the project's roots holding each.
 func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.Target, pre bool) ([]install.OutdatedSkill, error) {
 	m := p.manifest
-	placed, err := roots.Project(e.env, t, m, e.opts.Host)
+	placed, err := roots.Project(e.env, t, m)
 	if err != nil {
 		return nil, targetErr(err)
 	}

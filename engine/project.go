@@ -80,7 +80,7 @@ func (e *Engine) apply(ctx context.Context, r applyRequest) (*install.Result, *r
 	}
 	t := e.opts.Target
 	t.Placement = roots.Placement(t, m)
-	into, err := e.place(roots.Project(e.env, t, m, e.opts.Host))
+	into, err := e.place(roots.Project(e.env, t, m))
 	if err != nil {
 		return nil, nil, err
 	}

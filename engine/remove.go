@@ -58,7 +58,7 @@ func (e *Engine) Remove(ctx context.Context, r RemoveRequest) (*RemoveResult, er
 		return e.removeProject(ctx, r)
 	}
 	out := &RemoveResult{}
-	from, all, err := roots.Holding(e.env, e.opts.Target, e.opts.Host, r.Names)
+	from, all, err := roots.Holding(e.env, e.opts.Target, r.Names)
 	if err != nil {
 		return out, targetErr(err)
 	}

@@ -33,7 +33,7 @@ func (e *Engine) removeProject(ctx context.Context, r RemoveRequest) (*RemoveRes
 	}
 	m.Dir = p.manifest.Dir
 	lock := keepNeeded(p.prev, m)
-	placed, err := roots.Project(e.env, e.opts.Target, p.manifest, e.opts.Host)
+	placed, err := roots.Project(e.env, e.opts.Target, p.manifest)
 	if err != nil {
 		return nil, targetErr(err)
 	}

@@ -74,7 +74,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 	// An update keeps how each root holds its skills (copies or links)
 	// unless told otherwise.
 	t.Placement = roots.Placement(t, nil)
-	into, all, err := roots.Holding(e.env, t, e.opts.Host, r.Names)
+	into, all, err := roots.Holding(e.env, t, r.Names)
 	if err != nil {
 		return nil, targetErr(err)
 	}

@@ -84,7 +84,7 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	}
 	opts := engine.Options{
 		Client: client, Source: f.from, FallbackSource: g.config().Registry,
-		Resolution: reg.resolution, Env: env, Host: g.config().Host,
+		Resolution: reg.resolution, Env: env,
 		Consent: newTermPrompter(g, f.ask),
 	}
 	h := cliLog{warn: f.warn, note: g.o().Note, item: f.item, plan: f.plan, ranges: f.ranges}
@@ -98,7 +98,7 @@ func openEngine(ctx context.Context, g *globals, f engineFlags) (*engine.Engine,
 	if f.rf != nil {
 		opts.Target = f.rf.target()
 	}
-	opts.Target.Link = g.config().Link
+	opts.Target.Link, opts.Target.DefaultHost = g.config().Link, g.config().Host
 	if f.project != nil {
 		opts.Manifest, opts.Lock = f.project.manifest, f.project.lock
 	}

@@ -51,6 +51,10 @@ type Target struct {
 	// link:): true links each host's root to one copy, false copies; nil
 	// keeps each root's mode.
 	Link *bool
+	// DefaultHost is the host written to when Hosts names none and no
+	// project manifest does: the configuration's host:, else
+	// install.DefaultHost (the function DefaultHost also asks the roots).
+	DefaultHost install.HostID
 }
 
 // empty reports whether t names nothing, so defaults apply.
@@ -83,11 +87,11 @@ func Placement(t Target, m *resolve.Manifest) install.Placement {
 // Placed returns the roots t names in env, placed as t.Placement says
 // ("" copies into each host's own root): the given roots as they are,
 // else the custom roots, else the
-// hosts' roots at t's scope (hosts default to def, else to
+// hosts' roots at t's scope (hosts default to t.DefaultHost, else to
 // install.DefaultHost; scope to user), with what the placement says
 // about them (install.PlaceRoots). Hosts that share a root (the .agents
 // family at project scope) share one copy.
-func Placed(env hosts.Env, t Target, def install.HostID) (*install.Placed, error) {
+func Placed(env hosts.Env, t Target) (*install.Placed, error) {
 	if len(t.Given) > 0 {
 		return &install.Placed{Roots: slices.Clone(t.Given)}, nil
 	}
@@ -106,7 +110,7 @@ func Placed(env hosts.Env, t Target, def install.HostID) (*install.Placed, error
 		}
 		scope = s
 	}
-	hs, err := hostList(env, t.Hosts, def)
+	hs, err := hostList(env, t.Hosts, t.DefaultHost)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +193,7 @@ func DefaultHost(env hosts.Env, configured install.HostID) (install.HostID, erro
 // ErrInvalidTarget.
 func Searched(env hosts.Env, t Target) ([]install.Root, error) {
 	if t.namesRoots() {
-		p, err := Placed(env, t, install.DefaultHost)
+		p, err := Placed(env, t)
 		if err != nil {
 			return nil, err
 		}
@@ -232,12 +236,12 @@ func Searched(env hosts.Env, t Target) ([]install.Root, error) {
 
 // Holding returns, when t is empty, every host's roots (project and
 // user) whose receipts hold any of names (any skill when names is
-// empty); otherwise the roots t names (Placed: hosts default to def,
-// else install.DefaultHost).
+// empty); otherwise the roots t names (Placed: hosts default to
+// t.DefaultHost, else install.DefaultHost).
 // searchedAll says which it was.
-func Holding(env hosts.Env, t Target, def install.HostID, names []string) (roots []install.Root, searchedAll bool, err error) {
+func Holding(env hosts.Env, t Target, names []string) (roots []install.Root, searchedAll bool, err error) {
 	if !t.empty() {
-		p, err := Placed(env, t, def)
+		p, err := Placed(env, t)
 		if err != nil {
 			return nil, false, err
 		}
@@ -283,9 +287,9 @@ func ProjectScope(m *resolve.Manifest) install.Scope {
 // into each host's own root). Project roots are under the manifest's
 // directory, wherever the program runs. A host is any of env's table, the
 // user's hosts file included, as --host takes it.
-func Project(env hosts.Env, t Target, m *resolve.Manifest, configured install.HostID) (*install.Placed, error) {
+func Project(env hosts.Env, t Target, m *resolve.Manifest) (*install.Placed, error) {
 	if t.namesRoots() {
-		return Placed(env, t, install.DefaultHost)
+		return Placed(env, t)
 	}
 	scope := ProjectScope(m)
 	if t.Scope != "" {
@@ -314,7 +318,7 @@ func Project(env hosts.Env, t Target, m *resolve.Manifest, configured install.Ho
 		hs = append(hs, h)
 	}
 	if len(hs) == 0 {
-		h, err := DefaultHost(env, configured)
+		h, err := DefaultHost(env, t.DefaultHost)
 		if err != nil {
 			return nil, err
 		}

@@ -93,8 +93,8 @@ func TestInvalidTarget(t *testing.T) {
 	}{
 		{"searched, unknown scope", second(roots.Searched(env, roots.Target{Scope: "galaxy"})), hosts.ErrUnknownScope, `"galaxy": use user or project`},
 		{"searched, unknown host", second(roots.Searched(env, roots.Target{Hosts: []string{"claude,nosuch"}})), hosts.ErrUnknownHost, "nosuch"},
-		{"placed, unknown scope", second(roots.Placed(env, roots.Target{Scope: "galaxy"}, install.DefaultHost)), hosts.ErrUnknownScope, "galaxy"},
-		{"project, the manifest's host", second(roots.Project(env, roots.Target{}, m, "")), hosts.ErrUnknownHost, m.File + ": "},
+		{"placed, unknown scope", second(roots.Placed(env, roots.Target{Scope: "galaxy"})), hosts.ErrUnknownScope, "galaxy"},
+		{"project, the manifest's host", second(roots.Project(env, roots.Target{}, m)), hosts.ErrUnknownHost, m.File + ": "},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, roots.ErrInvalidTarget) || !errors.Is(c.err, c.cause) {
@@ -175,15 +175,15 @@ func TestDefaultHost(t *testing.T) {
 func TestHolding(t *testing.T) {
 	env := testEnv(t)
 	dir := holdSkill(t, env, install.HostClaude, install.ScopeUser)
-	got, all, err := roots.Holding(env, roots.Target{}, install.DefaultHost, []string{"notes"})
+	got, all, err := roots.Holding(env, roots.Target{}, []string{"notes"})
 	if err != nil || !all || len(got) != 1 || got[0].Dir != dir {
 		t.Errorf("notes: %v, %t (%v), want %s searched from all", got, all, err, dir)
 	}
-	got, all, err = roots.Holding(env, roots.Target{}, install.DefaultHost, []string{"other"})
+	got, all, err = roots.Holding(env, roots.Target{}, []string{"other"})
 	if err != nil || !all || len(got) != 0 {
 		t.Errorf("other: %v, %t (%v), want none of all", got, all, err)
 	}
-	got, all, err = roots.Holding(env, roots.Target{Hosts: []string{"codex"}}, install.DefaultHost, []string{"notes"})
+	got, all, err = roots.Holding(env, roots.Target{Hosts: []string{"codex"}}, []string{"notes"})
 	want, _ := install.RootDir(install.HostCodex, install.ScopeUser, env)
 	if err != nil || all || len(got) != 1 || got[0].Dir != want {
 		t.Errorf("codex named: %v, %t (%v), want %s", got, all, err, want)
@@ -197,11 +197,11 @@ func TestProject(t *testing.T) {
 	env := testEnv(t)
 	proj := filepath.Join(env.Cwd, "sub")
 	m := &resolve.Manifest{File: filepath.Join(proj, resolve.ManifestFile), Dir: proj, Hosts: []string{"claude"}}
-	p, err := roots.Project(env, roots.Target{}, m, "")
+	p, err := roots.Project(env, roots.Target{}, m)
 	if want := filepath.Join(proj, ".claude", "skills"); err != nil || len(p.Roots) != 1 || p.Roots[0].Dir != want {
 		t.Fatalf("%v (%v), want %s", p, err, want)
 	}
-	p, err = roots.Project(env, roots.Target{Hosts: []string{"codex"}, Scope: "user"}, m, "")
+	p, err = roots.Project(env, roots.Target{Hosts: []string{"codex"}, Scope: "user"}, m)
 	want, _ := install.RootDir(install.HostCodex, install.ScopeUser, env)
 	if err != nil || len(p.Roots) != 1 || p.Roots[0].Dir != want {
 		t.Errorf("codex at user scope: %v (%v), want %s", p, err, want)
@@ -243,7 +243,8 @@ func TestPlaced(t *testing.T) {
 			[]string{rootOf(install.HostClaude, install.ScopeProject), rootOf(install.HostCodex, install.ScopeProject)}},
 	}
 	for _, c := range cases {
-		p, err := roots.Placed(env, c.t, c.def)
+		c.t.DefaultHost = c.def
+		p, err := roots.Placed(env, c.t)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -266,11 +267,11 @@ func TestGiven(t *testing.T) {
 	given := []install.Root{{Host: install.HostGaia, Scope: install.ScopeUser, Dir: filepath.Join(env.Home, "given")}}
 	tg := roots.Target{Hosts: []string{"claude"}, Scope: "project", Roots: []string{filepath.Join(env.Home, "custom")}, Given: given}
 	m := &resolve.Manifest{File: filepath.Join(env.Cwd, resolve.ManifestFile), Dir: env.Cwd}
-	p, err := roots.Placed(env, tg, "")
+	p, err := roots.Placed(env, tg)
 	if err != nil || !reflect.DeepEqual(p.Roots, given) {
 		t.Errorf("Placed = %v, %v; want the given roots", p, err)
 	}
-	held, all, err := roots.Holding(env, tg, "", []string{"x"})
+	held, all, err := roots.Holding(env, tg, []string{"x"})
 	if err != nil || all || !reflect.DeepEqual(held, given) {
 		t.Errorf("Holding = %v, %v, %v; want the given roots, not a search of all", held, all, err)
 	}
@@ -278,7 +279,7 @@ func TestGiven(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(searched, given) {
 		t.Errorf("Searched = %v, %v; want the given roots", searched, err)
 	}
-	pp, err := roots.Project(env, tg, m, "")
+	pp, err := roots.Project(env, tg, m)
 	if err != nil || !reflect.DeepEqual(pp.Roots, given) {
 		t.Errorf("Project = %v, %v; want the given roots", pp, err)
 	}
