@@ -15,10 +15,6 @@ import (
 
 // BuildIndexRequest is a build of a source's search index and sparse index.
 type BuildIndexRequest struct {
-	// Source names the source indexed (a registry namespace,
-	// oci-layout:DIR or "embedded"); "" means Options.Source, else
-	// FallbackSource, else the embedded registry.
-	Source string
 	// Names are the skills to index; none means every skill the source
 	// lists (a registry without _catalog needs them: registry.ErrNoCatalog).
 	// The sparse index then rewrites only their documents.
@@ -46,11 +42,13 @@ type BuildIndexResult struct {
 	SparseSigned *registry.VersionSignature
 }
 
-// BuildIndex reads every skill of the source (or r.Names), pushes its
+// BuildIndex reads every skill of the Engine's source (Options.Source, a
+// registry namespace, oci-layout:DIR or "embedded"; else FallbackSource,
+// else the embedded registry), or r.Names of it, pushes its
 // search index and its sparse index beside it and, when asked, signs
 // both (idempotently, as Sign does).
 func (e *Engine) BuildIndex(ctx context.Context, r BuildIndexRequest) (*BuildIndexResult, error) {
-	src, err := e.sourceArg(r.Source)
+	src, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}

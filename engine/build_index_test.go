@@ -29,7 +29,7 @@ func TestBuildIndex(t *testing.T) {
 	if res.Signed == nil || res.Signed.Unchanged || res.SparseSigned == nil || res.SparseSigned.Unchanged {
 		t.Errorf("signatures = %+v, %+v; want both indexes newly signed", res.Signed, res.SparseSigned)
 	}
-	again, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Source: "embedded", Sign: opts})
+	again, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Sign: opts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -93,11 +94,11 @@ _catalog. --sign --key K (or --keyless) signs the index like a skill.`,
 					return err
 				}
 			}
-			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: f.registry, lenientEnv: true})
+			e, err := openEngine(ctx, g, engineFlags{reg: &f.regFlags, from: cmp.Or(src, f.registry), lenientEnv: true})
 			if err != nil {
 				return err
 			}
-			res, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Source: src, Names: names, Jobs: f.jobs, Sign: sopts})
+			res, err := e.BuildIndex(ctx, engine.BuildIndexRequest{Names: names, Jobs: f.jobs, Sign: sopts})
 			if errors.Is(err, registry.ErrNoCatalog) {
 				return fmt.Errorf("%w: give --names FILE", err)
 			} else if err != nil && src == "" {
