@@ -140,7 +140,7 @@ func TestMirrorVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := "oci-layout:" + filepath.Join(t.TempDir(), "mirror")
-	res, err := e.Mirror(ctx, engine.MirrorRequest{From: "embedded", To: dst,
+	res, err := e.Mirror(ctx, engine.MirrorRequest{To: dst,
 		Options: registry.MirrorOptions{Names: []string{"notes", "draft"}, Jobs: 2, MinTier: "community"}})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,14 @@ func TestMirrorVerifies(t *testing.T) {
 	if res.Count(registry.MirrorCopied) != 1 || res.Count(registry.MirrorRefused) != 1 {
 		t.Fatalf("copied %d, refused %d; want 1 and 1: %+v", res.Count(registry.MirrorCopied), res.Count(registry.MirrorRefused), res.Versions)
 	}
-	if _, err := e.Mirror(ctx, engine.MirrorRequest{From: "notes", To: dst}); !errors.Is(err, engine.ErrInvalidRequest) {
+	bad, _, _, _, badDone := exampleOptions()
+	t.Cleanup(badDone)
+	bad.Source = "notes"
+	be, err := engine.Open(ctx, bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := be.Mirror(ctx, engine.MirrorRequest{To: dst}); !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("a bare name as the source: %v, want ErrInvalidRequest", err)
 	}
 }

@@ -176,9 +176,9 @@ func BenchmarkFaults(b *testing.B) {
 		}
 		for i := range mirrors {
 			dst := filepath.Join(work, "mirrors", fmt.Sprint(it, "-", i))
-			e := open(timeouts, filepath.Join(work, "home"), "")
+			e := open(timeouts, filepath.Join(work, "home"), ns)
 			start := time.Now()
-			_, err := e.Mirror(ctx, engine.MirrorRequest{From: ns, To: "oci-layout:" + dst, Verify: true,
+			_, err := e.Mirror(ctx, engine.MirrorRequest{To: "oci-layout:" + dst, Verify: true,
 				Options: registry.MirrorOptions{Names: []string{"base-notes", "log-reader", "summarizer", "research"}, Jobs: 4}})
 			worst = max(worst, time.Since(start))
 			if bad := badBlobs(filepath.Join(dst, "blobs")); len(bad) > 0 {

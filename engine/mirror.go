@@ -13,9 +13,9 @@ import (
 
 // MirrorRequest is one mirror of skills from a source to another.
 type MirrorRequest struct {
-	// From and To are sources: a registry namespace, oci-layout:DIR, or
-	// "embedded".
-	From, To string
+	// To is the source copied to: a registry namespace, oci-layout:DIR,
+	// or "embedded".
+	To string
 	// Options are registry.MirrorOptions (names, jobs, minimum tier,
 	// since, progress); Verify is set by Mirror when Verify is true or a
 	// minimum tier is asked for.
@@ -25,12 +25,14 @@ type MirrorRequest struct {
 	Verify bool
 }
 
-// Mirror copies skills with their signatures and attestations from
-// r.From to r.To, as `skillpm mirror` does: with Verify or a minimum
+// Mirror copies skills with their signatures and attestations from the
+// Engine's source (Options.Source, as Bundle copies from it; else
+// FallbackSource, else the embedded registry) to r.To, as `skillpm
+// mirror` does: with Verify or a minimum
 // tier, each version is verified under the engine's trust policy first.
 // The source's advisory feed, when it has one, is copied too.
 func (e *Engine) Mirror(ctx context.Context, r MirrorRequest) (*registry.MirrorResult, error) {
-	src, err := openSourceArg(e.client, r.From)
+	src, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}

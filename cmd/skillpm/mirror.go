@@ -166,11 +166,11 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) error {
 	ctx := c.Context()
-	r, err := f.request(g, args)
+	from, r, err := f.request(g, args)
 	if err != nil {
 		return err
 	}
-	ef := engineFlags{reg: &f.regFlags}
+	ef := engineFlags{reg: &f.regFlags, from: from}
 	if f.verify || f.minTier != "" {
 		ef.trust = &f.trustFlags
 	}
@@ -193,34 +193,34 @@ func runMirror(c *cobra.Command, g *globals, f *mirrorFlags, args []string) erro
 	return printMirror(g, res)
 }
 
-// request checks mirror's flags and builds the engine's request: SOURCE,
-// DEST and the names (arguments and --names).
-func (f *mirrorFlags) request(g *globals, args []string) (engine.MirrorRequest, error) {
-	var r engine.MirrorRequest
+// request checks mirror's flags and builds the engine's request: SOURCE
+// (the engine's source, returned as from), DEST and the names (arguments
+// and --names).
+func (f *mirrorFlags) request(g *globals, args []string) (from string, r engine.MirrorRequest, err error) {
 	from, to, names, err := f.ends(g, args)
 	if err != nil {
-		return r, err
+		return "", r, err
 	}
 	if f.minTier != "" && !tiers.ValidTier(f.minTier) {
-		return r, classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
+		return "", r, classed(errdef.Usage, fmt.Errorf("--min-tier must be experimental, community or verified, not %q", f.minTier))
 	}
 	if f.jobs < 1 {
-		return r, classed(errdef.Usage, fmt.Errorf("--jobs must be at least 1"))
+		return "", r, classed(errdef.Usage, fmt.Errorf("--jobs must be at least 1"))
 	}
 	since, err := parseSince(f.since, time.Now())
 	if err != nil {
-		return r, classed(errdef.Usage, err)
+		return "", r, classed(errdef.Usage, err)
 	}
-	r = engine.MirrorRequest{From: from, To: to, Verify: f.verify,
+	r = engine.MirrorRequest{To: to, Verify: f.verify,
 		Options: registry.MirrorOptions{Names: names, Jobs: f.jobs, MinTier: skill.Tier(f.minTier), Since: since}}
 	if f.names != "" {
 		more, err := readNames(f.names)
 		if err != nil {
-			return r, err
+			return "", r, err
 		}
 		r.Options.Names = append(r.Options.Names, more...)
 	}
-	return r, nil
+	return from, r, nil
 }
 
 // mirrorFailure maps mirror's failures to exit codes.
