@@ -32,12 +32,11 @@ type UpdateRequest struct {
 
 // UpdateResult is what an update did.
 type UpdateResult struct {
-	// Result is the install; in a project, its Lock the lock written.
+	// Result is the install, root by root; in a project, its Lock the
+	// lock written. It has no roots when, outside a project, no target
+	// was named and no host's roots hold any skill skillpm installed:
+	// there was nothing to update.
 	*install.Result
-	// NoneInstalled says, outside a project, that no target was named
-	// and no host's roots hold any skill skillpm installed: there was
-	// nothing to update.
-	NoneInstalled bool
 	// Manifest is the project's manifest as it was read (its File the
 	// path it is written to), nil outside a project.
 	Manifest *resolve.Manifest
@@ -82,7 +81,7 @@ func (e *Engine) Update(ctx context.Context, r UpdateRequest) (*UpdateResult, er
 		if len(r.Names) > 0 {
 			return nil, install.NotInstalledAnywhere(e.env, r.Names)
 		}
-		return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}, NoneInstalled: true}, nil
+		return &UpdateResult{Result: &install.Result{Roots: []install.RootResult{}, Changes: []install.Change{}}}, nil
 	}
 	m := &resolve.Manifest{File: "the receipts"}
 	graph, err := e.graph(m)

@@ -111,7 +111,8 @@ func showPlan(g *globals, project bool) func([]install.Change) {
 // printUpdate renders an update of the roots: JSON, or the skills each
 // root updated (the plan was shown before).
 func printUpdate(g *globals, res *engine.UpdateResult, dryRun bool) error {
-	if res.NoneInstalled {
+	if len(res.Roots) == 0 {
+		// Nothing installed by skillpm anywhere: nothing to update.
 		if !g.quiet && !g.json() {
 			fmt.Fprintln(g.stdout, "no skills installed by skillpm in any host's roots")
 		}
