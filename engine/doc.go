@@ -59,12 +59,12 @@
 //	BuildIndex        build and push a source's search and sparse index
 //	SetStatus         yank or deprecate published versions
 //	PublishAdvisories publish a signed advisory feed
+//	Migrate           migrate Hermes or OpenClaw skills into GAIA skills
 //
 // Functions that need no Engine (no registry client, policy or roots),
 // with the same shape:
 //
 //	Validate          check skill folders as the registry would
-//	Migrate           migrate Hermes or OpenClaw skills into GAIA skills
 //	LoadPolicy        the trust policy a command obeys, and why
 //	ApprovePolicy     approve (or revoke) a project's own policy
 //

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/skillpm/skillpm/pkg/migrate"
 	"github.com/skillpm/skillpm/source"
@@ -16,11 +15,6 @@ type MigrateRequest struct {
 	Source string
 	// Options are pkg/migrate's, checked before anything is read.
 	Options migrate.Options
-	// Log receives lines about a git reference (its note, the cache's
-	// warning, prefixed "note: " or "warning: ") as slog.LevelInfo
-	// records, as Options.Log does for an Engine's operations (Migrate
-	// needs no Engine); nil discards them.
-	Log *slog.Logger
 }
 
 // MigrateResult is what Migrate did, skill by skill.
@@ -41,11 +35,13 @@ type Migrated struct {
 }
 
 // Migrate migrates the skill in r.Source, or every skill of the git
-// reference r.Source, each into r.Options.OutDir. A skill that fails does
+// reference r.Source (fetched as Install fetches one: offline when the
+// Engine's client is, its notes to Options.Log), each into
+// r.Options.OutDir. A skill that fails does
 // not stop the others: its Migrated carries the error. The error returned
 // is for the request (bad options, a git reference that does not
 // resolve).
-func Migrate(ctx context.Context, r MigrateRequest) (*MigrateResult, error) {
+func (e *Engine) Migrate(ctx context.Context, r MigrateRequest) (*MigrateResult, error) {
 	if err := r.Options.Validate(); err != nil {
 		return nil, invalid(err)
 	}
@@ -56,15 +52,11 @@ func Migrate(ctx context.Context, r MigrateRequest) (*MigrateResult, error) {
 		}
 		return &MigrateResult{Skills: []Migrated{{Result: res}}}, nil
 	}
-	cache, err := gitCache(false)
+	cache, err := gitCache(e.client.Offline())
 	if err != nil {
 		return nil, err
 	}
-	gs, err := exportGit(ctx, cache, r.Source, func(line string) {
-		if r.Log != nil {
-			r.Log.Info(line)
-		}
-	})
+	gs, err := exportGit(ctx, cache, r.Source, e.note)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,11 @@ import (
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
 	out := t.TempDir()
-	res, err := engine.Migrate(ctx, engine.MigrateRequest{Source: filepath.Join("..", "testdata", "migrate", "hermes", "pdf-extract"), Options: migrate.Options{OutDir: out}})
+	e, err := engine.Open(ctx, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Migrate(ctx, engine.MigrateRequest{Source: filepath.Join("..", "testdata", "migrate", "hermes", "pdf-extract"), Options: migrate.Options{OutDir: out}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +32,7 @@ func TestMigrate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "pdf-extract", "SKILL.md")); err != nil {
 		t.Errorf("the migrated skill was not written: %v", err)
 	}
-	res, err = engine.Migrate(ctx, engine.MigrateRequest{Source: t.TempDir(), Options: migrate.Options{DryRun: true}})
+	res, err = e.Migrate(ctx, engine.MigrateRequest{Source: t.TempDir(), Options: migrate.Options{DryRun: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +40,7 @@ func TestMigrate(t *testing.T) {
 	if err != nil || len(done) != 1 || done[0].Err == nil || done[0].Result != nil {
 		t.Errorf("an empty directory: %+v, %v; want its Migrated to carry the failure", done, err)
 	}
-	_, err = engine.Migrate(ctx, engine.MigrateRequest{Source: out, Options: migrate.Options{DryRun: true, OverwriteUnsafe: true}})
+	_, err = e.Migrate(ctx, engine.MigrateRequest{Source: out, Options: migrate.Options{DryRun: true, OverwriteUnsafe: true}})
 	if !errors.Is(err, engine.ErrInvalidRequest) {
 		t.Errorf("dry run with overwrite: %v, want ErrInvalidRequest", err)
 	}

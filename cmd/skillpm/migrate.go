@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/skillpm/skillpm/engine"
@@ -87,7 +86,13 @@ func runMigrate(c *cobra.Command, g *globals, f migrateFlags, dir string) error 
 		return err
 	}
 	opts := migrate.Options{From: from, KnownTools: cat, OutDir: f.outDir, DryRun: f.dryRun, OverwriteUnsafe: f.force}
-	res, err := engine.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts, Log: slog.New(cliLog{warn: warnOnce(g), note: g.o().Note})})
+	// Migrating reads no registry and verifies nothing: the engine is
+	// opened without a policy, leniently about the hosts file.
+	e, err := openEngine(c.Context(), g, engineFlags{lenientEnv: true, noPolicy: true})
+	if err != nil {
+		return err
+	}
+	res, err := e.Migrate(c.Context(), engine.MigrateRequest{Source: dir, Options: opts})
 	if errors.Is(err, engine.ErrInvalidRequest) {
 		return usageErrorf(c, err)
 	} else if err != nil {
