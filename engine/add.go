@@ -37,10 +37,9 @@ type AddResult struct {
 	// Added are the requirements added, in the request's order, as the
 	// manifest writes them (the version each locked is Lock's).
 	Added []resolve.Requirement
-	// Result is the install into the project's roots (nil with
-	// NoInstall); Lock the lock written.
-	Result *install.Result
-	Lock   *resolve.Lockfile
+	// Result is the install into the project's roots (none with
+	// NoInstall), its Lock the lock written, as Update's is.
+	*install.Result
 }
 
 // Add adds r.Refs to the project. A new manifest records the source
@@ -93,9 +92,14 @@ func (e *Engine) Add(ctx context.Context, r AddRequest) (*AddResult, error) {
 	}
 	apply.Data, apply.NoInstall, apply.InstallRequest = data, r.NoInstall, r.InstallRequest
 	out := &AddResult{Manifest: p.manifest}
-	if out.Result, out.Lock, err = e.apply(ctx, apply); err != nil {
+	res, lock, err := e.apply(ctx, apply)
+	if err != nil {
 		return nil, err
 	}
+	if res == nil {
+		res = &install.Result{Lock: lock}
+	}
+	out.Result = res
 	written, err := parseProjectManifest(p, data)
 	if err != nil {
 		return nil, err

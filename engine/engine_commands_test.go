@@ -223,7 +223,7 @@ func TestAdd(t *testing.T) {
 		}
 	}
 	res, err := e.Add(ctx, engine.AddRequest{NoInstall: true, InstallRequest: engine.InstallRequest{Refs: []string{"notes@~1.0"}}})
-	if err != nil || res.Result != nil || res.Added[0].Range != "~1.0" || res.Lock.Get("notes").Version != "1.0.0" {
+	if err != nil || len(res.Roots) != 0 || res.Added[0].Range != "~1.0" || res.Lock.Get("notes").Version != "1.0.0" {
 		t.Fatalf("no install, ~1.0: %+v, %v", res, err)
 	}
 	data, err := os.ReadFile(manifest)

@@ -117,8 +117,8 @@ func printAdd(g *globals, res *engine.AddResult, lock string, dryRun bool) error
 			added[i] = addedJSON{Name: a.Name, Range: a.Range, Version: lockedVersion(res.Lock, a.Name)}
 		}
 		out := map[string]any{"schema": schemaOf("add"), "manifest": res.Manifest.File, "lock": lock, "added": added, "skills": lockSkills(res.Lock), "dry_run": dryRun}
-		if res.Result != nil {
-			out["roots"] = res.Result.Roots
+		if len(res.Roots) > 0 {
+			out["roots"] = res.Roots
 		}
 		return g.writeJSON(out)
 	}
@@ -133,7 +133,7 @@ func printAdd(g *globals, res *engine.AddResult, lock string, dryRun bool) error
 		}
 		fmt.Fprintf(g.stdout, "%s %s %s%s to %s\n", verb, a.Name, a.Range, v, res.Manifest.File)
 	}
-	if res.Result != nil {
+	if len(res.Roots) > 0 {
 		printRoots(g, res.Result, dryRun)
 	}
 	return nil
