@@ -76,7 +76,8 @@
 // registry's Client.Mirror; Sign returns the *registry.VersionSignature
 // that Publish, Promote and BuildIndex report in theirs; Pull returns the
 // *registry.PullResult of the registry's Repository.Pull; PublishAll
-// shares Publish's request (skillpm publish is one command); UntrustKey
+// shares Publish's request (skillpm publish is one command), Promote
+// Sign's (a countersignature is asked for as a signature is); UntrustKey
 // shares TrustKey's request and result; DependencyGraphs takes a
 // GraphRequest and returns a *GraphResult; LoadPolicy takes a
 // PolicyRequest and returns a *PolicyChoice.

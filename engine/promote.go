@@ -8,13 +8,6 @@ import (
 	"github.com/skillpm/skillpm/tiers"
 )
 
-// PromoteRequest is one marketplace promotion: a countersignature, asked
-// for as Sign asks for a signature (its Sign is the auditor's key or
-// keyless identity).
-type PromoteRequest struct {
-	SignRequest
-}
-
 // PromoteResult is a countersignature and the tier the policy now gives.
 type PromoteResult struct {
 	// Signed is the countersignature (Unchanged when the key had signed
@@ -28,10 +21,12 @@ type PromoteResult struct {
 }
 
 // Promote countersigns the version r.Ref names, verifies it again and
-// refreshes the namespace's sparse index, as `skillpm promote` does. The
+// refreshes the namespace's sparse index, as `skillpm promote` does: a
+// marketplace promotion is a countersignature, asked for as Sign asks for
+// a signature (r.Sign is the auditor's key or keyless identity). The
 // trust policy is loaded first, so an invalid one stops the promotion
 // before anything is signed.
-func (e *Engine) Promote(ctx context.Context, r PromoteRequest) (*PromoteResult, error) {
+func (e *Engine) Promote(ctx context.Context, r SignRequest) (*PromoteResult, error) {
 	if _, _, err := e.trustPolicy(ctx); err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ countersigned again.`,
 			if err != nil {
 				return err
 			}
-			pr, err := e.Promote(ctx, engine.PromoteRequest{SignRequest: engine.SignRequest{Ref: args[0], Sign: opts}})
+			pr, err := e.Promote(ctx, engine.SignRequest{Ref: args[0], Sign: opts})
 			if err != nil {
 				return sourceErr(g, f.registry, err)
 			}
