@@ -12,9 +12,8 @@ import (
 
 // apiCeiling is the most exported identifiers the engine may have, counted
 // as exportedIdentifiers counts them. Issue 28's target is about 300 (Helm's
-// pkg/action has 346 by the same count); the engine is not there yet (682
-// when the count began), so the ceiling is where it stands and only comes
-// down: lower it with every change that removes names, and unexport or
+// pkg/action has 346 by the same count); the count began at 682 and the
+// ceiling is where it stands (309), and only comes down: lower it with every change that removes names, and unexport or
 // move to cmd what only the command line uses rather than raise it. It
 // went up once, by 7 (636 to 643), for InfoRequest, SignRequest and
 // WhyRequest, which replaced positional arguments: issue 28 asks every
@@ -118,8 +117,39 @@ import (
 // with resolve's DepGraph.Chains; List reads the Engine's Target as every
 // other read does. 374 to 375: PublishAdvisoriesResult carries the feed
 // it parsed and pushed (Feed), which the command line parsed a second
-// time to say what was published.
-const apiCeiling = 375
+// time to say what was published. 375 to 365: the roots a request names
+// are package install/roots (Target, SearchedRoots as roots.Searched,
+// SeveralHostsError, the default host, the placement rule, a project's
+// roots), which read nothing of the Engine. 365 to 346: errors live with
+// the concepts they name: a minimum-tier refusal has one rule and one
+// wording (skill.ErrBelowMinTier, tiers.CheckMinTier) used by install,
+// mirror and Verify, an unsigned or unverified version is policycheck's
+// refusal (Verification.Refused), a missing manifest and a frozen lock
+// that disagrees with a git reference resolve's (ErrNoManifest,
+// ErrLockMismatch), a withdrawn version registry/advisory's (ErrRevoked),
+// who may change a status and an attestation not attached the
+// registry's (ErrNotPublisher, ErrAttestationNotAttached), the engine's
+// and install's two audit-failed sentinels one (install.ErrAuditFailed),
+// NotInstalledError install's and NotInProjectError resolve's. 346 to
+// 330: results and options lose what restated something: a published
+// version with its versions and status is registry.Published
+// (InfoResult), results carry the project's resolve.Manifest (Project),
+// Doctor checks the Engine's own environment and policy (LookupEnv,
+// PolicyFile), the engine names itself from the build's stamps
+// (AuditTool), and ValidateRequest.Hosts, RemoveResult.Lock,
+// PublishAdvisoriesResult.Digest and DescribeRequest.Published went. 330
+// to 323: Resolution (pre-releases, the sparse index) is the Engine's
+// (Options.Resolution), not seven requests' Prerelease. 323 to 309: the
+// operations on a source work on the Engine's (Options.Source: publish,
+// advisory publish, search, index build, and mirror's origin, as bundle's
+// already was); roots given as they are (a server's), the configured
+// link: and the configured host are the Target's (Given, Link,
+// DefaultHost), not InstallRequest.Roots, RemoveRequest.Roots,
+// Options.Link and Options.Host; UpdateResult.NoneInstalled is its
+// Result having no roots; AddResult embeds its install Result (whose Lock
+// it restated); Migrate is an Engine method (MigrateRequest.Log went to
+// Options.Log); Promote takes Sign's request (PromoteRequest wrapped one).
+const apiCeiling = 309
 
 // TestExportedIdentifiers counts the engine's exported identifiers (every
 // name a program using the package can write: package-level types,
