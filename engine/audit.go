@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/internal/buildinfo"
 	"github.com/skillpm/skillpm/pkg/audit"
 	"github.com/skillpm/skillpm/pkg/audit/attest"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
@@ -95,7 +96,7 @@ func (e *Engine) Audit(ctx context.Context, r AuditRequest) (*AuditResult, error
 	}
 	sc, err := audit.New(audit.Options{Tool: buildinfo.Tool(), CacheDir: e.auditCacheDir()})
 	if err != nil {
-		return nil, mark(install.ErrAuditFailed, err)
+		return nil, errdef.Mark(install.ErrAuditFailed, err)
 	}
 	// The skills are independent: they are audited concurrently, each
 	// into its place.
@@ -131,7 +132,7 @@ func (s *AuditedSkill) judge(tier string) error {
 func auditDirs(paths []string, recursive bool) ([]string, error) {
 	for _, p := range paths {
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			return nil, mark(audit.ErrNotDir, invalid(fmt.Errorf("%s is not a directory: several skills are audited from directories (audit a published REF on its own)", p)))
+			return nil, errdef.Mark(audit.ErrNotDir, invalid(fmt.Errorf("%s is not a directory: several skills are audited from directories (audit a published REF on its own)", p)))
 		}
 	}
 	if !recursive {
@@ -220,10 +221,10 @@ func (e *Engine) auditOne(ctx context.Context, r AuditRequest) (*AuditedSkill, e
 	}
 	sc, err := audit.New(audit.Options{Tool: buildinfo.Tool(), CacheDir: e.auditCacheDir()})
 	if err != nil {
-		return nil, mark(install.ErrAuditFailed, err)
+		return nil, errdef.Mark(install.ErrAuditFailed, err)
 	}
 	if s.Report, s.Suggestion, err = scanFor(ctx, sc, dir, r.Suggest); err != nil {
-		return nil, mark(install.ErrAuditFailed, err)
+		return nil, errdef.Mark(install.ErrAuditFailed, err)
 	}
 	if err := s.judge(r.Tier); err != nil {
 		return nil, err

@@ -17,8 +17,9 @@ var (
 	// turned into a signer identity.
 	errUntrustedCommit = errdef.New(errdef.Trust, "untrusted commit signature")
 	// errGit marks failures of fetching or exporting a git reference; the
-	// gitsource error is wrapped beside it.
-	errGit = errdef.New(errdef.Registry, "git source")
+	// gitsource error is wrapped beside it. It only says where a failure
+	// happened, so it has no class: the gitsource error's is the mark's.
+	errGit = errdef.New(errdef.None, "git source")
 	// errNoSuchSource means a directory of layouts named as a source does
 	// not exist: reading it would find nothing, and writing beside it
 	// would create it.
@@ -46,24 +47,9 @@ func (e *BuildError) Class() errdef.Class { return errdef.Validation }
 // Unwrap returns the build failure.
 func (e *BuildError) Unwrap() error { return e.Err }
 
-// invalidError marks err as ErrInvalidRequest without changing its
-// message.
-type invalidError struct{ err error }
-
-func (e *invalidError) Error() string        { return e.err.Error() }
-func (e *invalidError) Unwrap() error        { return e.err }
-func (e *invalidError) Is(target error) bool { return target == ErrInvalidRequest }
-
-// Class is ErrInvalidRequest's: the request is to be fixed, whatever the
-// class of what it tripped over.
-func (e *invalidError) Class() errdef.Class { return errdef.Usage }
-
-func invalid(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &invalidError{err}
-}
+// invalid marks err as ErrInvalidRequest without changing its message:
+// the request is to be fixed, whatever the class of what it tripped over.
+func invalid(err error) error { return errdef.Mark(ErrInvalidRequest, err) }
 
 // targetErr is err from package roots, with a target the hosts table
 // cannot place (roots.ErrInvalidTarget) marked ErrInvalidRequest: the
@@ -73,33 +59,6 @@ func targetErr(err error) error {
 		return invalid(err)
 	}
 	return err
-}
-
-// markedError adds a sentinel to err without changing its message.
-type markedError struct {
-	err  error
-	mark error
-}
-
-func (e *markedError) Error() string        { return e.err.Error() }
-func (e *markedError) Unwrap() error        { return e.err }
-func (e *markedError) Is(target error) bool { return target == e.mark }
-
-// Class is the mark's, so a front end's exit code or status follows the
-// decision the mark records; errGit only says where a failure happened
-// and defers to the gitsource error it marks.
-func (e *markedError) Class() errdef.Class {
-	if e.mark == errGit {
-		return errdef.None
-	}
-	return errdef.ClassOf(e.mark)
-}
-
-func mark(sentinel, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &markedError{err: err, mark: sentinel}
 }
 
 // errAuditBlocked means the static audit blocks a skill at the tier it

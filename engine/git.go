@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/gitsource"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/sign"
@@ -71,7 +72,7 @@ func (g *gitFetches) resolve(ctx context.Context, ref *gitsource.Ref) (*gitsourc
 }
 
 // gitErr marks a gitsource failure with errGit.
-func gitErr(err error) error { return mark(errGit, err) }
+func gitErr(err error) error { return errdef.Mark(errGit, err) }
 
 // gitLocals resolves the git reference raw, exports it and builds each
 // of its skills (those named in pick, by folder or skill name, when pick
@@ -121,11 +122,11 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	// trust policy; a signature that does not verify stops the install.
 	var signers []sign.Identity
 	if key, ok, err := cache.CommitSigner(ctx, res); err != nil {
-		return fail(mark(errUntrustedCommit, err))
+		return fail(errdef.Mark(errUntrustedCommit, err))
 	} else if ok {
 		fp := sign.Fingerprint(key)
 		if fp == "" {
-			return fail(mark(errUntrustedCommit, fmt.Errorf("%s: the commit's signing key (%T) has no fingerprint", res.Ref, key)))
+			return fail(errdef.Mark(errUntrustedCommit, fmt.Errorf("%s: the commit's signing key (%T) has no fingerprint", res.Ref, key)))
 		}
 		signers = []sign.Identity{{KeyFingerprint: fp}}
 	}
@@ -169,7 +170,7 @@ func (e *Engine) gitLocals(ctx context.Context, fetches *gitFetches, raw string,
 	}
 	for _, p := range pick {
 		if !found[p] {
-			return fail(mark(errNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", res.Ref, p, strings.Join(have, ", "))))
+			return fail(errdef.Mark(errNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", res.Ref, p, strings.Join(have, ", "))))
 		}
 	}
 	return out, res, cleanup, nil
@@ -247,7 +248,7 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 		asked := ref
 		var locked []resolve.LockedSkill
 		if mode == gitFrozen && prev == nil {
-			return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
+			return fail(errdef.Mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s: a frozen install needs a lock, and there is none", at, ref)))
 		}
 		if mode != gitResolve && prev != nil {
 			commit := ""
@@ -257,13 +258,13 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 					continue
 				}
 				if commit != "" && lr.Rev != commit {
-					return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: the lock has %s at two commits (%s, %s)", at, ref, commit, lr.Rev)))
+					return fail(errdef.Mark(resolve.ErrLockMismatch, fmt.Errorf("%s: the lock has %s at two commits (%s, %s)", at, ref, commit, lr.Rev)))
 				}
 				commit = lr.Rev
 				locked = append(locked, ls)
 			}
 			if commit == "" && mode == gitFrozen {
-				return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
+				return fail(errdef.Mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s is not in the lock %s (frozen install)", at, ref, prev.File)))
 			}
 			if commit != "" {
 				ref = ref.At(commit)
@@ -293,7 +294,7 @@ func (e *Engine) gitRequirements(ctx context.Context, m *resolve.Manifest, prev 
 			}
 			for _, el := range locked {
 				if el.Name == l.Artifact.Skill.Name && el.Tree != "" && el.Tree != l.Artifact.Pack.TreeHash {
-					return fail(mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s at %s has the tree %s; the lock says %s", at, el.Name, l.Origin, l.Artifact.Pack.TreeHash, el.Tree)))
+					return fail(errdef.Mark(resolve.ErrLockMismatch, fmt.Errorf("%s: %s at %s has the tree %s; the lock says %s", at, el.Name, l.Origin, l.Artifact.Pack.TreeHash, el.Tree)))
 				}
 			}
 		}

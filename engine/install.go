@@ -420,7 +420,7 @@ func (e *Engine) buildLocals(ctx context.Context, dir string, noVCS bool, pick [
 	}
 	for _, p := range pick {
 		if !found[p] {
-			return nil, mark(errNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", dir, p, strings.Join(have, ", ")))
+			return nil, errdef.Mark(errNoSuchSkill, fmt.Errorf("%s: no skill %s (it has %s)", dir, p, strings.Join(have, ", ")))
 		}
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -59,7 +60,7 @@ func (e *Engine) Lock(ctx context.Context, r LockRequest) (*LockResult, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		prev = nil
 	case err != nil:
-		return nil, mark(resolve.ErrInvalidLock, err)
+		return nil, errdef.Mark(resolve.ErrInvalidLock, err)
 	}
 	m, locals, done, err := e.gitRequirements(ctx, m, prev, gitOptions{Mode: gitLock(r.Frozen), AllowRepublished: r.AllowRepublished})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/skillpm/skillpm/install/roots"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -186,7 +187,7 @@ func openProject(ctx context.Context, manifest, lock string) (*projectFiles, err
 	}
 	if p.prev, err = resolve.ReadLockfile(ctx, lpath); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, mark(resolve.ErrInvalidLock, err)
+			return nil, errdef.Mark(resolve.ErrInvalidLock, err)
 		}
 		p.prev = nil
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/pkg/skill"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/source"
@@ -79,7 +80,7 @@ func (e *Engine) PublishAll(ctx context.Context, r PublishRequest) (*PublishAllR
 			return nil, err
 		}
 		if len(dirs) == 0 {
-			return nil, mark(errNoSuchSkill, fmt.Errorf("%s: no SKILL.md under it", r.Dir))
+			return nil, errdef.Mark(errNoSuchSkill, fmt.Errorf("%s: no SKILL.md under it", r.Dir))
 		}
 		for _, d := range dirs {
 			rel := d

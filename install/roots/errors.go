@@ -12,24 +12,9 @@ import (
 // fault.
 var ErrInvalidTarget = errdef.New(errdef.Usage, "invalid target")
 
-// invalidError marks err as ErrInvalidTarget without changing its
-// message.
-type invalidError struct{ err error }
-
-func (e *invalidError) Error() string        { return e.err.Error() }
-func (e *invalidError) Unwrap() error        { return e.err }
-func (e *invalidError) Is(target error) bool { return target == ErrInvalidTarget }
-
-// Class is ErrInvalidTarget's: the target is to be fixed, whatever the
-// class of what it tripped over.
-func (e *invalidError) Class() errdef.Class { return errdef.Usage }
-
-func invalid(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &invalidError{err}
-}
+// invalid marks err as ErrInvalidTarget without changing its message:
+// the target is to be fixed, whatever the class of what it tripped over.
+func invalid(err error) error { return errdef.Mark(ErrInvalidTarget, err) }
 
 // SeveralHostsError means no host was named and skills are installed for
 // several hosts, so the default host cannot be chosen.

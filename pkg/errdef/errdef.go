@@ -168,6 +168,28 @@ func WithClass(c Class, err error) error {
 	return &wrapped{class: c, err: err}
 }
 
+// marked is an error with a sentinel added to what errors.Is finds in it.
+type marked struct{ err, mark error }
+
+func (e *marked) Error() string        { return e.err.Error() }
+func (e *marked) Unwrap() error        { return e.err }
+func (e *marked) Is(target error) bool { return target == e.mark }
+
+// Class is the mark's; a mark of class None defers to the error marked.
+func (e *marked) Class() Class { return ClassOf(e.mark) }
+
+// Mark returns err with sentinel added to what errors.Is finds in it,
+// keeping err's message and what errors.As finds. Its class is the
+// sentinel's, so the decision the mark records gives the exit code and
+// the status, whatever err tripped over; a sentinel of class None leaves
+// err's. Mark(sentinel, nil) is nil.
+func Mark(sentinel, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &marked{err: err, mark: sentinel}
+}
+
 // ClassOf returns the class of err: that of the first error in its tree
 // (walked depth first, as errors.As does) that has one, so the outermost
 // decision wins. It returns None for nil and for unclassified errors.

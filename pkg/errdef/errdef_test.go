@@ -57,3 +57,28 @@ func TestMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestMark: a marked error keeps its message and cause, errors.Is finds
+// the mark and the cause, the class is the mark's, a mark of class None
+// defers to the cause's, and nothing is marked on nil.
+func TestMark(t *testing.T) {
+	mark := New(Usage, "invalid request")
+	where := New(None, "git source")
+	cause := New(NotFound, "no such thing")
+	err := Mark(mark, fmt.Errorf("x: %w", cause))
+	if err.Error() != "x: no such thing" {
+		t.Errorf("message %q, want the cause's", err)
+	}
+	if !errors.Is(err, mark) || !errors.Is(err, cause) {
+		t.Errorf("errors.Is finds mark %v, cause %v; want both", errors.Is(err, mark), errors.Is(err, cause))
+	}
+	if c := ClassOf(err); c != Usage {
+		t.Errorf("class %s, want the mark's (usage)", c)
+	}
+	if c := ClassOf(Mark(where, cause)); c != NotFound {
+		t.Errorf("class of a classless mark %s, want the cause's (not found)", c)
+	}
+	if Mark(mark, nil) != nil {
+		t.Error("Mark(mark, nil) is not nil")
+	}
+}
