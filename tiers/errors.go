@@ -228,18 +228,8 @@ func (e *SignerChangeError) Unwrap() []error { return []error{ErrRefused, ErrSig
 // is also ErrRefused, as every trust refusal is; nil when tier is at
 // least min or min is "".
 func CheckMinTier(what string, tier, min Tier) error {
-	if err := tier.CheckMin(what, min); err != nil {
-		return &minTierError{err}
-	}
-	return nil
+	return errdef.Mark(ErrRefused, tier.CheckMin(what, min))
 }
-
-// minTierError is a minimum tier refusal: its message, and ErrRefused
-// beside skill.ErrBelowMinTier.
-type minTierError struct{ err error }
-
-func (e *minTierError) Error() string   { return e.err.Error() }
-func (e *minTierError) Unwrap() []error { return []error{ErrRefused, e.err} }
 
 func identityList(ids []sign.Identity) string {
 	s := make([]string, len(ids))

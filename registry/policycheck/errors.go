@@ -1,9 +1,6 @@
 package policycheck
 
-import (
-	"github.com/skillpm/skillpm/pkg/errdef"
-	"github.com/skillpm/skillpm/tiers"
-)
+import "github.com/skillpm/skillpm/pkg/errdef"
 
 // Why a version is refused whatever tier its claim would earn
 // ([Verification.Refused]); both come with tiers.ErrRefused.
@@ -14,10 +11,3 @@ var (
 	// verifies with the trust material.
 	ErrNoVerifiedSignature = errdef.New(errdef.Trust, "no signature verifies")
 )
-
-// refusal is a verification's refusal: its message, and tiers.ErrRefused
-// beside the error that says why.
-type refusal struct{ err error }
-
-func (e *refusal) Error() string   { return e.err.Error() }
-func (e *refusal) Unwrap() []error { return []error{tiers.ErrRefused, e.err} }

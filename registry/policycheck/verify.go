@@ -18,6 +18,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/pkg/errdef"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sign"
 	"github.com/skillpm/skillpm/tiers"
@@ -163,9 +164,9 @@ type Verification struct {
 func (v *Verification) Refused(what string) error {
 	switch {
 	case len(v.Checks) == 0:
-		return &refusal{fmt.Errorf("%s (%s) is %w: no signature is attached", what, v.Manifest.Digest, ErrNotSigned)}
+		return errdef.Mark(tiers.ErrRefused, fmt.Errorf("%s (%s) is %w: no signature is attached", what, v.Manifest.Digest, ErrNotSigned))
 	case len(v.Signers) == 0:
-		return &refusal{fmt.Errorf("%s: %w (%d failed); the trust policy names no key or root that signed it", what, ErrNoVerifiedSignature, len(v.Checks))}
+		return errdef.Mark(tiers.ErrRefused, fmt.Errorf("%s: %w (%d failed); the trust policy names no key or root that signed it", what, ErrNoVerifiedSignature, len(v.Checks)))
 	}
 	return nil
 }
