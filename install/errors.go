@@ -3,7 +3,6 @@ package install
 import (
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -105,18 +104,16 @@ func rootsLooked(dirs []string) string {
 	if len(dirs) <= maxRootsShown {
 		return strings.Join(dirs, ", ")
 	}
-	sorted := slices.Clone(dirs)
-	slices.SortStableFunc(sorted, func(a, b string) int {
-		_, ea := os.Stat(a)
-		_, eb := os.Stat(b)
-		switch {
-		case ea == nil && eb != nil:
-			return -1
-		case ea != nil && eb == nil:
-			return 1
+	// Each directory is looked at once, not at every comparison.
+	var sorted, absent []string
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			sorted = append(sorted, d)
+		} else {
+			absent = append(absent, d)
 		}
-		return 0
-	})
+	}
+	sorted = append(sorted, absent...)
 	return fmt.Sprintf("%d roots: %s and %d more", len(dirs), strings.Join(sorted[:maxRootsShown], ", "), len(dirs)-maxRootsShown)
 }
 
