@@ -308,12 +308,13 @@ func (e *Engine) setStatuses(ctx context.Context, r SetStatusRequest) ([]registr
 			return nil, fmt.Errorf("%w: no published version of %s matches %s", errNoSuchSkill, repo.Name(), r.Ref)
 		}
 	}
-	for _, m := range ms {
-		if r.Sign.Key == nil {
-			break // keyless: readers still ignore a status the version's signers did not sign
-		}
-		if err := repo.CheckPublisher(ctx, m, r.Sign.Key.Public()); err != nil {
-			return nil, err
+	// Keyless signers are not checked here: readers still ignore a status
+	// the version's signers did not sign.
+	if r.Sign.Key != nil {
+		for _, m := range ms {
+			if err := repo.CheckPublisher(ctx, m, r.Sign.Key.Public()); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var out []registry.StatusChange
