@@ -64,13 +64,13 @@ func (e *Engine) Outdated(ctx context.Context, _ OutdatedRequest) (*OutdatedResu
 		if err != nil {
 			return nil, err
 		}
-		rows, err = e.outdatedProject(ctx, p, t, e.opts.Prerelease)
+		rows, err = e.outdatedProject(ctx, p, t)
 		if err != nil {
 			return nil, err
 		}
 	} else {
 		var err error
-		if rows, err = e.outdatedInstalled(ctx, t, e.opts.Prerelease); err != nil {
+		if rows, err = e.outdatedInstalled(ctx, t); err != nil {
 			return nil, err
 		}
 	}
@@ -83,7 +83,7 @@ func (e *Engine) Outdated(ctx context.Context, _ OutdatedRequest) (*OutdatedResu
 
 // outdatedProject checks the skills p's manifest asks for, installed in
 // the first of the project's roots holding each.
-func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.Target, pre bool) ([]install.OutdatedSkill, error) {
+func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.Target) ([]install.OutdatedSkill, error) {
 	m := p.manifest
 	placed, err := roots.Project(e.env, t, m)
 	if err != nil {
@@ -123,7 +123,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.T
 				break
 			}
 		}
-		if err := e.fillWanted(ctx, graph, key, &row, pre); err != nil {
+		if err := e.fillWanted(ctx, graph, key, &row); err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
@@ -152,7 +152,7 @@ func (e *Engine) outdatedProject(ctx context.Context, p *projectFiles, t roots.T
 					break
 				}
 			}
-			if err := e.fillDependency(ctx, graph, fresh, &row, pre); err != nil {
+			if err := e.fillDependency(ctx, graph, fresh, &row); err != nil {
 				return nil, err
 			}
 			rows = append(rows, row)
@@ -178,8 +178,8 @@ func (e *Engine) updateLock(ctx context.Context, p *projectFiles) *resolve.Lockf
 // fillDependency sets a dependency's latest version and status as
 // fillWanted does, and its wanted version to the one fresh (what needs
 // it, resolved afresh) gives.
-func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fresh *resolve.Lockfile, row *install.OutdatedSkill, pre bool) error {
-	if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(row.Source), row, pre); err != nil {
+func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fresh *resolve.Lockfile, row *install.OutdatedSkill) error {
+	if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(row.Source), row); err != nil {
 		return err
 	}
 	row.Wanted = ""
@@ -192,7 +192,7 @@ func (e *Engine) fillDependency(ctx context.Context, graph *catalog.Registry, fr
 // outdatedInstalled checks the skills installed in the roots t searches:
 // by name, from git, from a folder (built again), and the dependencies
 // they pulled in (what an update of the root resolves: rootUpdateLock).
-func (e *Engine) outdatedInstalled(ctx context.Context, t roots.Target, pre bool) ([]install.OutdatedSkill, error) {
+func (e *Engine) outdatedInstalled(ctx context.Context, t roots.Target) ([]install.OutdatedSkill, error) {
 	searched, err := roots.Searched(e.env, t)
 	if err != nil {
 		return nil, targetErr(err)
@@ -232,17 +232,17 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t roots.Target, pre bool
 			}
 			if !s.Explicit() {
 				if !freshDone {
-					fresh, freshDone = e.rootUpdateLock(ctx, graph, rec, root.Dir, built, pre), true
+					fresh, freshDone = e.rootUpdateLock(ctx, graph, rec, root.Dir, built), true
 				}
 				row := install.OutdatedSkill{Name: s.Name, Installed: s.Version, Root: root.Dir, Source: s.Source}
-				if err := e.fillDependency(ctx, graph, fresh, &row, pre); err != nil {
+				if err := e.fillDependency(ctx, graph, fresh, &row); err != nil {
 					return nil, err
 				}
 				rows = append(rows, row)
 				continue
 			}
 			row := install.OutdatedSkill{Name: s.Name, Installed: s.Version, Range: s.Requested, Root: root.Dir, Source: s.Source}
-			if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(s.Source), &row, pre); err != nil {
+			if err := e.fillWanted(ctx, graph, graph.Namespace().KeyOf(s.Source), &row); err != nil {
 				return nil, err
 			}
 			rows = append(rows, row)
@@ -256,7 +256,7 @@ func (e *Engine) outdatedInstalled(ctx context.Context, t roots.Target, pre bool
 // ranges, and those from git and folders as they build now (what Update
 // installs them again from), with nothing locked; nil when it does not
 // resolve (the update would say why).
-func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Registry, rec *install.Receipts, root string, built rootBuilds, pre bool) *resolve.Lockfile {
+func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Registry, rec *install.Receipts, root string, built rootBuilds) *resolve.Lockfile {
 	var cat resolve.Catalog = graph
 	m := install.UpdateManifest(rec, "the receipts of "+root)
 	if len(built.locals) > 0 {
@@ -266,7 +266,7 @@ func (e *Engine) rootUpdateLock(ctx context.Context, graph *catalog.Registry, re
 			return nil
 		}
 	}
-	lock, err := resolve.Lock(ctx, cat, m, nil, resolve.LockOptions{Prerelease: pre, Hide: e.hideYanked(graph)})
+	lock, err := resolve.Lock(ctx, cat, m, nil, resolve.LockOptions{Prerelease: e.opts.Prerelease, Hide: e.hideYanked(graph)})
 	if err != nil {
 		e.warn(fmt.Sprintf("outdated: the dependencies in %s were not checked: %v", root, err))
 		return nil
@@ -318,7 +318,7 @@ func (e *Engine) rebuildFolder(ctx context.Context, rec install.Record) (install
 // fillWanted sets the row's wanted (newest in its range) and latest
 // (newest release) versions, which are never yanked ones, and the status
 // of its current version; a skill no longer published has neither.
-func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key string, row *install.OutdatedSkill, pre bool) error {
+func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key string, row *install.OutdatedSkill) error {
 	vs, err := graph.Versions(ctx, key)
 	if err != nil {
 		if errors.Is(err, resolve.ErrNotFound) {
@@ -345,10 +345,10 @@ func (e *Engine) fillWanted(ctx context.Context, graph *catalog.Registry, key st
 		st := sts[v.Original()]
 		return st != nil && st.Yanked
 	})
-	if v := newestRelease(vs, pre); v != nil {
+	if v := newestRelease(vs, e.opts.Prerelease); v != nil {
 		row.Latest = v.String()
 	}
-	set, err := resolve.ParseRange(resolve.RangeOrAny(row.Range), pre)
+	set, err := resolve.ParseRange(resolve.RangeOrAny(row.Range), e.opts.Prerelease)
 	if err != nil {
 		return invalid(fmt.Errorf("%s: range %q: %w", row.Name, row.Range, err))
 	}
