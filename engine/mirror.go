@@ -79,9 +79,9 @@ func (e *Engine) sourceArg(arg string) (registry.Source, error) {
 	return openSourceArg(e.client, arg)
 }
 
-// openSourceArg opens a source named as an argument (mirror's, index's,
-// search's): a registry namespace, oci-layout:DIR, or "embedded"; a bare
-// name is refused (ErrInvalidRequest).
+// openSourceArg opens a source a request names (mirror's destination,
+// SourceNames'): a registry namespace, oci-layout:DIR, or "embedded"; a
+// bare name is refused (ErrInvalidRequest).
 func openSourceArg(c *registry.Client, arg string) (registry.Source, error) {
 	if arg == "embedded" {
 		return c.Embedded(), nil

@@ -33,13 +33,7 @@ func (e *Engine) Search(ctx context.Context, r SearchRequest) (*policycheck.Sear
 	if r.RequireSignedIndex && r.NoVerify {
 		return nil, invalid(errors.New("requiring a signed index verifies its signatures; it cannot be combined with no verification"))
 	}
-	var src registry.Source
-	var err error
-	if e.opts.Source != "" {
-		src, err = openSourceArg(e.client, e.opts.Source)
-	} else {
-		src, err = e.openSource("")
-	}
+	src, err := e.openSource(e.opts.Source)
 	if err != nil {
 		return nil, err
 	}
