@@ -162,7 +162,7 @@ func (e *Engine) Install(ctx context.Context, r InstallRequest) (*install.Result
 	var into []install.Root
 	var err error
 	if len(r.Refs) > 0 {
-		if len(t.Hosts) == 0 && len(t.Roots) == 0 && len(t.Given) == 0 {
+		if len(t.Hosts) == 0 && !t.NamesRoots() {
 			var several *roots.SeveralHostsError
 			t.DefaultHost, err = roots.DefaultHost(e.env, t.DefaultHost)
 			switch {

@@ -154,8 +154,7 @@ type projectFiles struct {
 // Engine's project: its manifest is found, and the Engine's Target names
 // no roots of its own (Roots, Given).
 func (e *Engine) inProject() bool {
-	t := e.opts.Target
-	return len(t.Roots) == 0 && len(t.Given) == 0 && resolve.HasProject(e.opts.Manifest)
+	return !e.opts.Target.NamesRoots() && resolve.HasProject(e.opts.Manifest)
 }
 
 // openProject reads the manifest and lock resolve.FindManifest picks. A missing

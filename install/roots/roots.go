@@ -58,11 +58,12 @@ type Target struct {
 }
 
 // empty reports whether t names nothing, so defaults apply.
-func (t Target) empty() bool { return len(t.Hosts) == 0 && !t.namesRoots() && t.Scope == "" }
+func (t Target) empty() bool { return len(t.Hosts) == 0 && !t.NamesRoots() && t.Scope == "" }
 
-// namesRoots reports whether t names its roots (Roots or Given) rather
-// than hosts.
-func (t Target) namesRoots() bool { return len(t.Roots) > 0 || len(t.Given) > 0 }
+// NamesRoots reports whether t names its roots (Roots or Given) rather
+// than hosts: then they are the roots of every operation, a project's
+// included.
+func (t Target) NamesRoots() bool { return len(t.Roots) > 0 || len(t.Given) > 0 }
 
 // Placement is how an install reaches t's hosts: t.Placement when set,
 // else link: from the project manifest m (nil outside a project), else
@@ -192,7 +193,7 @@ func DefaultHost(env hosts.Env, configured install.HostID) (install.HostID, erro
 // keeps one scope; project scope for a host without project roots is
 // ErrInvalidTarget.
 func Searched(env hosts.Env, t Target) ([]install.Root, error) {
-	if t.namesRoots() {
+	if t.NamesRoots() {
 		p, err := Placed(env, t)
 		if err != nil {
 			return nil, err
@@ -288,7 +289,7 @@ func ProjectScope(m *resolve.Manifest) install.Scope {
 // directory, wherever the program runs. A host is any of env's table, the
 // user's hosts file included, as --host takes it.
 func Project(env hosts.Env, t Target, m *resolve.Manifest) (*install.Placed, error) {
-	if t.namesRoots() {
+	if t.NamesRoots() {
 		return Placed(env, t)
 	}
 	scope := ProjectScope(m)

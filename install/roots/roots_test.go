@@ -267,6 +267,9 @@ func TestGiven(t *testing.T) {
 	given := []install.Root{{Host: install.HostGaia, Scope: install.ScopeUser, Dir: filepath.Join(env.Home, "given")}}
 	tg := roots.Target{Hosts: []string{"claude"}, Scope: "project", Roots: []string{filepath.Join(env.Home, "custom")}, Given: given}
 	m := &resolve.Manifest{File: filepath.Join(env.Cwd, resolve.ManifestFile), Dir: env.Cwd}
+	if !tg.NamesRoots() || !(roots.Target{Given: given}).NamesRoots() || (roots.Target{Hosts: []string{"claude"}, Scope: "project"}).NamesRoots() {
+		t.Error("NamesRoots: want true with given or custom roots, false with hosts and a scope alone")
+	}
 	p, err := roots.Placed(env, tg)
 	if err != nil || !reflect.DeepEqual(p.Roots, given) {
 		t.Errorf("Placed = %v, %v; want the given roots", p, err)
